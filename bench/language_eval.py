@@ -1,0 +1,110 @@
+"""Accuracy of language guessing over the Debian Reference manual's translations.
+
+Every ``/usr/share/debian-reference/*.<lang>.html`` page (packages debian-reference-en, -de,
+-es, -fr, -it, -ja, -pt, -zh-cn, -zh-tw) goes through the HTML processor twice:
+
+* ``served``: under the URL the local web serves it at
+  (``https://www.debian.org/doc/manuals/debian-reference/ch01.fr.html``): the full rule order
+  (declared tags, charset, URL, text test);
+* ``text``: under a URL that says nothing (``.../page.html``): the seed's text test alone
+  (the pages declare no language, so this measures deleting each language's frequent words).
+
+Prints accuracy and a confusion table for each, and one ``target:`` line per mode (goal 95%).
+When packages are missing it installs them with apt-get if running as root, else says what to
+install. Usage: ``.venv/bin/python bench/language_eval.py``
+"""
+
+from __future__ import annotations
+
+import collections
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+
+from crawler.core.config import PageProcessingConfig  # noqa: E402
+from crawler.core.page import FetchedPage  # noqa: E402
+from crawler.core.process import PageProcessor  # noqa: E402
+
+DOC_DIR = "/usr/share/debian-reference"
+LANGS = ["en", "de", "es", "fr", "it", "ja", "pt", "zh-cn", "zh-tw"]
+LABELS = {"zh-cn": "zh-CN", "zh-tw": "zh-TW"}
+PREFIX = "https://www.debian.org/doc/manuals/debian-reference/"
+TARGET = 0.95
+_PAGE = re.compile(r"^(?P<stem>.+)\.(?P<lang>[a-z]{2}(?:-[a-z]{2})?)\.html$")
+
+
+def ensure_packages() -> None:
+    missing = [lang for lang in LANGS if not glob.glob(os.path.join(DOC_DIR, f"*.{lang}.html"))]
+    if not missing:
+        return
+    packages = [f"debian-reference-{lang}" for lang in missing]
+    if os.geteuid() == 0 and shutil.which("apt-get"):
+        print(f"installing: {' '.join(packages)}", file=sys.stderr)
+        env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+        subprocess.run(["apt-get", "update", "-q"], check=True, env=env,
+                       stdout=subprocess.DEVNULL)
+        subprocess.run(["apt-get", "install", "-y", "-q", "--no-install-recommends", *packages],
+                       check=True, env=env, stdout=subprocess.DEVNULL)
+    else:
+        raise SystemExit(f"missing pages: as root, run apt-get install {' '.join(packages)}")
+
+
+def same_language(guess: str, truth: str) -> bool:
+    if truth.startswith("zh"):
+        return guess == truth
+    return guess.split("-")[0] == truth
+
+
+def main() -> None:
+    ensure_packages()
+    pages = []
+    for path in sorted(glob.glob(os.path.join(DOC_DIR, "*.html"))):
+        match = _PAGE.match(os.path.basename(path))
+        if match is None or match.group("lang") not in LANGS:
+            continue
+        with open(path, "rb") as handle:
+            pages.append((match.group("stem"), match.group("lang"), handle.read()))
+    processor = PageProcessor(PageProcessingConfig())
+    print(f"pages: {len(pages)} pages")
+    targets: list[str] = []
+    for mode in ("served", "text"):
+        confusion: dict[str, collections.Counter[str]] = collections.defaultdict(
+            collections.Counter)
+        correct = 0
+        start = time.process_time()
+        for stem, lang, body in pages:
+            name = f"{stem}.{lang}.html" if mode == "served" else "page.html"
+            page = processor.process(FetchedPage(PREFIX + name, body, 200,
+                                                 {"Content-Type": "text/html"}))
+            truth = LABELS.get(lang, lang)
+            guess = page.lang
+            correct += same_language(guess, truth)
+            confusion[truth][truth if same_language(guess, truth) else guess] += 1
+        elapsed = time.process_time() - start
+        accuracy = correct / len(pages)
+        print(f"{mode}_accuracy: {100 * accuracy:.1f} %")
+        print(f"{mode}_time: {1000 * elapsed / len(pages):.1f} ms/page")
+        guessed = sorted({g for row in confusion.values() for g in row})
+        width = max(6, *(len(g) for g in guessed))
+        print(f"{mode}_confusion (rows: truth, columns: guess)")
+        print("  " + "truth".ljust(7) + "".join(g.rjust(width + 1) for g in guessed))
+        for truth in (LABELS.get(lang, lang) for lang in LANGS):
+            row = confusion.get(truth, collections.Counter())
+            print("  " + truth.ljust(7) + "".join(str(row.get(g, 0)).rjust(width + 1)
+                                                 for g in guessed))
+        met = "met" if accuracy >= TARGET else "NOT met"
+        targets.append(f"target: language accuracy, {mode} {100 * accuracy:.1f}% "
+                       f"(goal >= {100 * TARGET:.0f}%) {met}")
+    for line in targets:
+        print(line)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,242 @@
+"""Query latency of the search pipeline against Whoosh, on the same pages and queries.
+
+Single thread, warm (one untimed pass over all judged queries first), over
+../shared/judgments/dev.tsv:
+
+* ``default``: one in-process shard of the local web's default tier (the index that
+  bench/relevance_eval.py builds and caches), time to the top 10 urls and titles, and
+  separately with snippets;
+* ``large``: the same on the large tier, when its files are installed;
+* ``3 shards``: the default tier crawled by 3 queue servers (urls split by host, as a crawl
+  splits them), each bundle served on loopback by a shard server, searched through the network
+  iterator over HTTP;
+* Whoosh 2.7 (../shared/peers/whoosh_eval.py, BM25F, AND) on the same pages, installed in its
+  own virtual environment under /tmp (never into the project).
+
+Usage: ``.venv/bin/python bench/query_bench.py [--no-whoosh] [--http]``. ``--http`` times the
+search page through gunicorn and the whole Django stack against the bare query (with snippets):
+the page's p95 should be within 2x of the bare p95.
+Prints ``name: value unit`` lines and ``target:`` lines (our p95 <= Whoosh's p95).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+import venv
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
+
+import relevance_eval as rel  # noqa: E402
+
+from indexer.core.reader import IndexBundleReader  # noqa: E402
+from ranking.core.network import HttpShard, ShardHTTPServer  # noqa: E402
+from ranking.core.pipeline import Searcher  # noqa: E402
+from ranking.core.shard import LocalShard  # noqa: E402
+
+PEERS = rel.SHARED / "peers"
+WHOOSH_VENV = Path(os.environ.get("WHOOSH_VENV", "/tmp/yioopy-whoosh-venv"))
+SHARDS = 3
+TOKEN = "bench-token"
+
+
+def percentile(xs: list[float], p: float) -> float:
+    xs = sorted(xs)
+    k = (len(xs) - 1) * p
+    lo, hi = int(k), min(int(k) + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)
+
+
+def measure(searcher: Searcher, queries: list[str], snippets: bool) -> list[float]:
+    for q in queries:  # warm-up pass
+        searcher.search(q, num=10, snippets=snippets)
+    out = []
+    for q in queries:
+        start = time.perf_counter()
+        res = searcher.search(q, num=10, snippets=snippets)
+        [(r.url, r.title) for r in res.results]
+        out.append(time.perf_counter() - start)
+    return out
+
+
+def report(name: str, lat: list[float]) -> dict[str, float]:
+    p = {k: 1000 * percentile(lat, q) for k, q in (("p50", .5), ("p95", .95), ("p99", .99))}
+    for k, v in p.items():
+        sys.stdout.write(f"{name}_{k}: {v:.2f} ms\n")
+    return p
+
+
+def sharded_bundles(tier: str) -> list[Path]:
+    """The tier crawled by 3 queue servers (urls split by host hash), one bundle each (cached)."""
+    paths, _ = rel.crawl_index(tier, SHARDS)
+    return paths
+
+
+def whoosh_p95(docs_jsonl: Path) -> dict | None:
+    """Run the peers' Whoosh script in its own venv; its JSON result (None if unavailable)."""
+    python = WHOOSH_VENV / "bin" / "python"
+    if not python.exists():
+        venv.create(WHOOSH_VENV, with_pip=True)
+        subprocess.run([str(python), "-m", "pip", "install", "-q", "whoosh"], check=True)
+    out = subprocess.run(
+        [str(python), str(PEERS / "whoosh_eval.py"), "--docs", str(docs_jsonl), "--builds", "1",
+         "--index-dir", str(rel.CACHE / "whoosh-index")],
+        capture_output=True, text=True, check=True,
+        env={**os.environ, "PEERS_OUT": str(rel.CACHE / "peers")})
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def docs_jsonl(tier: str) -> Path:
+    """{url, title, text} of the tier's pages, extracted as the peers' corpus does."""
+    path = rel.CACHE / f"docs-{tier}.jsonl"
+    if path.exists():
+        return path
+    sys.path.insert(0, str(PEERS))
+    import corpus
+    import lxml.html
+
+    with open(path.with_suffix(".tmp"), "w", encoding="utf-8") as handle:
+        for url, file in sorted(rel.tier_pages(tier).items()):
+            try:
+                doc = lxml.html.fromstring(rel._read(file))
+            except Exception:  # empty or unparsable page: the peers skip it too
+                continue
+            title, text = corpus.page_text(doc)
+            handle.write(json.dumps({"url": url, "title": title, "text": text}) + "\n")
+    os.replace(path.with_suffix(".tmp"), path)
+    return path
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def http_bench(bundle: Path, queries: list[str], bare_p95: float) -> int:
+    """The search page (HTML, with snippets) through gunicorn and the whole Django stack,
+    single client, warm; against the bare in-process query p95 with snippets."""
+    import tempfile
+    import urllib.parse
+    import urllib.request
+
+    root = HERE.parent
+    with tempfile.TemporaryDirectory(prefix="query-bench-http-") as tmp:
+        work = Path(tmp) / "work" / "qs0"
+        work.mkdir(parents=True)
+        (work / bundle.name).symlink_to(bundle)
+        port = free_port()
+        env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
+        env.update({"DJANGO_SETTINGS_MODULE": "searchsite.settings.base",
+                    "VAR_DIRECTORY": tmp, "WORK_DIRECTORY": str(Path(tmp) / "work"),
+                    "DATABASE_URL": f"sqlite:///{tmp}/db.sqlite3", "LOG_LEVEL": "WARNING"})
+        subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=root, env=env,
+                       check=True)
+        server = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "searchsite.wsgi:application", "--bind",
+             f"127.0.0.1:{port}", "--workers", "1", "--log-level", "warning"],
+            cwd=root, env=env)
+        base = f"http://127.0.0.1:{port}/"
+        try:
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    urllib.request.urlopen(base, timeout=2).read()
+                    break
+                except OSError:
+                    if time.monotonic() > deadline:
+                        raise
+                    time.sleep(0.2)
+
+            def get(q: str) -> bytes:
+                url = base + "?" + urllib.parse.urlencode({"q": q})
+                with urllib.request.urlopen(url, timeout=30) as response:
+                    return response.read()
+
+            for q in queries:  # warm-up pass
+                get(q)
+            lat = []
+            for q in queries:
+                start = time.perf_counter()
+                get(q)
+                lat.append(time.perf_counter() - start)
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+    page = report("http_page", lat)
+    met = page["p95"] <= 2 * bare_p95
+    sys.stdout.write(f"target: search page p95 through Django {page['p95']:.2f} ms (goal <= 2x "
+                     f"bare query p95 {bare_p95:.2f} ms = {2 * bare_p95:.2f} ms) "
+                     f"{'met' if met else 'NOT met'}\n")
+    return 0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--no-whoosh", action="store_true")
+    ap.add_argument("--http", action="store_true",
+                    help="time the search page through gunicorn and Django, against the bare "
+                         "query with snippets, and stop there")
+    args = ap.parse_args()
+    queries = [q for _, q in rel.load_queries()]
+    sys.stdout.write(f"queries: {len(queries)} queries\n")
+    bundle, _ = rel.build_index("default")
+    if args.http:
+        bare = Searcher([LocalShard(IndexBundleReader(bundle))])
+        bare_p95 = report("bare_snippets", measure(bare, queries, snippets=True))["p95"]
+        return http_bench(bundle, queries, bare_p95)
+    searcher = Searcher([LocalShard(IndexBundleReader(bundle))])
+    ours = report("default_top10", measure(searcher, queries, snippets=False))
+    report("default_snippets", measure(searcher, queries, snippets=True))
+
+    large_sites = [s for s in rel.sites.sites("large") if s["tier"] == "large"]
+    if large_sites:
+        big, _ = rel.build_index("large")
+        big_searcher = Searcher([LocalShard(IndexBundleReader(big))])
+        report("large_top10", measure(big_searcher, queries, snippets=False))
+        report("large_snippets", measure(big_searcher, queries, snippets=True))
+    else:
+        sys.stdout.write("large_tier: 0 installed (skipped: setup.sh --large not run)\n")
+
+    servers = []
+    try:
+        shard_paths = sharded_bundles("default")
+    except Exception as exc:  # report and go on with the other measurements
+        sys.stdout.write(f"shards3_build: 0 built ({type(exc).__name__}: {exc})\n")
+        shard_paths = []
+    for path in shard_paths:
+        srv = ShardHTTPServer(LocalShard(IndexBundleReader(path)), TOKEN)
+        threading.Thread(target=srv.serve_forever, daemon=True).start()
+        servers.append(srv)
+    if servers:
+        net = Searcher([HttpShard(s.url, TOKEN, name=f"qs{i}") for i, s in enumerate(servers)])
+        report("shards3_top10", measure(net, queries, snippets=False))
+        report("shards3_snippets", measure(net, queries, snippets=True))
+    for srv in servers:
+        srv.shutdown()
+
+    if args.no_whoosh:
+        return 0
+    result = whoosh_p95(docs_jsonl("default"))
+    w = result["and"]
+    sys.stdout.write(f"whoosh_and_p50: {w['p50_ms']:.2f} ms\n"
+                     f"whoosh_and_p95: {w['p95_ms']:.2f} ms\n"
+                     f"whoosh_and_mrr10: {w['MRR@10']:.4f} score\n")
+    met = ours["p95"] <= w["p95_ms"]
+    sys.stdout.write(f"target: default tier top-10 p95 {ours['p95']:.2f} ms "
+                     f"(goal <= whoosh {w['p95_ms']:.2f} ms) {'met' if met else 'NOT met'}\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

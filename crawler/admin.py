@@ -1,0 +1,311 @@
+"""Admin for crawl management: crawls (with start/stop/resume/close), seeds, Page Options,
+scrapers and queue servers.
+
+Actions and buttons only call ``crawler.services``; every refusal comes back as a message.
+"""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.http import HttpRequest, HttpResponseNotAllowed, HttpResponseRedirect, JsonResponse
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils import timezone
+from django.utils.html import format_html
+
+from crawler.core.crawl import CrawlPolicy, allowed_actions
+from crawler.core.seeds import SeedUrlError, parse_seed_lines
+
+from . import selectors, services
+from .models import Crawl, Fetcher, PageOptions, QueueServer, Scraper, SeedSite
+
+CRAWL_ACTIONS = {
+    "start": services.crawl_start,
+    "stop": services.crawl_stop,
+    "resume": services.crawl_resume,
+    "close": services.crawl_close,
+}
+COUNTERS = ("pages_fetched", "urls_seen", "urls_queued", "documents_indexed", "fetch_errors",
+            "bytes_downloaded", "hosts_seen")
+
+
+class SeedSiteInline(admin.TabularInline):
+    model = SeedSite
+    extra = 0
+    fields = ("url", "policy", "trust_weight")
+
+
+class CrawlForm(forms.ModelForm):
+    bulk_seeds = forms.CharField(
+        label="Add seed sites", required=False,
+        widget=forms.Textarea(attrs={"rows": 5, "cols": 80,
+                                     "placeholder": "https://example.com/\nhttps://example.org/"}),
+        help_text="One url per line; added with the policy and trust weight below. A bad line "
+                  "is named and nothing is added.",
+    )
+    bulk_policy = forms.ChoiceField(
+        label="Policy of the added seeds", choices=SeedSite._meta.get_field("policy").choices,
+        initial=CrawlPolicy.DEFAULT.value,
+    )
+    bulk_trust_weight = forms.FloatField(
+        label="Trust weight of the added seeds", initial=1.0, min_value=0.0, max_value=100.0
+    )
+
+    class Meta:
+        model = Crawl
+        fields = ("name", "description", "order", "max_pages", "max_depth", "recrawl_days",
+                  "max_domain_share", "restrict_to_seeds", "allowed_sites", "disallowed_sites", "page_options")
+
+    def clean_bulk_seeds(self) -> str:
+        text = self.cleaned_data.get("bulk_seeds", "")
+        if text.strip():
+            try:
+                parse_seed_lines(text)
+            except SeedUrlError as exc:
+                raise ValidationError(f"Bad seed url on {exc}") from None
+        return text
+
+
+@admin.register(Crawl)
+class CrawlAdmin(admin.ModelAdmin):
+    form = CrawlForm
+    inlines = [SeedSiteInline]
+    list_display = ("name", "timestamp", "status", "order", "pages_fetched", "documents_indexed",
+                    "started_at", "crawl_buttons")
+    list_filter = ("status", "order")
+    search_fields = ("name", "description")
+    readonly_fields = ("timestamp", "status", "started_at", "stopped_at", *COUNTERS)
+    actions = ["start_crawls", "stop_crawls", "resume_crawls", "close_crawls"]
+    fieldsets = (
+        (None, {"fields": ("name", "description", "page_options")}),
+        ("Crawl parameters", {"fields": ("order", "max_pages", "max_depth", "recrawl_days",
+                                         "max_domain_share")}),
+        ("Sites", {"fields": ("restrict_to_seeds", "allowed_sites", "disallowed_sites",
+                              "bulk_seeds", "bulk_policy", "bulk_trust_weight")}),
+        ("State", {"fields": ("timestamp", "status", "started_at", "stopped_at", *COUNTERS)}),
+    )
+
+    def get_changeform_initial_data(self, request: HttpRequest) -> dict:
+        initial = super().get_changeform_initial_data(request)
+        initial.setdefault("page_options", services.page_options_default_get().pk)
+        return initial
+
+    def save_related(self, request, form, formsets, change) -> None:
+        super().save_related(request, form, formsets, change)
+        text = form.cleaned_data.get("bulk_seeds", "")
+        if text.strip():
+            try:
+                result = services.seed_sites_add_bulk(
+                    form.instance.pk, text, form.cleaned_data["bulk_policy"],
+                    form.cleaned_data["bulk_trust_weight"],
+                )
+            except services.CrawlServiceError as exc:
+                self.message_user(request, str(exc), messages.ERROR)
+                return
+            note = f"Added {len(result.added)} seed site(s)."
+            if result.already_present:
+                note += f" {len(result.already_present)} already present."
+            self.message_user(request, note, messages.SUCCESS)
+
+    # --- per-crawl buttons ----------------------------------------------------------------
+
+    def get_urls(self):
+        own = [
+            path("<int:crawl_id>/status/", self.admin_site.admin_view(self.status_view),
+                 name="crawler_crawl_status"),
+            path("<int:crawl_id>/do/<str:action>/", self.admin_site.admin_view(self.action_view),
+                 name="crawler_crawl_action"),
+            path("<int:crawl_id>/status.json", self.admin_site.admin_view(self.status_json),
+                 name="crawler_crawl_status_json"),
+            path("machines/", self.admin_site.admin_view(self.machines_view),
+                 name="crawler_machines"),
+        ]
+        return own + super().get_urls()
+
+    @admin.display(description="Actions")
+    def crawl_buttons(self, crawl: Crawl) -> str:
+        links = [format_html('<a href="{}">status</a>',
+                             reverse("admin:crawler_crawl_status", args=[crawl.pk]))]
+        return format_html(" · ".join(["{}"] * len(links)), *links)
+
+    def action_view(self, request: HttpRequest, crawl_id: int, action: str):
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        crawl = get_object_or_404(Crawl, pk=crawl_id)
+        if not self.has_change_permission(request, crawl):
+            raise PermissionError
+        service = CRAWL_ACTIONS.get(action)
+        if service is None:
+            self.message_user(request, f"Unknown action {action!r}.", messages.ERROR)
+        else:
+            self._run(request, service, crawl, action)
+        return HttpResponseRedirect(
+            request.POST.get("next") or reverse("admin:crawler_crawl_status", args=[crawl_id])
+        )
+
+    def status_view(self, request: HttpRequest, crawl_id: int):
+        crawl = get_object_or_404(Crawl, pk=crawl_id)
+        live = selectors.crawl_status_get(crawl)
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": f"Crawl {crawl.name}",
+            "crawl": crawl,
+            "counters": [(Crawl._meta.get_field(c).verbose_name, getattr(crawl, c))
+                         for c in COUNTERS],
+            "seeds": crawl.seeds.all()[:200],
+            "seed_count": crawl.seeds.count(),
+            "actions": allowed_actions(crawl.status),
+            "page_options": crawl.page_options_snapshot,
+            "queue_servers": QueueServer.objects.all(),
+            "live": live,
+            "chart_points": selectors.rate_chart_points(live["series"]),
+            "now": timezone.now(),
+        }
+        return TemplateResponse(request, "admin/crawler/crawl/status.html", context)
+
+    def machines_view(self, request: HttpRequest):
+        """Queue servers and fetchers, with their heartbeats."""
+        context = {**self.admin_site.each_context(request), "opts": self.model._meta,
+                   "title": "Machines", "machines": selectors.machines_list()}
+        return TemplateResponse(request, "admin/crawler/machines.html", context)
+
+    def status_json(self, request: HttpRequest, crawl_id: int) -> JsonResponse:
+        """Live counters for the status page's refresh (and for scripts)."""
+        crawl = get_object_or_404(Crawl, pk=crawl_id)
+        return JsonResponse(selectors.crawl_status_get(crawl))
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        extra_context = extra_context or {}
+        crawl = Crawl.objects.filter(pk=object_id).first()
+        if crawl is not None:
+            extra_context["crawl_actions"] = [a for a in allowed_actions(crawl.status)
+                                              if a in CRAWL_ACTIONS]
+        return super().change_view(request, object_id, form_url, extra_context)
+
+    # --- list actions ---------------------------------------------------------------------
+
+    def _run(self, request, service, crawl: Crawl, verb: str) -> None:
+        try:
+            service(crawl.pk)
+        except services.CrawlServiceError as exc:
+            self.message_user(request, f"{crawl.name}: {exc}", messages.ERROR)
+        else:
+            crawl.refresh_from_db()
+            self.message_user(request, f"{crawl.name}: {verb} done; now {crawl.status}.",
+                              messages.SUCCESS)
+
+    def _run_all(self, request, queryset, verb):
+        for crawl in queryset:
+            self._run(request, CRAWL_ACTIONS[verb], crawl, verb)
+
+    @admin.action(description="Start selected crawls")
+    def start_crawls(self, request, queryset):
+        self._run_all(request, queryset, "start")
+
+    @admin.action(description="Stop selected crawls")
+    def stop_crawls(self, request, queryset):
+        self._run_all(request, queryset, "stop")
+
+    @admin.action(description="Resume selected crawls")
+    def resume_crawls(self, request, queryset):
+        self._run_all(request, queryset, "resume")
+
+    @admin.action(description="Close selected crawls")
+    def close_crawls(self, request, queryset):
+        self._run_all(request, queryset, "close")
+
+
+@admin.register(SeedSite)
+class SeedSiteAdmin(admin.ModelAdmin):
+    list_display = ("url", "crawl", "policy", "trust_weight", "added_at")
+    list_filter = ("policy", "crawl")
+    search_fields = ("url",)
+
+
+@admin.register(PageOptions)
+class PageOptionsAdmin(admin.ModelAdmin):
+    list_display = ("name", "is_default", "summarizer", "byte_range", "max_links_to_extract",
+                    "min_results_to_group")
+    filter_horizontal = ("scrapers",)
+    fieldsets = (
+        (None, {"fields": ("name", "description", "is_default")}),
+        ("Crawl time", {"fields": ("byte_range", "max_description_len", "summarizer",
+                                   "max_links_to_extract", "cache_pages", "page_recrawl_days",
+                                   "file_types", "robots", "page_rules", "scrapers")}),
+        ("Search time: grouping and budget", {"fields": (
+            "min_results_to_group", "server_alpha", "results_per_page",
+            "intersect_time_budget")}),
+        ("Search time: ranking", {"fields": (
+            "doc_rank_weight", "relevance_weight", "proximity_weight", "title_weight",
+            "description_weight", "link_weight", "host_keyword_bonus", "title_bonus",
+            "path_bonus", "cld_url_bonus", "host_url_bonus", "wiki_bonus", "num_slashes_bonus",
+            "proximity_bonus", "user_rank_bonus")}),
+        ("Search time: snippets and page elements", {"fields": (
+            "description_length", "min_description_length", "snippet_left", "snippet_right",
+            "show_word_suggest", "show_cache_link", "show_similar_link", "show_inlinks_link",
+            "show_ip_address", "show_result_score")}),
+    )
+
+    def get_urls(self):
+        own = [path("<int:options_id>/test/", self.admin_site.admin_view(self.test_view),
+                    name="crawler_pageoptions_test")]
+        return own + super().get_urls()
+
+    def test_view(self, request: HttpRequest, options_id: int):
+        """Page Options "Test": one page through every processing step, with timings."""
+        from .page_testing import PageTestForm, run_test
+
+        options = get_object_or_404(PageOptions, pk=options_id)
+        report, message = None, ""
+        if request.method == "POST":
+            form = PageTestForm(request.POST, request.FILES)
+            if form.is_valid():
+                report, message = run_test(options, form)
+        else:
+            form = PageTestForm()
+        context = {
+            **self.admin_site.each_context(request), "opts": self.model._meta,
+            "title": f"Test page options: {options.name}", "options": options, "form": form,
+            "report": report, "message": message,
+        }
+        return TemplateResponse(request, "admin/crawler/pageoptions/test.html", context)
+
+    def save_model(self, request, obj, form, change) -> None:
+        if obj.is_default:
+            PageOptions.objects.exclude(pk=obj.pk).filter(is_default=True).update(
+                is_default=False)
+        super().save_model(request, obj, form, change)
+
+
+@admin.register(Scraper)
+class ScraperAdmin(admin.ModelAdmin):
+    list_display = ("name", "priority", "signature")
+    search_fields = ("name", "signature")
+
+
+@admin.register(Fetcher)
+class FetcherAdmin(admin.ModelAdmin):
+    list_display = ("name", "state", "last_heartbeat", "schedules_done", "pages_fetched")
+    readonly_fields = ("name", "host", "pid", "state", "last_heartbeat", "schedules_done",
+                       "pages_fetched", "last_schedule")
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+
+@admin.register(QueueServer)
+class QueueServerAdmin(admin.ModelAdmin):
+    formfield_overrides = {models.URLField: {"assume_scheme": "http"}}
+    list_display = ("server_id", "base_url", "state", "last_heartbeat", "seconds_since_heartbeat")
+    readonly_fields = ("last_heartbeat", "counters")
+
+    @admin.display(description="Seconds since heartbeat")
+    def seconds_since_heartbeat(self, obj: QueueServer):
+        if obj.last_heartbeat is None:
+            return "never"
+        return int((timezone.now() - obj.last_heartbeat).total_seconds())

@@ -1,0 +1,86 @@
+"""Page-processing options: what a fetcher does with each downloaded page.
+
+Layer: ``crawler.core``. The glue turns a crawl's Page Options (``crawl.CrawlTimeOptions``) into a
+:class:`PageProcessingConfig` with :meth:`PageProcessingConfig.from_options`, and passes it to
+:class:`crawler.core.process.PageProcessor`. Defaults are the seed document's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .crawl import CrawlTimeOptions
+from .errors import ConfigError
+from .scrapers import ScraperConfig
+
+SUMMARIZERS = ("basic", "centroid", "centroid_weighted", "graph")
+
+PAGE_RANGE_REQUEST = 1_000_000   # seed: bytes of a page that can become terms
+MAX_DESCRIPTION_LEN = 2000       # seed: max page summary length (characters)
+MAX_LINKS_PER_PAGE = 50          # seed: links kept after pruning
+MAX_LINKS_TO_EXTRACT = 300       # seed: links extracted before pruning
+MAX_TITLE_LEN = 100              # seed: HtmlProcessor::MAX_TITLE_LEN
+
+
+@dataclass(frozen=True, slots=True)
+class PageProcessingConfig:
+    """Options of page processing (immutable; validated on construction).
+
+    * ``byte_range``: only the first ``byte_range`` bytes of a body are processed;
+    * ``max_description_len``: characters of summary kept;
+    * ``summarizer``: ``basic``, ``centroid``, ``centroid_weighted`` or ``graph``;
+    * ``max_links``: links kept per page after pruning (-1: all extracted ones);
+    * ``max_links_to_extract``: links extracted before pruning;
+    * ``cache_pages``: keep the (truncated) page bytes for the cache, unless NOARCHIVE;
+    * ``file_types``: extensions of link targets to keep (empty: every type);
+    * ``page_rules``: page-rule program text (compiled once by the page processor);
+    * ``scrapers``: the admin's scrapers;
+    * ``title_weight``: region weight of title positions (sentence weights average 1);
+    * ``language_sample_chars``: characters of text the language test reads;
+    * ``safe_threshold``: safe-search score under which a page is ``safe:true``;
+    * ``robot_name``: our user agent's name, for robots.txt crawl delays.
+    """
+
+    byte_range: int = PAGE_RANGE_REQUEST
+    max_description_len: int = MAX_DESCRIPTION_LEN
+    summarizer: str = "basic"
+    max_links: int = MAX_LINKS_PER_PAGE
+    max_links_to_extract: int = MAX_LINKS_TO_EXTRACT
+    cache_pages: bool = True
+    file_types: tuple[str, ...] = ()
+    page_rules: str = ""
+    scrapers: tuple[ScraperConfig, ...] = ()
+    title_weight: float = 4.0
+    language_sample_chars: int = 20000
+    safe_threshold: float = 0.012
+    robot_name: str = "YioopyBot"
+
+    def __post_init__(self) -> None:
+        if self.byte_range <= 0:
+            raise ConfigError(f"byte_range must be positive, got {self.byte_range}")
+        if self.max_description_len <= 0:
+            raise ConfigError(f"max_description_len must be positive: {self.max_description_len}")
+        if str(self.summarizer) not in SUMMARIZERS:
+            raise ConfigError(f"unknown summarizer {self.summarizer!r}; one of {SUMMARIZERS}")
+        if self.max_links < -1:
+            raise ConfigError(f"max_links must be -1 (all) or >= 0, got {self.max_links}")
+        if self.max_links_to_extract <= 0:
+            raise ConfigError("max_links_to_extract must be positive")
+        if self.title_weight <= 0:
+            raise ConfigError("title_weight must be positive")
+
+    @classmethod
+    def from_options(cls, options: CrawlTimeOptions, **overrides: object) -> PageProcessingConfig:
+        """The config for a crawl's Page Options (``crawl.CrawlTimeOptions``)."""
+        values: dict[str, object] = {
+            "byte_range": options.byte_range,
+            "max_description_len": options.max_description_len,
+            "summarizer": str(options.summarizer),
+            "max_links": options.max_links_to_extract,
+            "cache_pages": options.cache_pages,
+            "file_types": tuple(t.lower().lstrip(".") for t in options.file_types),
+            "page_rules": options.page_rules,
+            "scrapers": tuple(ScraperConfig.from_spec(s) for s in options.scrapers),
+        }
+        values.update(overrides)
+        return cls(**values)  # type: ignore[arg-type]

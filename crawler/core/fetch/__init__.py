@@ -1,0 +1,58 @@
+"""The fetcher's HTTP layer: safe, bounded, concurrent downloads for the crawl.
+
+Layer: ``crawler.core.fetch`` (pure Python: no Django, no Celery, no settings). The glue builds a
+:class:`FetchConfig` and a :class:`Fetcher`, hands it batches of :class:`FetchRequest` (pages and
+robots.txt alike), and gets one :class:`FetchResult` per request back; page processing
+(``crawler.core.page`` and friends) consumes the results. Modules:
+
+* ``config.py`` - :class:`FetchConfig` (frozen, validated);
+* ``egress.py`` - :class:`EgressPolicy`, :func:`is_public`: which addresses may be reached;
+* ``transport.py`` - vetted, deadline-bounded connections in per-host keep-alive pools;
+* ``body.py`` - reading a body within the byte range, decoding gzip/deflate incrementally;
+* ``client.py`` - :class:`Fetcher` (``fetch_many``, ``fetch``, ``close``), :func:`fetch_batch`;
+* ``result.py`` - :class:`FetchRequest`, :class:`FetchResult`, :class:`RedirectHop`;
+* ``errors.py`` - :class:`FetchConfigError` (raised) and :class:`FetchError` subclasses
+  (returned as ``FetchResult.error``).
+
+Example::
+
+    config = FetchConfig(allowed_networks=("public",), ca_bundle=None)
+    with Fetcher(config) as fetcher:
+        for result in fetcher.fetch_many([FetchRequest("https://example.org/")]):
+            if result.error:
+                ...  # result.error.kind, result.error.retryable
+"""
+
+from __future__ import annotations
+
+from .client import Fetcher, fetch_batch
+from .config import FetchConfig
+from .egress import PUBLIC, EgressPolicy, Resolver, is_public, system_resolver
+from .errors import (
+    ERROR_KINDS,
+    BadResponse,
+    ConnectionFailed,
+    ConnectTimeout,
+    DeadlineExceeded,
+    DnsError,
+    EgressRefused,
+    FetchConfigError,
+    FetchError,
+    HeadersTooLarge,
+    InvalidUrl,
+    ReadTimeout,
+    RedirectLoop,
+    TlsError,
+    TooManyRedirects,
+    UnexpectedError,
+)
+from .result import FetchRequest, FetchResult, RedirectHop
+
+__all__ = [
+    "ERROR_KINDS", "PUBLIC", "BadResponse", "ConnectTimeout", "ConnectionFailed",
+    "DeadlineExceeded", "DnsError", "EgressPolicy", "EgressRefused", "FetchConfig",
+    "FetchConfigError", "FetchError", "FetchRequest", "FetchResult", "Fetcher",
+    "HeadersTooLarge", "InvalidUrl", "ReadTimeout", "RedirectHop", "RedirectLoop", "Resolver",
+    "TlsError", "TooManyRedirects", "UnexpectedError", "fetch_batch", "is_public",
+    "system_resolver",
+]

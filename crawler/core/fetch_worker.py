@@ -1,0 +1,467 @@
+"""A fetcher working through one schedule: download in rounds, process, ship to queue servers.
+
+Layer: ``crawler.core``. The Celery task (``crawler.tasks.fetch_schedule_task``) builds a
+:class:`ScheduleWorker` with the crawl's config and two callbacks — ``ship(server, batch)`` and
+``should_continue()`` — and calls :meth:`ScheduleWorker.run`.
+
+As the seed describes it:
+
+* the schedule is downloaded a round (about 100 urls) at a time, concurrently; a crawl-delayed
+  host has at most one url per round, and the next round waits until the host's delay since its
+  last request has passed;
+* each page is processed (MIME type, summary, links, robot metas, meta words, terms) into index
+  documents: the page itself, and one link document per outlink, filed under the link's target;
+* everything is partitioned by the queue server that owns its host (documents by their url's
+  host, discovered urls by the target's host; robots data and host errors go to the schedule's
+  own queue server), and shipped every ``ship_every`` pages (SEEN_URLS_BEFORE_UPDATE_SCHEDULER);
+* between rounds ``should_continue()`` is asked whether the crawl still runs;
+* the last batch to the schedule's own queue server carries ``done``: the schedule is then
+  acknowledged there. A fetcher killed before that loses nothing: the queue server hands the
+  schedule out again after its timeout.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import defaultdict, deque
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from typing import Any
+from urllib.parse import urlsplit
+
+import numpy as np
+
+from indexer.core.text import TextAnalyzer
+
+from .crawl import CrawlConfig, CrawlOrder
+from .fetch import (
+    DnsError,
+    FetchConfig,
+    Fetcher,
+    FetchRequest,
+    FetchResult,
+    RedirectLoop,
+    Resolver,
+    TooManyRedirects,
+    system_resolver,
+)
+from .fetch.client import normalize_url
+from .indexing import to_index_documents
+from .page import FetchedPage, Link, ProcessedPage
+from .process import PageProcessor
+from .scheduler import DiscoveredUrl, Schedule, ScheduleEntry
+from .shipping import shard_of_host
+from .urls import file_extension
+from .wire import discovered_to_wire, document_to_wire
+
+logger = logging.getLogger(__name__)
+
+SEEN_URLS_BEFORE_UPDATE_SCHEDULER = 380   # MEMORY_PROFILE (4) x 95
+DOWNLOAD_ERROR_THRESHOLD = 50
+NON_HTML_EXTENSIONS = frozenset({"pdf", "txt", "csv", "tsv", "xml", "rss", "atom", "gif", "jpg",
+                                 "jpeg", "png", "svg", "bmp", "webp", "gz", "zip", "tar", "mp3",
+                                 "mp4", "json", "doc", "docx", "ppt", "pptx", "xls", "xlsx"})
+
+
+def origin_of(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme.lower()}://{parts.netloc.lower()}"
+
+
+def host_of(url: str) -> str:
+    """The host name a crawl delay is kept for: a server sees http and https requests, and
+    every port, of one host name as requests to that host."""
+    return (urlsplit(url).hostname or "").lower()
+
+
+class CachingResolver:
+    """A DNS cache in front of the system resolver, shared by a fetcher process's Fetchers.
+
+    Each host name is looked up once per ``ttl`` seconds (answers and "no such host" alike)
+    instead of once per page, and at most ``parallel`` lookups run at once: some resolvers
+    (stub resolvers, small caching servers; this machine's among them) answer one query at a
+    time and stall parallel ones until their 5-second timeout, and a round of robots.txt
+    requests to a hundred new hosts is such a burst (measured here: 100 new hosts, 5.0 s in
+    parallel, under 0.1 s one at a time). The Fetcher still vets every address it connects
+    to, so the cache cannot widen the egress policy."""
+
+    def __init__(self, resolver: Resolver = system_resolver, ttl: float = 300.0,
+                 parallel: int = 1, max_entries: int = 50_000,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self._resolver = resolver
+        self._ttl = ttl
+        self._max = max_entries
+        self._clock = clock
+        self._gate = threading.BoundedSemaphore(parallel)
+        self._lock = threading.Lock()
+        self._cache: dict[str, tuple[float, Sequence[str] | DnsError]] = {}
+
+    def __call__(self, host: str, port: int) -> Sequence[str]:
+        key = host.lower()
+        hit = self._cache.get(key)
+        if hit is None or hit[0] <= self._clock():
+            with self._gate:
+                hit = self._cache.get(key)
+                if hit is None or hit[0] <= self._clock():
+                    try:
+                        answer: Sequence[str] | DnsError = tuple(self._resolver(host, port))
+                    except DnsError as exc:
+                        answer = exc
+                    hit = (self._clock() + self._ttl, answer)
+                    with self._lock:
+                        if len(self._cache) >= self._max:
+                            self._cache.clear()  # bounded: start again rather than grow
+                        self._cache[key] = hit
+        answer = hit[1]
+        if isinstance(answer, DnsError):
+            raise DnsError(answer.message, url=answer.url)
+        return list(answer)
+
+
+@dataclass(slots=True)
+class _Outbox:
+    docs: list[dict[str, Any]] = field(default_factory=list)
+    discovered: list[list[Any]] = field(default_factory=list)
+    robots: list[dict[str, Any]] = field(default_factory=list)
+    host_errors: dict[str, int] = field(default_factory=dict)
+    fetched: list[list[Any]] = field(default_factory=list)
+    counters: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+
+    def empty(self) -> bool:
+        return not (self.docs or self.discovered or self.robots or self.host_errors
+                    or self.fetched or self.counters)
+
+
+def hop_fetcher_for(config: FetchConfig, resolver: Resolver | None = None) -> Fetcher:
+    """The Fetcher for crawl-delayed urls: it follows no redirect by itself, so that the
+    worker can space every hop to a delayed host by the delay."""
+    return Fetcher(replace(config, max_redirects=0, concurrency=4), resolver=resolver)
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerReport:
+    fetched: int
+    errors: int
+    documents: int
+    shipped_batches: int
+    stopped_early: bool
+    elapsed: float
+
+
+class ScheduleWorker:
+    """Downloads and processes one schedule. Not thread-safe; make one per schedule."""
+
+    def __init__(
+        self,
+        crawl: CrawlConfig,
+        fetch_config: FetchConfig,
+        processor: PageProcessor,
+        num_servers: int,
+        ship: Callable[[int, dict[str, Any]], None],
+        should_continue: Callable[[], bool] = lambda: True,
+        *,
+        fetcher: Fetcher | None = None,
+        hop_fetcher: Fetcher | None = None,
+        analyzer: TextAnalyzer | None = None,
+        ship_every: int = SEEN_URLS_BEFORE_UPDATE_SCHEDULER,
+        link_scores: Callable[[Sequence[str]], np.ndarray] | None = None,
+        clock: Callable[[], float] = time.time,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.crawl = crawl
+        self.processor = processor
+        self.num_servers = num_servers
+        self._ship = ship
+        self._continue = should_continue
+        self._resolver = CachingResolver()
+        self._fetcher = fetcher or Fetcher(fetch_config, resolver=self._resolver)
+        self._own_fetcher = fetcher is None
+        self._analyzer = analyzer or processor.analyzer
+        self._ship_every = ship_every
+        self._link_scores = link_scores
+        self._clock = clock
+        self._sleep = sleep
+        self._fetch_config = fetch_config
+        self._outboxes: dict[int, _Outbox] = defaultdict(_Outbox)
+        # host name -> when it was last requested (crawl-delayed hosts only)
+        self._last_request: dict[str, float] = {}
+        self._batches = 0
+        # crawl-delayed urls: fetched one hop at a time (each redirect hop waits for the delay
+        # too) by a Fetcher that follows no redirect itself, beside the round's other urls
+        self._hop_fetcher = hop_fetcher
+        self._own_hop_fetcher = False
+        self._delayed_pool: ThreadPoolExecutor | None = None
+
+    def close(self) -> None:
+        if self._delayed_pool is not None:
+            self._delayed_pool.shutdown(wait=True)
+        if self._own_hop_fetcher and self._hop_fetcher is not None:
+            self._hop_fetcher.close()
+        if self._own_fetcher:
+            self._fetcher.close()
+
+    # --- the loop -----------------------------------------------------------------------
+
+    def run(self, schedule: Schedule, origin_server: int,
+            last_requests: dict[str, float] | None = None) -> WorkerReport:
+        """Work through ``schedule``; ``last_requests`` (origin -> time) says when each
+        crawl-delayed host was last requested by an earlier schedule.
+
+        Rounds are pipelined: the next round is downloaded (in a helper thread) while this
+        one is processed, so the network wait and the page processing overlap. A round starts
+        only after the previous round's downloads have finished, as without pipelining."""
+        started = self._clock()
+        for origin, at in (last_requests or {}).items():
+            key = host_of(origin)
+            self._last_request[key] = max(self._last_request.get(key, at), at)
+        fetched = errors = documents = since_ship = 0
+        host_errors: dict[str, int] = defaultdict(int)
+        rounds = iter(schedule.rounds())
+        pending: deque[tuple[list[ScheduleEntry], Future[list[FetchResult]]]] = deque()
+        # robots.txt requests (new hosts: each may wait on DNS) do not hold up their round:
+        # their results are handled as they arrive, all of them before the last batch
+        robots: list[tuple[ScheduleEntry, Future[FetchResult]]] = []
+        state = "more"
+
+        def handle(entry: ScheduleEntry, result: FetchResult) -> None:
+            nonlocal fetched, errors, documents, since_ship
+            failed, docs = self._handle(entry, result, origin_server)
+            fetched += 1
+            documents += docs
+            since_ship += 1
+            if failed:
+                errors += 1
+                host_errors[origin_of(entry.url)] += 1
+
+        def handle_robots(wait: bool) -> None:
+            keep = []
+            for entry, future in robots:
+                if wait or future.done():
+                    handle(entry, future.result())
+                else:
+                    keep.append((entry, future))
+            robots[:] = keep
+
+        with ThreadPoolExecutor(1, thread_name_prefix="round") as ahead, \
+                ThreadPoolExecutor(16, thread_name_prefix="robots") as robots_pool:
+            def submit_next() -> str:
+                for round_entries in rounds:
+                    if not self._continue():
+                        return "stopped"
+                    entries = []
+                    for e in round_entries:
+                        if host_errors[origin_of(e.url)] >= DOWNLOAD_ERROR_THRESHOLD:
+                            continue
+                        if e.is_robots:
+                            robots.append((e, robots_pool.submit(
+                                self._fetcher.fetch, FetchRequest(e.url, etag=e.etag))))
+                        else:
+                            entries.append(e)
+                    if entries:
+                        pending.append((entries, ahead.submit(self._fetch_round, entries)))
+                        return "more"
+                return "end"
+
+            state = submit_next()
+            while pending or robots:
+                if not pending:
+                    handle_robots(wait=True)
+                    break
+                entries, future = pending.popleft()
+                results = future.result()
+                if state == "more":
+                    state = submit_next()
+                for entry, result in zip(entries, results, strict=True):
+                    handle(entry, result)
+                handle_robots(wait=False)
+                if since_ship >= self._ship_every:
+                    self._flush(schedule, origin_server, done=False)
+                    since_ship = 0
+        stopped = state == "stopped"
+        # Host errors of this schedule go to the owning queue server (it delays such hosts).
+        own = self._outboxes[origin_server]
+        for origin, count in host_errors.items():
+            if count:
+                own.host_errors[origin] = own.host_errors.get(origin, 0) + count
+        self._flush(schedule, origin_server, done=not stopped)
+        return WorkerReport(fetched, errors, documents, self._batches, stopped,
+                            self._clock() - started)
+
+    # --- downloading --------------------------------------------------------------------
+
+    def _fetch_round(self, entries: Sequence[ScheduleEntry]) -> list[FetchResult]:
+        """Download one round: crawl-delayed urls each wait for their host's delay (in their
+        own threads), the others start at once."""
+        delayed = [i for i, e in enumerate(entries) if e.crawl_delay > 0]
+        if not delayed:
+            return self._fetcher.fetch_many([FetchRequest(e.url, etag=e.etag) for e in entries])
+        if self._delayed_pool is None:
+            self._delayed_pool = ThreadPoolExecutor(4, thread_name_prefix="delayed")
+            if self._hop_fetcher is None and self._own_fetcher:
+                self._hop_fetcher = hop_fetcher_for(self._fetch_config, self._resolver)
+                self._own_hop_fetcher = True
+        futures = {i: self._delayed_pool.submit(self._fetch_delayed, entries[i])
+                   for i in delayed}
+        plain = [i for i in range(len(entries)) if i not in futures]
+        results: list[FetchResult | None] = [None] * len(entries)
+        for i, result in zip(plain, self._fetcher.fetch_many(
+                [FetchRequest(entries[i].url, etag=entries[i].etag) for i in plain]),
+                strict=True):
+            results[i] = result
+        for i, future in futures.items():
+            results[i] = future.result()
+        return results  # type: ignore[return-value]
+
+    def _wait_for_host(self, host: str, delay: float) -> None:
+        last = self._last_request.get(host)
+        if last is not None:
+            pause = last + delay - self._clock()
+            if pause > 0:
+                self._sleep(min(pause, 120.0))
+
+    def _fetch_delayed(self, entry: ScheduleEntry) -> FetchResult:
+        """A crawl-delayed url: wait for the delay, then fetch it; a redirect to the same host
+        name waits for the delay again before the next hop (up to max_redirects hops)."""
+        host = host_of(entry.url)
+        hop_fetcher = self._hop_fetcher
+        self._wait_for_host(host, entry.crawl_delay)
+        if hop_fetcher is None:  # an injected Fetcher: it follows the redirects itself
+            result = self._fetcher.fetch(FetchRequest(entry.url, etag=entry.etag))
+            self._last_request[host] = self._clock()
+            return result
+        started = self._clock()
+        hops: list[Any] = []
+        visited = {normalize_url(entry.url)}
+        url, etag = entry.url, entry.etag
+        max_redirects = self._fetch_config.max_redirects
+        while True:
+            result = hop_fetcher.fetch(FetchRequest(url, etag=etag))
+            target_host = host_of(url)
+            if target_host == host:
+                self._last_request[host] = self._clock()
+            if not (isinstance(result.error, TooManyRedirects) and result.redirects):
+                return replace(result, url=entry.url, redirects=(*hops, *result.redirects),
+                               elapsed=self._clock() - started)
+            hop = result.redirects[-1]
+            hops.append(hop)
+            error: Exception | None = None
+            if len(hops) > max_redirects:
+                error = TooManyRedirects(f"more than {max_redirects} redirects", url=hop.target)
+            elif normalize_url(hop.target) in visited:
+                error = RedirectLoop(f"redirect loop: {url} -> {hop.target}", url=hop.target)
+            if error is not None:
+                return replace(result, url=entry.url, redirects=tuple(hops), error=error,
+                               elapsed=self._clock() - started)
+            visited.add(normalize_url(hop.target))
+            url, etag = hop.target, None
+            if host_of(url) == host:
+                self._wait_for_host(host, entry.crawl_delay)
+
+    # --- one url ------------------------------------------------------------------------
+
+    def _shard(self, url: str) -> int:
+        return shard_of_host((urlsplit(url).hostname or "").lower(), self.num_servers)
+
+    def _handle(self, entry: ScheduleEntry, result: FetchResult, origin_server: int
+                ) -> tuple[bool, int]:
+        """Process one download; return (was an error, documents produced)."""
+        own = self._outboxes[origin_server]
+        own.counters["pages_fetched"] += 1
+        own.counters["bytes_downloaded"] += len(result.body)
+        if entry.is_robots:
+            status = 0 if result.error is not None else result.status
+            body = result.body.decode("utf-8", "replace") if 200 <= status < 300 else None
+            own.robots.append({"origin": origin_of(entry.url), "status": status, "body": body})
+            return result.error is not None, 0
+        if result.error is not None or (result.status >= 400 and result.status != 404):
+            own.counters["fetch_errors"] += 1
+            own.fetched.append([entry.url, None, None])
+            return True, 0
+        own.fetched.append([entry.url, result.etag, result.expires_at])
+        if result.status == 304 or result.status >= 400:
+            return False, 0
+        produced = 0
+        for hop in result.redirects:
+            page = self.processor.process(FetchedPage(
+                url=hop.source, body=b"", status=hop.status,
+                headers={"location": hop.target}, fetched_at=self._clock()))
+            produced += self._emit(page, entry, allow_links=False)
+        page = self.processor.process(FetchedPage(
+            url=result.final_url or entry.url, body=result.body, status=result.status,
+            headers=dict(result.headers), fetched_at=self._clock(),
+            download_time=result.elapsed, ip=result.ip or ""))
+        produced += self._emit(page, entry, allow_links=True)
+        return False, produced
+
+    def _emit(self, page: ProcessedPage, entry: ScheduleEntry, allow_links: bool) -> int:
+        docs = to_index_documents(page, self._analyzer)
+        for doc in docs:
+            self._outboxes[self._shard(doc.url)].docs.append(document_to_wire(doc))
+        if not allow_links:
+            return len(docs)
+        links = [link for link in page.links if link.kind not in ("location", "canonical")
+                 or link.url != page.url]
+        if self.crawl.max_depth >= 0 and entry.depth + 1 > self.crawl.max_depth:
+            return len(docs)
+        shares = self._link_order(links)
+        links = [links[i] for i in shares[0]]
+        cash = (entry.weight * shares[1]) if (links and self.crawl.order == CrawlOrder.OPIC) \
+            else np.zeros(len(links))
+        for index, link in enumerate(links):
+            if not self.crawl.site_rules.permits(link.url):
+                continue
+            is_sitemap = link.kind == "sitemap" or page.is_sitemap and link.url.endswith(
+                (".xml", ".xml.gz"))
+            discovered = DiscoveredUrl(
+                link.url, entry.depth + 1, index, source_url=page.url,
+                source_weight=entry.weight, source_tier=entry.tier, is_sitemap=is_sitemap,
+                is_html=file_extension(link.url) not in NON_HTML_EXTENSIONS,
+                opic_cash=float(cash[index]))
+            self._outboxes[self._shard(link.url)].discovered.append(
+                discovered_to_wire(discovered))
+        return len(docs)
+
+    def _link_order(self, links: Sequence[Link]) -> tuple[np.ndarray, np.ndarray]:
+        """The order in which a page's links are ranked (their link index i, hence the weight
+        the scheduler gives them) and each one's share of the page's OPIC cash.
+
+        Without link-analysis scores: page order and equal shares (the seed's rule). With them
+        (a previous ``manage.py score_update``), better-scored targets come first and take a
+        share of the cash proportional to their score (plus an even part, so an unscored url
+        still gets some)."""
+        n = len(links)
+        if n == 0:
+            return np.zeros(0, np.int64), np.zeros(0)
+        if self._link_scores is None:
+            return np.arange(n), np.full(n, 1.0 / n)
+        scores = np.asarray(self._link_scores([link.url for link in links]), dtype=np.float64)
+        scores = np.where(np.isfinite(scores) & (scores > 0), scores, 0.0)
+        order = np.argsort(-scores, kind="stable")
+        weights = scores[order] + (scores.mean() if scores.any() else 1.0)
+        return order, weights / weights.sum()
+
+    # --- shipping -----------------------------------------------------------------------
+
+    def _flush(self, schedule: Schedule, origin_server: int, done: bool) -> None:
+        if done:
+            self._outboxes.setdefault(origin_server, _Outbox())  # the final batch is always sent
+        # the schedule's own queue server last: its "done" batch acknowledges the schedule, so
+        # everything else this schedule found is already on its way when that happens
+        for server in sorted(self._outboxes, key=lambda n: (n == origin_server, n)):
+            box = self._outboxes[server]
+            final = done and server == origin_server
+            if box.empty() and not final:
+                continue
+            batch = {
+                "crawl": self.crawl.timestamp, "server": server,
+                "schedule": schedule.id if server == origin_server else None,
+                "done": final, "docs": box.docs, "discovered": box.discovered,
+                "robots": box.robots, "host_errors": box.host_errors, "fetched": box.fetched,
+                "counters": dict(box.counters),
+            }
+            self._ship(server, batch)
+            self._batches += 1
+        self._outboxes.clear()

@@ -1,0 +1,133 @@
+"""From processed pages to the index's documents: the fetcher's mini inverted index.
+
+Layer: ``crawler.core`` (uses ``indexer.core.document``, the contract with the index). A batch of
+:func:`to_index_documents` results is what a fetcher ships to a queue server: every document
+already carries its terms with positions, so the queue server only merges.
+
+Per processed page:
+
+* the page document (``DocType.PAGE``, or ``DocType.LOCATION`` for redirects), unless robot
+  metas forbid indexing (NOINDEX, NONE, JUSTFOLLOW); its cached page only when archiving is
+  allowed;
+* one ``DocType.LINK`` document per kept outlink that has useful text: url = the link target,
+  text = the anchor text, terms from that text (analysed in the page's language). Its text hash
+  is the hash of ``url|<target>|text|<anchor>|<eref or iref>|<source>`` (as Yioop names link
+  records), so each (source, target, text) is its own document.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from types import MappingProxyType
+from typing import Any
+from urllib.parse import quote
+
+from indexer.core.document import IndexDocument
+from indexer.core.ids import DocType, hash7
+from indexer.core.text import TextAnalyzer
+
+from .meta_words import lang_words, safe_words, site_words
+from .page import Link, ProcessedPage
+from .urls import host_of
+
+LINK_KINDS_WITHOUT_DOCUMENT = frozenset({"location", "sitemap", "robots"})
+
+
+def page_summary(page: ProcessedPage) -> dict[str, Any]:
+    """The JSON-serialisable summary stored with a page document."""
+    return {
+        "url": page.url,
+        "title": page.title,
+        "description": page.description if page.snippetable else "",
+        "lang": page.lang,
+        "mime_type": page.mime_type,
+        "status": page.status,
+        "media": page.media,
+        "size": page.size,
+        "fetched_at": page.fetched_at,
+        "keywords": list(page.keywords),
+        "robot_metas": sorted(page.robot_metas),
+        "links": [[link.url, link.text] for link in page.links],
+        "location": page.location,
+        "scraper": page.scraper,
+        "fields": {k: v for k, v in page.fields.items() if isinstance(v, str | int | float)},
+        "safe": page.safe,
+        "content_hash": page.content_hash.hex(),
+    }
+
+
+def link_document(
+    page: ProcessedPage, link: Link, analyzer: TextAnalyzer
+) -> IndexDocument | None:
+    """The link document of one outlink, or None when the link has no useful text."""
+    if not link.text or link.kind in LINK_KINDS_WITHOUT_DOCUMENT:
+        return None
+    terms = analyzer.terms(link.text, page.lang)
+    if not terms:
+        return None
+    target_host = host_of(link.url)
+    relation = "iref" if target_host == page.host else "eref"
+    link_id = f"url|{link.url}|text|{quote(link.text)}|{relation}|{page.url}"
+    positions: dict[str, list[int]] = {}
+    for position, term in enumerate(terms):
+        positions.setdefault(term, []).append(position)
+    meta = site_words(target_host) + lang_words(page.lang) + safe_words(page.safe)
+    meta += ["link:all", f"link:{link.url}", f"source:{page.url}"]
+    return IndexDocument(
+        url=link.url,
+        host=target_host,
+        doc_type=DocType.LINK,
+        text_hash=hash7(link_id),
+        summary=MappingProxyType({
+            "url": link.url,
+            "title": link.url,
+            "description": link.text,
+            "source": page.url,
+            "lang": page.lang,
+            "kind": link.kind,
+            "relation": relation,
+        }),
+        terms=MappingProxyType({t: tuple(p) for t, p in positions.items()}),
+        length=len(terms),
+        meta_words=tuple(dict.fromkeys(meta)),
+        region_weights=((len(terms) - 1, 1.0),),
+    )
+
+
+def to_index_documents(
+    page: ProcessedPage, analyzer: TextAnalyzer | None = None
+) -> list[IndexDocument]:
+    """The page's document (if indexable) followed by its link documents."""
+    analyzer = analyzer or TextAnalyzer()
+    documents: list[IndexDocument] = []
+    if page.indexable:
+        documents.append(
+            IndexDocument(
+                url=page.url,
+                host=page.host,
+                doc_type=page.doc_type,
+                text_hash=page.text_hash,
+                summary=MappingProxyType(page_summary(page)),
+                terms=page.terms,
+                length=page.length,
+                meta_words=page.meta_words,
+                region_weights=page.region_weights,
+                cached_page=page.cached_page if page.archivable else None,
+            )
+        )
+    for link in page.links:
+        document = link_document(page, link, analyzer)
+        if document is not None:
+            documents.append(document)
+    return documents
+
+
+def batch_documents(
+    pages: Iterable[ProcessedPage], analyzer: TextAnalyzer | None = None
+) -> list[IndexDocument]:
+    """Index documents of a batch of pages, in order (the fetcher's mini inverted index)."""
+    analyzer = analyzer or TextAnalyzer()
+    documents: list[IndexDocument] = []
+    for page in pages:
+        documents.extend(to_index_documents(page, analyzer))
+    return documents

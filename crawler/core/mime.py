@@ -1,0 +1,119 @@
+"""MIME types: from the HTTP headers, then from the content itself.
+
+Layer: ``crawler.core``. :func:`detect_mime_type` picks the type that chooses a page processor.
+Besides real MIME types it returns two of our own: ``text/robot`` for ``/robots.txt``
+(as Yioop does), and ``application/x-sitemap`` for sitemaps and sitemap indexes.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlsplit
+
+ROBOTS = "text/robot"
+SITEMAP = "application/x-sitemap"
+HTML = "text/html"
+XHTML = "application/xhtml+xml"
+PLAIN = "text/plain"
+RSS = "application/rss+xml"
+ATOM = "application/atom+xml"
+PDF = "application/pdf"
+XML = "application/xml"
+OCTET = "application/octet-stream"
+
+_GENERIC = {"", OCTET, "application/unknown", "binary/octet-stream", "unknown/unknown",
+            "application/x-download", "application/force-download"}
+_XML_TYPES = {"text/xml", "application/xml", "application/rdf+xml", "application/x-xml"}
+_GZIP_TYPES = {"application/gzip", "application/x-gzip", "application/x-gunzip",
+               "application/gzipped", "application/gzip-compressed", "gzip/document"}
+_SNIFF_WINDOW = 2048
+_ROOT_TAG = re.compile(rb"<(?!\?|!)\s*([a-zA-Z][\w:.-]*)")
+_MAGIC = (
+    (b"%PDF-", PDF),
+    (b"\x89PNG\r\n\x1a\n", "image/png"),
+    (b"\xff\xd8\xff", "image/jpeg"),
+    (b"GIF87a", "image/gif"),
+    (b"GIF89a", "image/gif"),
+    (b"BM", "image/bmp"),
+    (b"\x00\x00\x01\x00", "image/x-icon"),
+)
+
+
+def header_mime_type(content_type: str) -> str:
+    """The lower-case ``type/subtype`` of a Content-Type header value ('' when none)."""
+    return (content_type or "").split(";", 1)[0].strip().lower()
+
+
+def is_gzip(body: bytes) -> bool:
+    return body[:2] == b"\x1f\x8b"
+
+
+def _xml_kind(head: bytes) -> str | None:
+    """The processor type of an XML document from its root element."""
+    for match in _ROOT_TAG.finditer(head):
+        tag = match.group(1).lower().split(b":")[-1]
+        if tag in (b"urlset", b"sitemapindex"):
+            return SITEMAP
+        if tag in (b"rss", b"rdf"):
+            return RSS
+        if tag == b"feed":
+            return ATOM
+        if tag == b"html":
+            return HTML
+        if tag == b"svg":
+            return "image/svg+xml"
+        return XML
+    return None
+
+
+def sniff(body: bytes, url: str = "") -> str:
+    """The MIME type the content itself shows."""
+    head = body[:_SNIFF_WINDOW]
+    for magic, mime in _MAGIC:
+        if head.startswith(magic):
+            return mime
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "image/webp"
+    if is_gzip(head):
+        return "application/gzip"
+    stripped = head.lstrip(b"\xef\xbb\xbf \t\r\n").lower()
+    if stripped.startswith((b"<!doctype html", b"<html", b"<head", b"<body")):
+        return HTML
+    if stripped.startswith(b"<"):
+        kind = _xml_kind(stripped)
+        if kind is not None and kind != XML:
+            return kind
+        if re.search(rb"<(html|head|body|div|p|a|title|meta|table)\b", stripped):
+            return HTML
+        if kind is not None:
+            return kind
+    if not head:
+        return PLAIN
+    controls = sum(1 for b in head if b < 9 or 13 < b < 32)
+    return PLAIN if controls <= len(head) // 100 else OCTET
+
+
+def detect_mime_type(url: str, content_type: str, body: bytes) -> str:
+    """The type that picks the processor: headers first, then content sniffing.
+
+    ``/robots.txt`` is always ``text/robot``; XML and gzip are refined by their content
+    (sitemap, RSS, Atom); a generic or missing header is replaced by the sniffed type.
+    """
+    try:
+        path = urlsplit(url).path
+    except ValueError:
+        path = ""
+    if path == "/robots.txt":
+        return ROBOTS
+    declared = header_mime_type(content_type)
+    if declared in _GENERIC or declared in _GZIP_TYPES or declared in _XML_TYPES or \
+            declared == "text/plain" and body.lstrip()[:1] == b"<":
+        sniffed = sniff(body, url)
+        if sniffed == "application/gzip" or (declared in _GZIP_TYPES and is_gzip(body)):
+            return "application/gzip"
+        if declared in _XML_TYPES and sniffed == PLAIN:
+            return XML
+        return sniffed if sniffed != OCTET or declared in _GENERIC else declared
+    if declared in ("application/rss+xml", "application/rdf+xml"):
+        return RSS
+    return declared

@@ -1,0 +1,195 @@
+"""The values of page processing: what comes in (a fetched page) and what goes out.
+
+Layer: ``crawler.core``. The fetcher builds a :class:`FetchedPage` per download and calls
+:meth:`crawler.core.process.PageProcessor.process`; the result is one frozen
+:class:`ProcessedPage`, which :func:`crawler.core.indexing.to_index_documents` turns into the
+``IndexDocument`` values of the index issue (the page and its link documents).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from indexer.core.ids import DocType
+
+EMPTY_MAP: Mapping[str, Any] = MappingProxyType({})
+
+# Robot directives found in meta tags and X-Robots-Tag headers (upper case).
+NOINDEX = "NOINDEX"
+NOFOLLOW = "NOFOLLOW"
+NOARCHIVE = "NOARCHIVE"
+NOSNIPPET = "NOSNIPPET"
+NONE = "NONE"
+JUSTFOLLOW = "JUSTFOLLOW"
+ROBOT_DIRECTIVES = frozenset({NOINDEX, NOFOLLOW, NOARCHIVE, NOSNIPPET, NONE, JUSTFOLLOW})
+
+
+def normalize_headers(headers: Mapping[str, str] | None) -> Mapping[str, str]:
+    """Header names lower-cased; a read-only mapping."""
+    if not headers:
+        return EMPTY_MAP
+    return MappingProxyType({str(k).lower(): str(v) for k, v in headers.items()})
+
+
+@dataclass(frozen=True, slots=True)
+class FetchedPage:
+    """One download, as the fetcher hands it to processing.
+
+    ``body`` is what was received (it may be longer than the byte range: processing truncates);
+    ``headers`` are the response headers (any case; looked up lower-case); ``fetched_at`` is a
+    Unix time; ``mime_type`` forces a MIME type (Page Options' test page), bypassing detection.
+    """
+
+    url: str
+    body: bytes
+    status: int = 200
+    headers: Mapping[str, str] = field(default_factory=dict)
+    fetched_at: float = 0.0
+    download_time: float = 0.0
+    ip: str = ""
+    mime_type: str | None = None
+
+    def header(self, name: str, default: str = "") -> str:
+        """A response header by case-insensitive name."""
+        name = name.lower()
+        for key, value in self.headers.items():
+            if key.lower() == name:
+                return value
+        return default
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """An outlink: canonical target ``url``; ``text`` is the anchor text with link stop words
+    removed (empty when nothing useful is left); ``kind`` says where it came from (``a``,
+    ``frame``, ``iframe``, ``img``, ``location``, ``canonical``, ``sitemap``, ``feed``,
+    ``text``); ``score`` is the seed's pruning score (terms in text x gzip ratio)."""
+
+    url: str
+    text: str = ""
+    kind: str = "a"
+    score: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredSentence:
+    """A sentence of a page's summary and its weight (the region weight of its positions)."""
+
+    text: str
+    weight: float = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class RobotsInfo:
+    """What a robots.txt says, for the scheduler: the text (for a ``RobotsPolicy`` to parse),
+    the crawl delay for our agent, and the announced sitemaps."""
+
+    text: str
+    crawl_delay: float | None = None
+    sitemaps: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Extraction:
+    """What a MIME-type processor extracts from a page, before scrapers' fields, page rules,
+    meta words and terms are applied. ``sentences`` is the summary in document order."""
+
+    title: str = ""
+    sentences: tuple[ScoredSentence, ...] = ()
+    links: tuple[Link, ...] = ()
+    robot_metas: frozenset[str] = frozenset()
+    lang: str = "en"
+    lang_source: str = "default"
+    keywords: tuple[str, ...] = ()
+    hash_text: str = ""
+    media: str = "text"
+    location: str | None = None
+    fields: Mapping[str, Any] = field(default_factory=lambda: EMPTY_MAP)
+    robots: RobotsInfo | None = None
+    is_sitemap: bool = False
+    scraper: str | None = None
+    encoding: str = ""
+    errors: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ProcessedPage:
+    """The result of processing one page: everything the index needs.
+
+    Invariants:
+    * ``terms`` maps each term to strictly increasing positions; positions ``0 .. length-1``
+      cover the title's terms first, then the description's;
+    * ``region_weights`` is sorted by last position and covers ``0 .. length-1``: the title's
+      positions weigh ``title_weight``, each summary sentence's positions weigh its score
+      (scores are normalised so an average sentence weighs about 1, never 0);
+    * ``links`` are canonical, distinct, at most ``max_links`` of them (empty under NOFOLLOW);
+    * ``content_hash`` is the 8-byte hash of the page's text without tags and non-word
+      characters (equal pages, equal hashes); ``text_hash`` is its first 7 bytes;
+    * ``location`` is set for redirects (HTTP 3xx, meta refresh, far canonical link), and then
+      ``doc_type`` is ``DocType.LOCATION``;
+    * ``errors`` lists what could not be read (the page is then processed as far as possible).
+    """
+
+    url: str
+    status: int
+    mime_type: str
+    encoding: str
+    lang: str
+    title: str
+    description: str
+    terms: Mapping[str, tuple[int, ...]]
+    length: int
+    region_weights: tuple[tuple[int, float], ...]
+    links: tuple[Link, ...]
+    robot_metas: frozenset[str]
+    meta_words: tuple[str, ...]
+    content_hash: bytes
+    host: str
+    doc_type: DocType = DocType.PAGE
+    lang_source: str = "default"
+    sentences: tuple[ScoredSentence, ...] = ()
+    keywords: tuple[str, ...] = ()
+    media: str = "text"
+    location: str | None = None
+    size: int = 0
+    truncated: bool = False
+    fetched_at: float = 0.0
+    download_time: float = 0.0
+    ip: str = ""
+    server: str = ""
+    last_modified: str = ""
+    cached_page: bytes | None = None
+    robots: RobotsInfo | None = None
+    is_sitemap: bool = False
+    scraper: str | None = None
+    fields: Mapping[str, Any] = field(default_factory=lambda: EMPTY_MAP)
+    safe: bool = True
+    errors: tuple[str, ...] = ()
+
+    @property
+    def text_hash(self) -> bytes:
+        """The 7-byte hash that groups equal pages (``IndexDocument.text_hash``)."""
+        return self.content_hash[:7]
+
+    @property
+    def indexable(self) -> bool:
+        """False under NOINDEX, NONE or JUSTFOLLOW."""
+        return not (self.robot_metas & {NOINDEX, NONE, JUSTFOLLOW})
+
+    @property
+    def followable(self) -> bool:
+        """False under NOFOLLOW or NONE."""
+        return not (self.robot_metas & {NOFOLLOW, NONE})
+
+    @property
+    def archivable(self) -> bool:
+        """False under NOARCHIVE, NOINDEX, NONE or JUSTFOLLOW."""
+        return not (self.robot_metas & {NOARCHIVE, NOINDEX, NONE, JUSTFOLLOW})
+
+    @property
+    def snippetable(self) -> bool:
+        """False under NOSNIPPET."""
+        return NOSNIPPET not in self.robot_metas

@@ -1,0 +1,282 @@
+"""Page processing: everything a fetcher does to one downloaded page.
+
+Layer: ``crawler.core``. The fetcher makes one :class:`PageProcessor` per crawl (from the crawl's
+:class:`~crawler.core.config.PageProcessingConfig`) and calls :meth:`PageProcessor.process` for
+each :class:`~crawler.core.page.FetchedPage`; :func:`crawler.core.indexing.to_index_documents`
+then turns the :class:`~crawler.core.page.ProcessedPage` into index documents.
+
+Steps (the seed's "Fetchers and their Effect on Search Ranking"):
+
+1. cut the body to the byte range (only those bytes can become terms); unpack gzip (sitemaps
+   ``.xml.gz``), again within the byte range;
+2. an HTTP redirect (3xx with ``Location``) becomes a location record;
+3. pick the processor by MIME type, from the headers then the content (:mod:`.mime`), and
+   extract (title, summary sentences, links, robot metas, language, hash text);
+4. robot directives from the ``X-Robots-Tag`` header join the metas;
+5. page rules run on the fields;
+6. links: NOFOLLOW/NONE drop them; otherwise (except robots.txt and sitemaps) they are pruned to
+   ``max_links`` by the seed's rule;
+7. terms and positions of title + summary sentences (:class:`indexer.core.text.TextAnalyzer`),
+   with region weights: the title's, then each sentence's score;
+8. dedup hash, safe-search label, meta words, cache copy (unless NOARCHIVE).
+
+Contract: :meth:`PageProcessor.process` never raises on page content. A processor failure on a
+hostile page is logged and reported in ``ProcessedPage.errors`` (the page keeps its URL facts).
+Configuration errors (bad page rules, scrapers, options) raise when the processor is made.
+"""
+
+from __future__ import annotations
+
+import logging
+import zlib
+from collections.abc import Mapping
+from dataclasses import replace
+from types import MappingProxyType
+from typing import Any
+
+from indexer.core.ids import DocType, hash8
+from indexer.core.text import TextAnalyzer
+
+from . import mime
+from .config import PageProcessingConfig
+from .errors import UnprocessablePageError
+from .links import prune_links
+from .meta_words import page_meta_words
+from .page import (
+    NOFOLLOW,
+    NONE,
+    Extraction,
+    FetchedPage,
+    Link,
+    ProcessedPage,
+    ScoredSentence,
+)
+from .page_rules import PageRules, RuleOutput, parse_rules
+from .processors import ProcessorContext, processor_for
+from .robot_metas import header_directives
+from .safe import is_safe
+from .scrapers import ScraperSet
+from .summarizers import get_summarizer
+from .urls import canonicalize, host_of
+
+log = logging.getLogger(__name__)
+
+REDIRECT_CODES = frozenset({301, 302, 303, 307, 308})
+_BINARY_SAMPLE = 65536
+
+
+class PageProcessor:
+    """Processes pages for one crawl. Immutable after construction; safe to share between
+    threads (the analyzer keeps one stemmer per thread)."""
+
+    __slots__ = ("analyzer", "config", "context", "rules")
+
+    def __init__(
+        self, config: PageProcessingConfig | None = None, analyzer: TextAnalyzer | None = None
+    ) -> None:
+        self.config = config or PageProcessingConfig()
+        self.analyzer = analyzer or TextAnalyzer()
+        self.rules: PageRules = parse_rules(self.config.page_rules)
+        self.context = ProcessorContext(
+            config=self.config,
+            summarizer=get_summarizer(self.config.summarizer),
+            scrapers=ScraperSet(self.config.scrapers),
+        )
+
+    # -- the pipeline -------------------------------------------------------------------
+
+    def process(self, page: FetchedPage) -> ProcessedPage:
+        """Process one downloaded page (see the module docstring)."""
+        if not isinstance(page.body, bytes | bytearray | memoryview):
+            raise UnprocessablePageError(f"page body must be bytes, got {type(page.body)!r}")
+        url = canonicalize(page.url) or page.url
+        config = self.config
+        body = bytes(page.body[: config.byte_range])
+        truncated = len(page.body) > config.byte_range
+        errors: list[str] = []
+
+        location = page.header("location").strip()
+        if page.status in REDIRECT_CODES and location:
+            target = canonicalize(location, url)
+            if target is not None and target != url:
+                return self._location_page(page, url, target, body, truncated)
+
+        mime_type = page.mime_type or mime.detect_mime_type(url, page.header("content-type"),
+                                                             body)
+        if mime_type == "application/gzip":
+            body, unpack_error = _gunzip(body, config.byte_range)
+            if unpack_error:
+                errors.append(unpack_error)
+            mime_type = mime.sniff(body, url)
+            if mime_type == mime.XML:
+                mime_type = mime.SITEMAP
+        processor = processor_for(mime_type)
+        if processor is None:
+            extraction = Extraction(hash_text=body[:_BINARY_SAMPLE].hex(), media="binary")
+        else:
+            try:
+                extraction = processor.extract(page, body, self.context)
+            except Exception as exc:  # the never-raise contract: report, keep the URL facts
+                log.warning("processor %s failed on %s: %s", type(processor).__name__, url, exc,
+                            exc_info=True)
+                extraction = Extraction(hash_text=url, errors=(f"{type(exc).__name__}: {exc}",))
+        metas = extraction.robot_metas | header_directives(page.header("x-robots-tag"))
+        extraction = replace(extraction, robot_metas=metas, errors=extraction.errors +
+                             tuple(errors))
+        return self._finish(page, url, mime_type, body, truncated, extraction)
+
+    def _finish(
+        self,
+        page: FetchedPage,
+        url: str,
+        mime_type: str,
+        body: bytes,
+        truncated: bool,
+        ex: Extraction,
+    ) -> ProcessedPage:
+        config = self.config
+        host = host_of(url)
+        title, sentences, lang = ex.title, ex.sentences, ex.lang
+        fields: Mapping[str, Any] = ex.fields
+        extra_meta: tuple[str, ...] = ()
+        keyword_links: tuple[tuple[str, str], ...] = ()
+        outputs: tuple[RuleOutput, ...] = ()
+        if self.rules:
+            description = " ".join(s.text for s in sentences)
+            start = {
+                "TITLE": title, "DESCRIPTION": description, "LANG": lang, "URL": url,
+                "HOST": host, "KEYWORDS": list(ex.keywords), **dict(ex.fields),
+            }
+            result = self.rules.apply(start)
+            fields = result.fields
+            title = _text_field(fields.get("TITLE"), title)
+            new_description = _text_field(fields.get("DESCRIPTION"), description)
+            if new_description != description:
+                sentences = (ScoredSentence(new_description[: config.max_description_len], 1.0),
+                             ) if new_description else ()
+            lang = _text_field(fields.get("LANG"), lang) or lang
+            extra_meta, keyword_links, outputs = (result.meta_words, result.keyword_links,
+                                                  result.outputs)
+            fields = {k: v for k, v in fields.items()
+                      if k not in ("TITLE", "DESCRIPTION", "LANG", "URL", "HOST")}
+            if outputs:
+                fields["RULE_OUTPUTS"] = [(o.folder, o.format, o.table, list(o.row))
+                                          for o in outputs]
+
+        links: tuple[Link, ...] = ex.links
+        if ex.robot_metas & {NOFOLLOW, NONE}:
+            links = ()
+        elif not (ex.is_sitemap or ex.robots is not None or ex.location):
+            links = prune_links(links, config.max_links, config.file_types)
+
+        pieces = [title] + [s.text for s in sentences]
+        postings, ends = self.analyzer.positions(pieces, lang)
+        region_weights: list[tuple[int, float]] = []
+        if ends and ends[0] > 0:
+            region_weights.append((ends[0] - 1, config.title_weight))
+        for sentence, end, previous in zip(sentences, ends[1:], ends, strict=False):
+            if end > previous:
+                region_weights.append((end - 1, sentence.weight))
+        length = ends[-1] if ends else 0
+
+        if ex.location:
+            content_hash = hash8(hash8(url) + b"LOCATION")
+        else:
+            content_hash = hash8(ex.hash_text) if ex.hash_text else hash8(url)
+        description = " ".join(s.text for s in sentences)
+        safe = is_safe(url, f"{title} {description}", config.safe_threshold)
+        cached = body if config.cache_pages else None
+        processed = ProcessedPage(
+            url=url,
+            status=page.status,
+            mime_type=mime_type,
+            encoding=ex.encoding,
+            lang=lang,
+            title=title,
+            description=description,
+            terms=MappingProxyType({t: tuple(p) for t, p in postings.items()}),
+            length=length,
+            region_weights=tuple(region_weights),
+            links=links,
+            robot_metas=ex.robot_metas,
+            meta_words=(),
+            content_hash=content_hash,
+            host=host,
+            doc_type=DocType.LOCATION if ex.location else DocType.PAGE,
+            lang_source=ex.lang_source,
+            sentences=tuple(sentences),
+            keywords=ex.keywords,
+            media=ex.media,
+            location=ex.location,
+            size=len(page.body),
+            truncated=truncated,
+            fetched_at=page.fetched_at,
+            download_time=page.download_time,
+            ip=page.ip,
+            server=page.header("server"),
+            last_modified=page.header("last-modified"),
+            cached_page=None,
+            robots=ex.robots,
+            is_sitemap=ex.is_sitemap,
+            scraper=ex.scraper,
+            fields=MappingProxyType(dict(fields)),
+            safe=safe,
+            errors=ex.errors,
+        )
+        meta = page_meta_words(
+            url=url, host=host, status=page.status, mime_type=mime_type, lang=lang,
+            media=ex.media, safe=safe, fetched_at=page.fetched_at,
+            last_modified=processed.last_modified, links=(link.url for link in links),
+            size=len(page.body), ip=page.ip, server=processed.server, location=ex.location,
+            extra=extra_meta,
+        )
+        if keyword_links:
+            fields = dict(processed.fields)
+            fields["KEYWORD_LINKS"] = [f"{k},{u}" for k, u in keyword_links]
+        return replace(
+            processed,
+            meta_words=meta,
+            cached_page=cached if processed.archivable else None,
+            fields=MappingProxyType(dict(fields)),
+        )
+
+    def _location_page(
+        self, page: FetchedPage, url: str, target: str, body: bytes, truncated: bool
+    ) -> ProcessedPage:
+        extraction = Extraction(
+            title="",
+            sentences=(ScoredSentence(f"{url} => {target}", 1.0),),
+            links=(Link(target, "", "location", 0.0),),
+            location=target,
+            hash_text=url,
+        )
+        return self._finish(page, url, mime.header_mime_type(page.header("content-type")),
+                            body, truncated, extraction)
+
+
+def _text_field(value: Any, default: str) -> str:
+    if value is None:
+        return default
+    if isinstance(value, list | tuple):
+        return " ".join(str(v) for v in value)
+    return str(value)
+
+
+def _gunzip(body: bytes, limit: int) -> tuple[bytes, str]:
+    """Decompress gzip data, at most ``limit`` bytes out; a cut stream gives what it has."""
+    decompressor = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    try:
+        out = decompressor.decompress(body, limit)
+    except zlib.error as exc:
+        return b"", f"gzip: {exc}"
+    return out, ""
+
+
+def process_page(
+    page: FetchedPage,
+    config: PageProcessingConfig | None = None,
+    analyzer: TextAnalyzer | None = None,
+) -> ProcessedPage:
+    """One-off convenience: ``PageProcessor(config, analyzer).process(page)``. A fetcher should
+    keep one :class:`PageProcessor` per crawl instead (rules and scrapers compile once)."""
+    return PageProcessor(config, analyzer).process(page)

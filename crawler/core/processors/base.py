@@ -1,0 +1,57 @@
+"""What page processors share: the processor protocol and the per-crawl context.
+
+Layer: ``crawler.core.processors``. A processor reads one MIME type family and returns an
+:class:`~crawler.core.page.Extraction`. Contract: ``extract`` never raises on page content (bad
+input gives an extraction with ``errors``); it reads at most the bytes it is given (the caller
+has already cut the body to the byte range).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from indexer.core.text import guess_language
+
+from ..config import PageProcessingConfig
+from ..page import Extraction, FetchedPage, ScoredSentence
+from ..scrapers import ScraperSet
+from ..summarizers import Summarizer, TextBlock
+
+
+@dataclass(frozen=True, slots=True)
+class ProcessorContext:
+    """Per-crawl state the processors share: config, summarizer and compiled scrapers
+    (all immutable, so one context serves every thread)."""
+
+    config: PageProcessingConfig
+    summarizer: Summarizer
+    scrapers: ScraperSet
+
+
+class PageTypeProcessor(Protocol):
+    """Extracts title, summary, links... from one kind of page."""
+
+    def extract(self, page: FetchedPage, body: bytes, ctx: ProcessorContext) -> Extraction: ...
+
+
+def summarize_text(
+    blocks: list[TextBlock], lang: str, ctx: ProcessorContext
+) -> tuple[ScoredSentence, ...]:
+    """The configured summarizer over ``blocks``; when it finds nothing, the blocks' text
+    collapsed and cut to the length limit (Yioop's fallback)."""
+    limit = ctx.config.max_description_len
+    sentences = ctx.summarizer.summarize(blocks, lang, limit)
+    if sentences:
+        return sentences
+    text = " ".join(" ".join(b.text for b in blocks).split())[:limit]
+    return (ScoredSentence(text, 1.0),) if text else ()
+
+
+def plain_language(text: str, url: str, ctx: ProcessorContext, declared: tuple[str, ...] = ()
+                   ) -> tuple[str, str]:
+    """(lang, source) for text with no markup: declared tags, URL, then the text test."""
+    guess = guess_language(
+        declared=declared, url=url, text=text[: ctx.config.language_sample_chars]
+    )
+    return guess.lang, guess.source

@@ -1,0 +1,242 @@
+"""A queue server: one shard of one crawl — its crawl queue (Scheduler) and its index (Indexer).
+
+Layer: ``crawler.core``. The process around it (``manage.py run_queue_server``) reads the crawl
+from the database, sends the schedules this produces to the fetchers, and reports counters; the
+queue server's Celery worker writes what fetchers ship into the spool. This class only works on
+disk, so it is testable without Django, Celery or a network.
+
+Work directory of queue server n (``WORK_DIRECTORY/qs<n>``)::
+
+    QueueBundle<timestamp>/   the crawl queue (crawler.core.scheduler)
+    IndexData<timestamp>/     the IndexDocumentBundle (indexer.core)
+    Inbox<timestamp>/         the spool of received batches (crawler.core.spool)
+    state<timestamp>.json     counters that survive restarts
+
+Call order: ``QueueServerCore(config)``, then ``add_seeds`` (at crawl start), then repeatedly
+``ingest()``, ``maybe_refresh()`` and ``take_schedules()``; ``close()`` at the end. Every batch is
+applied and only then removed from the spool, so a kill -9 at any moment loses nothing (a batch
+applied twice is harmless: the queue's Bloom filter drops repeated urls and query-time grouping
+folds a repeated document into one result).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from indexer.core.bundle import BundleConfig, IndexBundleWriter
+
+from .crawl import CrawlConfig
+from .fetch_worker import origin_of
+from .scheduler import CrawlQueue, Schedule, SchedulerConfig
+from .shipping import shard_of_host
+from .spool import Spool
+from .wire import WireError, batch_counters, discovered_from_wire, document_from_wire
+
+logger = logging.getLogger(__name__)
+
+COUNTERS = ("pages_fetched", "fetch_errors", "bytes_downloaded", "documents_indexed",
+            "batches", "bad_batches")
+
+
+def crawl_paths(directory: Path, timestamp: int) -> dict[str, Path]:
+    return {
+        "queue": directory / f"QueueBundle{timestamp}",
+        "index": directory / f"IndexData{timestamp}",
+        "inbox": directory / f"Inbox{timestamp}",
+        "state": directory / f"state{timestamp}.json",
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class QueueServerConfig:
+    server: int
+    num_servers: int
+    directory: Path
+    crawl: CrawlConfig
+    refresh_seconds: float = 10.0       # a fetched page is searchable within about this long
+    max_outstanding: int = 4            # schedules handed out and not yet acknowledged
+    schedule_size: int = 5000           # DOWNLOAD_SIZE_INTERVAL
+    schedule_timeout: float = 1800.0    # a schedule not acknowledged by then is handed out again
+    bundle: BundleConfig = field(default_factory=BundleConfig)
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.server < self.num_servers:
+            raise ValueError(f"server {self.server} is not in 0..{self.num_servers - 1}")
+
+
+class QueueServerCore:
+    def __init__(self, config: QueueServerConfig, clock: Callable[[], float] = time.time
+                 ) -> None:
+        self.config = config
+        self._clock = clock
+        crawl = config.crawl
+        self.paths = crawl_paths(Path(config.directory), crawl.timestamp)
+        Path(config.directory).mkdir(parents=True, exist_ok=True)
+        self.spool = Spool(self.paths["inbox"])
+        scheduler = SchedulerConfig.from_crawl(
+            crawl, schedule_size=config.schedule_size, schedule_timeout=config.schedule_timeout)
+        self.queue = CrawlQueue.open(self.paths["queue"], scheduler, clock=clock)
+        try:
+            self.index = IndexBundleWriter(
+                self.paths["index"], config.bundle,
+                crawl_parameters={"timestamp": crawl.timestamp, "name": crawl.name,
+                                  "order": str(crawl.order), "server": config.server,
+                                  "num_servers": config.num_servers})
+        except BaseException:
+            self.queue.close()
+            raise
+        self.counters = dict.fromkeys(COUNTERS, 0)
+        self.error_hosts: dict[str, int] = {}  # origin -> fetch errors, for the dashboard
+        self._load_state()
+        self._dirty = False
+        self._last_refresh = clock()
+        # origin -> when the last schedule holding it was acknowledged: a crawl-delayed host's
+        # last request was no later, so its next schedule waits from there.
+        self._delayed_last: dict[str, float] = {}
+
+    # --- state --------------------------------------------------------------------------
+
+    def _load_state(self) -> None:
+        try:
+            data = json.loads(self.paths["state"].read_text())
+        except (FileNotFoundError, ValueError):
+            return
+        for key in COUNTERS:
+            self.counters[key] = int(data.get(key, 0))
+        self.error_hosts = {str(k): int(v) for k, v in data.get("error_hosts", {}).items()}
+
+    def _save_state(self) -> None:
+        tmp = self.paths["state"].with_suffix(".tmp")
+        top = dict(sorted(self.error_hosts.items(), key=lambda kv: -kv[1])[:1000])
+        tmp.write_text(json.dumps({**self.counters, "error_hosts": top}))
+        os.replace(tmp, self.paths["state"])
+
+    # --- input --------------------------------------------------------------------------
+
+    def owns(self, url: str) -> bool:
+        host = (urlsplit(url).hostname or "").lower()
+        return shard_of_host(host, self.config.num_servers) == self.config.server
+
+    def add_seeds(self, urls: Iterable[str]) -> int:
+        """Queue this shard's seed urls (the others belong to other queue servers)."""
+        return self.queue.add_seeds(u for u in urls if self.owns(u))
+
+    def ingest(self, limit: int | None = 50) -> int:
+        """Apply received batches, oldest first; return how many were applied."""
+        applied = 0
+        for item in self.spool.take("batch", limit):
+            try:
+                self._apply(json.loads(item.payload))
+            except (WireError, ValueError, KeyError, TypeError) as exc:
+                logger.error("queue server %d: dropping malformed batch %s: %s",
+                             self.config.server, item.path.name, exc)
+                self.counters["bad_batches"] += 1
+            self.spool.done(item)
+            applied += 1
+        if applied:
+            self._save_state()
+        return applied
+
+    def _apply(self, batch: dict[str, Any]) -> None:
+        crawl = self.config.crawl
+        if int(batch.get("crawl", -1)) != crawl.timestamp:
+            raise WireError(f"batch of crawl {batch.get('crawl')} sent to crawl {crawl.timestamp}")
+        docs = [document_from_wire(d) for d in batch.get("docs", [])]
+        discovered = [discovered_from_wire(r) for r in batch.get("discovered", [])]
+        if docs:
+            self.index.append(docs)
+            self.counters["documents_indexed"] += len(docs)
+            self._dirty = True
+        for robots in batch.get("robots", []):
+            body = robots.get("body")
+            self.queue.add_robots(str(robots["origin"]), body, int(robots.get("status", 0)))
+        if discovered:
+            self.queue.add_discovered(discovered)
+        for origin, count in (batch.get("host_errors") or {}).items():
+            self.queue.report_host_errors(str(origin), int(count))
+            self.error_hosts[str(origin)] = self.error_hosts.get(str(origin), 0) + int(count)
+        fetched = batch.get("fetched") or []
+        if fetched:
+            self.queue.record_fetched_many(
+                (str(url), etag, None if expires is None else float(expires))
+                for url, etag, expires in fetched)
+        for key, value in batch_counters(batch).items():
+            if key in self.counters:
+                self.counters[key] += value
+        self.counters["batches"] += 1
+        if batch.get("done") and batch.get("schedule"):
+            schedule_id = str(batch["schedule"])
+            now = self._clock()
+            for schedule in self.queue.outstanding():
+                if schedule.id == schedule_id:
+                    for entry in schedule.entries:
+                        if entry.crawl_delay > 0:
+                            self._delayed_last[origin_of(entry.url)] = now
+            self.queue.acknowledge(schedule_id)
+
+    # --- output -------------------------------------------------------------------------
+
+    def maybe_refresh(self, force: bool = False) -> bool:
+        """Make recently appended documents searchable (at most every refresh_seconds)."""
+        now = self._clock()
+        if self._dirty and (force or now - self._last_refresh >= self.config.refresh_seconds):
+            self.index.refresh()
+            self._dirty = False
+            self._last_refresh = now
+            return True
+        return False
+
+    def take_schedules(self, requester: str | None = None) -> list[Schedule]:
+        """New (or timed-out) schedules, while fewer than max_outstanding are out."""
+        out: list[Schedule] = []
+        # At the limit, a timed-out schedule is still handed out again (one per call).
+        while len(self.queue.outstanding()) < self.config.max_outstanding or (
+                not out and self._has_expired()):
+            schedule = self.queue.next_schedule(self._clock(), requester)
+            if schedule is None or any(s.id == schedule.id for s in out):
+                break
+            out.append(schedule)
+            if len(out) >= self.config.max_outstanding:
+                break
+        return out
+
+    def last_requests(self, schedule: Schedule) -> dict[str, float]:
+        """For the schedule's crawl-delayed hosts, the latest time their previous requests
+        could have been made (unknown after a restart: now, to be safe)."""
+        now = self._clock()
+        return {origin_of(e.url): self._delayed_last.get(origin_of(e.url), now)
+                for e in schedule.entries if e.crawl_delay > 0}
+
+    def _has_expired(self) -> bool:
+        now = self._clock()
+        return any(s.deadline <= now for s in self.queue.outstanding())
+
+    def idle(self) -> bool:
+        """Nothing queued, waiting, handed out or received but unapplied."""
+        stats = self.queue.stats()
+        return (stats.queued == 0 and stats.waiting_robots == 0 and stats.crawl_delayed == 0
+                and stats.outstanding_schedules == 0 and self.spool.pending("batch") == 0)
+
+    def stats(self) -> dict[str, Any]:
+        top = sorted(self.error_hosts.items(), key=lambda kv: (-kv[1], kv[0]))[:10]
+        return {**self.counters, **self.queue.stats().as_dict(),
+                "inbox": self.spool.pending("batch"), "error_hosts": dict(top)}
+
+    def close(self) -> None:
+        try:
+            if self._dirty:
+                self.index.refresh()
+            self._save_state()
+        finally:
+            try:
+                self.index.close()
+            finally:
+                self.queue.close()

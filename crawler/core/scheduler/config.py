@@ -1,0 +1,112 @@
+"""Configuration of one crawl queue: a frozen value the queue-server glue builds once.
+
+Layer: ``crawler.core.scheduler``. Defaults are the seed's and Yioop's constants
+(``DOWNLOAD_SIZE_INTERVAL``, ``DOWNLOAD_ERROR_THRESHOLD``, ``ERROR_CRAWL_DELAY``...). Nothing
+here reads settings or the environment; :meth:`SchedulerConfig.from_crawl` copies the crawl-level
+fields of a :class:`~crawler.core.crawl.CrawlConfig`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..crawl import CrawlConfig, CrawlOrder, RobotsBehaviour
+from ..siterules import SiteRules
+from .errors import SchedulerConfigError
+
+DOWNLOAD_SIZE_INTERVAL = 5000       # urls per schedule
+NUM_MULTI_CURL_PAGES = 100          # one fetch round
+DOWNLOAD_ERROR_THRESHOLD = 50       # errors per schedule before a host is delayed
+ERROR_CRAWL_DELAY = 20.0            # seconds
+MAXIMUM_CRAWL_DELAY = 64.0          # a robots.txt asking for more disallows the host
+SITEMAP_TIER_PENALTY = 4
+NON_HTML_TIER_PENALTY = 1
+MAX_URL_BUFFER_BEFORE_WRITE = 500
+MAX_URL_FILE_SIZE = 1_000_000
+CRAWL_TIMEOUT = 1800.0              # an unacknowledged schedule is handed out again after this
+
+
+@dataclass(frozen=True, slots=True)
+class SchedulerConfig:
+    """Everything a :class:`~crawler.core.scheduler.queue.CrawlQueue` needs to know.
+
+    ``max_depth`` -1 and ``max_pages`` 0 mean no limit; ``recrawl_days`` -1 means never recrawl
+    (the ETag/Expires table is then not consulted). ``max_cld_share`` (0 < share <= 1) caps the
+    fraction of one schedule that a single company-level domain may fill (seed 004's per-domain
+    share of the fetch list); urls over the cap go to the back of their tier for a later schedule.
+    """
+
+    order: CrawlOrder = CrawlOrder.HOST_BUDGETING
+    max_depth: int = -1
+    max_pages: int = 0
+    schedule_size: int = DOWNLOAD_SIZE_INTERVAL
+    round_size: int = NUM_MULTI_CURL_PAGES
+    robots: RobotsBehaviour = RobotsBehaviour.ALWAYS_FOLLOW
+    site_rules: SiteRules = field(default_factory=SiteRules)
+    recrawl_days: int = -1
+    bloom_expected_urls: int = 5_000_000
+    bloom_fp_rate: float = 0.001
+    error_threshold: int = DOWNLOAD_ERROR_THRESHOLD
+    error_crawl_delay: float = ERROR_CRAWL_DELAY
+    max_crawl_delay: float = MAXIMUM_CRAWL_DELAY
+    schedule_timeout: float = CRAWL_TIMEOUT
+    robots_retries: int = 3
+    user_agent: str = "yioopy"
+    max_cld_share: float = 1.0
+    url_buffer: int = MAX_URL_BUFFER_BEFORE_WRITE
+    max_file_bytes: int = MAX_URL_FILE_SIZE
+    checkpoint_journal_bytes: int = 64 << 20
+    fsync: bool = True
+
+    def __post_init__(self) -> None:
+        checks = (
+            (self.schedule_size >= 1, "schedule_size must be at least 1"),
+            (self.round_size >= 1, "round_size must be at least 1"),
+            (self.max_depth >= -1, "max_depth must be -1 (no limit) or more"),
+            (self.max_pages >= 0, "max_pages must be 0 (no limit) or more"),
+            (self.bloom_expected_urls >= 1, "bloom_expected_urls must be positive"),
+            (0.0 < self.bloom_fp_rate < 1.0, "bloom_fp_rate must be in (0, 1)"),
+            (self.error_threshold >= 1, "error_threshold must be positive"),
+            (self.error_crawl_delay >= 0, "error_crawl_delay must not be negative"),
+            (self.max_crawl_delay > 0, "max_crawl_delay must be positive"),
+            (self.schedule_timeout > 0, "schedule_timeout must be positive"),
+            (self.robots_retries >= 1, "robots_retries must be at least 1"),
+            (0.0 < self.max_cld_share <= 1.0, "max_cld_share must be in (0, 1]"),
+            (self.url_buffer >= 1, "url_buffer must be positive"),
+            (self.max_file_bytes >= 1024, "max_file_bytes must be at least 1024"),
+            (self.checkpoint_journal_bytes >= 1, "checkpoint_journal_bytes must be positive"),
+            (bool(self.user_agent.strip()), "user_agent must not be empty"),
+        )
+        for ok, message in checks:
+            if not ok:
+                raise SchedulerConfigError(message)
+        try:
+            CrawlOrder(self.order)
+            RobotsBehaviour(self.robots)
+        except ValueError as exc:
+            raise SchedulerConfigError(str(exc)) from None
+
+    @classmethod
+    def from_crawl(cls, crawl: CrawlConfig, **overrides: Any) -> SchedulerConfig:
+        """The queue configuration of ``crawl``; ``overrides`` set any other field."""
+        rules = crawl.site_rules
+        if crawl.restrict_to_seeds and not rules.restrict:
+            rules = dataclasses.replace(rules, restrict=True)
+        base: dict[str, Any] = {
+            "order": crawl.order,
+            "max_depth": crawl.max_depth,
+            "max_pages": crawl.max_pages,
+            "robots": crawl.page_options.robots,
+            "site_rules": rules,
+            "recrawl_days": (crawl.recrawl_days if crawl.recrawl_days >= 0
+                             else crawl.page_options.page_recrawl_days),
+            "max_cld_share": crawl.max_domain_share,
+        }
+        base.update(overrides)
+        return cls(**base)
+
+    @property
+    def recrawl_enabled(self) -> bool:
+        return self.recrawl_days > 0

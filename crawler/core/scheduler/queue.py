@@ -1,0 +1,1102 @@
+"""The queue server's crawl queue: what to fetch next, kept on disk (the seed's Scheduler and
+its QueueBundle).
+
+Layer: ``crawler.core.scheduler`` (pure Python). The queue-server process (``run_queue_server``)
+owns one :class:`CrawlQueue` per crawl, feeds it what fetchers send (discovered urls, robots.txt
+data, host errors, ETag/Expires) and hands its schedules to fetchers. Neighbours: robots rules
+come from the fetch side (:mod:`.robots`); urls are expected in the canonical form of
+:func:`crawler.core.urls.canonicalize`; site rules are :class:`crawler.core.siterules.SiteRules`.
+
+On-disk layout (under the directory the caller gives)::
+
+    LOCK                                   flock: one process per queue
+    CURRENT                                the committed checkpoint generation <g> (text)
+    QueueState/state.<g>.bin               pickled queue state: lanes, hosts, schedules, OPIC
+    UrlExistsFilterBundle/bloom.<g>.bin    Bloom filter of queued urls (see .bloom)
+    CLDData/cld.<g>.bin                    CLD hash -> SEEN, WEIGHTED_SEEN, WEIGHTED_INCOMING
+    EtagExpires/etag.<g>.bin               url hash -> (ETag, Expires)
+    ScheduleData/journal.<g>.log           every accepted call since checkpoint <g> (see .journal)
+    UrlQueue/RobotsTxt/<day>/<n>.txt.gz    robots.txt urls, scheduled before anything else
+    UrlQueue/Tier<k>/<day>/<n>.txt.gz      urls ready to schedule, in arrival order per tier
+    WaitRobotUrl/<host hash>/<day>/<n>.txt.gz      urls of hosts whose robots.txt is not in yet
+    CrawlDelayedHosts/<host hash>/<day>/<n>.txt.gz urls parked until their host's schedule is
+                                                   acknowledged
+
+Url files are described in :mod:`.lanes`. A record is one line of tab-separated fields:
+``url, depth, weight, tier, flags, incoming`` — ``weight`` is the link index ``i`` the url came
+with (its weight, echoed to fetchers), ``tier`` the tier it was filed in (-1 while waiting for
+robots), ``flags`` bit 1 sitemap / bit 2 non-HTML, ``incoming`` the WEIGHTED_INCOMING_URLS
+increment to apply when it enters UrlQueue. A ``<host hash>`` is :func:`indexer.core.ids.hash8`
+of the host's origin ``scheme://host[:port]`` in hex.
+
+Durability and recovery. Every public mutator validates its input, applies it in memory (url
+files are appended without fsync), then appends the call to the journal and fdatasyncs before
+returning; so anything a call accepted survives a kill -9, and the caller may acknowledge its
+message. Applying a call is deterministic (times come from the journal record, hashes are md5,
+gzip members have mtime 0), so recovery = load checkpoint <g>, truncate url files to their
+committed lengths, delete files the checkpoint does not know, replay journal <g>. A checkpoint
+(when the journal passes ``checkpoint_journal_bytes``, after recovery, and at :meth:`close`)
+flushes and fsyncs url files, writes the generation-<g+1> files and an empty journal, then
+renames CURRENT (the commit point), then deletes generation <g> and url files already read.
+
+Invariants: a url enters UrlQueue only after its host's robots rules allowed it (unless robots
+are ignored); a crawl-delayed host has at most one outstanding schedule and its urls in a
+schedule are at least ``round_size`` slots apart; a url handed out in a schedule is handed out
+again only in that same schedule (same id) after a timeout, never after the schedule was
+acknowledged.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import logging
+import math
+import os
+import pickle
+import secrets
+import shutil
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from ..crawl import CrawlOrder, RobotsBehaviour
+from . import opic
+from .bloom import BloomFilter, url_digests, url_hashes
+from .cldtable import CldTable
+from .config import SchedulerConfig
+from .errors import (
+    CorruptQueueError,
+    InvalidUrlError,
+    QueueClosedError,
+    QueueLockedError,
+    SchedulerConfigError,
+)
+from .formulas import (
+    budget_tier,
+    check_storable,
+    cld_hash,
+    company_level_domain,
+    host_hash,
+    incoming_increment,
+    seen_increment,
+    split_origin,
+)
+from .journal import JournalWriter, read_journal
+from .lanes import URL_FILES_EXTENSION, Lane, LaneContext
+from .robots import ALLOW_ALL, DISALLOW_ALL, RobotsRules, rules_for_status
+from .storage import atomic_write, fsync_dir, fsync_file, read_blob, write_blob
+from .values import DiscoveredUrl, QueueStats, Schedule, ScheduleEntry
+
+logger = logging.getLogger(__name__)
+
+STATE_DIR = "QueueState"
+BLOOM_DIR = "UrlExistsFilterBundle"
+CLD_DIR = "CLDData"
+ETAG_DIR = "EtagExpires"
+JOURNAL_DIR = "ScheduleData"
+URL_QUEUE = "UrlQueue"
+ROBOTS_LANE = "UrlQueue/RobotsTxt"
+TIER_PREFIX = "Tier"
+WAIT_DIR = "WaitRobotUrl"
+DELAYED_DIR = "CrawlDelayedHosts"
+LANE_ROOTS = (URL_QUEUE, WAIT_DIR, DELAYED_DIR)
+
+_STATE_MAGIC = b"YQSTATE1"
+_ETAG_MAGIC = b"YQETAG01"
+_FORMAT = 1
+
+FLAG_SITEMAP = 1
+FLAG_NON_HTML = 2
+
+# A journal item for one discovered url: (url, depth, link_index, source_cld, source_weight,
+# source_tier, is_sitemap, is_html, opic_cash)
+_Item = tuple[str, int, int, str, float, int, bool, bool, float]
+
+
+@dataclass(slots=True)
+class _Host:
+    """Politeness state of one origin. ``rules`` is None until robots data arrives."""
+
+    rules: RobotsRules | None = None
+    robots_queued: bool = False
+    robots_attempts: int = 0
+    error_delay: float = 0.0
+    busy: str | None = None  # the outstanding schedule holding this delayed host
+
+    def delay(self, follow_robots: bool) -> float:
+        robots_delay = self.rules.crawl_delay if (follow_robots and self.rules) else 0.0
+        return max(float(robots_delay or 0.0), self.error_delay)
+
+
+@dataclass(slots=True)
+class _Outstanding:
+    schedule: Schedule
+    delayed_hosts: tuple[str, ...]
+    robots_origins: tuple[str, ...]
+    requester: str | None
+
+
+def _day_stamp(t: float) -> str:
+    return time.strftime("%Y%m%d", time.gmtime(t))
+
+
+def _record(url: str, depth: int, weight: float, tier: int, flags: int, incoming: float) -> str:
+    return f"{url}\t{depth}\t{weight!r}\t{tier}\t{flags}\t{incoming!r}"
+
+
+def _parse(record: str) -> tuple[str, int, float, int, int, float]:
+    url, depth, weight, tier, flags, incoming = record.split("\t")
+    return url, int(depth), float(weight), int(tier), int(flags), float(incoming)
+
+
+def _url_hash(url: str) -> int:
+    return int(url_hashes(url_digests([url]))[0])
+
+
+class CrawlQueue:
+    """The crawl queue of one queue server for one crawl. Not thread-safe: one caller at a
+    time (the queue-server loop). Open with :meth:`open`; call :meth:`close` (or use ``with``)
+    to checkpoint and release the directory lock."""
+
+    # -- opening and closing ----------------------------------------------------------------
+
+    def __init__(self, root: Path, config: SchedulerConfig, clock: Callable[[], float],
+                 lock_fd: int) -> None:
+        self.root = root
+        self._cfg = config
+        self._clock = clock
+        self._lock_fd = lock_fd
+        self._ctx = LaneContext(root, config.url_buffer, config.max_file_bytes)
+        self._closed = False
+        self._replaying = False
+        self._journal: JournalWriter | None = None
+        self._gen = 0
+        self._garbage: list[str] = []
+        self._cld_keys: dict[str, int] = {}
+        self._last_call_changed = False
+        self._reset_state()
+
+    def _reset_state(self) -> None:
+        cfg = self._cfg
+        self._token = secrets.token_hex(4)
+        self._bloom = BloomFilter.for_capacity(cfg.bloom_expected_urls, cfg.bloom_fp_rate)
+        self._cld = CldTable()
+        self._hosts: dict[str, _Host] = {}
+        self._tiers: dict[int, Lane] = {}
+        self._robots_lane = Lane(self._ctx, ROBOTS_LANE)
+        self._wait: dict[str, Lane] = {}
+        self._delayed: dict[str, Lane] = {}
+        self._outstanding: dict[str, _Outstanding] = {}
+        self._requesters: dict[str, str] = {}
+        self._etag: dict[int, tuple[str | None, float | None]] = {}
+        self._pool: opic.CashPool | None = (
+            opic.CashPool() if cfg.order is CrawlOrder.OPIC else None)
+        self._counters: dict[str, int] = {"seen": 0, "scheduled": 0, "acknowledged": 0}
+        self._rr = 0
+        self._seq = 0
+        self._bloom_epoch: float | None = None
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str], config: SchedulerConfig, *,
+             clock: Callable[[], float] = time.time) -> CrawlQueue:
+        """Open (or create) the queue rooted at ``path``. An existing queue is recovered from
+        its last checkpoint and journal, then checkpointed with ``config`` (the crawl order of
+        an existing queue cannot change; limits and rules can)."""
+        root = Path(path)
+        root.mkdir(parents=True, exist_ok=True)
+        lock_fd = os.open(root / "LOCK", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(lock_fd)
+            raise QueueLockedError(f"{root} is open in another process") from None
+        try:
+            queue = cls(root, config, clock, lock_fd)
+            queue._start()
+        except BaseException:
+            os.close(lock_fd)
+            raise
+        return queue
+
+    def _start(self) -> None:
+        current = self.root / "CURRENT"
+        for folder in (STATE_DIR, BLOOM_DIR, CLD_DIR, ETAG_DIR, JOURNAL_DIR, *LANE_ROOTS):
+            (self.root / folder).mkdir(exist_ok=True)
+        if not current.exists():
+            logger.info("crawl queue %s: new (order %s)", self.root, self._cfg.order.value)
+            self._checkpoint()
+            return
+        try:
+            gen = int(current.read_text().strip())
+        except ValueError:
+            raise CorruptQueueError("CURRENT does not hold a generation", str(current)) from None
+        wanted = self._cfg
+        self._load(gen)
+        if self._cfg.order is not wanted.order:
+            raise SchedulerConfigError(
+                f"queue {self.root} was created for order {self._cfg.order.value}, "
+                f"not {wanted.order.value}")
+        self._clean_files()
+        self._replaying = True
+        replayed = 0
+        try:
+            for record in read_journal(self.root / JOURNAL_DIR / f"journal.{gen}.log"):
+                self._dispatch(record)
+                replayed += 1
+        finally:
+            self._replaying = False
+        self._cfg = wanted
+        self._ctx.buffer_limit = wanted.url_buffer
+        self._ctx.max_file_bytes = wanted.max_file_bytes
+        logger.info("crawl queue %s: recovered generation %d, replayed %d calls",
+                    self.root, gen, replayed)
+        self._checkpoint()
+
+    def close(self) -> None:
+        """Checkpoint and release the lock. The queue reopens where it stopped."""
+        if self._closed:
+            return
+        self._checkpoint()
+        if self._journal is not None:
+            self._journal.close()
+        os.close(self._lock_fd)
+        self._closed = True
+
+    def __enter__(self) -> CrawlQueue:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def config(self) -> SchedulerConfig:
+        return self._cfg
+
+    # -- public calls -----------------------------------------------------------------------
+
+    def add_seeds(self, urls: Iterable[str]) -> int:
+        """Queue the crawl's seed urls (depth 0, weight 0). In OPIC order the seeds of one
+        call share one unit of cash. Returns how many urls were newly accepted."""
+        unique = list(dict.fromkeys(urls))
+        share = 1.0 / len(unique) if unique else 0.0
+        items = [(url, 0, 0, "", 0.0, 0, False, True, share) for url in unique]
+        return self._call(("add", self._now(), items))
+
+    def add_discovered(self, batch: Iterable[DiscoveredUrl]) -> int:
+        """Queue urls fetchers discovered. Invalid urls, urls past the depth limit, urls the
+        site rules refuse and urls already queued are dropped (counted in :meth:`stats`).
+        Returns how many urls were newly accepted. Durable when it returns."""
+        items: list[_Item] = []
+        for found in batch:
+            source_cld = found.source_cld
+            if not source_cld and found.source_url:
+                try:
+                    source_cld = company_level_domain(split_origin(found.source_url)[1])
+                except InvalidUrlError:
+                    source_cld = ""
+            items.append((found.url, int(found.depth), int(found.link_index), source_cld,
+                          float(found.source_weight), int(found.source_tier),
+                          bool(found.is_sitemap), bool(found.is_html), float(found.opic_cash)))
+        return self._call(("add", self._now(), items))
+
+    def add_robots(self, host: str, rules: RobotsRules | str | bytes | None,
+                   status: int = 200) -> None:
+        """Robots data for ``host`` — an origin ``scheme://host[:port]`` or any url on it (the
+        robots.txt url itself will do). ``rules`` is the robots.txt text or parsed rules;
+        ``status`` the HTTP status of the robots.txt fetch (0 for a failure without one).
+        Waiting urls of the host are filtered by the rules and released into UrlQueue."""
+        origin = self._origin(host)
+        resolved = rules_for_status(rules, status, user_agent=self._cfg.user_agent,
+                                    max_crawl_delay=self._cfg.max_crawl_delay)
+        self._call(("robots", self._now(), origin, resolved))
+
+    def report_host_errors(self, host: str, count: int) -> None:
+        """A fetcher saw ``count`` errors for ``host`` (origin or url) in one schedule; at
+        ``error_threshold`` or more the host is crawl-delayed by ``error_crawl_delay``."""
+        self._call(("errors", self._now(), self._origin(host), int(count)))
+
+    def record_fetched(self, url: str, etag: str | None = None,
+                       expires: float | None = None) -> None:
+        """Remember a fetched page's ETag and Expires (a Unix time) for recrawls."""
+        self.record_fetched_many([(url, etag, expires)])
+
+    def record_fetched_many(self, items: Iterable[tuple[str, str | None, float | None]]) -> None:
+        """:meth:`record_fetched` for a batch, with one fsync."""
+        rows = [(url, etag, None if expires is None else float(expires))
+                for url, etag, expires in items]
+        if rows:
+            self._call(("fetched", self._now(), rows))
+
+    def next_schedule(self, now: float | None = None,
+                      requester: str | None = None) -> Schedule | None:
+        """The next schedule, or None when nothing can be scheduled now.
+
+        A schedule whose deadline passed without an acknowledgement is handed out again first
+        (same id, same urls). When ``requester`` (a fetcher's name) still holds an
+        unacknowledged schedule, that schedule is returned again, so a retried request does not
+        take a second one. The schedule is durable when this returns."""
+        when = self._now() if now is None else float(now)
+        return self._call(("schedule", self._now(), when, requester))
+
+    def acknowledge(self, schedule_id: str) -> bool:
+        """The data of schedule ``schedule_id`` has come back: forget it, free its crawl-delayed
+        hosts (their parked urls return to UrlQueue). False when the id is not outstanding
+        (already acknowledged, or unknown)."""
+        return bool(self._call(("ack", self._now(), str(schedule_id))))
+
+    def stats(self) -> QueueStats:
+        self._check_open()
+        if self._pool is not None:
+            tiers: tuple[tuple[int, int], ...] = ((0, self._pool.ready_count),)
+        else:
+            tiers = tuple((k, len(lane)) for k, lane in sorted(self._tiers.items()))
+        counters = self._counters
+        dropped = tuple(sorted((k[8:], v) for k, v in counters.items()
+                               if k.startswith("dropped_")))
+        return QueueStats(
+            tiers=tiers,
+            robots_txt_queued=len(self._robots_lane),
+            waiting_robots=sum(len(lane) for lane in self._wait.values()),
+            waiting_hosts=sum(1 for lane in self._wait.values() if len(lane)),
+            crawl_delayed=sum(len(lane) for lane in self._delayed.values()),
+            delayed_hosts=sum(1 for lane in self._delayed.values() if len(lane)),
+            seen=counters["seen"],
+            scheduled=counters["scheduled"],
+            outstanding_schedules=len(self._outstanding),
+            acknowledged_schedules=counters["acknowledged"],
+            hosts=len(self._hosts),
+            company_level_domains=len(self._cld),
+            dropped=dropped,
+        )
+
+    def cld_counters(self, host: str) -> tuple[int, float, float]:
+        """(SEEN_URLS, WEIGHTED_SEEN_URLS, WEIGHTED_INCOMING_URLS) of ``host``'s CLD."""
+        return self._cld.get(cld_hash(company_level_domain(host)))
+
+    def opic_scores(self, url: str) -> tuple[float, float] | None:
+        """(cash, history) of ``url`` in OPIC order; None when unknown or another order."""
+        if self._pool is None:
+            return None
+        row = self._pool.lookup(_url_hash(url))
+        if row is None:
+            return None
+        return float(self._pool.cash[row]), float(self._pool.history[row])
+
+    def outstanding(self) -> list[Schedule]:
+        """The schedules handed out and not yet acknowledged, oldest first."""
+        return [out.schedule for out in self._outstanding.values()]
+
+    def checkpoint(self) -> None:
+        """Write a checkpoint now (normally automatic)."""
+        self._check_open()
+        self._checkpoint()
+
+    # -- the call path ----------------------------------------------------------------------
+
+    def _now(self) -> float:
+        return float(self._clock())
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise QueueClosedError(f"crawl queue {self.root} is closed")
+
+    def _origin(self, host: str) -> str:
+        text = host.strip()
+        if "://" not in text:
+            raise InvalidUrlError(
+                f"a host must be given as its origin scheme://host[:port], not {host!r}")
+        return split_origin(text)[0]
+
+    def _call(self, record: tuple[Any, ...]) -> Any:
+        self._check_open()
+        result = self._dispatch(record)
+        if record[0] == "schedule" and result is None and not self._last_call_changed:
+            return None
+        assert self._journal is not None
+        self._journal.append(record)
+        if self._journal.size >= self._cfg.checkpoint_journal_bytes:
+            self._checkpoint()
+        return result
+
+    def _dispatch(self, record: tuple[Any, ...]) -> Any:
+        kind, t = record[0], record[1]
+        self._ctx.day = _day_stamp(t)
+        self._last_call_changed = True
+        if kind == "add":
+            return self._apply_add(record[2])
+        if kind == "robots":
+            return self._apply_robots(record[2], record[3])
+        if kind == "errors":
+            return self._apply_errors(record[2], record[3])
+        if kind == "fetched":
+            return self._apply_fetched(record[2])
+        if kind == "schedule":
+            return self._apply_schedule(record[2], record[3])
+        if kind == "ack":
+            return self._apply_ack(record[2])
+        raise CorruptQueueError(f"unknown journal record {kind!r}")
+
+    def _count(self, name: str, amount: int = 1) -> None:
+        if amount:
+            self._counters[name] = self._counters.get(name, 0) + amount
+
+    # -- adding -----------------------------------------------------------------------------
+
+    def _cld_key(self, host: str) -> int:
+        key = self._cld_keys.get(host)
+        if key is None:
+            if len(self._cld_keys) > 200_000:
+                self._cld_keys.clear()
+            key = cld_hash(company_level_domain(host))
+            self._cld_keys[host] = key
+        return key
+
+    def _host(self, origin: str) -> _Host:
+        host = self._hosts.get(origin)
+        if host is None:
+            host = _Host()
+            if self._cfg.robots is RobotsBehaviour.IGNORE:
+                host.rules = ALLOW_ALL
+            self._hosts[origin] = host
+        return host
+
+    def _apply_add(self, items: list[_Item]) -> int:
+        cfg = self._cfg
+        rules = cfg.site_rules
+        check_rules = bool(rules.disallowed) or rules.restrict
+        max_depth = cfg.max_depth
+        pool = self._pool
+        first: set[str] = set()
+        extra_cash: dict[str, float] = {}
+        kept: list[tuple[_Item, str, str]] = []
+        for item in items:
+            url = item[0]
+            if url in first:
+                # another link to the same url in this batch: in OPIC it earns that cash too
+                extra_cash[url] = extra_cash.get(url, 0.0) + item[8]
+                continue
+            try:
+                check_storable(url)
+                origin, host = split_origin(url)
+            except InvalidUrlError:
+                self._count("dropped_invalid")
+                continue
+            if 0 <= max_depth < item[1]:
+                self._count("dropped_depth")
+                continue
+            if check_rules and not rules.permits(url):
+                self._count("dropped_site_rules")
+                continue
+            first.add(url)
+            kept.append((item, origin, host))
+        if not kept:
+            return 0
+        digests = url_digests([entry[0][0] for entry in kept])
+        if pool is not None:
+            hashes = url_hashes(digests).tolist()
+            fresh_rows = []
+            for position, url_hash in enumerate(hashes):
+                row = pool.lookup(url_hash)
+                if row is None:
+                    fresh_rows.append(position)
+                    continue
+                url = kept[position][0][0]
+                cash = kept[position][0][8] + extra_cash.get(url, 0.0)
+                if cash:
+                    pool.credit(row, cash)
+            kept = [kept[p] for p in fresh_rows]
+            digests = digests[fresh_rows]
+            hashes = [hashes[p] for p in fresh_rows]
+        new = self._bloom.add_many(digests)
+        accepted = 0
+        for position, is_new in enumerate(new.tolist()):
+            if not is_new:
+                self._count("dropped_duplicate")
+                continue
+            item, origin, host = kept[position]
+            url, depth, link_index, source_cld, source_weight, source_tier = item[:6]
+            key = self._cld_key(host)
+            incoming = 0.0
+            if source_cld and cld_hash(source_cld) != key:
+                incoming = incoming_increment(source_weight, source_tier)
+            flags = (FLAG_SITEMAP if item[6] else 0) | (0 if item[7] else FLAG_NON_HTML)
+            if pool is not None:
+                cash = item[8] + extra_cash.get(url, 0.0)
+                pool.insert(hashes[position], url, depth, cash, opic.WAITING)
+            accepted += 1
+            self._route(url, depth, float(link_index), flags, incoming, origin, host)
+        self._count("seen", accepted)
+        return accepted
+
+    def _robots_url(self, origin: str) -> str:
+        return origin + "/robots.txt"
+
+    def _route(self, url: str, depth: int, weight: float, flags: int, incoming: float,
+               origin: str, host: str) -> None:
+        """A new url: wait for robots, or enter UrlQueue, or be refused."""
+        state = self._host(origin)
+        if url == self._robots_url(origin):
+            if state.rules is None and not state.robots_queued:
+                self._queue_robots(origin, state)
+            self._drop_opic(url)
+            return
+        if state.rules is None:
+            lane = self._wait.get(origin)
+            if lane is None:
+                lane = self._wait[origin] = Lane(self._ctx, f"{WAIT_DIR}/{host_hash(origin)}")
+            lane.push(_record(url, depth, weight, -1, flags, incoming))
+            if not state.robots_queued:
+                self._queue_robots(origin, state)
+            return
+        if self._allowed(state, url, origin):
+            self._enqueue(url, depth, weight, flags, incoming, host)
+        else:
+            self._count("dropped_robots")
+            self._drop_opic(url)
+
+    def _allowed(self, state: _Host, url: str, origin: str) -> bool:
+        assert state.rules is not None
+        if state.rules.allowed(url):
+            return True
+        return (self._cfg.robots is RobotsBehaviour.ALLOW_LANDING_PAGE
+                and url == origin + "/")
+
+    def _queue_robots(self, origin: str, state: _Host) -> None:
+        state.robots_queued = True
+        state.robots_attempts += 1
+        robots_url = self._robots_url(origin)
+        self._bloom.add(robots_url)
+        self._robots_lane.push(_record(robots_url, 0, 0.0, 0, FLAG_NON_HTML, 0.0))
+
+    def _enqueue(self, url: str, depth: int, weight: float, flags: int, incoming: float,
+                 host: str) -> None:
+        """File a url that robots allowed into UrlQueue: update its CLD, pick its tier."""
+        wseen, wincoming = self._cld.update(self._cld_key(host),
+                                            seen_increment(int(weight)), incoming)
+        order = self._cfg.order
+        if self._pool is not None:
+            row = self._pool.lookup(_url_hash(url))
+            if row is not None:
+                self._pool.set_state(row, opic.READY)
+            return
+        if order is CrawlOrder.BREADTH_FIRST:
+            tier = max(0, depth)
+        else:
+            tier = budget_tier(wseen, wincoming, is_sitemap=bool(flags & FLAG_SITEMAP),
+                               is_html=not flags & FLAG_NON_HTML)
+        self._tier_lane(tier).push(_record(url, depth, weight, tier, flags, 0.0))
+
+    def _tier_lane(self, tier: int) -> Lane:
+        lane = self._tiers.get(tier)
+        if lane is None:
+            lane = self._tiers[tier] = Lane(self._ctx, f"{URL_QUEUE}/{TIER_PREFIX}{tier}")
+        return lane
+
+    def _drop_opic(self, url: str) -> None:
+        if self._pool is not None:
+            row = self._pool.lookup(_url_hash(url))
+            if row is not None:
+                self._pool.set_state(row, opic.DEAD)
+
+    # -- robots, errors, validators ---------------------------------------------------------
+
+    def _apply_robots(self, origin: str, rules: RobotsRules) -> None:
+        state = self._host(origin)
+        if self._cfg.robots is RobotsBehaviour.IGNORE:
+            state.robots_queued = False
+            return
+        state.rules = rules
+        state.robots_queued = False
+        self._release_waiting(origin, state)
+        host = split_origin(origin + "/")[1]
+        sitemaps = [url for url in getattr(rules, "sitemaps", ()) or ()
+                    if isinstance(url, str) and url.startswith(origin + "/")]
+        if sitemaps:
+            self._apply_add([(url, 1, 0, company_level_domain(host), 0.0, 0, True, False, 0.0)
+                             for url in sitemaps])
+
+    def _release_waiting(self, origin: str, state: _Host) -> None:
+        lane = self._wait.pop(origin, None)
+        if lane is None:
+            return
+        host = split_origin(origin + "/")[1]
+        released = refused = 0
+        for record in lane.pop_all():
+            url, depth, weight, _, flags, incoming = _parse(record)
+            if self._allowed(state, url, origin):
+                self._enqueue(url, depth, weight, flags, incoming, host)
+                released += 1
+            else:
+                self._drop_opic(url)
+                refused += 1
+        self._count("dropped_robots", refused)
+        self._garbage.extend(lane.all_files())
+        if not self._replaying:
+            logger.info("robots %s: released %d waiting urls, refused %d",
+                        origin, released, refused)
+
+    def _apply_errors(self, origin: str, count: int) -> None:
+        if count >= self._cfg.error_threshold:
+            state = self._host(origin)
+            if state.error_delay < self._cfg.error_crawl_delay and not self._replaying:
+                logger.info("host %s: %d errors, crawl-delayed %.0fs", origin, count,
+                            self._cfg.error_crawl_delay)
+            state.error_delay = max(state.error_delay, self._cfg.error_crawl_delay)
+
+    def _apply_fetched(self, rows: list[tuple[str, str | None, float | None]]) -> None:
+        if not self._cfg.recrawl_enabled:
+            return
+        digests = url_digests([row[0] for row in rows])
+        for url_hash, (_, etag, expires) in zip(url_hashes(digests).tolist(), rows,
+                                                strict=True):
+            if etag or expires is not None:
+                self._etag[url_hash] = (etag or None, expires)
+            else:
+                self._etag.pop(url_hash, None)
+
+    # -- scheduling -------------------------------------------------------------------------
+
+    def _apply_schedule(self, now: float, requester: str | None) -> Schedule | None:
+        self._last_call_changed = False
+        if requester is not None:
+            held = self._requesters.get(requester)
+            if held is not None and held in self._outstanding:
+                return self._outstanding[held].schedule
+        cfg = self._cfg
+        if cfg.recrawl_enabled:
+            if self._bloom_epoch is None:
+                self._bloom_epoch = now
+                self._last_call_changed = True
+            elif now - self._bloom_epoch >= cfg.recrawl_days * 86400.0:
+                self._bloom.clear()
+                self._bloom_epoch = now
+                self._last_call_changed = True
+        for sid, out in self._outstanding.items():
+            if out.schedule.deadline <= now:
+                schedule = replace(out.schedule, issued_at=now,
+                                   deadline=now + cfg.schedule_timeout,
+                                   reissue=out.schedule.reissue + 1)
+                del self._outstanding[sid]
+                out.schedule = schedule
+                out.requester = requester
+                self._outstanding[sid] = out
+                if requester is not None:
+                    self._requesters[requester] = sid
+                self._last_call_changed = True
+                if not self._replaying:
+                    logger.warning("schedule %s timed out; handed out again (%d urls)",
+                                   sid, len(schedule.entries))
+                return schedule
+        if not self._anything_queued():
+            return None
+        self._last_call_changed = True
+        return self._build(now, requester)
+
+    def _anything_queued(self) -> bool:
+        if len(self._robots_lane):
+            return True
+        if self._cfg.max_pages and self._counters["scheduled"] >= self._cfg.max_pages:
+            return False
+        if self._pool is not None:
+            return self._pool.ready_count > 0
+        return any(len(lane) for lane in self._tiers.values())
+
+    def _build(self, now: float, requester: str | None) -> Schedule | None:
+        cfg = self._cfg
+        size = cfg.schedule_size
+        sid = f"{self._token}-{self._seq + 1}"
+        builder = _Builder(self, sid, now)
+        # robots.txt urls first: nothing else of their hosts can be scheduled before them
+        while builder.pos < size:
+            record = self._robots_lane.pop()
+            if record is None:
+                break
+            url, depth, weight, tier, _, _ = _parse(record)
+            builder.place(url, depth, weight, tier, 0.0, None, robots=True)
+        if self._pool is not None:
+            builder.fill_from_pool(self._pool)
+        else:
+            builder.fill_from_tiers()
+        if not builder.entries:
+            return None
+        self._seq += 1
+        entries = tuple(sorted(builder.entries, key=lambda entry: entry.slot))
+        schedule = Schedule(sid, entries, now, now + cfg.schedule_timeout, cfg.round_size)
+        delayed = tuple(builder.delayed_hosts)
+        for origin in delayed:
+            self._hosts[origin].busy = sid
+        self._outstanding[sid] = _Outstanding(schedule, delayed, tuple(builder.robots_origins),
+                                              requester)
+        if requester is not None:
+            self._requesters[requester] = sid
+        self._count("scheduled", builder.pages)
+        if not self._replaying:
+            logger.info("schedule %s: %d urls (%d robots.txt), %d parked, %d delayed hosts",
+                        sid, len(entries), len(entries) - builder.pages, builder.parked,
+                        len(delayed))
+        return schedule
+
+    def _park(self, origin: str, record: str) -> None:
+        lane = self._delayed.get(origin)
+        if lane is None:
+            lane = self._delayed[origin] = Lane(self._ctx,
+                                                f"{DELAYED_DIR}/{host_hash(origin)}")
+        lane.push(record)
+
+    def _apply_ack(self, sid: str) -> bool:
+        out = self._outstanding.pop(sid, None)
+        if out is None:
+            self._last_call_changed = False
+            return False
+        self._count("acknowledged")
+        if out.requester is not None and self._requesters.get(out.requester) == sid:
+            del self._requesters[out.requester]
+        for origin in out.delayed_hosts:
+            state = self._hosts[origin]
+            if state.busy == sid:
+                state.busy = None
+            self._requeue_parked(origin)
+        for origin in out.robots_origins:
+            state = self._hosts[origin]
+            if state.rules is not None:
+                continue
+            state.robots_queued = False     # fetched, but no robots data came back
+            if state.robots_attempts >= self._cfg.robots_retries:
+                if not self._replaying:
+                    logger.warning("robots %s: no answer after %d attempts; host disallowed",
+                                   origin, state.robots_attempts)
+                state.rules = DISALLOW_ALL
+                self._release_waiting(origin, state)
+            else:
+                self._queue_robots(origin, state)
+        return True
+
+    def _requeue_parked(self, origin: str) -> None:
+        lane = self._delayed.pop(origin, None)
+        if lane is None:
+            return
+        for record in lane.pop_all():
+            if self._pool is not None:
+                row = self._pool.lookup(_url_hash(record.split("\t", 1)[0]))
+                if row is not None:
+                    self._pool.set_state(row, opic.READY)
+            else:
+                tier = int(record.split("\t", 4)[3])
+                self._tier_lane(tier).push(record)
+        self._garbage.extend(lane.all_files())
+
+    # -- checkpoints ------------------------------------------------------------------------
+
+    def _checkpoint(self) -> None:
+        cfg = self._cfg
+        sync = cfg.fsync
+        gen = self._gen + 1
+        lanes: dict[str, Any] = {"tiers": {}, "wait": {}, "delayed": {}}
+        garbage = list(self._garbage)
+        for tier, lane in self._tiers.items():
+            lanes["tiers"][tier], dead = lane.checkpoint()
+            garbage.extend(dead)
+        lanes["robots"], dead = self._robots_lane.checkpoint()
+        garbage.extend(dead)
+        for name, group in (("wait", self._wait), ("delayed", self._delayed)):
+            for origin, lane in group.items():
+                lanes[name][origin], dead = lane.checkpoint()
+                garbage.extend(dead)
+        if sync:
+            for rel in sorted(self._ctx.dirty_files):
+                path = self.root / rel
+                if path.exists():
+                    fsync_file(path)
+            parents = {str(Path(rel).parent) for rel in self._ctx.new_dirs}
+            parents |= {str(Path(rel).parent) for rel in self._ctx.dirty_files}
+            for rel in sorted(parents, key=len, reverse=True):
+                if (self.root / rel).is_dir():
+                    fsync_dir(self.root / rel)
+        self._ctx.dirty_files.clear()
+        self._ctx.new_dirs.clear()
+        state = {
+            "format": _FORMAT,
+            "token": self._token,
+            "config": cfg,
+            "hosts": self._hosts,
+            "lanes": lanes,
+            "outstanding": self._outstanding,
+            "requesters": self._requesters,
+            "counters": self._counters,
+            "rr": self._rr,
+            "seq": self._seq,
+            "bloom_epoch": self._bloom_epoch,
+            "pool": self._pool.to_state() if self._pool is not None else None,
+        }
+        write_blob(self.root / STATE_DIR / f"state.{gen}.bin", _STATE_MAGIC, _FORMAT,
+                   pickle.dumps(state, protocol=5), sync=sync)
+        self._bloom.save(self.root / BLOOM_DIR / f"bloom.{gen}.bin", sync=sync)
+        self._cld.save(self.root / CLD_DIR / f"cld.{gen}.bin", sync=sync)
+        write_blob(self.root / ETAG_DIR / f"etag.{gen}.bin", _ETAG_MAGIC, _FORMAT,
+                   pickle.dumps(self._etag, protocol=5), sync=sync)
+        journal_path = self.root / JOURNAL_DIR / f"journal.{gen}.log"
+        journal_path.unlink(missing_ok=True)
+        journal = JournalWriter(journal_path, sync=sync)
+        if sync:
+            fsync_dir(journal_path.parent)
+        atomic_write(self.root / "CURRENT", f"{gen}\n".encode(), sync=sync)
+        # committed: generation gen is now the one a restart loads
+        if self._journal is not None:
+            self._journal.close()
+        self._journal = journal
+        self._gen = gen
+        self._garbage = []
+        for rel in garbage:
+            (self.root / rel).unlink(missing_ok=True)
+            self._prune_dirs((self.root / rel).parent)
+        self._remove_other_generations(gen)
+
+    def _prune_dirs(self, folder: Path) -> None:
+        stop = {self.root / name for name in LANE_ROOTS} | {self.root}
+        while folder not in stop:
+            try:
+                folder.rmdir()
+            except OSError:
+                return
+            folder = folder.parent
+
+    def _remove_other_generations(self, gen: int) -> None:
+        for folder, stem in ((STATE_DIR, "state"), (BLOOM_DIR, "bloom"), (CLD_DIR, "cld"),
+                             (ETAG_DIR, "etag"), (JOURNAL_DIR, "journal")):
+            for path in (self.root / folder).iterdir():
+                name = path.name
+                keep = name in (f"{stem}.{gen}.bin", f"{stem}.{gen}.log")
+                if not keep:
+                    path.unlink(missing_ok=True)
+
+    def _load(self, gen: int) -> None:
+        _, payload = read_blob(self.root / STATE_DIR / f"state.{gen}.bin", _STATE_MAGIC,
+                               _FORMAT)
+        try:
+            state = pickle.loads(payload)
+        except Exception as exc:  # a checksummed payload that does not unpickle
+            raise CorruptQueueError(f"state does not load: {exc}",
+                                    str(self.root / STATE_DIR)) from exc
+        self._gen = gen
+        self._cfg = state["config"]
+        self._ctx.buffer_limit = self._cfg.url_buffer
+        self._ctx.max_file_bytes = self._cfg.max_file_bytes
+        self._token = state["token"]
+        self._hosts = state["hosts"]
+        self._outstanding = state["outstanding"]
+        self._requesters = state["requesters"]
+        self._counters = state["counters"]
+        self._rr = state["rr"]
+        self._seq = state["seq"]
+        self._bloom_epoch = state["bloom_epoch"]
+        lanes = state["lanes"]
+        self._tiers = {tier: Lane(self._ctx, s.rel_dir, s) for tier, s in lanes["tiers"].items()}
+        self._robots_lane = Lane(self._ctx, lanes["robots"].rel_dir, lanes["robots"])
+        self._wait = {o: Lane(self._ctx, s.rel_dir, s) for o, s in lanes["wait"].items()}
+        self._delayed = {o: Lane(self._ctx, s.rel_dir, s) for o, s in lanes["delayed"].items()}
+        self._pool = opic.CashPool.from_state(state["pool"]) if state["pool"] else None
+        self._bloom = BloomFilter.load(self.root / BLOOM_DIR / f"bloom.{gen}.bin")
+        self._cld = CldTable.load(self.root / CLD_DIR / f"cld.{gen}.bin")
+        _, etag = read_blob(self.root / ETAG_DIR / f"etag.{gen}.bin", _ETAG_MAGIC, _FORMAT)
+        self._etag = pickle.loads(etag)
+        self._garbage = []
+
+    def _lanes(self) -> list[Lane]:
+        return [*self._tiers.values(), self._robots_lane, *self._wait.values(),
+                *self._delayed.values()]
+
+    def _clean_files(self) -> None:
+        """After loading a checkpoint: cut url files back to their committed lengths and delete
+        the ones the checkpoint does not reference (written after it, or already read)."""
+        committed: dict[str, int] = {}
+        for lane in self._lanes():
+            committed.update((str(rel), int(length)) for rel, length in lane.files)
+        removed = truncated = 0
+        for top in LANE_ROOTS:
+            base = self.root / top
+            for dirpath, _dirnames, filenames in os.walk(base, topdown=False):
+                folder = Path(dirpath)
+                for name in filenames:
+                    path = folder / name
+                    rel = str(path.relative_to(self.root))
+                    length = committed.get(rel)
+                    if length is None or not name.endswith(URL_FILES_EXTENSION):
+                        path.unlink()
+                        removed += 1
+                        continue
+                    size = path.stat().st_size
+                    if size < length:
+                        raise CorruptQueueError(
+                            f"url file has {size} bytes, checkpoint committed {length}", rel)
+                    if size > length:
+                        os.truncate(path, length)
+                        truncated += 1
+                if folder != base:
+                    try:
+                        folder.rmdir()
+                    except OSError:
+                        pass
+        missing = [rel for rel in committed if not (self.root / rel).exists()]
+        if missing:
+            raise CorruptQueueError(f"{len(missing)} committed url files are missing",
+                                    missing[0])
+        if removed or truncated:
+            logger.info("crawl queue %s: removed %d stray url files, truncated %d",
+                        self.root, removed, truncated)
+
+    def destroy(self) -> None:
+        """Close and delete the whole queue directory (a crawl that is closed for good)."""
+        self.close()
+        shutil.rmtree(self.root)
+
+
+class _Builder:
+    """Fills one schedule: slot placement with crawl-delay spacing, limits, recrawl checks."""
+
+    def __init__(self, queue: CrawlQueue, sid: str, now: float) -> None:
+        cfg = queue._cfg
+        self.queue = queue
+        self.sid = sid
+        self.now = now
+        self.size = cfg.schedule_size
+        self.round = cfg.round_size
+        self.follow = cfg.robots is not RobotsBehaviour.IGNORE
+        self.recrawl = cfg.recrawl_enabled
+        self.budget = (cfg.max_pages - queue._counters["scheduled"]) if cfg.max_pages else math.inf
+        self.cld_cap = (max(1, math.floor(cfg.max_cld_share * self.size))
+                        if cfg.max_cld_share < 1.0 else 0)
+        self.cld_counts: dict[int, int] = {}
+        self.pos = 0
+        self.occupied: set[int] = set()
+        self.next_slot: dict[str, int] = {}
+        self.entries: list[ScheduleEntry] = []
+        self.delayed_hosts: dict[str, None] = {}
+        self.robots_origins: list[str] = []
+        self.pages = 0
+        self.parked = 0
+        self.deferred: list[tuple[int, str]] = []
+
+    def full(self) -> bool:
+        return self.pos >= self.size or self.budget <= 0
+
+    def place(self, url: str, depth: int, weight: float, tier: int, delay: float,
+              etag: str | None, *, robots: bool = False, origin: str = "") -> bool:
+        """Put a url in the next free slot (a crawl-delayed one at least a round after its
+        host's previous slot). False when there is no slot for it."""
+        if delay > 0:
+            slot = max(self.pos, self.next_slot.get(origin, 0))
+            while slot in self.occupied:
+                slot += 1
+            if slot >= self.size:
+                return False
+            self.next_slot[origin] = slot + self.round
+            self.delayed_hosts[origin] = None
+        else:
+            slot = self.pos
+        if slot == self.pos:
+            self.pos += 1
+            while self.pos in self.occupied:
+                self.occupied.discard(self.pos)
+                self.pos += 1
+        else:
+            self.occupied.add(slot)
+        self.entries.append(ScheduleEntry(url, depth, weight, tier, delay, etag, slot))
+        if robots:
+            self.robots_origins.append(url[: -len("/robots.txt")])
+        else:
+            self.pages += 1
+            self.budget -= 1
+        return True
+
+    def consider(self, record: str, url: str, depth: int, weight: float, tier: int) -> str:
+        """Try to schedule one queued url: 'placed', 'parked', 'dropped' or 'deferred'."""
+        queue = self.queue
+        origin, host = split_origin(url)
+        state = queue._host(origin)
+        etag = None
+        if self.recrawl:
+            validators = queue._etag.get(_url_hash(url))
+            if validators is not None:
+                etag, expires = validators
+                if expires is not None and expires > self.now:
+                    queue._count("dropped_fresh")
+                    return "dropped"
+        key = 0
+        if self.cld_cap:
+            key = queue._cld_key(host)
+            if self.cld_counts.get(key, 0) >= self.cld_cap:
+                self.deferred.append((tier, record))
+                return "deferred"
+        delay = state.delay(self.follow)
+        if delay > 0 and state.busy is not None and state.busy != self.sid:
+            queue._park(origin, record)
+            self.parked += 1
+            return "parked"
+        if not self.place(url, depth, weight, tier, delay, etag, origin=origin):
+            queue._park(origin, record)
+            self.delayed_hosts[origin] = None  # released when this schedule is acknowledged
+            self.parked += 1
+            return "parked"
+        if self.cld_cap:
+            self.cld_counts[key] = self.cld_counts.get(key, 0) + 1
+        return "placed"
+
+    def fill_from_tiers(self) -> None:
+        queue = self.queue
+        tiers = sorted(tier for tier, lane in queue._tiers.items() if len(lane))
+        if not tiers:
+            return
+        if queue._cfg.order is CrawlOrder.BREADTH_FIRST:
+            order = tiers
+        else:
+            start = next((i for i, tier in enumerate(tiers) if tier >= queue._rr), 0)
+            order = tiers[start:] + tiers[:start]
+            queue._rr = order[0] + 1
+        scan_limit = 4 * self.size + 1000
+        scanned = 0
+        for tier in order:
+            lane = queue._tiers[tier]
+            while not self.full() and scanned < scan_limit:
+                record = lane.pop()
+                if record is None:
+                    break
+                scanned += 1
+                url, depth, weight, _, _, _ = _parse(record)
+                self.consider(record, url, depth, weight, tier)
+            if self.full() or scanned >= scan_limit:
+                break
+        for tier, record in self.deferred:
+            queue._tier_lane(tier).push(record)
+
+    def fill_from_pool(self, pool: opic.CashPool) -> None:
+        queue_consider = self.consider
+        deferred: list[int] = []
+        while not self.full() and pool.ready_count:
+            want = int(min(self.size - self.pos, self.budget))
+            rows = pool.take(2 * want + 16)
+            if not rows:
+                break
+            used = 0
+            for row in rows:
+                if self.full():
+                    break
+                used += 1
+                url = pool.urls[row]
+                depth = int(pool.depth[row])
+                record = _record(url, depth, 0.0, 0, 0, 0.0)
+                outcome = queue_consider(record, url, depth, float(pool.cash[row]), 0)
+                if outcome == "placed":
+                    cash = pool.schedule(row)
+                    last = self.entries[-1]
+                    self.entries[-1] = replace(last, weight=cash)
+                elif outcome == "parked":
+                    pool.state[row] = opic.PARKED
+                elif outcome == "dropped":
+                    pool.state[row] = opic.DONE
+                else:
+                    deferred.append(row)
+            pool.untake(rows[used:])
+        pool.untake(deferred)
+        self.deferred.clear()

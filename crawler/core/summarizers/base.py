@@ -1,0 +1,143 @@
+"""What summarizers share: text blocks in, scored sentences out.
+
+Layer: ``crawler.core.summarizers``. A page processor cuts a page into :class:`TextBlock` values
+(in document order) and hands them to the configured :class:`Summarizer`. A summarizer splits
+blocks into sentences, scores them, keeps the best ones up to the length budget and returns them
+in document order as :class:`~crawler.core.page.ScoredSentence` values whose weights are
+normalised by :func:`normalize_weights` (mean about 1, never 0): these become the region weights
+of the sentences' term positions.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from indexer.core.text import stop_words
+from indexer.core.text.tokenize import has_unspaced, simple_words, tokenize
+
+from ..page import ScoredSentence
+
+MAX_SENTENCE_LEN = 400       # longer sentences are cut at a space
+MAX_SENTENCES = 2000         # sentences looked at per page (the rest cannot be chosen)
+MAX_DISTINCT_TERMS = 1000    # terms of the centroid vectors
+
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+(?=\S)|(?<=[。！？；])")
+
+
+@dataclass(frozen=True, slots=True)
+class TextBlock:
+    """A block of a page's text: ``tag`` is the block element (``p``, ``h1``, ``li``...,
+    ``meta`` for a meta description, ``text`` for plain text) and ``offset`` its character
+    position in the page."""
+
+    text: str
+    tag: str = "p"
+    offset: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Sentence:
+    """A sentence with where it came from; ``index`` is its order in the page."""
+
+    text: str
+    tag: str
+    offset: int
+    index: int
+
+
+class Summarizer(Protocol):
+    """Picks a page's summary. ``summarize`` returns at most ``max_len`` characters of
+    sentences (joined with single spaces), in document order, with normalised weights."""
+
+    name: str
+
+    def summarize(
+        self, blocks: Sequence[TextBlock], lang: str, max_len: int
+    ) -> tuple[ScoredSentence, ...]: ...
+
+
+def _cut(text: str, limit: int) -> list[str]:
+    pieces = []
+    while len(text) > limit:
+        cut = text.rfind(" ", 0, limit)
+        if cut <= 0:
+            cut = limit
+        pieces.append(text[:cut].strip())
+        text = text[cut:].strip()
+    if text:
+        pieces.append(text)
+    return pieces
+
+
+def split_sentences(blocks: Sequence[TextBlock]) -> list[Sentence]:
+    """Sentences of the blocks in order (whitespace collapsed, empty ones dropped)."""
+    sentences: list[Sentence] = []
+    for block in blocks:
+        text = " ".join(block.text.split())
+        if not text:
+            continue
+        offset = block.offset
+        for part in _SENTENCE_END.split(text):
+            part = part.strip()
+            if not part:
+                continue
+            for piece in _cut(part, MAX_SENTENCE_LEN) if len(part) > MAX_SENTENCE_LEN else [part]:
+                sentences.append(Sentence(piece, block.tag, offset, len(sentences)))
+                offset += len(piece) + 1
+                if len(sentences) >= MAX_SENTENCES:
+                    return sentences
+    return sentences
+
+
+def normalize_weights(scores: Sequence[float]) -> list[float]:
+    """Scores -> weights: ``0.999 * s / mean(s) + 0.001`` (so the mean is about 1 and no
+    weight is 0); all-zero or non-finite scores give weight 1."""
+    clean = [s if math.isfinite(s) and s > 0 else 0.0 for s in scores]
+    total = sum(clean)
+    if total <= 0:
+        return [1.0] * len(clean)
+    mean = total / len(clean)
+    return [0.999 * s / mean + 0.001 for s in clean]
+
+
+def select(
+    sentences: Sequence[Sentence], scores: Sequence[float], max_len: int
+) -> tuple[ScoredSentence, ...]:
+    """The best-scored sentences that fit in ``max_len`` characters, in document order.
+
+    Sentences are taken best first (ties: earlier first) while they fit; a sentence that does
+    not fit is skipped. If not even the best one fits, it is cut at a space to fit.
+    """
+    if not sentences:
+        return ()
+    order = sorted(range(len(sentences)), key=lambda i: (-scores[i], i))
+    chosen: list[int] = []
+    used = 0
+    for i in order:
+        size = len(sentences[i].text) + (1 if chosen else 0)
+        if used + size <= max_len:
+            chosen.append(i)
+            used += size
+            if used >= max_len - 1:
+                break
+    if not chosen:
+        best = order[0]
+        text = _cut(sentences[best].text, max_len)[0][:max_len]
+        return (ScoredSentence(text, 1.0),)
+    chosen.sort()
+    weights = normalize_weights([scores[i] for i in chosen])
+    return tuple(
+        ScoredSentence(sentences[i].text, w) for i, w in zip(chosen, weights, strict=True)
+    )
+
+
+def content_words(text: str, lang: str) -> list[str]:
+    """Lower-cased words of a sentence without stop words (the summarizers' vocabulary);
+    character n-grams for scripts written without spaces."""
+    drop = stop_words(lang)
+    words = tokenize(text) if has_unspaced(text) else simple_words(text)
+    return [w for w in words if w not in drop and (len(w) > 1 or not w.isascii())]

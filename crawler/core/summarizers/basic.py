@@ -1,0 +1,38 @@
+"""The basic summarizer (Yioop's "Basic", code ``dk``): position and tag weighted sentences.
+
+Layer: ``crawler.core.summarizers``. Meta descriptions (tag ``meta``) form a first block whose
+sentences score ``3 * ln(len + 1)``. Every other sentence scores
+``tag_weight * ln(len + 1) / sqrt(1 + offset)`` where ``offset`` is the sentence's character
+position in the page and the tag weights are h1 = h2 = 3, h3 = 2, pre = li = 0.5, others 1: early,
+long, heading sentences win. The best sentences that fit are kept in document order.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from ..page import ScoredSentence
+from .base import TextBlock, select, split_sentences
+
+TAG_WEIGHTS = {"h1": 3.0, "h2": 3.0, "h3": 2.0, "pre": 0.5, "li": 0.5, "meta": 3.0}
+
+
+class BasicSummarizer:
+    """Stateless; safe to share."""
+
+    name = "basic"
+
+    def summarize(
+        self, blocks: Sequence[TextBlock], lang: str, max_len: int
+    ) -> tuple[ScoredSentence, ...]:
+        sentences = split_sentences(blocks)
+        scores = []
+        for sentence in sentences:
+            weight = TAG_WEIGHTS.get(sentence.tag, 1.0)
+            size = math.log(len(sentence.text) + 1)
+            if sentence.tag == "meta":
+                scores.append(weight * size)
+            else:
+                scores.append(weight * size / math.sqrt(1 + sentence.offset))
+        return select(sentences, scores, max_len)

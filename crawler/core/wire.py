@@ -1,0 +1,125 @@
+"""JSON forms of what crosses processes: index documents, discovered urls, schedules, batches.
+
+Layer: ``crawler.core``. Envelopes (``shipping.seal``) carry these; nothing here trusts its
+input: ``*_from_wire`` functions validate types and raise :class:`WireError` on anything odd.
+
+A *batch* is what a fetcher ships to one queue server::
+
+    {"crawl": <timestamp>, "server": n, "schedule": <id or null>, "done": bool,
+     "docs": [document, ...], "discovered": [url tuple, ...],
+     "robots": [{"origin", "status", "body"}], "host_errors": {origin: count},
+     "fetched": [[url, etag, expires], ...], "counters": {name: int}}
+
+``done`` is set on the last batch a fetcher sends to the schedule's own queue server: that
+queue server then acknowledges the schedule.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Mapping
+from typing import Any
+
+from indexer.core.document import IndexDocument
+from indexer.core.ids import DocType
+
+from .scheduler import DiscoveredUrl, Schedule, ScheduleEntry
+
+
+class WireError(ValueError):
+    """A message field of the wrong type or shape."""
+
+
+def document_to_wire(doc: IndexDocument) -> dict[str, Any]:
+    return {
+        "url": doc.url, "host": doc.host, "type": int(doc.doc_type),
+        "text_hash": doc.text_hash.hex(), "summary": dict(doc.summary),
+        "terms": {term: list(map(int, positions)) for term, positions in doc.terms.items()},
+        "length": doc.length, "meta": list(doc.meta_words),
+        "regions": [[int(p), float(w)] for p, w in doc.region_weights],
+        "classes": list(doc.classifier_scores),
+        "cache": base64.b64encode(doc.cached_page).decode("ascii")
+        if doc.cached_page is not None else None,
+    }
+
+
+def _need(value: Any, kind: type | tuple[type, ...], name: str) -> Any:
+    if not isinstance(value, kind):
+        raise WireError(f"{name}: expected {kind}, got {type(value).__name__}")
+    return value
+
+
+def document_from_wire(data: Any) -> IndexDocument:
+    _need(data, dict, "document")
+    try:
+        terms = {str(t): tuple(int(p) for p in _need(ps, list, "positions"))
+                 for t, ps in _need(data["terms"], dict, "terms").items()}
+        text_hash = bytes.fromhex(_need(data["text_hash"], str, "text_hash"))
+        cache = data.get("cache")
+        return IndexDocument(
+            url=_need(data["url"], str, "url"), host=_need(data["host"], str, "host"),
+            doc_type=DocType(int(data["type"])), text_hash=text_hash,
+            summary=_need(data["summary"], dict, "summary"),
+            terms=terms, length=int(data["length"]),
+            meta_words=tuple(str(m) for m in _need(data.get("meta", []), list, "meta")),
+            region_weights=tuple((int(p), float(w)) for p, w in data.get("regions", [])),
+            classifier_scores=tuple(float(x) for x in data.get("classes", [])),
+            cached_page=base64.b64decode(cache) if cache is not None else None,
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise WireError(f"bad document: {exc}") from None
+
+
+_DISCOVERED_FIELDS = ("url", "depth", "link_index", "source_url", "source_weight",
+                      "source_tier", "is_sitemap", "is_html", "opic_cash")
+
+
+def discovered_to_wire(item: DiscoveredUrl) -> list[Any]:
+    return [item.url, item.depth, item.link_index, item.source_url, item.source_weight,
+            item.source_tier, item.is_sitemap, item.is_html, item.opic_cash]
+
+
+def discovered_from_wire(row: Any) -> DiscoveredUrl:
+    _need(row, list, "discovered url")
+    if len(row) != len(_DISCOVERED_FIELDS):
+        raise WireError("discovered url: wrong number of fields")
+    try:
+        return DiscoveredUrl(str(row[0]), int(row[1]), int(row[2]), source_url=str(row[3]),
+                             source_weight=float(row[4]), source_tier=int(row[5]),
+                             is_sitemap=bool(row[6]), is_html=bool(row[7]),
+                             opic_cash=float(row[8]))
+    except (TypeError, ValueError) as exc:
+        raise WireError(f"bad discovered url: {exc}") from None
+
+
+def schedule_to_wire(schedule: Schedule, crawl: int, crawl_id: int, server: int
+                     ) -> dict[str, Any]:
+    return {
+        "crawl": crawl, "crawl_id": crawl_id, "server": server, "id": schedule.id,
+        "round_size": schedule.round_size, "reissue": schedule.reissue,
+        "entries": [[e.url, e.depth, e.weight, e.tier, e.crawl_delay, e.etag, e.slot]
+                    for e in schedule.entries],
+    }
+
+
+def schedule_from_wire(data: Any) -> tuple[dict[str, Any], Schedule]:
+    """(header fields, Schedule) of a schedule message."""
+    _need(data, dict, "schedule")
+    try:
+        entries = tuple(
+            ScheduleEntry(str(u), int(d), float(w), int(t), float(c),
+                          None if e is None else str(e), int(s))
+            for u, d, w, t, c, e, s in _need(data["entries"], list, "entries"))
+        schedule = Schedule(id=str(data["id"]), entries=entries, issued_at=0.0, deadline=0.0,
+                            round_size=int(data["round_size"]), reissue=int(data["reissue"]))
+        header = {"crawl": int(data["crawl"]), "crawl_id": int(data["crawl_id"]),
+                  "server": int(data["server"])}
+    except (KeyError, TypeError, ValueError) as exc:
+        raise WireError(f"bad schedule: {exc}") from None
+    return header, schedule
+
+
+def batch_counters(data: Mapping[str, Any]) -> dict[str, int]:
+    counters = data.get("counters") or {}
+    _need(counters, dict, "counters")
+    return {str(k): int(v) for k, v in counters.items()}

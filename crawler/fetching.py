@@ -1,0 +1,164 @@
+"""Fetcher glue: settings and database rows in, a ``ScheduleWorker`` run out.
+
+Layer: Django glue, used by ``crawler.tasks.fetch_schedule_task`` and ``manage.py crawl``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from django.conf import settings
+
+from crawler.core.config import PageProcessingConfig
+from crawler.core.crawl import CrawlConfig
+from crawler.core.fetch import FetchConfig, Fetcher
+from crawler.core.fetch_worker import CachingResolver, ScheduleWorker, hop_fetcher_for
+from crawler.core.process import PageProcessor
+from crawler.core.wire import schedule_from_wire
+
+from . import services
+from .models import Crawl
+from .selectors import crawl_config_get
+
+logger = logging.getLogger(__name__)
+
+
+def fetch_config_for(crawl: CrawlConfig) -> FetchConfig:
+    return FetchConfig(
+        allowed_networks=tuple(settings.CRAWLER_ALLOWED_NETWORKS),
+        ca_bundle=settings.CRAWLER_CA_BUNDLE,
+        user_agent=settings.CRAWLER_USER_AGENT,
+        byte_range=crawl.page_options.byte_range,
+        connect_timeout=settings.CRAWLER_CONNECT_TIMEOUT,
+        read_timeout=settings.CRAWLER_READ_TIMEOUT,
+        page_deadline=settings.CRAWLER_PAGE_DEADLINE,
+        per_host_concurrency=settings.CRAWLER_PER_HOST_CONCURRENCY,
+        concurrency=settings.CRAWLER_CONCURRENCY,
+    )
+
+
+class _FetcherCache:
+    """The fetcher process's Fetchers, kept from one schedule to the next: their keep-alive
+    connections, TLS context, threads and DNS cache are reused instead of being built again
+    for every schedule. Rebuilt when the fetch configuration changes."""
+
+    def __init__(self) -> None:
+        self._config: FetchConfig | None = None
+        self._fetchers: tuple[Fetcher, Fetcher] | None = None
+        self._resolver = CachingResolver(parallel=settings.CRAWLER_DNS_PARALLEL)
+
+    def get(self, config: FetchConfig) -> tuple[Fetcher, Fetcher]:
+        if self._fetchers is None or config != self._config:
+            self.close()
+            self._fetchers = (Fetcher(config, resolver=self._resolver),
+                              hop_fetcher_for(config, self._resolver))
+            self._config = config
+        return self._fetchers
+
+    def close(self) -> None:
+        if self._fetchers is not None:
+            for fetcher in self._fetchers:
+                fetcher.close()
+        self._fetchers = None
+        self._config = None
+
+
+_fetchers = _FetcherCache()
+
+
+def processor_for(crawl: CrawlConfig) -> PageProcessor:
+    config = PageProcessingConfig.from_options(crawl.page_options)
+    agent = settings.CRAWLER_USER_AGENT.split("/")[0].split()[0]
+    return PageProcessor(replace(config, robot_name=agent))
+
+
+class CrawlRunningCheck:
+    """``should_continue`` for a worker: is the crawl still running? (asked at most every
+    ``interval`` seconds)."""
+
+    def __init__(self, crawl_id: int, interval: float = 2.0) -> None:
+        self.crawl_id = crawl_id
+        self.interval = interval
+        self._checked = 0.0
+        self._running = True
+
+    def __call__(self) -> bool:
+        now = time.monotonic()
+        if now - self._checked >= self.interval:
+            self._running = Crawl.objects.filter(pk=self.crawl_id, status="running").exists()
+            self._checked = now
+        return self._running
+
+
+class _LinkScoresCache:
+    """The link-analysis scores a fetcher ranks discovered links by: the crawl's own
+    ``manage.py score_update`` output if there is one, else the newest crawl's. Reloaded when the
+    file changes. Fetchers on machines without that file rank links by page order."""
+
+    def __init__(self) -> None:
+        self._key: tuple[str, float] | None = None
+        self._scores: Any = None
+
+    def lookup(self, crawl_timestamp: int) -> Callable[[list[str]], Any] | None:
+        from ranking.core.linkgraph.scores import LinkScores
+
+        root = settings.WORK_DIRECTORY / "linkgraph"
+        own = root / str(crawl_timestamp) / "scores.npz"
+        candidates = [own] if own.exists() else sorted(
+            root.glob("*/scores.npz"), key=lambda p: p.stat().st_mtime, reverse=True)[:1]
+        if not candidates:
+            return None
+        path = candidates[0]
+        key = (str(path), path.stat().st_mtime)
+        if key != self._key:
+            self._scores, self._key = LinkScores(path), key
+        scores = self._scores
+
+        def scores_for(urls: list[str]) -> Any:
+            import numpy as np
+
+            from indexer.core.ids import hash8
+
+            hashes = np.frombuffer(b"".join(hash8(u) for u in urls), dtype="S8")
+            return scores.scores_for(hashes, field="linkrank_relative", default=0.0)
+
+        return scores_for
+
+
+_link_scores = _LinkScoresCache()
+
+
+def run_schedule(message: dict[str, Any], ship: Callable[[int, dict], None]) -> dict:
+    header, schedule = schedule_from_wire(message)
+    crawl = crawl_config_get(header["crawl_id"])
+    if crawl.timestamp != header["crawl"]:
+        return {"refused": "schedule of another crawl"}
+    check = CrawlRunningCheck(crawl.crawl_id)
+    if not check():
+        logger.info("crawl %s is not running: schedule %s left for later", crawl.crawl_id,
+                    schedule.id)
+        return {"skipped": schedule.id}
+    name, host = f"{socket.gethostname()}:{os.getpid()}", socket.gethostname()
+    services.fetcher_heartbeat(name, host, os.getpid(), "fetching", schedule=schedule.id)
+    config = fetch_config_for(crawl)
+    fetcher, hop_fetcher = _fetchers.get(config)
+    worker = ScheduleWorker(crawl, config, processor_for(crawl), settings.NUM_QUEUE_SERVERS,
+                            ship, check, fetcher=fetcher, hop_fetcher=hop_fetcher,
+                            link_scores=_link_scores.lookup(crawl.timestamp))
+    try:
+        report = worker.run(schedule, header["server"],
+                            {str(k): float(v) for k, v in message.get("last", {}).items()})
+    finally:
+        worker.close()
+    services.fetcher_heartbeat(name, host, os.getpid(), "idle", pages=report.fetched,
+                               finished_schedule=True)
+    logger.info("schedule %s: %d fetched, %d errors, %d documents in %.1fs", schedule.id,
+                report.fetched, report.errors, report.documents, report.elapsed)
+    return {"schedule": schedule.id, "fetched": report.fetched, "errors": report.errors,
+            "documents": report.documents, "stopped_early": report.stopped_early}

@@ -1,0 +1,100 @@
+"""``manage.py crawl URL... [--max-pages N] [--order ...]``: a whole crawl in this process.
+
+For first-time users and scripts: no broker and no other process is needed. The crawl is created
+in the database like one made in the admin (so it shows there, and the search page finds its
+index), run to the end with a progress bar, and summarised.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from crawler import services
+from crawler.core.crawl import CrawlOrder
+from crawler.core.local_crawl import LocalCrawl, LocalCrawlProgress
+from crawler.fetching import fetch_config_for, processor_for
+from crawler.models import Crawl
+from crawler.selectors import crawl_config_get
+
+
+class Command(BaseCommand):
+    help = "Crawl from the given urls to the end, in this process, and index what is found."
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("urls", nargs="+", help="seed urls")
+        parser.add_argument("--name", default="", help="crawl name (default: the first url)")
+        parser.add_argument("--max-pages", type=int, default=0, help="0: no limit")
+        parser.add_argument("--max-depth", type=int, default=-1, help="-1: no limit")
+        parser.add_argument("--order", default=CrawlOrder.HOST_BUDGETING.value,
+                            choices=[o.value for o in CrawlOrder])
+        parser.add_argument("--fetchers", type=int, default=max(2, settings.NUM_FETCHERS * 4),
+                            help="concurrent schedules (threads)")
+        parser.add_argument("--queue-servers", type=int, default=settings.NUM_QUEUE_SERVERS)
+        parser.add_argument("--max-seconds", type=float, default=None)
+        parser.add_argument("--restrict", action="store_true",
+                            help="stay on the seeds' hosts")
+
+    def handle(self, *args, **options) -> None:
+        if Crawl.objects.filter(active_lock=True).exists():
+            raise CommandError("another crawl is running: stop it first (manage.py up / admin)")
+        options_row = services.page_options_default_get()
+        crawl = Crawl(name=options["name"] or options["urls"][0], page_options=options_row,
+                      order=options["order"], max_pages=options["max_pages"],
+                      max_depth=options["max_depth"], restrict_to_seeds=options["restrict"])
+        crawl.full_clean(exclude=["page_options"])
+        crawl.save()
+        try:
+            services.seed_sites_add_bulk(crawl.pk, "\n".join(options["urls"]))
+            services.crawl_start(crawl.pk)
+        except services.CrawlServiceError as exc:
+            crawl.delete()
+            raise CommandError(str(exc)) from None
+        config = crawl_config_get(crawl.pk)
+        runner = LocalCrawl(config, settings.WORK_DIRECTORY, fetch_config_for(config),
+                            processor_for(config), num_servers=options["queue_servers"],
+                            fetchers=options["fetchers"], schedule_size=500,
+                            refresh_seconds=settings.INDEX_REFRESH_SECONDS)
+        stop = threading.Event()
+        previous = signal.signal(signal.SIGINT, lambda *_: stop.set())
+        self.stdout.write(f"Crawl {crawl.name!r} (timestamp {crawl.timestamp}); Ctrl-C stops "
+                          "it and keeps what was indexed.")
+        try:
+            result = runner.run(options["max_seconds"], self._progress, stop)
+        finally:
+            signal.signal(signal.SIGINT, previous)
+            runner.close()
+        Crawl.objects.filter(pk=crawl.pk).update(
+            pages_fetched=result.pages_fetched, documents_indexed=result.documents_indexed,
+            fetch_errors=sum(int(s.get("fetch_errors", 0)) for s in result.stats),
+            urls_seen=sum(int(s.get("seen", 0)) for s in result.stats),
+            hosts_seen=sum(int(s.get("hosts", 0)) for s in result.stats))
+        if result.finished:
+            services.crawl_finish(crawl.pk)
+        else:
+            services.crawl_stop(crawl.pk)
+        crawl.refresh_from_db()
+        rate = result.pages_fetched / result.elapsed if result.elapsed else 0.0
+        self.stdout.write(
+            f"\nCrawl {crawl.status}: {result.pages_fetched} pages fetched, "
+            f"{result.documents_indexed} documents indexed "
+            f"({sum(int(s.get('fetch_errors', 0)) for s in result.stats)} errors) in "
+            f"{result.elapsed:.1f}s, {rate:.1f} pages/s.\nIndex: "
+            + ", ".join(str(p) for p in result.index_paths))
+
+    def _progress(self, p: LocalCrawlProgress) -> None:
+        width = 30
+        total = p.pages_fetched + p.queued
+        filled = int(width * p.pages_fetched / total) if total else 0
+        bar = "#" * filled + "-" * (width - filled)
+        rate = p.pages_fetched / p.elapsed if p.elapsed else 0.0
+        line = (f"\r[{bar}] {p.pages_fetched} fetched, {p.documents_indexed} indexed, "
+                f"{p.queued} queued, {p.fetch_errors} errors, {rate:.1f} pages/s ")
+        stream = self.stdout if self.stdout.isatty() else None
+        if stream is not None or p.done:
+            sys.stdout.write(line)
+            sys.stdout.flush()

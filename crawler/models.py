@@ -1,0 +1,398 @@
+"""Crawl management rows: crawls, seed sites, Page Options, scrapers and queue servers.
+
+Layer: Django glue. Validation lives in ``clean()`` methods and field validators that call the
+pure parsers in ``crawler.core``; state changes go through ``crawler.services`` only; reads that
+feed crawl processes go through ``crawler.selectors``, which turn rows into frozen config objects.
+"""
+
+from __future__ import annotations
+
+import time
+
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.db.models import Q
+
+from crawler.core.crawl import CrawlOrder, CrawlPolicy, CrawlStatus, RobotsBehaviour, Summarizer
+from crawler.core.seeds import SeedUrlError, canonical_seed_url
+from crawler.core.siterules import SiteRuleError, parse_site_rules
+
+from . import validators
+
+
+def _choices(enum_cls, labels: dict[str, str]) -> list[tuple[str, str]]:
+    return [(member.value, labels[member.value]) for member in enum_cls]
+
+
+def _range(low, high):
+    return [MinValueValidator(low), MaxValueValidator(high)]
+
+
+def _new_timestamp() -> int:
+    """A crawl's timestamp id: seconds since the epoch, unique among crawls (see Crawl.save)."""
+    return int(time.time())
+
+
+class PageOptions(models.Model):
+    """Yioop's Page Options (Crawl Time and Search Time) as one named, reusable profile.
+
+    A crawl copies its Page Options when it starts (``Crawl.page_options_snapshot``) so that a
+    running crawl is reproducible however the profile is edited later.
+    """
+
+    name = models.CharField(max_length=100, unique=True)
+    description = models.TextField(blank=True)
+
+    # --- Crawl Time -------------------------------------------------------------------------
+    byte_range = models.PositiveIntegerField(
+        "byte range to download", default=1_000_000, validators=_range(1_000, 100_000_000),
+        help_text="Bytes requested per page (Range: bytes=0-N) and kept; the rest is dropped "
+                  "and not indexed. 1,000 to 100,000,000; default 1,000,000 (PAGE_RANGE_REQUEST).")
+    max_description_len = models.PositiveIntegerField(
+        "maximum page summary length", default=2000, validators=_range(100, 10_000_000),
+        help_text="Characters of summary (description) kept per page. 100 to 10,000,000; "
+                  "default 2,000.")
+    summarizer = models.CharField(
+        max_length=20, default=Summarizer.BASIC.value,
+        choices=_choices(Summarizer, {"basic": "Basic", "centroid": "Centroid",
+                                      "centroid_weighted": "Centroid weighted",
+                                      "graph": "Graph based"}),
+        help_text="How sentences are scored and chosen for the page summary.")
+    max_links_to_extract = models.PositiveIntegerField(
+        "maximum links to keep per page", default=50, validators=_range(1, 300),
+        help_text="Up to 300 links are extracted; they are pruned to this many by terms in the "
+                  "link text times its gzip ratio. 1 to 300; default 50.")
+    cache_pages = models.BooleanField(
+        "cache whole crawled pages", default=True,
+        help_text="Keep each page's bytes so that search results can show a cached copy.")
+    page_recrawl_days = models.IntegerField(
+        "allow page recrawl after (days)", default=-1, validators=_range(-1, 365),
+        help_text="-1 never recrawls; otherwise days after which a fetched url may be fetched "
+                  "again (ETag and Expires decide whether it has changed). -1 to 365.")
+    file_types = models.CharField(
+        "file types to index", max_length=500, blank=True,
+        default=validators.DEFAULT_FILE_TYPES_TEXT,
+        help_text="File extensions to crawl and index, separated by spaces or commas. Known: "
+                  + ", ".join(validators.KNOWN_FILE_TYPES) + ".",
+        validators=[validators.validate_file_types])
+    robots = models.CharField(
+        "robots.txt", max_length=10, default=RobotsBehaviour.ALWAYS_FOLLOW.value,
+        choices=_choices(RobotsBehaviour, {"follow": "Always follow",
+                                           "landing": "Allow landing page crawl",
+                                           "ignore": "Ignore"}),
+        help_text="Whether robots.txt is obeyed. Ignoring it is for sites you own.")
+    page_rules = models.TextField(
+        "page field extraction rules", blank=True, validators=[validators.validate_page_rules],
+        help_text="Rules applied to each page's summary, one statement per line "
+                  "(assignments, regex replacements, addMetaWords(field), unset(field), ...).")
+    scrapers = models.ManyToManyField(
+        "Scraper", blank=True, related_name="page_options",
+        help_text="Scrapers this profile may use; the highest-priority matching one wins.")
+
+    # --- Search Time ------------------------------------------------------------------------
+    min_results_to_group = models.PositiveIntegerField(
+        "minimum results to group", default=200, validators=_range(10, 10_000),
+        help_text="Matches taken in Doc Rank order before grouping and scoring (n). 10 to "
+                  "10,000; default 200.")
+    server_alpha = models.FloatField(
+        default=1.6, validators=_range(1.0, 10.0),
+        help_text="With several queue servers each is asked for n x alpha / servers results. "
+                  "1.0 to 10.0; default 1.6.")
+    results_per_page = models.PositiveIntegerField(
+        default=10, validators=_range(1, 100), help_text="1 to 100; default 10.")
+    intersect_time_budget = models.FloatField(
+        "intersect time budget (seconds)", default=3.0, validators=_range(0.05, 60.0),
+        help_text="A conjunctive query stops after this long and returns what it found, "
+                  "marked partial. 0.05 to 60; default 3.")
+    doc_rank_weight = models.FloatField(default=1.0, validators=_range(0.0, 100.0),
+                                        help_text="Multiplier of Doc Rank. 0 to 100; default 1.")
+    relevance_weight = models.FloatField(default=1.0, validators=_range(0.0, 100.0),
+                                         help_text="Multiplier of DFR relevance. 0 to 100; default 1.")
+    proximity_weight = models.FloatField(default=1.0, validators=_range(0.0, 100.0),
+                                         help_text="Multiplier of proximity. 0 to 100; default 1.")
+    title_weight = models.FloatField(default=4.0, validators=_range(0.0, 100.0),
+                                     help_text="Region weight of title words. 0 to 100; default 4.")
+    description_weight = models.FloatField(
+        default=1.0, validators=_range(0.0, 100.0),
+        help_text="Region weight of description words. 0 to 100; default 1.")
+    link_weight = models.FloatField(default=2.0, validators=_range(0.0, 100.0),
+                                    help_text="Region weight of link text. 0 to 100; default 2.")
+    host_keyword_bonus = models.FloatField(
+        default=2.0, validators=_range(0.0, 100.0),
+        help_text="Added to relevance x query terms in the host / host words. 0 to 100; default 2.")
+    title_bonus = models.FloatField(
+        default=2.0, validators=_range(0.0, 100.0),
+        help_text="Added to relevance x query terms in the title / title words. 0 to 100; default 2.")
+    path_bonus = models.FloatField(
+        default=1.0, validators=_range(0.0, 100.0),
+        help_text="Added to relevance x query terms in the url path / path words. 0 to 100; "
+                  "default 1.")
+    cld_url_bonus = models.FloatField(
+        "company-level domain url bonus", default=2.0, validators=_range(0.0, 100.0),
+        help_text="Added to Doc Rank when the url is a company-level domain root "
+                  "(example.co.uk/). 0 to 100; default 2.")
+    host_url_bonus = models.FloatField(
+        default=0.5, validators=_range(0.0, 100.0),
+        help_text="Added to Doc Rank when the url is a host root. 0 to 100; default 0.5.")
+    wiki_bonus = models.FloatField(
+        default=0.5, validators=_range(0.0, 100.0),
+        help_text="Added to Doc Rank when the host is a wiki (wikipedia). 0 to 100; default 0.5.")
+    num_slashes_bonus = models.FloatField(
+        default=0.5, validators=_range(0.0, 100.0),
+        help_text="Added to Doc Rank as bonus / (1 + slashes in the path). 0 to 100; "
+                  "default 0.5.")
+    proximity_bonus = models.FloatField(
+        default=1.0, validators=_range(0.0, 100.0),
+        help_text="Multiplier of the normalised proximity score. 0 to 100; default 1.")
+    user_rank_bonus = models.FloatField(
+        default=1.0, validators=_range(0.0, 100.0),
+        help_text="Multiplier of classifier scores. 0 to 100; default 1.")
+    description_length = models.PositiveIntegerField(
+        "snippet length", default=150, validators=_range(20, 2000),
+        help_text="Characters of snippet under each result. 20 to 2,000; default 150.")
+    min_description_length = models.PositiveIntegerField(
+        default=100, validators=_range(0, 2000),
+        help_text="Descriptions of a group's members are joined until this long. 0 to 2,000; "
+                  "default 100.")
+    snippet_left = models.PositiveIntegerField(
+        default=20, validators=_range(0, 500),
+        help_text="Characters of context before a match in a snippet. 0 to 500; default 20.")
+    snippet_right = models.PositiveIntegerField(
+        default=40, validators=_range(0, 500),
+        help_text="Characters of context after a match in a snippet. 0 to 500; default 40.")
+    show_word_suggest = models.BooleanField(default=True)
+    show_cache_link = models.BooleanField(default=True)
+    show_similar_link = models.BooleanField(default=True)
+    show_inlinks_link = models.BooleanField(default=True)
+    show_ip_address = models.BooleanField(default=False)
+    show_result_score = models.BooleanField(default=True)
+
+    is_default = models.BooleanField(
+        default=False, help_text="Used by new crawls and by searches of no particular crawl.")
+
+    class Meta:
+        verbose_name = "page options"
+        verbose_name_plural = "page options"
+        constraints = [
+            models.UniqueConstraint(fields=["is_default"], condition=Q(is_default=True),
+                                    name="one_default_page_options"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def validate_constraints(self, exclude=None) -> None:
+        # Making this profile the default un-defaults the old one in the same transaction
+        # (PageOptionsAdmin.save_model), so the one-default constraint is not a form error.
+        super().validate_constraints(exclude={*(exclude or ()), "is_default"})
+
+
+class Scraper(models.Model):
+    """A targeted extractor for one kind of site (WordPress, MediaWiki, ...)."""
+
+    name = models.CharField(max_length=100, unique=True)
+    signature = models.CharField(
+        max_length=1000, validators=[validators.validate_scraper_signature],
+        help_text="An XPath (starting with /) that must match a node of the page, or else a "
+                  "regular expression searched in the raw page.")
+    priority = models.IntegerField(
+        default=0, validators=_range(-1000, 1000),
+        help_text="Among matching scrapers the highest priority wins. -1000 to 1000.")
+    text_path = models.CharField(
+        "text XPath", max_length=1000, blank=True, validators=[validators.validate_xpath],
+        help_text="XPath whose first match is the part of the page that is summarised.")
+    delete_paths = models.TextField(
+        "delete XPaths", blank=True, validators=[validators.validate_xpath_lines],
+        help_text="One XPath per line; matching nodes are removed before summarising.")
+    extract_fields = models.TextField(
+        blank=True, validators=[validators.validate_extract_fields],
+        help_text="One per line: FIELD=xpath (text of the matches) or FIELD:=literal.")
+
+    class Meta:
+        ordering = ["-priority", "name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Crawl(models.Model):
+    """One crawl: its parameters, its state and its counters."""
+
+    name = models.CharField(max_length=200)
+    description = models.TextField(blank=True)
+    timestamp = models.BigIntegerField(
+        unique=True, default=_new_timestamp, editable=False,
+        help_text="The crawl's id on disk and in the index (seconds since the epoch).")
+    status = models.CharField(
+        max_length=10, default=CrawlStatus.NEW.value, editable=False,
+        choices=[(s.value, s.value.capitalize()) for s in CrawlStatus])
+    # Non-null (True) only while the crawl is running or stopping: its unique constraint lets
+    # the database itself refuse a second active crawl.
+    active_lock = models.BooleanField(null=True, default=None, unique=True, editable=False)
+    order = models.CharField(
+        "crawl order", max_length=20, default=CrawlOrder.HOST_BUDGETING.value,
+        choices=_choices(CrawlOrder, {"breadth_first": "Breadth first",
+                                      "host_budgeting": "Host budgeting",
+                                      "opic": "Page importance (OPIC)"}))
+    max_pages = models.PositiveIntegerField(
+        default=0, validators=_range(0, 10_000_000_000),
+        help_text="Stop after this many pages are fetched; 0 for no limit.")
+    max_depth = models.IntegerField(
+        default=-1, validators=_range(-1, 255),
+        help_text="Links further than this from a seed are not followed; -1 for no limit.")
+    recrawl_days = models.IntegerField(
+        "recrawl frequency (days)", default=-1, validators=_range(-1, 365),
+        help_text="Start the crawl over after this many days; -1 never.")
+    max_domain_share = models.PositiveSmallIntegerField(
+        "fair share per domain (%)", default=100, validators=_range(1, 100),
+        help_text="The largest share of any schedule one company-level domain may take, so a "
+                  "focused crawl does not collapse onto a few domains. 1 to 100; 100: no cap.")
+    restrict_to_seeds = models.BooleanField(
+        "restrict to seed and allowed sites", default=False,
+        help_text="Fetch only urls on a seed's host or matching an allowed-sites rule.")
+    allowed_sites = models.TextField(
+        blank=True, validators=[validators.validate_site_rules],
+        help_text="One rule per line: host, domain:example.com, regex:pattern or a url prefix.")
+    disallowed_sites = models.TextField(
+        blank=True, validators=[validators.validate_site_rules],
+        help_text="Urls matching any of these rules are never fetched (same syntax).")
+    page_options = models.ForeignKey(
+        PageOptions, on_delete=models.PROTECT, related_name="crawls",
+        help_text="Copied when the crawl starts; later edits do not change a running crawl.")
+    page_options_snapshot = models.JSONField(null=True, blank=True, editable=False)
+
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True, editable=False)
+    stopped_at = models.DateTimeField(null=True, blank=True, editable=False)
+
+    # counters, written by the queue servers' reports
+    pages_fetched = models.BigIntegerField(default=0, editable=False)
+    urls_seen = models.BigIntegerField(default=0, editable=False)
+    urls_queued = models.BigIntegerField(default=0, editable=False)
+    documents_indexed = models.BigIntegerField(default=0, editable=False)
+    fetch_errors = models.BigIntegerField(default=0, editable=False)
+    bytes_downloaded = models.BigIntegerField(default=0, editable=False)
+    hosts_seen = models.BigIntegerField(default=0, editable=False)
+
+    class Meta:
+        ordering = ["-timestamp"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.timestamp})"
+
+    @property
+    def is_active(self) -> bool:
+        return self.status in (CrawlStatus.RUNNING, CrawlStatus.STOPPING)
+
+    def save(self, *args, **kwargs) -> None:
+        if self._state.adding:
+            # Two crawls created in the same second still get distinct timestamp ids.
+            while Crawl.objects.filter(timestamp=self.timestamp).exists():
+                self.timestamp += 1
+        super().save(*args, **kwargs)
+
+
+class SeedSite(models.Model):
+    """A starting url of a crawl, with its crawling policy (seed 004) and trust weight."""
+
+    crawl = models.ForeignKey(Crawl, on_delete=models.CASCADE, related_name="seeds")
+    url = models.CharField(
+        max_length=2048,
+        help_text="An http or https url; it is stored in canonical form (lower-case host, "
+                  "no default port, no fragment).")
+    policy = models.CharField(
+        max_length=10, default=CrawlPolicy.DEFAULT.value,
+        choices=_choices(CrawlPolicy, {"favor": "Favor", "default": "Default",
+                                       "distrust": "Distrust"}),
+        help_text="Favor spreads trust to the pages this seed reaches, distrust spreads "
+                  "distrust; default is neutral.")
+    trust_weight = models.FloatField(
+        default=1.0, validators=_range(0.0, 100.0),
+        help_text="How much trust (or distrust) the seed starts with. 0 to 100; default 1.")
+    added_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["crawl", "url"], name="unique_seed_per_crawl"),
+        ]
+
+    def __str__(self) -> str:
+        return self.url
+
+    def clean(self) -> None:
+        super().clean()
+        try:
+            self.url = canonical_seed_url(self.url or "")
+        except SeedUrlError as exc:
+            raise ValidationError({"url": str(exc)}) from None
+        if self.crawl_id and SeedSite.objects.filter(crawl_id=self.crawl_id, url=self.url) \
+                .exclude(pk=self.pk).exists():
+            raise ValidationError({"url": f"{self.url} is already a seed of this crawl."})
+
+
+class QueueServer(models.Model):
+    """A shard the name server knows: one queue server process and its web endpoint."""
+
+    class State(models.TextChoices):
+        UNKNOWN = "unknown", "Unknown"
+        UP = "up", "Up"
+        DOWN = "down", "Down"
+        DRAINING = "draining", "Draining"
+
+    server_id = models.PositiveIntegerField(
+        unique=True, validators=_range(0, 1023),
+        help_text="Shard number n: hosts with hash(host) mod servers = n belong here.")
+    base_url = models.URLField(
+        max_length=500, help_text="Where the name server and fetchers reach this queue server.")
+    state = models.CharField(max_length=10, choices=State.choices, default=State.UNKNOWN)
+    last_heartbeat = models.DateTimeField(null=True, blank=True)
+    counters = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["server_id"]
+
+    def __str__(self) -> str:
+        return f"queue server {self.server_id}"
+
+
+def site_rules_error(text: str) -> str | None:
+    """The message of the first bad site rule in ``text``, or None."""
+    try:
+        parse_site_rules(text)
+    except SiteRuleError as exc:
+        return str(exc)
+    return None
+
+
+class Fetcher(models.Model):
+    """A fetcher worker process, as it last reported (at the start and end of each schedule)."""
+
+    name = models.CharField(max_length=200, unique=True, help_text="host:pid of the process")
+    host = models.CharField(max_length=200)
+    pid = models.PositiveIntegerField()
+    state = models.CharField(max_length=20, default="idle")  # idle or fetching
+    last_heartbeat = models.DateTimeField()
+    schedules_done = models.PositiveIntegerField(default=0)
+    pages_fetched = models.BigIntegerField(default=0)
+    last_schedule = models.CharField(max_length=100, blank=True)
+
+    class Meta:
+        ordering = ["host", "pid"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class CrawlSample(models.Model):
+    """A crawl's counters at one moment, for the dashboard's pages-per-second chart."""
+
+    crawl = models.ForeignKey(Crawl, on_delete=models.CASCADE, related_name="samples")
+    at = models.DateTimeField(db_index=True)
+    pages_fetched = models.BigIntegerField()
+    documents_indexed = models.BigIntegerField()
+    fetch_errors = models.BigIntegerField()
+
+    class Meta:
+        ordering = ["at"]

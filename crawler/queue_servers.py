@@ -1,0 +1,195 @@
+"""The queue-server process (``manage.py run_queue_server --server N``): Django glue around
+``crawler.core.queue_server.QueueServerCore``.
+
+Each tick it: follows the active crawl in the database (opens its queue and index, adds this
+shard's seeds, saves and closes when the crawl stops); applies the batches the ``qs.N`` worker
+wrote to the inbox; refreshes the active index partition so new pages become searchable; sends
+schedules to the fetchers; and, every few seconds, reports a heartbeat with its counters. A
+separate dictionary-updater process merges closed partitions into the dictionary.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+
+from django.conf import settings
+from django.db import transaction
+
+from crawler.core.crawl import CrawlStatus
+from crawler.core.queue_server import QueueServerConfig, QueueServerCore
+from crawler.core.wire import schedule_to_wire
+
+from . import services
+from .models import Crawl, QueueServer
+from .selectors import crawl_config_get
+
+logger = logging.getLogger(__name__)
+
+HEARTBEAT_SECONDS = 3.0
+IDLE_SECONDS = 3.0
+COUNTER_FIELDS = {"pages_fetched": "pages_fetched", "fetch_errors": "fetch_errors",
+                  "bytes_downloaded": "bytes_downloaded",
+                  "documents_indexed": "documents_indexed", "seen": "urls_seen",
+                  "queued": "urls_queued", "hosts": "hosts_seen"}
+
+
+class QueueServerProcess:
+    def __init__(self, server: int, num_servers: int, base_url: str,
+                 send_schedule: Callable[[dict], None], tick: float = 0.2) -> None:
+        self.server = server
+        self.num_servers = num_servers
+        self.base_url = base_url
+        self.directory = settings.WORK_DIRECTORY / f"qs{server}"
+        self._send = send_schedule
+        self._tick = tick
+        self._stop = threading.Event()
+        self.core: QueueServerCore | None = None
+        self.crawl_id: int | None = None
+        self._updater: subprocess.Popen | None = None
+        self._last_heartbeat = 0.0
+        self._saved_for: int | None = None
+        self._idle_ticks = 0
+        self._last_activity = time.monotonic()
+
+    def request_stop(self, *_: object) -> None:
+        self._stop.set()
+
+    def run(self) -> None:
+        logger.info("queue server %d of %d started (work directory %s)", self.server,
+                    self.num_servers, self.directory)
+        try:
+            while not self._stop.is_set():
+                self.tick()
+                self._stop.wait(self._tick)
+        finally:
+            self._close()
+            self._heartbeat(force=True)
+
+    # --- one round ----------------------------------------------------------------------
+
+    def tick(self) -> None:
+        crawl = (Crawl.objects.filter(active_lock=True).only("pk", "status", "timestamp")
+                 .first())
+        if crawl is None or (self.crawl_id is not None and crawl.pk != self.crawl_id):
+            self._close()
+        if crawl is not None and crawl.status == CrawlStatus.RUNNING:
+            if self.core is None:
+                self._open(crawl.pk)
+            self._work(crawl)
+        elif crawl is not None and crawl.status == CrawlStatus.STOPPING:
+            if self.core is not None:
+                self.core.ingest(limit=None)
+                self._close()
+            self._saved_for = crawl.pk
+        self._heartbeat()
+        if crawl is not None and crawl.status == CrawlStatus.STOPPING:
+            self._maybe_mark_saved(crawl.pk)
+
+    def _open(self, crawl_id: int) -> None:
+        config = crawl_config_get(crawl_id)
+        self.core = QueueServerCore(QueueServerConfig(
+            self.server, self.num_servers, self.directory, config,
+            refresh_seconds=settings.INDEX_REFRESH_SECONDS,
+            max_outstanding=settings.QUEUE_SERVER_MAX_SCHEDULES,
+            schedule_size=settings.DOWNLOAD_SIZE_INTERVAL,
+            schedule_timeout=settings.SCHEDULE_TIMEOUT))
+        self.crawl_id = crawl_id
+        added = self.core.add_seeds(s.url for s in config.seeds)
+        self._saved_for = None
+        self._idle_ticks = 0
+        self._last_activity = time.monotonic()
+        logger.info("queue server %d: crawl %s open, %d seed urls queued", self.server,
+                    config.timestamp, added)
+        self._updater = subprocess.Popen(
+            [sys.executable, "-m", "indexer.core.updater", str(self.core.paths["index"]),
+             "--loop"], stdin=subprocess.DEVNULL)
+
+    def _work(self, crawl: Crawl) -> None:
+        core = self.core
+        assert core is not None
+        now = time.monotonic()
+        if core.ingest(limit=200):
+            self._last_activity = now
+        core.maybe_refresh()
+        for schedule in core.take_schedules():
+            message = schedule_to_wire(schedule, crawl.timestamp, crawl.pk, self.server)
+            message["last"] = core.last_requests(schedule)
+            self._send(message)
+            self._last_activity = now
+        # Idle means: nothing queued, waiting, out or in the inbox, and nothing applied or
+        # handed out for IDLE_SECONDS, so a batch still on its way through the broker is
+        # not mistaken for the end of the crawl.
+        quiet = now - self._last_activity >= IDLE_SECONDS
+        self._idle_ticks = self._idle_ticks + 1 if (core.idle() and quiet) else 0
+        if self._idle_ticks == 3:
+            self._last_heartbeat = 0.0  # report "idle" at once: the crawl may have finished
+
+    def _close(self) -> None:
+        if self._updater is not None:
+            self._updater.send_signal(signal.SIGTERM)
+            try:
+                self._updater.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self._updater.kill()
+                self._updater.wait()
+            self._updater = None
+        if self.core is not None:
+            self.core.close()
+            self.core = None
+            logger.info("queue server %d: crawl closed", self.server)
+        self.crawl_id = None
+
+    # --- reporting ----------------------------------------------------------------------
+
+    def _heartbeat(self, force: bool = False) -> None:
+        now = time.monotonic()
+        if not force and now - self._last_heartbeat < HEARTBEAT_SECONDS:
+            return
+        self._last_heartbeat = now
+        counters: dict = {"crawl": None}
+        if self.core is not None:
+            counters = {**self.core.stats(), "crawl": self.crawl_id,
+                        "idle": self._idle_ticks >= 3}
+        if self._saved_for is not None:
+            counters["saved"] = self._saved_for
+        services.queue_server_heartbeat(self.server, self.base_url, counters)
+        if self._stop.is_set():
+            QueueServer.objects.filter(server_id=self.server).update(
+                state=QueueServer.State.DOWN)
+        if self.core is not None and self.crawl_id is not None:
+            self._update_crawl(self.crawl_id)
+
+    def _update_crawl(self, crawl_id: int) -> None:
+        """Crawl counters are the sums over the queue servers' latest reports; when every
+        live queue server of the crawl is idle, the crawl has finished."""
+        live = [q for q in services.live_queue_servers() if q.counters.get("crawl") == crawl_id]
+        totals = dict.fromkeys(COUNTER_FIELDS.values(), 0)
+        for q in live:
+            for key, field in COUNTER_FIELDS.items():
+                totals[field] += int(q.counters.get(key, 0) or 0)
+        Crawl.objects.filter(pk=crawl_id).update(**totals)
+        if self.server == 0:
+            services.crawl_sample_record(crawl_id)  # the dashboard's pages-per-second chart
+        if (self.server == 0 and len(live) >= self.num_servers
+                and all(q.counters.get("idle") for q in live)):
+            try:
+                services.crawl_finish(crawl_id)
+                logger.info("crawl %s finished: nothing left to fetch", crawl_id)
+            except services.CrawlServiceError:
+                pass
+
+    def _maybe_mark_saved(self, crawl_id: int) -> None:
+        live = services.live_queue_servers()
+        if live and all(q.counters.get("saved") == crawl_id for q in live):
+            with transaction.atomic():
+                try:
+                    services.crawl_mark_saved(crawl_id)
+                except services.CrawlServiceError:
+                    pass
+

@@ -1,0 +1,238 @@
+"""Reads for crawl processes: database rows in, frozen config objects out.
+
+Layer: Django glue. This is the only way ``core`` code sees configuration: queue servers,
+fetchers and the search pipeline call these once and pass the result into ``core`` constructors.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from datetime import datetime
+
+from crawler.core.crawl import (
+    CrawlConfig,
+    CrawlOrder,
+    CrawlPolicy,
+    CrawlStatus,
+    CrawlTimeOptions,
+    RobotsBehaviour,
+    ScraperSpec,
+    SeedSpec,
+    Summarizer,
+)
+from crawler.core.siterules import SiteRules, parse_site_rules
+from ranking.core.options import SearchOptions
+
+from .models import Crawl, PageOptions, QueueServer
+from .services import page_options_snapshot
+from .validators import parse_extract_fields, parse_file_types
+
+
+class ConfigNotFound(LookupError):
+    """The crawl (or Page Options) asked for does not exist."""
+
+
+@dataclass(frozen=True, slots=True)
+class QueueServerInfo:
+    server_id: int
+    base_url: str
+    state: str
+    last_heartbeat: datetime | None
+
+
+def _options_dict(crawl: Crawl) -> dict:
+    return crawl.page_options_snapshot or page_options_snapshot(crawl.page_options)
+
+
+def crawl_time_options_from(data: dict) -> CrawlTimeOptions:
+    scrapers = tuple(
+        ScraperSpec(
+            name=s["name"], signature=s["signature"], priority=int(s["priority"]),
+            text_path=s.get("text_path", ""),
+            delete_paths=tuple(x.strip() for x in s.get("delete_paths", "").splitlines()
+                               if x.strip()),
+            extract_fields=parse_extract_fields(s.get("extract_fields", "")),
+        )
+        for s in data.get("scrapers", [])
+    )
+    return CrawlTimeOptions(
+        byte_range=int(data["byte_range"]),
+        max_description_len=int(data["max_description_len"]),
+        summarizer=Summarizer(data["summarizer"]),
+        max_links_to_extract=int(data["max_links_to_extract"]),
+        cache_pages=bool(data["cache_pages"]),
+        page_recrawl_days=int(data["page_recrawl_days"]),
+        file_types=parse_file_types(data.get("file_types", "")),
+        robots=RobotsBehaviour(data["robots"]),
+        page_rules=data.get("page_rules", ""),
+        scrapers=scrapers,
+    )
+
+
+def search_options_from(data: dict) -> SearchOptions:
+    names = {f.name for f in fields(SearchOptions)}
+    return SearchOptions(**{k: v for k, v in data.items() if k in names})
+
+
+def crawl_config_get(crawl_id: int) -> CrawlConfig:
+    """The frozen config of one crawl (its Page Options as copied when it started)."""
+    try:
+        crawl = Crawl.objects.select_related("page_options").get(pk=crawl_id)
+    except Crawl.DoesNotExist:
+        raise ConfigNotFound(f"crawl {crawl_id} does not exist") from None
+    seeds = tuple(
+        SeedSpec(url=s.url, policy=CrawlPolicy(s.policy), trust_weight=s.trust_weight)
+        for s in crawl.seeds.order_by("id")
+    )
+    from urllib.parse import urlsplit
+
+    rules = SiteRules(
+        allowed=parse_site_rules(crawl.allowed_sites),
+        disallowed=parse_site_rules(crawl.disallowed_sites),
+        restrict=crawl.restrict_to_seeds,
+        seed_hosts=frozenset((urlsplit(s.url).hostname or "") for s in seeds),
+    )
+    return CrawlConfig(
+        crawl_id=crawl.pk,
+        timestamp=crawl.timestamp,
+        name=crawl.name,
+        order=CrawlOrder(crawl.order),
+        max_pages=crawl.max_pages,
+        max_depth=crawl.max_depth,
+        recrawl_days=crawl.recrawl_days,
+        restrict_to_seeds=crawl.restrict_to_seeds,
+        max_domain_share=crawl.max_domain_share / 100.0,
+        site_rules=rules,
+        seeds=seeds,
+        page_options=crawl_time_options_from(_options_dict(crawl)),
+    )
+
+
+def active_crawl_get() -> CrawlConfig | None:
+    """The running crawl's config, or None when no crawl is running."""
+    crawl = Crawl.objects.filter(status=CrawlStatus.RUNNING).only("pk").first()
+    return crawl_config_get(crawl.pk) if crawl else None
+
+
+def search_options_get(crawl_id: int | None = None) -> SearchOptions:
+    """Search-time options: the crawl's copy if given, else the default profile's."""
+    if crawl_id is not None:
+        crawl = Crawl.objects.select_related("page_options").filter(pk=crawl_id).first()
+        if crawl is None:
+            raise ConfigNotFound(f"crawl {crawl_id} does not exist")
+        return search_options_from(_options_dict(crawl))
+    options = PageOptions.objects.filter(is_default=True).first()
+    if options is None:
+        return SearchOptions()
+    return search_options_from(page_options_snapshot(options))
+
+
+def queue_servers_list() -> tuple[QueueServerInfo, ...]:
+    return tuple(
+        QueueServerInfo(q.server_id, q.base_url, q.state, q.last_heartbeat)
+        for q in QueueServer.objects.order_by("server_id")
+    )
+
+
+def crawl_status_get(crawl: Crawl) -> dict:
+    """Counters of a crawl and of the queue servers working on it, for the live status page."""
+    from django.utils import timezone
+
+    now = timezone.now()
+    elapsed = 0.0
+    if crawl.started_at:
+        end = crawl.stopped_at if crawl.stopped_at and not crawl.is_active else now
+        elapsed = max(0.0, (end - crawl.started_at).total_seconds())
+    servers = []
+    tiers: dict[str, int] = {}
+    for q in QueueServer.objects.order_by("server_id"):
+        counters = q.counters or {}
+        mine = counters.get("crawl") == crawl.pk
+        if mine:
+            for tier, count in (counters.get("tiers") or {}).items():
+                tiers[str(tier)] = tiers.get(str(tier), 0) + int(count)
+        servers.append({
+            "server": q.server_id, "url": q.base_url, "state": q.state,
+            "seconds_since_heartbeat": (None if q.last_heartbeat is None
+                                        else round((now - q.last_heartbeat).total_seconds(), 1)),
+            "working_on_this_crawl": mine,
+            "queued": int(counters.get("queued", 0)) if mine else 0,
+            "waiting_robots": int(counters.get("waiting_robots", 0)) if mine else 0,
+            "crawl_delayed": int(counters.get("crawl_delayed", 0)) if mine else 0,
+            "outstanding_schedules": int(counters.get("outstanding_schedules", 0)) if mine else 0,
+            "inbox": int(counters.get("inbox", 0)) if mine else 0,
+        })
+    counters = {name: getattr(crawl, name) for name in (
+        "pages_fetched", "urls_seen", "urls_queued", "documents_indexed", "fetch_errors",
+        "bytes_downloaded", "hosts_seen")}
+    error_hosts: dict[str, int] = {}
+    for q in QueueServer.objects.all():
+        if (q.counters or {}).get("crawl") == crawl.pk:
+            for host, count in ((q.counters or {}).get("error_hosts") or {}).items():
+                error_hosts[host] = error_hosts.get(host, 0) + int(count)
+    top_errors = sorted(error_hosts.items(), key=lambda kv: (-kv[1], kv[0]))[:10]
+    return {
+        "crawl": crawl.pk, "name": crawl.name, "timestamp": crawl.timestamp,
+        "series": crawl_rate_series(crawl),
+        "error_hosts": [[host, count] for host, count in top_errors],
+        "status": crawl.status, "elapsed": round(elapsed, 1),
+        "pages_per_second": round(crawl.pages_fetched / elapsed, 2) if elapsed else 0.0,
+        "counters": counters,
+        "tiers": dict(sorted(tiers.items(), key=lambda kv: int(kv[0]))),
+        "queue_servers": servers,
+    }
+
+
+def crawl_rate_series(crawl: Crawl, points: int = 120) -> list[list[float]]:
+    """[[seconds since start, pages per second], ...] between consecutive samples."""
+    samples = list(crawl.samples.order_by("-at")[: points + 1].values_list("at",
+                                                                           "pages_fetched"))
+    samples.reverse()
+    start = crawl.started_at or (samples[0][0] if samples else None)
+    series = []
+    for (t0, p0), (t1, p1) in zip(samples, samples[1:], strict=False):
+        dt = (t1 - t0).total_seconds()
+        if dt > 0 and start is not None:
+            series.append([round((t1 - start).total_seconds(), 1), round((p1 - p0) / dt, 2)])
+    return series
+
+
+def rate_chart_points(series: list[list[float]], width: int = 600, height: int = 120) -> str:
+    """SVG polyline points for the pages-per-second chart (server-rendered, no script)."""
+    if not series:
+        return ""
+    t_max = max(series[-1][0], 1.0)
+    r_max = max(max(r for _, r in series), 1.0)
+    return " ".join(f"{round(t / t_max * width, 1)},{round(height - r / r_max * height, 1)}"
+                    for t, r in series)
+
+
+@dataclass(frozen=True, slots=True)
+class MachineRow:
+    kind: str
+    name: str
+    state: str
+    seconds_since: float | None
+    detail: str
+
+
+def machines_list() -> list[MachineRow]:
+    """Queue servers and fetchers with the time since each last reported."""
+    from django.utils import timezone
+
+    from .models import Fetcher
+
+    now = timezone.now()
+
+    def since(moment) -> float | None:
+        return None if moment is None else round((now - moment).total_seconds(), 1)
+
+    rows = [MachineRow("queue server", f"{q.server_id} ({q.base_url})", q.state,
+                       since(q.last_heartbeat),
+                       f"crawl {q.counters.get('crawl')}, queued {q.counters.get('queued', 0)}"
+                       if (q.counters or {}).get("crawl") else "idle")
+            for q in QueueServer.objects.order_by("server_id")]
+    rows += [MachineRow("fetcher", f.name, f.state, since(f.last_heartbeat),
+                        f"{f.schedules_done} schedules, {f.pages_fetched} pages")
+             for f in Fetcher.objects.all()]
+    return rows

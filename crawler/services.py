@@ -1,0 +1,259 @@
+"""Writes of crawl management: the only code that changes a crawl's state.
+
+Layer: Django glue. Each service runs in one transaction, locks the rows it changes, and enforces
+the state machine of ``crawler.core.crawl``; the admin's actions and buttons, the commands and the
+crawl processes all call these.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.db import IntegrityError, transaction
+from django.forms.models import model_to_dict
+from django.utils import timezone
+
+from crawler.core.crawl import CrawlPolicy, CrawlStatus, InvalidTransition, next_status
+from crawler.core.seeds import SeedUrlError, parse_seed_lines
+
+from .models import Crawl, CrawlSample, Fetcher, PageOptions, QueueServer, SeedSite
+
+logger = logging.getLogger(__name__)
+
+# A queue server that has not reported for this long is treated as gone.
+HEARTBEAT_TIMEOUT = timedelta(seconds=60)
+
+
+class CrawlServiceError(Exception):
+    """A crawl operation that cannot be done; the message says why, for the admin."""
+
+
+@dataclass(frozen=True, slots=True)
+class SeedBulkResult:
+    added: tuple[str, ...]
+    already_present: tuple[str, ...]
+    repeated_in_input: tuple[str, ...]
+
+
+def page_options_default_get() -> PageOptions:
+    """The default Page Options profile, created with the seed's defaults if missing."""
+    options = PageOptions.objects.filter(is_default=True).first()
+    if options is None:
+        options, _ = PageOptions.objects.get_or_create(
+            name="Default", defaults={"is_default": True}
+        )
+        if not options.is_default:
+            PageOptions.objects.filter(pk=options.pk).update(is_default=True)
+            options.is_default = True
+    return options
+
+
+def page_options_snapshot(options: PageOptions) -> dict:
+    """A JSON copy of a Page Options profile, scrapers included."""
+    data = model_to_dict(options, exclude=["id", "scrapers", "is_default"])
+    data["scrapers"] = [
+        model_to_dict(s, exclude=["id"]) for s in options.scrapers.order_by("-priority", "name")
+    ]
+    data["name"] = options.name
+    return data
+
+
+def _locked(crawl_id: int) -> Crawl:
+    try:
+        return Crawl.objects.select_for_update().get(pk=crawl_id)
+    except Crawl.DoesNotExist:
+        raise CrawlServiceError(f"crawl {crawl_id} does not exist") from None
+
+
+def _transition(crawl: Crawl, action: str) -> CrawlStatus:
+    try:
+        return next_status(crawl.status, action)
+    except InvalidTransition as exc:
+        raise CrawlServiceError(str(exc)) from None
+
+
+def _activate(crawl: Crawl) -> None:
+    other = Crawl.objects.filter(active_lock=True).exclude(pk=crawl.pk).first()
+    if other is not None:
+        raise CrawlServiceError(
+            f"crawl {other.name!r} is {other.status}: stop it first (one crawl runs at a time)"
+        )
+    crawl.active_lock = True
+
+
+def _save_active(crawl: Crawl, fields: list[str]) -> None:
+    try:
+        with transaction.atomic():
+            crawl.save(update_fields=fields)
+    except IntegrityError:
+        raise CrawlServiceError("another crawl was started at the same moment") from None
+
+
+def live_queue_servers() -> list[QueueServer]:
+    cutoff = timezone.now() - HEARTBEAT_TIMEOUT
+    return list(
+        QueueServer.objects.filter(state=QueueServer.State.UP, last_heartbeat__gte=cutoff)
+    )
+
+
+@transaction.atomic
+def crawl_start(crawl_id: int) -> Crawl:
+    """Start a new crawl: copy its Page Options and mark it running.
+
+    Refused when the crawl is not new, has no seed sites, or another crawl is active.
+    """
+    crawl = _locked(crawl_id)
+    status = _transition(crawl, "start")
+    if not crawl.seeds.exists():
+        raise CrawlServiceError(f"crawl {crawl.name!r} has no seed sites: add at least one")
+    _activate(crawl)
+    crawl.status = status
+    crawl.page_options_snapshot = page_options_snapshot(crawl.page_options)
+    crawl.started_at = timezone.now()
+    crawl.stopped_at = None
+    _save_active(crawl, ["status", "active_lock", "page_options_snapshot", "started_at",
+                         "stopped_at"])
+    logger.info("crawl started crawl=%s timestamp=%s", crawl.pk, crawl.timestamp)
+    return crawl
+
+
+@transaction.atomic
+def crawl_stop(crawl_id: int) -> Crawl:
+    """Ask a running crawl to stop. Its queue servers save their queues, then it is resumable.
+
+    With no live queue server there is nothing to save, so the crawl is resumable at once.
+    """
+    crawl = _locked(crawl_id)
+    crawl.status = _transition(crawl, "stop")
+    crawl.stopped_at = timezone.now()
+    if not live_queue_servers():
+        crawl.status = next_status(crawl.status, "saved")
+        crawl.active_lock = None
+    crawl.save(update_fields=["status", "stopped_at", "active_lock"])
+    logger.info("crawl stopping crawl=%s status=%s", crawl.pk, crawl.status)
+    return crawl
+
+
+@transaction.atomic
+def crawl_mark_saved(crawl_id: int) -> Crawl:
+    """Queue servers have written the stopping crawl's queues to disk: it is now resumable."""
+    crawl = _locked(crawl_id)
+    crawl.status = _transition(crawl, "saved")
+    crawl.active_lock = None
+    crawl.save(update_fields=["status", "active_lock"])
+    return crawl
+
+
+@transaction.atomic
+def crawl_finish(crawl_id: int) -> Crawl:
+    """A running crawl ended by itself (page limit reached, nothing left to fetch)."""
+    crawl = _locked(crawl_id)
+    crawl.status = _transition(crawl, "finish")
+    crawl.active_lock = None
+    crawl.stopped_at = timezone.now()
+    crawl.save(update_fields=["status", "active_lock", "stopped_at"])
+    return crawl
+
+
+@transaction.atomic
+def crawl_resume(crawl_id: int) -> Crawl:
+    """Resume a stopped, resumable crawl from its saved queues, with its original options."""
+    crawl = _locked(crawl_id)
+    status = _transition(crawl, "resume")
+    _activate(crawl)
+    crawl.status = status
+    crawl.stopped_at = None
+    _save_active(crawl, ["status", "active_lock", "stopped_at"])
+    logger.info("crawl resumed crawl=%s", crawl.pk)
+    return crawl
+
+
+@transaction.atomic
+def crawl_close(crawl_id: int) -> Crawl:
+    """Close a crawl for good: its index stays searchable, it can no longer be resumed."""
+    crawl = _locked(crawl_id)
+    crawl.status = _transition(crawl, "close")
+    crawl.save(update_fields=["status"])
+    return crawl
+
+
+@transaction.atomic
+def seed_sites_add_bulk(
+    crawl_id: int,
+    text: str,
+    policy: str = CrawlPolicy.DEFAULT.value,
+    trust_weight: float = 1.0,
+) -> SeedBulkResult:
+    """Add one seed per line of ``text``; all or nothing.
+
+    A bad line raises :class:`CrawlServiceError` naming it, and nothing is added.
+    """
+    crawl = _locked(crawl_id)
+    if crawl.status == CrawlStatus.CLOSED:
+        raise CrawlServiceError("a closed crawl takes no new seeds")
+    CrawlPolicy(policy)
+    if not 0.0 <= trust_weight <= 100.0:
+        raise CrawlServiceError("trust weight must be between 0 and 100")
+    try:
+        parsed = parse_seed_lines(text)
+    except SeedUrlError as exc:
+        raise CrawlServiceError(f"Bad seed url on {exc}") from None
+    if not parsed.urls:
+        raise CrawlServiceError("no seed urls given")
+    existing = set(
+        SeedSite.objects.filter(crawl=crawl, url__in=parsed.urls).values_list("url", flat=True)
+    )
+    new = [u for u in parsed.urls if u not in existing]
+    SeedSite.objects.bulk_create(
+        [SeedSite(crawl=crawl, url=u, policy=policy, trust_weight=trust_weight) for u in new]
+    )
+    return SeedBulkResult(tuple(new), tuple(u for u in parsed.urls if u in existing),
+                          parsed.duplicates)
+
+
+@transaction.atomic
+def queue_server_heartbeat(server_id: int, base_url: str, counters: dict | None = None) -> None:
+    """Record that queue server ``server_id`` is alive (called by the queue server itself)."""
+    QueueServer.objects.update_or_create(
+        server_id=server_id,
+        defaults={"base_url": base_url, "state": QueueServer.State.UP,
+                  "last_heartbeat": timezone.now(), "counters": counters or {}},
+    )
+
+
+def fetcher_heartbeat(name: str, host: str, pid: int, state: str, *, schedule: str = "",
+                      pages: int = 0, finished_schedule: bool = False) -> None:
+    """Record that fetcher ``name`` is alive (called by the fetch task)."""
+    fetcher, _ = Fetcher.objects.get_or_create(
+        name=name, defaults={"host": host, "pid": pid, "last_heartbeat": timezone.now()})
+    fetcher.state = state
+    fetcher.last_heartbeat = timezone.now()
+    if schedule:
+        fetcher.last_schedule = schedule
+    if finished_schedule:
+        fetcher.schedules_done += 1
+        fetcher.pages_fetched += pages
+    fetcher.save()
+
+
+SAMPLE_EVERY = timedelta(seconds=5)
+SAMPLES_KEPT = 2000
+
+
+def crawl_sample_record(crawl_id: int) -> None:
+    """Keep a time series of a crawl's counters (at most one sample per SAMPLE_EVERY)."""
+    now = timezone.now()
+    last = CrawlSample.objects.filter(crawl_id=crawl_id).order_by("-at").first()
+    if last is not None and now - last.at < SAMPLE_EVERY:
+        return
+    crawl = Crawl.objects.filter(pk=crawl_id).only(
+        "pages_fetched", "documents_indexed", "fetch_errors").first()
+    if crawl is None:
+        return
+    CrawlSample.objects.create(crawl_id=crawl_id, at=now, pages_fetched=crawl.pages_fetched,
+                               documents_indexed=crawl.documents_indexed,
+                               fetch_errors=crawl.fetch_errors)
+    stale = CrawlSample.objects.filter(crawl_id=crawl_id).order_by("-at")[SAMPLES_KEPT:]
+    CrawlSample.objects.filter(pk__in=list(stale.values_list("pk", flat=True))).delete()

@@ -1,0 +1,77 @@
+"""Celery tasks of the crawl processes (Celery glue only; the work is in crawler.core).
+
+* ``fetch_schedule_task`` (queue ``fetch``): a fetcher downloads and processes one schedule and
+  ships what it found to the owning queue servers.
+* ``qs_receive_task`` (queue ``qs.<n>``): queue server n's worker writes a shipped batch to the
+  queue server's inbox, fsynced, before the message is acknowledged.
+* ``machine_ping``: which workers listen where; the foundation's broker round trip.
+
+Every message is a signed envelope (``crawler.core.shipping``): without the shared
+QUEUE_SERVER_TOKEN a message is refused and dropped.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import socket
+import time
+
+from celery import shared_task
+from django.conf import settings
+
+from crawler.core.shipping import EnvelopeError, open_envelope, seal
+from crawler.core.spool import Spool
+
+logger = logging.getLogger(__name__)
+
+
+@shared_task(name="crawler.machine_ping", acks_late=True)
+def machine_ping(payload: dict) -> dict:
+    """Echo ``payload`` with the worker's host, pid and clock (idempotent)."""
+    return {"echo": payload, "host": socket.gethostname(), "pid": os.getpid(),
+            "time": time.time()}
+
+
+def inbox_for(server: int, crawl_timestamp: int) -> Spool:
+    from crawler.core.queue_server import crawl_paths
+
+    directory = settings.WORK_DIRECTORY / f"qs{server}"
+    return Spool(crawl_paths(directory, crawl_timestamp)["inbox"])
+
+
+@shared_task(name="crawler.qs_receive", acks_late=True)
+def qs_receive_task(envelope: dict) -> int:
+    """Store a fetcher's batch in its queue server's inbox (durable before the ack)."""
+    try:
+        batch = open_envelope(envelope, settings.QUEUE_SERVER_TOKEN, "batch")
+        server, crawl = int(batch["server"]), int(batch["crawl"])
+    except (EnvelopeError, KeyError, TypeError, ValueError) as exc:
+        logger.error("refused a batch message: %s", exc)
+        return 0
+    inbox_for(server, crawl).put("batch", json.dumps(batch).encode())
+    return len(batch.get("docs", []))
+
+
+def ship_batch(server: int, batch: dict) -> None:
+    envelope = seal("batch", batch, settings.QUEUE_SERVER_TOKEN)
+    qs_receive_task.apply_async(args=[envelope], queue=f"qs.{server}")
+
+
+@shared_task(name="crawler.fetch_schedule", acks_late=True)
+def fetch_schedule_task(envelope: dict) -> dict:
+    """Download, process and ship one schedule (see crawler.core.fetch_worker)."""
+    from crawler.fetching import run_schedule
+
+    try:
+        message = open_envelope(envelope, settings.QUEUE_SERVER_TOKEN, "schedule")
+    except EnvelopeError as exc:
+        logger.error("refused a schedule message: %s", exc)
+        return {"refused": str(exc)}
+    return run_schedule(message, ship_batch)
+
+
+def send_schedule(message: dict) -> None:
+    envelope = seal("schedule", message, settings.QUEUE_SERVER_TOKEN)
+    fetch_schedule_task.apply_async(args=[envelope], queue="fetch")

@@ -1,0 +1,87 @@
+"""Field validators for crawl-management rows: thin wrappers over the pure parsers.
+
+Each raises ``ValidationError`` with a message that names the bad line (and column where the
+parser knows it), so the admin can show exactly what to fix. The checks themselves live in
+``crawler.core`` (site rules, scrapers, page rules), so a crawl parses exactly what was validated.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from django.core.exceptions import ValidationError
+
+from crawler.core import page_rules, scrapers
+from crawler.core.errors import PageRuleSyntaxError, ScraperConfigError
+from crawler.core.siterules import SiteRuleError, parse_site_rules
+
+KNOWN_FILE_TYPES = (
+    "html", "htm", "xhtml", "php", "asp", "aspx", "jsp", "shtml", "cgi", "pl", "py", "java",
+    "txt", "csv", "tsv", "md", "xml", "rss", "atom", "pdf", "gif", "jpg", "jpeg", "png", "svg",
+    "bmp", "webp", "gz", "unknown",
+)
+DEFAULT_FILE_TYPES_TEXT = " ".join(t for t in KNOWN_FILE_TYPES if t not in ("gz",))
+
+
+def parse_file_types(text: str) -> tuple[str, ...]:
+    items = [t.strip().lower().lstrip(".") for t in re.split(r"[\s,]+", text) if t.strip()]
+    unknown = [t for t in items if t not in KNOWN_FILE_TYPES]
+    if unknown:
+        plural = "s" if len(unknown) > 1 else ""
+        raise ValidationError(
+            f"Unknown file type{plural}: {', '.join(unknown)}. "
+            f"Known: {', '.join(KNOWN_FILE_TYPES)}."
+        )
+    return tuple(dict.fromkeys(items))
+
+
+def validate_file_types(text: str) -> None:
+    parse_file_types(text)
+
+
+def validate_site_rules(text: str) -> None:
+    try:
+        parse_site_rules(text)
+    except SiteRuleError as exc:
+        raise ValidationError(str(exc)) from None
+
+
+def _scraper_check(check: Callable[[str], object], text: str) -> object:
+    """Run one of crawler.core.scrapers' checks; the message names the line."""
+    try:
+        return check(text)
+    except ScraperConfigError as exc:
+        where = f"line {exc.line}: " if exc.line else ""
+        raise ValidationError(f"{where}{exc.message}") from None
+
+
+def validate_xpath(expr: str) -> None:
+    _scraper_check(scrapers.validate_xpath_field, expr)
+
+
+def validate_xpath_lines(text: str) -> None:
+    _scraper_check(scrapers.validate_xpath_lines, text)
+
+
+def validate_scraper_signature(text: str) -> None:
+    _scraper_check(scrapers.validate_signature, text)
+
+
+def parse_extract_fields(text: str) -> tuple[tuple[str, str], ...]:
+    """``FIELD=xpath`` or ``FIELD:=literal`` per line -> ((field, xpath or ':=literal'), ...)."""
+    return _scraper_check(scrapers.parse_extract_fields, text)  # type: ignore[return-value]
+
+
+def validate_extract_fields(text: str) -> None:
+    parse_extract_fields(text)
+
+
+def validate_page_rules(text: str) -> None:
+    """Check page rules with the parser the fetchers use; the message gives line and column."""
+    if not text.strip():
+        return
+    try:
+        page_rules.parse_rules(text)
+    except PageRuleSyntaxError as exc:
+        raise ValidationError(f"Page rules: {exc}") from None

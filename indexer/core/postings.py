@@ -1,0 +1,251 @@
+"""The postings file of a partition: per term, delta-coded postings in blocks.
+
+Layer: ``indexer.core``. Written by :mod:`indexer.core.partition_index`; read by
+:class:`indexer.core.reader.PostingsCursor` through :class:`PostingListReader`.
+
+A posting is the seed's tuple (index of the document in doc_map, frequency of the term in the
+document, offset of its entry in the positions file, length of that entry). Postings of one term
+are in doc_map order and are cut into blocks of ``BLOCK_SIZE``.
+
+Format (payload of a framed ``postings`` file; bit fields most significant bit first)::
+
+    byte 0        W: width in bits of absolute positions offsets
+    lists         one per term, each starting on a byte boundary; the dictionary (closed
+                  partitions) or last_entries (active ones) holds its byte offset and length
+
+    list   := gamma(n) gamma(k + 1) pos_start:W block*          n postings, Rice parameter k,
+                                                                 bit offset of the first entry
+    block  := gamma(first_doc - prev_last)    prev_last = last doc of the previous block, or -1
+              gamma(last_doc - first_doc + 1)
+              gamma(position bits of the block + 1)
+              gamma(wd + 1) gamma(wf + 1) gamma(wo + 1) gamma(wl + 1)
+              doc delta - 1   : (m - 1) fields of wd bits   (index i minus index i-1, minus 1)
+              frequency       : m fields of wf bits
+              offset delta    : m fields of wo bits   (entry start minus previous entry's end)
+              length          : m fields of wl bits   (entry length in bits)
+
+A block's size follows from its header alone, so ``skip_to`` walks block headers without
+decoding columns; a block's columns decode with a few numpy operations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .codes import (
+    BitPacker,
+    BitReader,
+    CodeError,
+    IntArray,
+    bit_length,
+    gamma_width,
+    to_bits,
+    unpack_fixed,
+)
+
+BLOCK_SIZE = 128
+
+
+def _segment_max(values: IntArray, first: IntArray) -> IntArray:
+    if values.size == 0:
+        return np.zeros(first.size, dtype=np.int64)
+    return np.maximum.reduceat(values, first)
+
+
+def encode_postings(entry_list: IntArray, doc_index: IntArray, freq: IntArray,
+                    entry_bits: IntArray, rice_k: IntArray, nlists: int,
+                    block_size: int = BLOCK_SIZE) -> tuple[bytes, IntArray, IntArray]:
+    """Encode all term lists of a partition at once.
+
+    Entries are sorted by list then doc index (strictly increasing within a list); every list
+    has at least one entry; positions entries are laid out back to back in the same order.
+    Returns ``(payload, list_offset, list_length)`` with byte offsets into the payload.
+    """
+    entry_list = np.asarray(entry_list, dtype=np.int64)
+    doc_index = np.asarray(doc_index, dtype=np.int64)
+    freq = np.asarray(freq, dtype=np.int64)
+    entry_bits = np.asarray(entry_bits, dtype=np.int64)
+    nentries = entry_list.size
+    n_t = np.bincount(entry_list, minlength=nlists).astype(np.int64)
+    if nlists and int(n_t.min()) < 1:
+        raise ValueError("every list needs at least one posting")
+    entry_start_bits = np.cumsum(entry_bits) - entry_bits
+    list_first = np.cumsum(n_t) - n_t
+    pos_start = entry_start_bits[list_first] if nentries else np.zeros(0, dtype=np.int64)
+    total_pos_bits = int(entry_bits.sum())
+    wpos = max(1, int(bit_length(np.array([total_pos_bits]))[0]))
+    rank = np.arange(nentries, dtype=np.int64) - np.repeat(list_first, n_t)
+    nb_t = (n_t + block_size - 1) // block_size
+    block_first_t = np.cumsum(nb_t) - nb_t
+    blk = block_first_t[entry_list] + rank // block_size
+    nblocks = int(nb_t.sum())
+    n_b = np.bincount(blk, minlength=nblocks).astype(np.int64)
+    b_first = np.cumsum(n_b) - n_b
+    b_last = b_first + n_b - 1
+    b_term = entry_list[b_first]
+    first_doc = doc_index[b_first]
+    last_doc = doc_index[b_last]
+    starts_list = rank[b_first] == 0
+    prev_last = np.where(starts_list, -1, doc_index[np.maximum(b_first - 1, 0)])
+    delta = first_doc - prev_last
+    span = last_doc - first_doc
+    if nentries and (int(delta.min()) < 1 or int(span.min()) < 0):
+        raise ValueError("doc indexes must increase within a list")
+    pos_bits = np.add.reduceat(entry_bits, b_first) if nentries else np.zeros(0, np.int64)
+    in_block = np.arange(nentries, dtype=np.int64) - np.repeat(b_first, n_b)
+    prev_doc = np.empty_like(doc_index)
+    if nentries:
+        prev_doc[1:] = doc_index[:-1]
+        prev_doc[0] = -1
+    d = np.where(in_block > 0, doc_index - prev_doc - 1, 0)
+    if nentries and int(d.min()) < 0:
+        raise ValueError("doc indexes must increase within a list")
+    o = np.zeros(nentries, dtype=np.int64)  # entries are contiguous: offset deltas are 0
+    wd = bit_length(_segment_max(d, b_first))
+    wf = bit_length(_segment_max(freq, b_first))
+    wo = bit_length(_segment_max(o, b_first))
+    wl = bit_length(_segment_max(entry_bits, b_first))
+    hvals = [delta, span + 1, pos_bits + 1, wd + 1, wf + 1, wo + 1, wl + 1]
+    hwidths = [gamma_width(v) for v in hvals]
+    hdr_b = np.sum(hwidths, axis=0) if nblocks else np.zeros(0, dtype=np.int64)
+    size_b = hdr_b + (n_b - 1) * wd + n_b * (wf + wo + wl)
+    k1 = rice_k + 1
+    lh_t = gamma_width(n_t) + gamma_width(k1) + wpos
+    list_bits = lh_t + (np.bincount(b_term, weights=size_b, minlength=nlists).astype(np.int64)
+                        if nblocks else 0)
+    list_bytes = (list_bits + 7) // 8
+    list_offset = 1 + np.cumsum(list_bytes) - list_bytes
+    total_bits = 8 * (1 + int(list_bytes.sum()))
+    lstart = list_offset * 8
+    size_cum = np.cumsum(size_b) - size_b
+    block_start = lstart[b_term] + lh_t[b_term] + size_cum - size_cum[block_first_t[b_term]]
+    starts = [np.array([0]), lstart, lstart + gamma_width(n_t),
+              lstart + gamma_width(n_t) + gamma_width(k1)]
+    values = [np.array([wpos]), n_t, k1, pos_start]
+    widths = [np.array([8]), gamma_width(n_t), gamma_width(k1), np.full(nlists, wpos)]
+    offset = block_start.copy()
+    for v, w in zip(hvals, hwidths, strict=True):
+        starts.append(offset.copy())
+        values.append(v)
+        widths.append(w)
+        offset = offset + w
+    col_d = offset
+    col_f = col_d + (n_b - 1) * wd
+    col_o = col_f + n_b * wf
+    col_l = col_o + n_b * wo
+    eb = blk
+    nonfirst = in_block > 0
+    starts += [(col_d[eb] + (in_block - 1) * wd[eb])[nonfirst], col_f[eb] + in_block * wf[eb],
+               col_o[eb] + in_block * wo[eb], col_l[eb] + in_block * wl[eb]]
+    values += [d[nonfirst], freq, o, entry_bits]
+    widths += [wd[eb][nonfirst], wf[eb], wo[eb], wl[eb]]
+    packer = BitPacker(total_bits)
+    for st, va, wi in zip(starts, values, widths, strict=True):
+        packer.add(st, va, wi)
+    return packer.tobytes(), list_offset, list_bytes
+
+
+@dataclass(frozen=True, slots=True)
+class PostingBlock:
+    """Decoded postings of one block of one partition's list (arrays of equal length)."""
+
+    partition: int
+    doc_index: IntArray
+    frequency: IntArray
+    pos_offset: IntArray  # bit offset of each entry in the positions payload
+    pos_length: IntArray  # bit length of each entry
+    rice_k: int
+
+
+class PostingListReader:
+    """Walks the blocks of one term list in one partition's postings payload.
+
+    Call order: construct, then ``next_block()`` / ``skip_to(doc)`` until ``None``.
+    Raises :class:`CodeError` (wrapped by callers with the file name) on malformed bits.
+    """
+
+    __slots__ = ("_data", "_end", "_reader", "count", "rice_k", "_pos", "_remaining",
+                 "_prev_last", "partition", "block_size")
+
+    def __init__(self, data: bytes, offset: int, length: int, partition: int,
+                 block_size: int = BLOCK_SIZE) -> None:
+        if offset < 1 or offset + length > len(data) or length <= 0:
+            raise CodeError("list outside the postings payload")
+        self._data = data
+        self._end = (offset + length) * 8
+        wpos = data[0]
+        reader = BitReader(data, offset * 8, self._end)
+        self.count = reader.gamma()
+        self.rice_k = reader.gamma() - 1
+        self._pos = reader.bits(wpos)
+        self._reader = reader
+        self._remaining = self.count
+        self._prev_last = -1
+        self.partition = partition
+        self.block_size = block_size
+
+    def _header(self) -> tuple[int, int, int, int, int, int, int, int]:
+        r = self._reader
+        first = self._prev_last + r.gamma()
+        last = first + r.gamma() - 1
+        pos_bits = r.gamma() - 1
+        wd, wf, wo, wl = r.gamma() - 1, r.gamma() - 1, r.gamma() - 1, r.gamma() - 1
+        return first, last, pos_bits, wd, wf, wo, wl, r.pos
+
+    def _skip_block(self, m: int, wd: int, wf: int, wo: int, wl: int, body: int) -> None:
+        end = body + (m - 1) * wd + m * (wf + wo + wl)
+        if end > self._end:
+            raise CodeError("block runs past its list")
+        self._reader.pos = end
+
+    def next_block(self) -> PostingBlock | None:
+        if self._remaining <= 0:
+            return None
+        m = min(self.block_size, self._remaining)
+        first, last, pos_bits, wd, wf, wo, wl, body = self._header()
+        end = body + (m - 1) * wd + m * (wf + wo + wl)
+        if end > self._end:
+            raise CodeError("block runs past its list")
+        byte0 = body >> 3
+        bits = to_bits(self._data, byte0, (end + 7) >> 3)
+        base = body - byte0 * 8
+        d = unpack_fixed(bits, base, m - 1, wd)
+        f = unpack_fixed(bits, base + (m - 1) * wd, m, wf)
+        o = unpack_fixed(bits, base + (m - 1) * wd + m * wf, m, wo)
+        ln = unpack_fixed(bits, base + (m - 1) * wd + m * (wf + wo), m, wl)
+        docs = np.empty(m, dtype=np.int64)
+        docs[0] = first
+        if m > 1:
+            docs[1:] = first + np.cumsum(d + 1)
+        if int(docs[-1]) != last or int(ln.sum()) != pos_bits:
+            raise CodeError("block columns disagree with the block header")
+        ends = self._pos + np.cumsum(o + ln)
+        starts = ends - ln
+        self._pos = int(ends[-1])
+        self._reader.pos = end
+        self._remaining -= m
+        self._prev_last = last
+        return PostingBlock(self.partition, docs, f, starts, ln, self.rice_k)
+
+    def skip_to(self, doc: int) -> PostingBlock | None:
+        """The first block whose last doc index is >= ``doc`` (earlier blocks are skipped
+        by their headers alone), or ``None`` when the list is exhausted."""
+        while self._remaining > 0:
+            save = self._reader.pos
+            m = min(self.block_size, self._remaining)
+            first, last, pos_bits, wd, wf, wo, wl, body = self._header()
+            if last >= doc:
+                self._reader.pos = save
+                return self.next_block()
+            self._skip_block(m, wd, wf, wo, wl, body)
+            if wo:
+                # offset deltas are in the columns: decode them to keep positions in step
+                self._reader.pos = save
+                self.next_block()
+                continue
+            self._pos += pos_bits
+            self._remaining -= m
+            self._prev_last = last
+        return None

@@ -1,0 +1,413 @@
+"""The query side's view of an IndexDocumentBundle: statistics, postings cursors, documents.
+
+Layer: ``indexer.core``. ``ranking.core`` builds its word iterators on :class:`PostingsCursor`
+and scores with :meth:`IndexBundleReader.collection_stats`, :meth:`IndexBundleReader.term_stats`,
+document lengths, region weights and :meth:`IndexBundleReader.doc_rank`.
+
+A reader is a *snapshot*: it reads documents/pdb_parameters.txt, dictionary/MANIFEST and each
+partition's MANIFEST once, and loads every file it will need from the not-yet-merged partitions
+(the active one and closed ones the updater has not merged) at once, so writers and the updater
+may replace or delete files afterwards. Files of merged partitions are immutable and are loaded
+on first use. :meth:`IndexBundleReader.refresh` takes a new snapshot. Every file is checked
+(header, version, checksum) when loaded; damage raises :class:`CorruptIndexError` naming it.
+
+Postings of a term come in (partition, doc_map index) order: partitions ascending, doc_map
+order within a partition (Doc Rank order).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .codes import CodeError, IntArray
+from .dictionary import BPlusTree, PartitionInfo
+from .doc_map import DocMap, DocMapFormatError
+from .documents import BlobReader, PartitionState, gunzip, read_parameters
+from .errors import CorruptIndexError
+from .grouping import doc_rank
+from .ids import term_id
+from .layout import DICTIONARY, DOCUMENTS, partition_dir, read_partition_manifest
+from .packed_table import RecordFormatError, unpack_columns
+from .partition_index import LAST_ENTRIES_TOOL
+from .positions import decode_positions
+from .postings import PostingBlock, PostingListReader
+from .storage import read_framed
+
+logger = logging.getLogger(__name__)
+_RETRIES = 8
+
+
+@dataclass(frozen=True, slots=True)
+class CollectionStats:
+    """N (doc_map entries: searchable groups), total and average document length."""
+
+    documents: int
+    total_length: int
+    average_length: float
+    partition_sizes: tuple[int, ...]
+    stored_documents: int  # documents stored (pages + links), searchable or not yet
+
+
+@dataclass(frozen=True, slots=True)
+class TermStats:
+    """Documents with the term and total occurrences l_t, over every searchable partition."""
+
+    docs: int
+    occurrences: int
+
+
+class _Partition:
+    """One partition's loaded derived files."""
+
+    __slots__ = ("number", "directory", "files", "doc_map", "terms", "_postings", "_positions")
+
+    def __init__(self, number: int, directory: Path, files: dict[str, str], doc_map: DocMap,
+                 terms: dict[bytes, tuple[int, int, int, int]] | None) -> None:
+        self.number = number
+        self.directory = directory
+        self.files = files
+        self.doc_map = doc_map
+        self.terms = terms
+        self._postings: bytes | None = None
+        self._positions: bytes | None = None
+
+    def load(self) -> None:
+        self.postings_payload()
+        self.positions_payload()
+
+    def postings_payload(self) -> bytes:
+        if self._postings is None:
+            self._postings = read_framed(self.directory / self.files["postings"], "postings")
+        return self._postings
+
+    def positions_payload(self) -> bytes:
+        if self._positions is None:
+            self._positions = read_framed(self.directory / self.files["positions"], "positions")
+        return self._positions
+
+    def file(self, kind: str) -> Path:
+        return self.directory / self.files[kind]
+
+
+def load_last_entries(path: Path) -> dict[bytes, tuple[int, int, int, int]]:
+    """term_id -> (docs, occurrences, postings offset, postings length)."""
+    payload = read_framed(path, "last_entries")
+    try:
+        keys, ints, _, _ = unpack_columns(LAST_ENTRIES_TOOL, payload)
+    except RecordFormatError as exc:
+        raise CorruptIndexError(path, str(exc)) from exc
+    return dict(zip(keys, map(tuple, ints[:, :4].tolist()), strict=True))
+
+
+def _load_doc_map(path: Path) -> DocMap:
+    try:
+        return DocMap(read_framed(path, "doc_map"))
+    except DocMapFormatError as exc:
+        raise CorruptIndexError(path, str(exc)) from exc
+
+
+class PostingsCursor:
+    """One term's postings over all partitions, in (partition, doc_map index) order.
+
+    ``next_block()`` returns the next :class:`PostingBlock` (numpy arrays), ``skip_to``
+    jumps to the first block holding a posting at or after (partition, index) and trims it,
+    ``positions(block)`` decodes the block's positions. ``None`` means exhausted.
+    """
+
+    def __init__(self, reader: IndexBundleReader, sources: list[tuple[_Partition, int, int]],
+                 stats: TermStats) -> None:
+        self._reader = reader
+        self._sources = sources
+        self._current: PostingListReader | None = None
+        self._source = -1
+        self.stats = stats
+
+    @property
+    def docs(self) -> int:
+        return self.stats.docs
+
+    def _open_next(self) -> bool:
+        self._source += 1
+        if self._source >= len(self._sources):
+            self._current = None
+            return False
+        part, offset, length = self._sources[self._source]
+        try:
+            self._current = PostingListReader(part.postings_payload(), offset, length,
+                                              part.number)
+        except CodeError as exc:
+            raise CorruptIndexError(part.file("postings"), f"list at {offset}: {exc}") from exc
+        return True
+
+    def _wrap(self, call: Any) -> PostingBlock | None:
+        part = self._sources[self._source][0]
+        try:
+            block = call()
+        except CodeError as exc:
+            raise CorruptIndexError(part.file("postings"), str(exc)) from exc
+        if block is not None and int(block.doc_index[-1]) >= part.doc_map.n:
+            raise CorruptIndexError(part.file("postings"), "posting beyond the doc_map")
+        return block
+
+    def next_block(self) -> PostingBlock | None:
+        while True:
+            if self._current is None and not self._open_next():
+                return None
+            assert self._current is not None
+            block = self._wrap(self._current.next_block)
+            if block is not None:
+                return block
+            self._current = None
+
+    def skip_to(self, partition: int, index: int) -> PostingBlock | None:
+        """The block with the first posting >= (partition, index), trimmed to start there."""
+        while True:
+            if self._current is None and not self._open_next():
+                return None
+            assert self._current is not None
+            if self._current.partition < partition:
+                self._current = None
+                continue
+            target = index if self._current.partition == partition else 0
+            block = self._wrap(lambda: self._current.skip_to(target))  # noqa: B023
+            if block is None:
+                self._current = None
+                continue
+            cut = int(np.searchsorted(block.doc_index, target))
+            if cut:
+                block = PostingBlock(block.partition, block.doc_index[cut:],
+                                     block.frequency[cut:], block.pos_offset[cut:],
+                                     block.pos_length[cut:], block.rice_k)
+            return block
+
+    def positions(self, block: PostingBlock) -> tuple[IntArray, IntArray]:
+        """All positions of the block's postings, posting after posting, and the counts."""
+        part = self._reader._partition(block.partition)
+        try:
+            return decode_positions(part.positions_payload(), block.pos_offset,
+                                    block.frequency, block.pos_length, block.rice_k)
+        except CodeError as exc:
+            raise CorruptIndexError(part.file("positions"), str(exc)) from exc
+
+    def __iter__(self) -> Iterator[PostingBlock]:
+        while (block := self.next_block()) is not None:
+            yield block
+
+
+class IndexBundleReader:
+    """Read-only snapshot of an IndexDocumentBundle folder."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self._blobs: dict[int, BlobReader] = {}
+        self._open()
+
+    def _open(self) -> None:
+        last: Exception | None = None
+        for _ in range(_RETRIES):
+            try:
+                self._snapshot()
+                return
+            except FileNotFoundError as exc:  # a file replaced between two reads: retry
+                last = exc
+        raise CorruptIndexError(self.path, f"could not take a consistent snapshot: {last}")
+
+    def _snapshot(self) -> None:
+        params = read_parameters(self.path / DOCUMENTS)
+        self.parameters = params
+        self.document_partitions: list[PartitionState] = params["partitions"]
+        dict_dir = self.path / DICTIONARY
+        self.dictionary = BPlusTree(dict_dir)
+        next_partition = self.dictionary.next_partition
+        self.partitions: list[_Partition] = []
+        for state in self.document_partitions:
+            number = state.number
+            manifest = read_partition_manifest(self.path, number)
+            if manifest is None:
+                continue
+            pdir = partition_dir(self.path, number)
+            files = manifest["files"]
+            doc_map = _load_doc_map(pdir / files["doc_map"])
+            terms = None
+            if number >= next_partition:
+                terms = load_last_entries(pdir / files["last_entries"])
+            part = _Partition(number, pdir, files, doc_map, terms)
+            if terms is not None:
+                part.load()
+            self.partitions.append(part)
+        self._by_number = {p.number: p for p in self.partitions}
+        self._sizes = [p.doc_map.n for p in self.partitions]
+        self._size_index = {p.number: i for i, p in enumerate(self.partitions)}
+
+    def refresh(self) -> None:
+        """Take a new snapshot (new documents, merged partitions)."""
+        self.close()
+        self._open()
+
+    def close(self) -> None:
+        for blob in self._blobs.values():
+            blob.close()
+        self._blobs.clear()
+        self.dictionary.close()
+
+    def __enter__(self) -> IndexBundleReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _partition(self, number: int) -> _Partition:
+        return self._by_number[number]
+
+    # -- statistics -------------------------------------------------------------------------
+
+    def collection_stats(self) -> CollectionStats:
+        total = int(sum(int(p.doc_map.length.sum()) for p in self.partitions))
+        n = int(sum(self._sizes))
+        stored = int(sum(s.docs for s in self.document_partitions))
+        return CollectionStats(n, total, total / n if n else 0.0, tuple(self._sizes), stored)
+
+    def term_info(self, term: str | bytes) -> list[PartitionInfo]:
+        """The term's per-partition records over every searchable partition, ascending."""
+        key = term if isinstance(term, bytes) else term_id(term)
+        out: list[PartitionInfo] = []
+        merged = self.dictionary.lookup(key) or ()
+        for record in merged:
+            if record[0] in self._by_number and self._by_number[record[0]].terms is None:
+                out.append(PartitionInfo(*record))
+        for part in self.partitions:
+            if part.terms is not None:
+                hit = part.terms.get(key)
+                if hit is not None:
+                    out.append(PartitionInfo(part.number, *hit))
+        out.sort(key=lambda r: r.partition)
+        return out
+
+    def term_stats(self, term: str | bytes) -> TermStats:
+        info = self.term_info(term)
+        return TermStats(sum(r.docs for r in info), sum(r.occurrences for r in info))
+
+    def postings(self, term: str | bytes) -> PostingsCursor:
+        info = self.term_info(term)
+        sources = [(self._by_number[r.partition], r.offset, r.length) for r in info]
+        return PostingsCursor(self, sources, TermStats(sum(r.docs for r in info),
+                                                       sum(r.occurrences for r in info)))
+
+    # -- documents --------------------------------------------------------------------------
+
+    def doc_rank(self, partition: int, index: Any) -> np.ndarray:
+        """Doc Rank of doc_map entries ``index`` (scalar or array) of ``partition``."""
+        return doc_rank(self._sizes, self._size_index[partition], index)
+
+    def doc_map(self, partition: int) -> DocMap:
+        return self._by_number[partition].doc_map
+
+    def doc_id(self, partition: int, index: int) -> bytes:
+        return self.doc_map(partition).doc_id(index)
+
+    def document_length(self, partition: int, index: int) -> int:
+        return int(self.doc_map(partition).length[index])
+
+    def document_lengths(self, partition: int) -> np.ndarray:
+        return self.doc_map(partition).length
+
+    def region_weights(self, partition: int, index: int) -> list[tuple[int, float]]:
+        return self._psl(partition, index, "region_weights")
+
+    def classifier_scores(self, partition: int, index: int) -> list[float]:
+        return self._psl(partition, index, "classifier_scores")
+
+    def _psl(self, partition: int, index: int, what: str) -> Any:
+        part = self._by_number[partition]
+        try:
+            return getattr(part.doc_map, what)(index)
+        except DocMapFormatError as exc:
+            raise CorruptIndexError(part.file("doc_map"), str(exc)) from exc
+
+    def _locate(self, doc_id: bytes) -> tuple[_Partition, int] | None:
+        for part in reversed(self.partitions):
+            row = part.doc_map.find_member(doc_id)
+            if row is not None:
+                return part, row
+        return None
+
+    def _member_bytes(self, part: _Partition, row: int) -> bytes:
+        blob = self._blobs.get(part.number)
+        dm = part.doc_map
+        path = self.path / DOCUMENTS / f"partition_{part.number}.txt.gz"
+        if blob is None:
+            blob = self._blobs[part.number] = BlobReader(path)
+        return blob.document_bytes(int(dm.summary_offset[row]), int(dm.blob_end[row]),
+                                   int(dm.blob_crc[row]))
+
+    def summary(self, doc_id: bytes) -> dict[str, Any] | None:
+        """The stored summary of ``doc_id`` (newest partition first), or None."""
+        found = self._locate(doc_id)
+        if found is None:
+            return None
+        part, row = found
+        data = self._member_bytes(part, row)
+        path = self._blobs[part.number].path
+        raw = gunzip(path, data[:int(part.doc_map.summary_length[row])])
+        try:
+            return json.loads(raw)
+        except ValueError as exc:
+            raise CorruptIndexError(path, f"summary of {doc_id.hex()} is not JSON") from exc
+
+    def summary_head(self, partition: int, index: int, size: int = 2048) -> tuple[str, str]:
+        """(url, title) of doc_map entry ``index``'s representative, read from the first
+        ``size`` bytes of its stored summary (summaries are JSON objects that start with the
+        url and the title): scoring needs them for every candidate, and a whole summary (the
+        page text and its links) is much larger. Falls back to the whole summary when the head
+        does not hold both."""
+        part = self._by_number[partition]
+        return self._head(part, int(part.doc_map.ix_index[index]), size)
+
+    def summary_head_of(self, doc_id: bytes, size: int = 2048) -> tuple[str, str] | None:
+        """(url, title) of the stored summary of ``doc_id`` (see :meth:`summary_head`)."""
+        found = self._locate(doc_id)
+        return None if found is None else self._head(found[0], found[1], size)
+
+    def _head(self, part: _Partition, row: int, size: int) -> tuple[str, str]:
+        dm = part.doc_map
+        start = int(dm.summary_offset[row])
+        length = int(dm.summary_length[row])
+        blob = self._blobs.get(part.number)
+        if blob is None:
+            blob = self._blobs[part.number] = BlobReader(
+                self.path / DOCUMENTS / f"partition_{part.number}.txt.gz")
+        data = blob.document_bytes(start, start + min(size, length), None)
+        try:
+            text = zlib.decompressobj(31).decompress(data, 8 * size).decode("utf-8", "ignore")
+            decoder = json.JSONDecoder()
+            if text.startswith('{"url":'):
+                url, end = decoder.raw_decode(text, 7)
+                if text.startswith(',"title":', end):
+                    title, _ = decoder.raw_decode(text, end + 9)
+                    return str(url), str(title)
+        except (zlib.error, ValueError):
+            pass
+        summary = self.summary(dm.member_ids[row].tobytes()) or {}
+        return str(summary.get("url", "")), str(summary.get("title", ""))
+
+    def cached_page(self, doc_id: bytes) -> bytes | None:
+        found = self._locate(doc_id)
+        if found is None:
+            return None
+        part, row = found
+        dm = part.doc_map
+        length = int(dm.cache_length[row])
+        if not length:
+            return None
+        data = self._member_bytes(part, row)
+        start = int(dm.cache_offset[row] - dm.summary_offset[row])
+        return gunzip(self._blobs[part.number].path, data[start:start + length])

@@ -1,0 +1,285 @@
+"""Durable files: atomic replace, framing with version and checksum, append-only logs, locks.
+
+Layer: ``indexer.core``. Every file of an index bundle goes through this module, so that a crash
+(kill -9 at any instant) or a flipped bit is detected on open and never silently served.
+
+Three kinds of file:
+
+* **Framed binary files** (doc_map, positions, postings, last_entries). Written whole, to a
+  temporary name, fsynced, renamed over the final name, and the directory fsynced. Layout::
+
+      offset size
+      0      4    magic b"YPYX"
+      4      16   kind, ASCII, NUL padded (b"postings", b"doc_map", ...)
+      20     2    format version (big-endian unsigned)
+      22     2    flags (0; 1 for append-only logs)
+      24     8    payload length
+      32     4    crc32 of the payload
+      36     4    crc32 of bytes 0..35
+      40     ...  payload
+
+* **Framed text files** (pdb_parameters.txt, archive_info.txt, next_partition.txt, MANIFEST):
+  the first line is ``#yioopy <kind> v<version> len=<payload bytes> crc32=<8 hex>``, the
+  payload follows. Written atomically like the binary ones.
+
+* **Append-only logs** (partition_N.ix, partition_N.txt.gz, the dictionary node file): the same
+  40-byte header with flag ``LOG`` and zero length/crc, then records that each carry their own
+  checksum. The committed length of a log lives in a framed manifest that is replaced atomically
+  *after* the log data is fsynced: bytes past the committed length are the debris of a crash and
+  are truncated by the next writer; bytes before it are checked by their record checksums.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import logging
+import os
+import struct
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+
+from .errors import CorruptIndexError, IndexFormatTooNew, IndexLockedError
+
+logger = logging.getLogger(__name__)
+
+MAGIC = b"YPYX"
+FORMAT_VERSION = 1
+HEADER = struct.Struct(">4s16sHHQII")
+HEADER_SIZE = HEADER.size  # 40
+_HEAD_CRC_AT = HEADER_SIZE - 4
+FLAG_LOG = 1
+TMP_MARK = ".tmp."
+
+PathLike = str | os.PathLike[str]
+
+
+def _kind_bytes(kind: str) -> bytes:
+    raw = kind.encode("ascii")
+    if len(raw) > 16:
+        raise ValueError(f"file kind too long: {kind!r}")
+    return raw.ljust(16, b"\0")
+
+
+def fsync_dir(path: PathLike) -> None:
+    """fsync a directory so that a rename or a new file inside it is durable."""
+    fd = os.open(os.fspath(path), os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def atomic_write(path: PathLike, data: bytes | memoryview) -> None:
+    """Write ``data`` to ``path`` through a temporary file: write, fsync, rename, fsync dir."""
+    path = Path(path)
+    tmp = path.with_name(f"{path.name}{TMP_MARK}{os.getpid()}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        view = memoryview(data)
+        while view:
+            written = os.write(fd, view)
+            view = view[written:]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+    fsync_dir(path.parent)
+
+
+def remove_temporaries(directory: PathLike) -> None:
+    """Delete temporary files a crashed writer left behind (names containing ``.tmp.``)."""
+    for entry in os.scandir(directory):
+        if TMP_MARK in entry.name and entry.is_file():
+            os.unlink(entry.path)
+
+
+def frame(kind: str, payload: bytes, version: int = FORMAT_VERSION, flags: int = 0) -> bytes:
+    """The 40-byte header followed by ``payload``."""
+    head = HEADER.pack(MAGIC, _kind_bytes(kind), version, flags, len(payload),
+                       zlib.crc32(payload), 0)[:_HEAD_CRC_AT]
+    return head + struct.pack(">I", zlib.crc32(head)) + payload
+
+
+def _check_header(path: PathLike, data: bytes, kind: str, flags: int) -> tuple[int, int, int]:
+    if len(data) < HEADER_SIZE:
+        raise CorruptIndexError(path, f"truncated header ({len(data)} bytes)")
+    magic, raw_kind, version, got_flags, length, crc, head_crc = HEADER.unpack_from(data)
+    if magic != MAGIC:
+        raise CorruptIndexError(path, "bad magic: not an index file")
+    if zlib.crc32(data[:_HEAD_CRC_AT]) != head_crc:
+        raise CorruptIndexError(path, "header checksum mismatch")
+    if raw_kind != _kind_bytes(kind):
+        found = raw_kind.rstrip(b"\0").decode("ascii", "replace")
+        raise CorruptIndexError(path, f"wrong file kind {found!r}, expected {kind!r}")
+    if version > FORMAT_VERSION:
+        raise IndexFormatTooNew(path, version, FORMAT_VERSION)
+    if got_flags != flags:
+        raise CorruptIndexError(path, f"unexpected flags {got_flags}")
+    return version, length, crc
+
+
+def unframe(path: PathLike, data: bytes, kind: str) -> bytes:
+    """Check the header and checksum of a framed file's bytes; return the payload."""
+    _, length, crc = _check_header(path, data, kind, 0)
+    payload = data[HEADER_SIZE:]
+    if len(payload) != length:
+        raise CorruptIndexError(path, f"payload is {len(payload)} bytes, header says {length}")
+    if zlib.crc32(payload) != crc:
+        raise CorruptIndexError(path, "payload checksum mismatch")
+    return payload
+
+
+def write_framed(path: PathLike, kind: str, payload: bytes) -> None:
+    atomic_write(path, frame(kind, payload))
+
+
+def read_framed(path: PathLike, kind: str) -> bytes:
+    """Read and verify a framed binary file; raise :class:`CorruptIndexError` naming it."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise CorruptIndexError(path, f"unreadable: {exc}") from exc
+    return unframe(path, data, kind)
+
+
+# -- text files -------------------------------------------------------------------------------
+
+def frame_text(kind: str, text: str, version: int = FORMAT_VERSION) -> bytes:
+    payload = text.encode("utf-8")
+    head = f"#yioopy {kind} v{version} len={len(payload)} crc32={zlib.crc32(payload):08x}\n"
+    return head.encode("ascii") + payload
+
+
+def unframe_text(path: PathLike, data: bytes, kind: str) -> str:
+    newline = data.find(b"\n")
+    if newline < 0:
+        raise CorruptIndexError(path, "missing header line")
+    try:
+        parts = data[:newline].decode("ascii").split(" ")
+        tag, got_kind, ver, length, crc = parts
+        version = int(ver.removeprefix("v"))
+        expected_len = int(length.removeprefix("len="))
+        expected_crc = int(crc.removeprefix("crc32="), 16)
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise CorruptIndexError(path, "malformed header line") from exc
+    if tag != "#yioopy" or got_kind != kind:
+        raise CorruptIndexError(path, f"not a {kind} file")
+    if version > FORMAT_VERSION:
+        raise IndexFormatTooNew(path, version, FORMAT_VERSION)
+    payload = data[newline + 1:]
+    if len(payload) != expected_len:
+        raise CorruptIndexError(path, f"payload is {len(payload)} bytes, header says "
+                                      f"{expected_len}")
+    if zlib.crc32(payload) != expected_crc:
+        raise CorruptIndexError(path, "payload checksum mismatch")
+    try:
+        return payload.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CorruptIndexError(path, "payload is not UTF-8") from exc
+
+
+def write_text(path: PathLike, kind: str, text: str) -> None:
+    atomic_write(path, frame_text(kind, text))
+
+
+def read_text(path: PathLike, kind: str) -> str:
+    with open(path, "rb") as handle:
+        data = handle.read()
+    return unframe_text(path, data, kind)
+
+
+# -- append-only logs -------------------------------------------------------------------------
+
+def log_header(kind: str) -> bytes:
+    head = HEADER.pack(MAGIC, _kind_bytes(kind), FORMAT_VERSION, FLAG_LOG, 0, 0, 0)[:_HEAD_CRC_AT]
+    return head + struct.pack(">I", zlib.crc32(head))
+
+
+def check_log_header(path: PathLike, data: bytes, kind: str) -> None:
+    _check_header(path, data, kind, FLAG_LOG)
+
+
+class AppendLog:
+    """An append-only file with a header; the caller tracks the committed length.
+
+    ``open`` truncates anything past ``committed`` (a crashed writer's debris). ``append``
+    returns the offset written at; ``sync`` makes everything appended durable.
+    """
+
+    def __init__(self, path: PathLike, kind: str, committed: int | None) -> None:
+        self.path = Path(path)
+        self.kind = kind
+        exists = self.path.exists()
+        self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        size = os.fstat(self._fd).st_size
+        if not exists or size == 0 or committed in (None, 0):
+            os.ftruncate(self._fd, 0)
+            os.pwrite(self._fd, log_header(kind), 0)
+            size = HEADER_SIZE
+            committed = HEADER_SIZE
+            os.fsync(self._fd)
+            fsync_dir(self.path.parent)
+        else:
+            check_log_header(self.path, os.pread(self._fd, HEADER_SIZE, 0), kind)
+            if size < committed:
+                os.close(self._fd)
+                raise CorruptIndexError(self.path, f"file is {size} bytes, shorter than the "
+                                                   f"committed {committed}")
+            if size > committed:
+                logger.info("truncating %s from %d to committed %d bytes", self.path, size,
+                            committed)
+                os.ftruncate(self._fd, committed)
+        self.size = committed
+
+    def append(self, data: bytes) -> int:
+        offset = self.size
+        view = memoryview(data)
+        position = offset
+        while view:
+            written = os.pwrite(self._fd, view, position)
+            view = view[written:]
+            position += written
+        self.size = position
+        return offset
+
+    def sync(self) -> None:
+        os.fdatasync(self._fd)  # data and size; the file's other metadata does not matter
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+
+class FileLock:
+    """An exclusive, non-blocking ``flock`` on ``path``; released on ``release`` or exit."""
+
+    def __init__(self, path: PathLike) -> None:
+        self.path = Path(path)
+        self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as exc:
+            os.close(self._fd)
+            raise IndexLockedError(f"{self.path} is held by another process") from exc
+
+    def release(self) -> None:
+        if self._fd >= 0:
+            with contextlib.suppress(OSError):
+                fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+            self._fd = -1
+
+
+@contextlib.contextmanager
+def locked(path: PathLike) -> Iterator[FileLock]:
+    lock = FileLock(path)
+    try:
+        yield lock
+    finally:
+        lock.release()

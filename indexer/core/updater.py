@@ -1,0 +1,150 @@
+"""The DictionaryUpdater: merges closed partitions into the B+-tree dictionary.
+
+Layer: ``indexer.core``. Runs as its own process (``python -m indexer.core.updater BUNDLE``,
+or a ``run_dictionary_updater`` command in the glue) next to the indexer
+(:class:`indexer.core.bundle.IndexBundleWriter`) and any number of readers.
+
+It never blocks either: it takes only ``dictionary/LOCK`` (never the writer's lock), reads only
+closed partitions (immutable), writes only new dictionary nodes and publishes them by replacing
+``dictionary/MANIFEST``. For each closed partition ``p == next_partition``: read
+``positions_doc_map/p/last_entries``, merge its term records into the tree, commit the tree with
+``next_partition = p + 1`` (one atomic MANIFEST replace), copy the number to
+``next_partition.txt``, then delete ``last_entries`` (the seed: it is not needed once merged).
+A crash at any point leaves either the old or the new MANIFEST; a repeated merge of the same
+partition replaces its records, so rerunning is safe.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+import threading
+from pathlib import Path
+
+from .dictionary import BPlusTree, BPlusTreeWriter
+from .documents import read_parameters
+from .errors import CorruptIndexError
+from .layout import (
+    DICTIONARY,
+    DOCUMENTS,
+    LOCK,
+    partition_dir,
+    read_next_partition,
+    read_partition_manifest,
+    write_next_partition,
+)
+from .packed_table import RecordFormatError, unpack_columns
+from .partition_index import LAST_ENTRIES_TOOL
+from .runtime import gc_paused
+from .storage import FileLock, read_framed, remove_temporaries
+
+logger = logging.getLogger(__name__)
+
+
+class DictionaryUpdater:
+    """Merge every closed, unmerged partition of a bundle into its dictionary."""
+
+    def __init__(self, path: str | os.PathLike[str], *, leaf_capacity: int = 128,
+                 fanout: int = 128) -> None:
+        self.path = Path(path)
+        self.leaf_capacity = leaf_capacity
+        self.fanout = fanout
+
+    def pending(self) -> list[int]:
+        """Closed partitions not yet merged."""
+        params = read_parameters(self.path / DOCUMENTS)
+        tree = BPlusTree(self.path / DICTIONARY)
+        try:
+            start = tree.next_partition
+        finally:
+            tree.close()
+        out = []
+        for number in range(start, int(params["active_partition"])):
+            manifest = read_partition_manifest(self.path, number)
+            if manifest is None or manifest["state"] != "closed":
+                break
+            out.append(number)
+        return out
+
+    def update(self) -> list[int]:
+        """Merge all pending partitions; return their numbers."""
+        tree_dir = self.path / DICTIONARY
+        tree_dir.mkdir(parents=True, exist_ok=True)
+        lock = FileLock(tree_dir / LOCK)
+        try:
+            remove_temporaries(tree_dir)
+            todo = self.pending()
+            self._sync_next_partition()
+            if not todo:
+                return []
+            tree = BPlusTreeWriter(tree_dir, leaf_capacity=self.leaf_capacity,
+                                   fanout=self.fanout)
+            try:
+                for number in todo:
+                    with gc_paused():
+                        self._merge(tree, number)
+            finally:
+                tree.close()
+            return todo
+        finally:
+            lock.release()
+
+    def _sync_next_partition(self) -> None:
+        """Repair next_partition.txt after a crash between MANIFEST and its copy."""
+        tree = BPlusTree(self.path / DICTIONARY)
+        try:
+            number = tree.next_partition
+        finally:
+            tree.close()
+        try:
+            current = read_next_partition(self.path)
+        except (FileNotFoundError, CorruptIndexError):
+            current = None
+        if current != number:
+            write_next_partition(self.path, number)
+
+    def _merge(self, tree: BPlusTreeWriter, number: int) -> None:
+        pdir = partition_dir(self.path, number)
+        manifest = read_partition_manifest(self.path, number)
+        assert manifest is not None
+        path = pdir / manifest["files"]["last_entries"]
+        payload = read_framed(path, "last_entries")
+        try:
+            keys, ints, _, _ = unpack_columns(LAST_ENTRIES_TOOL, payload)
+        except RecordFormatError as exc:
+            raise CorruptIndexError(path, str(exc)) from exc
+        rows = ints[:, :4].tolist()
+        items = [(key, ((number, *row),)) for key, row in zip(keys, rows, strict=True)]
+        tree.merge(items)
+        tree.commit(next_partition=number + 1)
+        write_next_partition(self.path, number + 1)
+        path.unlink(missing_ok=True)
+        logger.info("partition %d merged into the dictionary: %d terms", number, len(items))
+
+    def run_forever(self, poll_seconds: float = 2.0,
+                    stop: threading.Event | None = None) -> None:
+        stop = stop or threading.Event()
+        while not stop.is_set():
+            self.update()
+            stop.wait(poll_seconds)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Merge closed partitions into the dictionary")
+    parser.add_argument("bundle")
+    parser.add_argument("--loop", action="store_true", help="keep polling for new partitions")
+    parser.add_argument("--poll", type=float, default=2.0)
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO)
+    updater = DictionaryUpdater(args.bundle)
+    if args.loop:
+        updater.run_forever(args.poll)
+    else:
+        updater.update()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

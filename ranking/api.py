@@ -1,0 +1,74 @@
+"""The shard search endpoint: a queue server answers a name server's network iterator.
+
+Layer: glue (Django). The payloads come from :mod:`ranking.core.network`; this module checks the
+shared token (``settings.QUEUE_SERVER_TOKEN``, sent in the ``X-Shard-Token`` header or a
+``token`` parameter) and finds the bundle of the requested crawl on this machine.
+
+* ``GET /api/shard/search?q=&n=&its=&lang=&safe=&server=`` -> raw (ungrouped) scored candidates;
+* ``GET /api/shard/summaries?ids=&its=&server=`` -> stored summaries of doc_ids.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from django.conf import settings
+from django.http import HttpRequest, JsonResponse
+from django.views.decorators.http import require_GET
+
+from indexer.core.errors import CorruptIndexError
+from ranking.core.errors import NoIndexError
+from ranking.core.network import (
+    TOKEN_HEADER,
+    shard_search_payload,
+    shard_summaries_payload,
+    token_ok,
+)
+from ranking.core.query import QueryParser
+from ranking.core.shard import LocalShard
+
+from .indexes import locate_index
+from .views import POOL, options_for_search, parse_int
+
+logger = logging.getLogger(__name__)
+_PARSER = QueryParser()
+
+
+def _authorised(request: HttpRequest) -> bool:
+    given = request.headers.get(TOKEN_HEADER) or request.GET.get("token")
+    return token_ok(str(settings.QUEUE_SERVER_TOKEN), given)
+
+
+def _local_shard(request: HttpRequest) -> LocalShard:
+    its = parse_int(request.GET.get("its"), None)
+    _, bundles = locate_index(settings.WORK_DIRECTORY, its)
+    server = parse_int(request.GET.get("server"), None)
+    if server is not None:
+        bundles = [b for b in bundles if b.server == server]
+        if not bundles:
+            raise NoIndexError(f"queue server {server} has no index for this crawl")
+    return POOL.shard(bundles[0])
+
+
+@require_GET
+def shard_search(request: HttpRequest) -> JsonResponse:
+    if not _authorised(request):
+        return JsonResponse({"error": "missing or wrong shard token"}, status=403)
+    try:
+        shard = _local_shard(request)
+        payload = shard_search_payload(shard, request.GET, _PARSER, options_for_search())
+    except (NoIndexError, CorruptIndexError) as exc:
+        return JsonResponse({"error": str(exc)}, status=404)
+    return JsonResponse(payload)
+
+
+@require_GET
+def shard_summaries(request: HttpRequest) -> JsonResponse:
+    if not _authorised(request):
+        return JsonResponse({"error": "missing or wrong shard token"}, status=403)
+    try:
+        shard = _local_shard(request)
+        payload = shard_summaries_payload(shard, request.GET)
+    except (NoIndexError, CorruptIndexError) as exc:
+        return JsonResponse({"error": str(exc)}, status=404)
+    return JsonResponse(payload)

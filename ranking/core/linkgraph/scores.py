@@ -1,0 +1,123 @@
+"""ScoreUpdater's output: per-crawl link scores keyed by url hash, and :class:`LinkScores`.
+
+Layer: ``ranking.core.linkgraph``. Written by :func:`write_scores` (the ``score_update``
+command) from a scored :class:`.graph.WebGraph`; read by the search pipeline (a document boost
+beside Doc Rank) and by the scheduler (crawl priority) through :class:`LinkScores`.
+
+File: ``<work>/linkgraph/<crawl timestamp>/scores.npz`` (see :func:`.bundles.scores_path`),
+an uncompressed numpy ``.npz`` written atomically (temp + fsync + rename). zip members carry a
+CRC-32 that numpy checks when it reads them. Members:
+
+* ``format`` (``"linkscores"``) and ``version`` (int, currently 1): checked on open;
+* ``url_hash``: ``uint64[n]``, ascending and unique (hash8 of the url, big-endian);
+* ``linkrank``: ``float64[n]``, the LinkRank probability (sums to 1 over the graph);
+* ``linkrank_relative``: ``float64[n]``, ``linkrank * n`` (1.0 = an average page; independent
+  of the graph's size, the natural input of a boost);
+* ``trust``: ``float64[n]``, signed trust from the seed policies (see :mod:`.trust`);
+* ``inlinks``/``outlinks``: ``int32[n]`` link counts;
+* ``meta``: a JSON string (crawl timestamp, graph generation, LinkRank settings...).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from indexer.core.storage import fsync_dir
+
+from .errors import CorruptGraphError, GraphFormatTooNew, GraphNotFound
+from .graph import WebGraph, as_hash_array, atomic_stream, url_hash
+
+FORMAT = "linkscores"
+FORMAT_VERSION = 1
+FIELDS = ("linkrank", "linkrank_relative", "trust", "inlinks", "outlinks")
+
+
+def write_scores(path: str | os.PathLike[str], graph: WebGraph,
+                 meta: dict[str, Any] | None = None) -> Path:
+    """Write the scores of every node of ``graph`` to ``path`` (atomically)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    n = graph.n
+    arrays = {
+        "format": np.array(FORMAT), "version": np.array(FORMAT_VERSION, dtype=np.int64),
+        "url_hash": np.asarray(graph.url_hash, dtype=np.uint64),
+        "linkrank": np.asarray(graph.score, dtype=np.float64),
+        "linkrank_relative": np.asarray(graph.score, dtype=np.float64) * n,
+        "trust": np.asarray(graph.trust, dtype=np.float64),
+        "inlinks": graph.in_count.astype(np.int32),
+        "outlinks": graph.out_count.astype(np.int32),
+        "meta": np.array(json.dumps(meta or {}, sort_keys=True)),
+    }
+    atomic_stream(path, lambda handle: np.savez(handle, **arrays))
+    fsync_dir(path.parent)
+    return path
+
+
+class LinkScores:
+    """Read-only link scores of one crawl, with vectorised lookup by url hash.
+
+    Loads the whole file at open (16-40 bytes a node); immutable afterwards, so one instance
+    can be shared by threads. Open a new one to see a newer file.
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        try:
+            with np.load(self.path, allow_pickle=False) as data:
+                if str(data["format"]) != FORMAT:
+                    raise CorruptGraphError(self.path, "not a link scores file")
+                version = int(data["version"])
+                if version > FORMAT_VERSION:
+                    raise GraphFormatTooNew(self.path, f"format version {version} is newer "
+                                                       f"than {FORMAT_VERSION}")
+                self.url_hash: npt.NDArray[np.uint64] = data["url_hash"]
+                self._fields = {name: data[name] for name in FIELDS}
+                self.meta: dict[str, Any] = json.loads(str(data["meta"]))
+        except FileNotFoundError as exc:
+            raise GraphNotFound(f"no link scores at {self.path}") from exc
+        except (KeyError, ValueError, OSError, zipfile.BadZipFile) as exc:
+            raise CorruptGraphError(self.path, f"unreadable: {exc}") from exc
+        n = self.url_hash.shape[0]
+        if any(a.shape != (n,) for a in self._fields.values()):
+            raise CorruptGraphError(self.path, "arrays differ in length")
+        if n > 1 and not bool(np.all(self.url_hash[1:] > self.url_hash[:-1])):
+            raise CorruptGraphError(self.path, "url hashes are not sorted")
+
+    def __len__(self) -> int:
+        return int(self.url_hash.shape[0])
+
+    def positions(self, url_hashes: Any) -> npt.NDArray[np.int64]:
+        """Row of each url hash in the file, -1 where the url is unknown."""
+        wanted = as_hash_array(url_hashes)
+        if len(self) == 0:
+            return np.full(wanted.shape[0], -1, dtype=np.int64)
+        pos = np.minimum(np.searchsorted(self.url_hash, wanted), len(self) - 1)
+        return np.where(self.url_hash[pos] == wanted, pos, -1).astype(np.int64)
+
+    def scores_for(self, url_hashes: Any, field: str = "linkrank_relative",
+                   default: float = 0.0) -> npt.NDArray[np.float64]:
+        """One score per url hash (``default`` for urls the graph does not know).
+
+        ``url_hashes``: ``uint64`` integers, 8-byte strings (dtype ``S8``), or an ``(k, >=8)``
+        ``uint8`` array such as doc ids (the first 8 bytes are the url hash). ``field``: one of
+        ``linkrank``, ``linkrank_relative`` (default), ``trust``, ``inlinks``, ``outlinks``.
+        """
+        if field not in self._fields:
+            raise ValueError(f"unknown score field {field!r}; one of {', '.join(FIELDS)}")
+        pos = self.positions(url_hashes)
+        values = self._fields[field].astype(np.float64)
+        out = np.full(pos.shape[0], float(default))
+        found = pos >= 0
+        out[found] = values[pos[found]]
+        return out
+
+    def score_of(self, url: str, field: str = "linkrank_relative", default: float = 0.0) -> float:
+        return float(self.scores_for(np.array([url_hash(url)], dtype=np.uint64), field,
+                                     default)[0])

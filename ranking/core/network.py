@@ -1,0 +1,230 @@
+"""The network iterator: ask several shards (queue servers) in parallel and merge.
+
+Layer: ``ranking.core`` (standard library HTTP, no Django). The name server's pipeline
+(:mod:`ranking.core.pipeline`) calls :func:`fan_out`; each shard is asked for
+``ceil(n * alpha / number of shards)`` raw candidates (the seed: n = minimum results to group,
+alpha = server alpha, 1.6). A shard that fails or does not answer within the timeout is
+reported and skipped; the others' candidates are still used.
+
+Protocol (served by ``ranking/api.py``, and by :class:`ShardHTTPServer` for tests and benches;
+both call :func:`shard_search_payload` / :func:`shard_summaries_payload`):
+
+* ``GET /api/shard/search?q=&n=&lang=&safe=&its=`` -> ``{"candidates": {...}}``
+  (:meth:`Candidates.to_json`);
+* ``GET /api/shard/summaries?ids=<hex doc_id>,...&its=`` -> ``{"summaries": [...]}``.
+
+Every request carries the shared token in the ``X-Shard-Token`` header; without it the answer is
+403.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import logging
+import math
+import threading
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor, wait
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from .errors import ShardError
+from .options import SearchOptions
+from .query import ParsedQuery, QueryParser
+from .shard import Candidates, LocalShard, ShardClient
+
+logger = logging.getLogger(__name__)
+TOKEN_HEADER = "X-Shard-Token"
+SEARCH_PATH = "/api/shard/search"
+SUMMARIES_PATH = "/api/shard/summaries"
+MAX_SHARD_RESULTS = 10_000
+
+
+def per_shard_results(n: int, alpha: float, shards: int) -> int:
+    """n × alpha / number of shards, rounded up (one shard: n)."""
+    if shards <= 1:
+        return n
+    return max(1, math.ceil(n * alpha / shards))
+
+
+def token_ok(expected: str, given: str | None) -> bool:
+    return bool(expected) and given is not None and hmac.compare_digest(
+        expected.encode(), given.encode())
+
+
+class HttpShard:
+    """A remote shard reached over HTTP (loopback or the cluster's network)."""
+
+    def __init__(self, base_url: str, token: str, *, timeout: float = 5.0,
+                 name: str | None = None, its: int | None = None) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.token = token
+        self.timeout = timeout
+        self.name = name or self.base_url
+        self.its = its
+
+    def _get(self, path: str, params: Mapping[str, object]) -> dict[str, Any]:
+        query = {k: v for k, v in params.items() if v is not None}
+        if self.its is not None:
+            query["its"] = self.its
+        url = f"{self.base_url}{path}?{urllib.parse.urlencode(query)}"
+        request = urllib.request.Request(url, headers={TOKEN_HEADER: self.token})
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                return json.loads(response.read())
+        except urllib.error.HTTPError as exc:
+            raise ShardError(self.name, f"HTTP {exc.code}") from exc
+        except (urllib.error.URLError, TimeoutError, OSError) as exc:
+            raise ShardError(self.name, f"unreachable: {exc}") from exc
+        except ValueError as exc:
+            raise ShardError(self.name, f"bad JSON: {exc}") from exc
+
+    def candidates(self, query: str, parsed: ParsedQuery, n: int,
+                   options: SearchOptions) -> Candidates:
+        data = self._get(SEARCH_PATH, {"q": query, "n": n, "lang": parsed.lang,
+                                       "safe": "1" if _safe(parsed) else "0"})
+        try:
+            return Candidates.from_json(data["candidates"], self.name)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ShardError(self.name, f"malformed answer: {exc}") from exc
+
+    def summaries(self, doc_ids: Sequence[bytes]) -> list[dict[str, Any] | None]:
+        data = self._get(SUMMARIES_PATH, {"ids": ",".join(d.hex() for d in doc_ids)})
+        out = data.get("summaries")
+        if not isinstance(out, list) or len(out) != len(doc_ids):
+            raise ShardError(self.name, "malformed summaries answer")
+        return out
+
+
+def _safe(parsed: ParsedQuery) -> bool:
+    return not any("safe:all" in d.auto_meta for d in parsed.disjuncts)
+
+
+def fan_out(shards: Sequence[ShardClient], call: Callable[[ShardClient], Any],
+            timeout: float) -> tuple[list[Any], list[str]]:
+    """Run ``call`` on every shard in parallel. Returns the answers of the shards that answered
+    in time (in shard order) and one message per shard that failed or was too slow."""
+    if len(shards) == 1:
+        try:
+            return [call(shards[0])], []
+        except ShardError as exc:
+            return [], [f"shard {exc.shard} skipped: {exc.reason}"]
+    pool = ThreadPoolExecutor(max_workers=len(shards), thread_name_prefix="shard")
+    try:
+        futures = [pool.submit(call, s) for s in shards]
+        wait(futures, timeout=timeout)
+        answers, failures = [], []
+        for shard, future in zip(shards, futures, strict=True):
+            if not future.done():
+                future.cancel()
+                failures.append(f"shard {shard.name} skipped: no answer within {timeout:g} s")
+                continue
+            exc = future.exception()
+            if exc is None:
+                answers.append(future.result())
+            elif isinstance(exc, ShardError):
+                failures.append(f"shard {exc.shard} skipped: {exc.reason}")
+            else:
+                raise exc
+        for message in failures:
+            logger.warning("%s", message)
+        return answers, failures
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+# -- serving side (used by ranking/api.py and the local test/bench server) -------------------
+
+
+def parse_for_shard(params: Mapping[str, str], parser: QueryParser) -> ParsedQuery:
+    return parser.parse(params.get("q", ""), ui_lang=params.get("lang", "en") or "en",
+                        safe_search=params.get("safe", "1") != "0")
+
+
+def shard_search_payload(shard: LocalShard, params: Mapping[str, str], parser: QueryParser,
+                         options: SearchOptions) -> dict[str, Any]:
+    try:
+        n = int(params.get("n", options.min_results_to_group))
+    except ValueError:
+        n = options.min_results_to_group
+    n = min(max(n, 1), MAX_SHARD_RESULTS)
+    query = params.get("q", "")
+    parsed = parse_for_shard(params, parser)
+    return {"candidates": shard.candidates(query, parsed, n, options).to_json()}
+
+
+def shard_summaries_payload(shard: LocalShard, params: Mapping[str, str]) -> dict[str, Any]:
+    ids = []
+    for part in params.get("ids", "").split(","):
+        if part:
+            try:
+                raw = bytes.fromhex(part)
+            except ValueError:
+                raw = b""
+            ids.append(raw)
+    return {"summaries": [shard.reader.summary(i) if len(i) == 24 else None for i in ids]}
+
+
+class ShardHTTPServer(ThreadingHTTPServer):
+    """A minimal shard server over one :class:`LocalShard` (tests and benchmarks; production
+    serves the same payloads through Django, ``ranking/api.py``). Binds loopback only."""
+
+    daemon_threads = True
+
+    def __init__(self, shard: LocalShard, token: str, options: SearchOptions | None = None,
+                 port: int = 0, delay: float = 0.0, fail: bool = False) -> None:
+        self.shard = shard
+        self.token = token
+        self.options = options or SearchOptions()
+        self.parser = QueryParser()
+        self.delay = delay
+        self.fail = fail
+        self.lock = threading.Lock()  # a LocalShard's reader is read by one thread at a time
+        super().__init__(("127.0.0.1", port), _ShardHandler)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+
+class _ShardHandler(BaseHTTPRequestHandler):
+    server: ShardHTTPServer
+
+    def log_message(self, format: str, *args: Any) -> None:
+        logger.debug(format, *args)
+
+    def do_GET(self) -> None:
+        import time
+
+        srv = self.server
+        split = urllib.parse.urlsplit(self.path)
+        params = dict(urllib.parse.parse_qsl(split.query))
+        if not token_ok(srv.token, self.headers.get(TOKEN_HEADER)):
+            return self._send(403, {"error": "missing or wrong shard token"})
+        if srv.delay:
+            time.sleep(srv.delay)
+        if srv.fail:
+            return self._send(500, {"error": "shard failure (test)"})
+        with srv.lock:
+            if split.path == SEARCH_PATH:
+                payload = shard_search_payload(srv.shard, params, srv.parser, srv.options)
+            elif split.path == SUMMARIES_PATH:
+                payload = shard_summaries_payload(srv.shard, params)
+            else:
+                return self._send(404, {"error": "not found"})
+        self._send(200, payload)
+
+    def _send(self, status: int, payload: dict[str, Any]) -> None:
+        body = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        try:
+            self.wfile.write(body)
+        except OSError:
+            pass

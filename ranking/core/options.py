@@ -1,0 +1,50 @@
+"""Page Options, Search Time: the knobs of the query pipeline, as a frozen value.
+
+Layer: ``ranking.core``. ``crawler.selectors.search_options_get`` builds it from the PageOptions
+row; the search pipeline receives nothing else. Defaults follow the seed document 000 and
+../shared/yioop-notes.md §7, §8, §13.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class SearchOptions:
+    min_results_to_group: int = 200
+    server_alpha: float = 1.6
+    results_per_page: int = 10
+    intersect_time_budget: float = 3.0  # seconds
+    # the three main scores
+    doc_rank_weight: float = 1.0
+    relevance_weight: float = 1.0
+    proximity_weight: float = 1.0
+    # region weights of the DFR frequency
+    title_weight: float = 4.0
+    description_weight: float = 1.0
+    link_weight: float = 2.0
+    # bonuses added to relevance
+    host_keyword_bonus: float = 2.0
+    title_bonus: float = 2.0
+    path_bonus: float = 1.0
+    # bonuses added to doc rank
+    cld_url_bonus: float = 2.0
+    host_url_bonus: float = 0.5
+    wiki_bonus: float = 0.5
+    num_slashes_bonus: float = 0.5
+    # multipliers
+    proximity_bonus: float = 1.0
+    user_rank_bonus: float = 1.0
+    # snippets
+    description_length: int = 150
+    min_description_length: int = 100
+    snippet_left: int = 20
+    snippet_right: int = 40
+    # search page elements
+    show_word_suggest: bool = True
+    show_cache_link: bool = True
+    show_similar_link: bool = True
+    show_inlinks_link: bool = True
+    show_ip_address: bool = False
+    show_result_score: bool = True

@@ -1,0 +1,325 @@
+"""The search pipeline: parse -> iterators -> group -> score -> top k -> summaries -> snippets.
+
+Layer: ``ranking.core``. The views (``ranking/views.py``) build a :class:`Searcher` over the
+shards the index locator found and call :meth:`Searcher.search`; nothing here knows Django.
+
+Steps of :meth:`Searcher.search`:
+
+1. parse (:mod:`ranking.core.query`); bad syntax becomes messages, never an exception;
+2. ask every shard for its first matches (:mod:`ranking.core.shard`): ``n`` = minimum results to
+   group (at least offset + num); with several shards each gets ``n * alpha / shards`` through
+   the network iterator (:mod:`ranking.core.network`), failures reported and skipped;
+3. group the merged candidates by url hash and text hash (:mod:`ranking.core.grouping`), unless
+   the query says ``raw:``;
+4. score each group: Doc Rank + bonuses + relevance + proximity (the shards computed every
+   candidate's bonus factors; a group takes its best member's); sort, then read the stored
+   summaries of the groups shown only (``num`` results from ``offset``, skipping dropped ones);
+5. snippets and highlighted titles for those results (:mod:`ranking.core.snippets`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from indexer.core.ids import DOC_TYPE, DocType
+from indexer.core.text import TextAnalyzer
+
+from .errors import ShardError
+from .grouping import Groups, group_candidates, no_grouping
+from .network import fan_out, per_shard_results
+from .options import SearchOptions
+from .query import ParsedQuery, QueryParser
+from .scoring import BONUS_NAMES, combine
+from .shard import Candidates, ShardClient, query_word_terms
+from .snippets import snippet, title_html, title_text
+
+DROP_METAS = frozenset({"NOINDEX", "NONE", "JUSTFOLLOW"})
+SUMMARY_SLACK = 2  # extra summaries read per batch, for results dropped at summary time
+MAX_LINK_DESCRIPTIONS = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    url: str
+    title: str            # highlighted, HTML-escaped
+    snippet: str          # highlighted, HTML-escaped ("" under NOSNIPPET)
+    score: float
+    explanation: Mapping[str, Any]
+    doc_id: str           # hex
+    shard: str
+    plain_title: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"url": self.url, "title": self.title, "snippet": self.snippet,
+                "score": self.score, "explanation": self.explanation}
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    query: str
+    rewritten: str
+    results: tuple[Result, ...]
+    total: int            # estimated number of matching (grouped) results
+    elapsed: float        # seconds
+    partial: bool         # a time budget ran out or a shard was skipped
+    messages: tuple[str, ...] = ()
+    offset: int = 0
+    num: int = 10
+    failed_shards: tuple[str, ...] = field(default=())
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"query": self.query, "rewritten": self.rewritten,
+                "results": [r.as_dict() for r in self.results], "total": self.total,
+                "time": round(self.elapsed, 6), "partial": self.partial,
+                "messages": list(self.messages), "offset": self.offset, "num": self.num}
+
+
+@dataclass(slots=True)
+class _Merged:
+    shard_of: np.ndarray
+    cands: list[Candidates]
+    doc_ids: np.ndarray
+    doc_rank: np.ndarray
+    relevance: np.ndarray
+    proximity: np.ndarray
+    local_row: np.ndarray
+    bonuses: np.ndarray
+
+    @staticmethod
+    def of(cands: list[Candidates]) -> _Merged:
+        ids = [c.doc_ids for c in cands]
+        return _Merged(
+            np.concatenate([np.full(len(c), i, np.int64) for i, c in enumerate(cands)] or
+                           [np.zeros(0, np.int64)]),
+            cands,
+            np.concatenate(ids) if ids else np.zeros((0, 24), np.uint8),
+            np.concatenate([c.doc_rank for c in cands] or [np.zeros(0)]),
+            np.concatenate([c.relevance for c in cands] or [np.zeros(0)]),
+            np.concatenate([c.proximity for c in cands] or [np.zeros(0)]),
+            np.concatenate([np.arange(len(c)) for c in cands] or [np.zeros(0, np.int64)]),
+            np.concatenate([c.bonuses for c in cands] or [np.zeros((len(BONUS_NAMES), 0))],
+                           axis=1),
+        )
+
+
+class Searcher:
+    """Answers queries over a fixed list of shards with fixed options. Reusable and cheap to
+    keep; the shards own their readers."""
+
+    def __init__(self, shards: Sequence[ShardClient], options: SearchOptions | None = None,
+                 *, analyzer: TextAnalyzer | None = None, shard_timeout: float = 5.0) -> None:
+        self.shards = list(shards)
+        self.options = options or SearchOptions()
+        self.analyzer = analyzer or TextAnalyzer()
+        self.parser = QueryParser(self.analyzer)
+        self.shard_timeout = shard_timeout
+
+    def search(self, query: str, *, num: int = 10, offset: int = 0, snippets: bool = True,
+               ui_lang: str = "en", safe_search: bool = True) -> SearchResult:
+        start = time.perf_counter()
+        options = self.options
+        num = max(0, int(num))
+        offset = max(0, int(offset))
+        parsed = self.parser.parse(query, ui_lang=ui_lang, safe_search=safe_search)
+        messages = list(parsed.messages)
+        if parsed.guessed and parsed.rewritten != parsed.text.strip():
+            messages.append(f"searched for: {parsed.rewritten}")
+        shards = self.shards if parsed.controls.network else self.shards[:1]
+        if not shards:
+            messages.append("there is no index to search yet")
+        if parsed.is_empty or not shards:
+            return SearchResult(parsed.text, parsed.rewritten, (), 0,
+                                time.perf_counter() - start, False, tuple(messages), offset, num)
+        n = max(options.min_results_to_group, offset + num)
+        each = per_shard_results(n, options.server_alpha, len(shards))
+        answers, failures = fan_out(
+            shards, lambda s: s.candidates(query, parsed, each, options), self.shard_timeout)
+        messages.extend(failures)
+        for c in answers:
+            messages.extend(m for m in c.messages if m not in messages)
+        partial = bool(failures) or any(c.partial for c in answers)
+        merged = _Merged.of(answers)
+        weights = (options.doc_rank_weight, options.relevance_weight, options.proximity_weight)
+        if parsed.controls.raw:
+            groups = no_grouping(merged.doc_rank, merged.relevance, merged.proximity)
+        else:
+            groups = group_candidates(merged.doc_ids, merged.doc_rank, merged.relevance,
+                                      merged.proximity, weights)
+        results = self._rank(parsed, merged, groups, offset, num, snippets)
+        found = sum(len(c) for c in answers)
+        estimate = sum(c.estimate for c in answers)
+        total = len(groups) if all(c.exhausted for c in answers) else \
+            int(round(estimate * len(groups) / found)) if found else 0
+        return SearchResult(parsed.text, parsed.rewritten, tuple(results), total,
+                            time.perf_counter() - start, partial, tuple(messages), offset, num,
+                            tuple(failures))
+
+    # -- ranking the groups ----------------------------------------------------------------
+
+    def _rank(self, parsed: ParsedQuery, merged: _Merged, groups: Groups, offset: int,
+              num: int, snippets: bool) -> list[Result]:
+        options = self.options
+        weight = parsed.controls.weight
+        # a group's bonuses are its best member's (a page and the links to it share the url;
+        # the title bonus is the page's)
+        bonus_rows = merged.bonuses.sum(axis=0)
+        group_bonus = np.full(len(groups), -np.inf)
+        np.maximum.at(group_bonus, groups.member_group, bonus_rows)
+        group_bonus[~np.isfinite(group_bonus)] = 0.0
+        final = combine(groups.doc_rank, groups.relevance, groups.proximity, options,
+                        group_bonus, weight)
+        order = np.argsort(-final, kind="stable")
+        # summaries only for the page of results shown (plus those dropped on the way)
+        chosen: list[tuple[int, dict[str, Any]]] = []
+        skip = offset
+        at = 0
+        while len(chosen) < num and at < order.size:
+            window = order[at:at + skip + num - len(chosen) + SUMMARY_SLACK]
+            at += window.size
+            got = self._summaries(merged, groups.rep[window], heads=not snippets)
+            for g, summary in zip(window.tolist(), got, strict=True):
+                if summary is None:
+                    continue
+                if DROP_METAS & {str(m).upper() for m in summary.get("robot_metas", ())}:
+                    continue
+                if summary.get("page_indexed") is False:
+                    continue  # only links point at this url: no page to show (never crawled)
+                if skip:
+                    skip -= 1
+                    continue
+                chosen.append((g, summary))
+                if len(chosen) >= num:
+                    break
+        terms, _ = query_word_terms(parsed)
+        words = list(dict.fromkeys([*parsed.highlight, *terms]))
+        out = []
+        for g, summary in chosen:
+            rep = int(groups.rep[g])
+            best = self._bonus_row(merged, groups, g)
+            bonus = self._url_bonuses(merged, best)
+            description = str(summary.get("description", ""))
+            if snippets:
+                description = self._group_description(merged, groups, g, rep, description)
+            url = str(summary.get("url", ""))
+            title = str(summary.get("title", ""))
+            if summary.get("kind") and summary.get("source") and title == url:
+                title = ""  # a link document's "title" is its target url
+            metas = summary.get("robot_metas", ())
+            shard = merged.cands[int(merged.shard_of[rep])]
+            out.append(Result(
+                url=url,
+                title=title_html(title, description, url, words),
+                snippet=snippet(description, words, options, metas) if snippets else "",
+                score=float(final[g]),
+                explanation=self._explain(parsed, merged, groups, g, rep, bonus,
+                                          float(final[g])),
+                doc_id=merged.doc_ids[rep].tobytes().hex(),
+                shard=shard.shard,
+                plain_title=title_text(title, description, url),
+            ))
+        return out
+
+    @staticmethod
+    def _bonus_row(merged: _Merged, groups: Groups, g: int) -> int:
+        members = groups.members(g)
+        return int(members[int(np.argmax(merged.bonuses[:, members].sum(axis=0)))])
+
+    @staticmethod
+    def _url_bonuses(merged: _Merged, row: int) -> dict[str, Any]:
+        values = {name: float(merged.bonuses[i, row]) for i, name in enumerate(BONUS_NAMES)}
+        return {**values, "total": float(sum(values.values()))}
+
+    def _summaries(self, merged: _Merged, rows: np.ndarray,
+                   heads: bool = False) -> list[dict[str, Any] | None]:
+        """Stored summaries of candidate ``rows``; with ``heads`` only their urls and titles
+        where the shard can read just those (no snippets to make)."""
+        out: list[dict[str, Any] | None] = [None] * len(rows)
+        by_shard: dict[int, list[int]] = {}
+        for i, row in enumerate(rows.tolist()):
+            by_shard.setdefault(int(merged.shard_of[row]), []).append(i)
+        for s, positions in by_shard.items():
+            shard = self._shard_named(merged.cands[s].shard)
+            if shard is None:
+                continue
+            ids = [merged.doc_ids[int(rows[i])].tobytes() for i in positions]
+            try:
+                reader = getattr(shard, "summary_heads", None) if heads else None
+                got = reader(ids) if reader is not None else shard.summaries(ids)
+            except ShardError:  # a shard failing now only loses its results on this page
+                continue
+            for i, summary in zip(positions, got, strict=True):
+                out[i] = summary
+        return out
+
+    def _shard_named(self, name: str) -> ShardClient | None:
+        for shard in self.shards:
+            if shard.name == name:
+                return shard
+        return None
+
+    def _group_description(self, merged: _Merged, groups: Groups, g: int, rep: int,
+                           description: str) -> str:
+        """The page's description, then its link documents' texts joined with ' .. ' until
+        longer than the minimum description length (../shared/yioop-notes.md §8)."""
+        if len(description) > self.options.min_description_length:
+            return description
+        members = [int(r) for r in groups.members(g) if int(r) != rep
+                   and merged.doc_ids[int(r), DOC_TYPE] == DocType.LINK][:MAX_LINK_DESCRIPTIONS]
+        if not members:
+            return description
+        texts = [description] if description else []
+        for summary in self._summaries(merged, np.array(members, dtype=np.int64)):
+            text = str((summary or {}).get("description", ""))
+            if text and text not in texts:
+                texts.append(text)
+            if len(" .. ".join(texts)) > self.options.min_description_length:
+                break
+        return " .. ".join(texts)
+
+    def _explain(self, parsed: ParsedQuery, merged: _Merged, groups: Groups, g: int, rep: int,
+                 bonus: dict[str, Any], final: float) -> dict[str, Any]:
+        o = self.options
+        c = merged.cands[int(merged.shard_of[rep])]
+        r = int(merged.local_row[rep])
+        k = int(sum(query_word_terms(parsed)[1]))
+        terms = []
+        for j, term in enumerate(c.terms):
+            f = float(c.freq[j, r])
+            ld = max(int(c.doc_length[r]), 1)
+            norm = float(np.log2(1.0 + (c.average_length or 1.0) / ld))
+            terms.append({"term": term, "f": f, "f_prime": f * norm, "l_t": c.occurrences[j],
+                          "value": float(c.term_relevance[j, r])})
+        return {
+            "score": final,
+            "weight": parsed.controls.weight,
+            "doc_rank": {"value": float(groups.doc_rank[g]), "weight": o.doc_rank_weight,
+                         "representative": float(c.doc_rank[r]),
+                         "documents_after": int(c.docs_after[r]),
+                         "partition": int(c.partition[r]), "index": int(c.index[r]),
+                         "group_members": int(np.count_nonzero(groups.member_group == g)),
+                         "formula": "log10(documents after); max over the group"},
+            "relevance": {"value": float(groups.relevance[g]), "weight": o.relevance_weight,
+                          "representative": float(c.relevance[r]), "N": c.documents,
+                          "l_avg": c.average_length, "l_d": int(c.doc_length[r]),
+                          "terms": terms,
+                          "formula": "sum_t (log2(1+l_t/N) + f' log2(1+N/l_t)) / (f'+1), "
+                                     "f' = f log2(1 + l_avg/l_d)"},
+            "proximity": {"value": float(groups.proximity[g]), "weight": o.proximity_weight,
+                          "raw_span_sum": float(c.proximity_raw[r]), "query_terms": k,
+                          "span_starts": max(int(c.doc_length[r]) - k + 1, 1),
+                          "bonus": o.proximity_bonus,
+                          "formula": "sum 1/(v-u+1) * k / (l_d - k + 1) * proximity bonus"},
+            "bonuses": bonus,
+            "shard": c.shard,
+        }
+
+
+def search(shards: Sequence[ShardClient], query: str, options: SearchOptions | None = None,
+           **kwargs: Any) -> SearchResult:
+    """One-off convenience around :class:`Searcher`."""
+    return Searcher(shards, options).search(query, **kwargs)

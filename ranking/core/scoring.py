@@ -1,0 +1,297 @@
+"""Scores of the seed's "Search Time Ranking Factors", vectorised over a candidate set.
+
+Layer: ``ranking.core``. Pure functions over numpy arrays (and, for the url and title bonuses,
+strings of the few results whose summaries are read). :mod:`ranking.core.pipeline` feeds them;
+the unit tests check each against values worked out by hand from the formulas.
+
+* Doc Rank: ``log10(number_of_documents_after)`` (:mod:`indexer.core.grouping`); a group takes
+  the maximum of its members'.
+* Relevance (DFR, Amati and van Rijsbergen, as the seed writes it)::
+
+      Rel(d) = sum over query terms t of
+               (log2(1 + l_t/N) + f'_{t,d} * log2(1 + N/l_t)) / (f'_{t,d} + 1)
+      f'_{t,d} = f_{t,d} * log2(1 + l_avg / l_d)
+
+  ``f_{t,d}`` sums the region weight of every position of ``t`` in ``d`` (title positions weigh
+  the title weight, description positions the description weight times their sentence score,
+  link-text positions the link weight). The seed writes ``log`` in the normalisation without a
+  base; we use base 2, DFR's "normalisation 2", consistent with the rest of the formula.
+  A repeated query term counts twice. Meta words have no positions and are not summed.
+  Sentence scores are rescaled per document to average 1 (length-weighted), so the Page
+  Options region weights set the balance between title, description and anchor text.
+  Anchor text folded into a page's doc_map entry is not part of the page's ``f``: each link
+  record is scored on its own (``l_d`` = its length) and a group adds its records' relevance
+  as ``Σ α_i Rel_i``, ``α_i = 1/2^i`` by decreasing relevance (:func:`record_relevance`,
+  ../shared/yioop-notes.md §5.1); the page part uses the page's own length.
+* Proximity (two or more non-meta terms): minimal spans ``[u, v]`` holding every query term
+  (repeats included) with no smaller interval inside holding them all;
+  ``Prox(d) = sum 1/(v - u + 1) * k / max(1, l_d - k + 1)`` with ``k`` the number of query
+  terms and ``l_d - k + 1`` the positions where a span could start; times the proximity bonus.
+* Bonuses (computed by the shard for every candidate, not only the top few): host url (the url is a host root), company-level-domain url (a root whose host is
+  its CLD), wiki, number of slashes (``bonus / (1 + slashes after the host)``), and the keyword
+  bonuses ``bonus * (query terms in the item) / (terms in the item)`` for the host, the title
+  and the url path.
+* Final score: ``w_dr * DR + w_rel * Rel + w_prox * Prox + bonuses`` (times a ``w:`` weight).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+import numpy as np
+import numpy.typing as npt
+
+from indexer.core.text import TextAnalyzer
+
+from .options import SearchOptions
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+_BIG = np.int64(1) << 32
+
+# region kinds of the doc_map's position_score_list, as the pipeline classifies them
+TITLE, DESCRIPTION, LINK = 0, 1, 2
+
+
+def dfr_relevance(freq: FloatArray, occurrences: Sequence[float], n_docs: int, avg_len: float,
+                  doc_len: IntArray) -> tuple[FloatArray, FloatArray]:
+    """DFR relevance of ``m`` documents for ``T`` terms.
+
+    ``freq``: (T, m) region-weighted frequencies; ``occurrences``: l_t per term;
+    ``doc_len``: l_d per document. Returns (total per document, per-term contributions (T, m)).
+    """
+    freq = np.atleast_2d(np.asarray(freq, dtype=np.float64))
+    n = max(int(n_docs), 1)
+    lt = np.maximum(np.asarray(occurrences, dtype=np.float64), 1.0)[:, None]
+    ld = np.maximum(np.asarray(doc_len, dtype=np.float64), 1.0)[None, :]
+    norm = np.log2(1.0 + (avg_len if avg_len > 0 else 1.0) / ld)
+    f = freq * norm
+    parts = (np.log2(1.0 + lt / n) + f * np.log2(1.0 + n / lt)) / (f + 1.0)
+    return parts.sum(axis=0), parts
+
+
+def region_weighted_frequency(pos: IntArray, counts: IntArray, region_row: IntArray,
+                              region_end: IntArray, region_weight: FloatArray,
+                              default_weight: float, rows: int) -> FloatArray:
+    """Σ of region weights over each row's positions.
+
+    Regions are given row-major as (row, last position, weight): positions up to and including
+    ``last position`` (after the previous region of the row) weigh ``weight``. Positions past a
+    row's last region weigh ``default_weight``.
+    """
+    if not pos.size:
+        return np.zeros(rows, dtype=np.float64)
+    prow = np.repeat(np.arange(rows, dtype=np.int64), counts)
+    codes = prow * _BIG + pos
+    rcodes = region_row.astype(np.int64) * _BIG + region_end
+    idx = np.searchsorted(rcodes, codes)
+    inside = idx < rcodes.size
+    inside[inside] = region_row[idx[inside]] == prow[inside]
+    w = np.full(pos.size, float(default_weight))
+    w[inside] = region_weight[idx[inside]]
+    return np.bincount(prow, weights=w, minlength=rows)
+
+
+def record_relevance(record_row: IntArray, freq: FloatArray, record_len: IntArray,
+                     occurrences: Sequence[float], n_docs: int, avg_len: float, rows: int,
+                     decay: float = 0.5) -> tuple[FloatArray, FloatArray]:
+    """Relevance of link records grouped under their target (../shared/yioop-notes.md §5.1):
+    each record (one anchor text folded into the target's doc_map entry) is scored with the DFR
+    formula on its own length, and a row's records add up as ``Σ α_i Rel_i`` with
+    ``α_i = decay ** i`` over the row's records by decreasing relevance (the domain weight that
+    halves with each further record; a record's source host is not kept, so every record of a
+    row counts as coming from one host). Records holding no query term count nothing.
+
+    ``freq``: (T, R) region-weighted frequencies of the R records. Returns (total per row,
+    per-term contributions (T, rows)).
+    """
+    freq = np.atleast_2d(np.asarray(freq, dtype=np.float64))
+    t = freq.shape[0]
+    hit = freq.sum(axis=0) > 0 if freq.size else np.zeros(0, dtype=bool)
+    if not hit.any():
+        return np.zeros(rows), np.zeros((t, rows))
+    rrow = np.asarray(record_row, dtype=np.int64)[hit]
+    _, parts = dfr_relevance(freq[:, hit], occurrences, n_docs, avg_len,
+                             np.asarray(record_len)[hit])
+    value = parts.sum(axis=0)
+    order = np.lexsort((-value, rrow))
+    rrow, parts = rrow[order], parts[:, order]
+    first = np.ones(rrow.size, dtype=bool)
+    first[1:] = rrow[1:] != rrow[:-1]
+    starts = np.flatnonzero(first)
+    rank = np.arange(rrow.size) - np.repeat(starts, np.diff(np.append(starts, rrow.size)))
+    alpha = decay ** rank.astype(np.float64)
+    per_term = np.stack([np.bincount(rrow, weights=alpha * parts[j], minlength=rows)
+                         for j in range(t)]) if t else np.zeros((0, rows))
+    return per_term.sum(axis=0), per_term
+
+
+def minimal_spans(term_positions: Sequence[tuple[IntArray, IntArray]],
+                  multiplicity: Sequence[int], rows: int) -> tuple[IntArray, IntArray, IntArray]:
+    """Every minimal span of every row: (row, u, v) arrays.
+
+    ``term_positions[j]`` = (positions row after row, counts per row) of distinct term j, which
+    the span must hold ``multiplicity[j]`` times. A span [u, v] ending at an occurrence v is
+    the shortest one ending there (u = the smallest, over terms, of the c-th last occurrence at
+    or before v); it is minimal exactly when u moved since the previous span end of the row.
+    """
+    empty = np.zeros(0, dtype=np.int64)
+    parts, labels = [], []
+    for j, (pos, counts) in enumerate(term_positions):
+        codes = np.repeat(np.arange(rows, dtype=np.int64), counts) * _BIG + pos
+        parts.append(codes)
+        labels.append(np.full(codes.size, j, dtype=np.int64))
+    if not parts or any(p.size == 0 for p in parts):
+        return empty, empty, empty
+    allc = np.concatenate(parts)
+    lab = np.concatenate(labels)
+    order = np.argsort(allc, kind="stable")
+    allc, lab = allc[order], lab[order]
+    row = allc // _BIG
+    left = np.full(allc.size, np.iinfo(np.int64).max)
+    valid = np.ones(allc.size, dtype=bool)
+    for j, codes in enumerate(parts):
+        c = int(multiplicity[j])
+        seen = np.cumsum(lab == j)  # occurrences of term j up to here, inclusive
+        k = seen - c
+        ok = k >= 0
+        lj = np.full(allc.size, -1, dtype=np.int64)
+        lj[ok] = codes[k[ok]]
+        ok &= (lj // _BIG) == row
+        valid &= ok
+        left = np.minimum(left, np.where(ok, lj, left))
+    if not valid.any():
+        return empty, empty, empty
+    v, u, r = allc[valid], left[valid], row[valid]
+    new = np.ones(v.size, dtype=bool)
+    new[1:] = (r[1:] != r[:-1]) | (u[1:] != u[:-1])
+    return r[new], u[new] % _BIG, v[new] % _BIG
+
+
+def proximity(term_positions: Sequence[tuple[IntArray, IntArray]], multiplicity: Sequence[int],
+              doc_len: IntArray, rows: int) -> tuple[FloatArray, FloatArray]:
+    """(normalised proximity, raw Σ 1/(v-u+1)) per row. Zero for fewer than two terms."""
+    k = int(sum(multiplicity))
+    if k < 2:
+        z = np.zeros(rows, dtype=np.float64)
+        return z, z
+    r, u, v = minimal_spans(term_positions, multiplicity, rows)
+    raw = np.bincount(r, weights=1.0 / (v - u + 1), minlength=rows).astype(np.float64)
+    starts = np.maximum(np.asarray(doc_len, dtype=np.float64) - k + 1, 1.0)
+    return raw * k / starts, raw
+
+
+# -- url and title bonuses ---------------------------------------------------------------------
+
+_SPLIT = re.compile(r"[^\w]+|_")
+_EXTENSIONS = frozenset({"html", "htm", "php", "asp", "aspx", "jsp", "shtml", "xhtml"})
+
+
+def company_level_domain(host: str) -> str:
+    """The seed's company level domain: ``x.2chars.2chars`` -> itself, else the last two
+    labels (``www.yahoo.co.uk`` -> ``yahoo.co.uk``, ``www.yahoo.com`` -> ``yahoo.com``)."""
+    labels = [p for p in host.lower().split(".") if p]
+    if len(labels) >= 3 and len(labels[-1]) == 2 and len(labels[-2]) == 2:
+        return ".".join(labels[-3:])
+    return ".".join(labels[-2:])
+
+
+def url_terms(text: str, analyzer: TextAnalyzer, lang: str) -> list[str]:
+    words = [w for w in _SPLIT.split(text.lower()) if w]
+    return analyzer.terms(" ".join(words), lang) if words else []
+
+
+BONUS_NAMES = ("host_url", "cld_url", "wiki", "num_slashes", "host_keyword", "title_keyword",
+               "path_keyword")
+
+
+@dataclass(frozen=True, slots=True)
+class UrlBonuses:
+    host_url: float
+    cld_url: float
+    wiki: float
+    num_slashes: float
+    host_keyword: float
+    title_keyword: float
+    path_keyword: float
+    inputs: Mapping[str, object]
+
+    @property
+    def total(self) -> float:
+        return (self.host_url + self.cld_url + self.wiki + self.num_slashes + self.host_keyword
+                + self.title_keyword + self.path_keyword)
+
+    def as_dict(self) -> dict[str, object]:
+        return {"host_url": self.host_url, "cld_url": self.cld_url, "wiki": self.wiki,
+                "num_slashes": self.num_slashes, "host_keyword": self.host_keyword,
+                "title_keyword": self.title_keyword, "path_keyword": self.path_keyword,
+                "total": self.total, "inputs": dict(self.inputs)}
+
+
+def keyword_share(item_terms: Sequence[str], query_terms: set[str]) -> tuple[int, int]:
+    """(query terms in the item, terms in the item)."""
+    return sum(1 for t in item_terms if t in query_terms), len(item_terms)
+
+
+@dataclass(frozen=True, slots=True)
+class UrlItems:
+    """The query-independent inputs of the url and title bonuses of one result."""
+
+    host: str
+    is_root: bool
+    is_cld: bool
+    slashes: int
+    host_words: tuple[str, ...]
+    path_words: tuple[str, ...]
+    title_words: tuple[str, ...]
+
+
+def url_items(url: str, title: str, analyzer: TextAnalyzer, lang: str) -> UrlItems:
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    path = parts.path or "/"
+    is_root = path == "/" and not parts.query
+    bare = host.removeprefix("www.")
+    is_cld = is_root and bool(host) and bare == company_level_domain(host)
+    path_words = url_terms(path, analyzer, lang)
+    if path_words and path_words[-1] in _EXTENSIONS and "." in path.rsplit("/", 1)[-1]:
+        path_words = path_words[:-1]
+    return UrlItems(host, is_root, is_cld, 0 if is_root else path.count("/"),
+                    tuple(url_terms(bare, analyzer, lang)), tuple(path_words),
+                    tuple(analyzer.terms(title, lang) if title else ()))
+
+
+def bonuses_of(items: UrlItems, query_terms: Sequence[str], options: SearchOptions) -> UrlBonuses:
+    qset = set(query_terms)
+    hm, hn = keyword_share(items.host_words, qset)
+    tm, tn = keyword_share(items.title_words, qset)
+    pm, pn = keyword_share(items.path_words, qset)
+    return UrlBonuses(
+        host_url=options.host_url_bonus if items.is_root else 0.0,
+        cld_url=options.cld_url_bonus if items.is_cld else 0.0,
+        wiki=options.wiki_bonus if "wikipedia" in items.host else 0.0,
+        num_slashes=options.num_slashes_bonus / (1 + items.slashes),
+        host_keyword=options.host_keyword_bonus * hm / hn if hn else 0.0,
+        title_keyword=options.title_bonus * tm / tn if tn else 0.0,
+        path_keyword=options.path_bonus * pm / pn if pn else 0.0,
+        inputs={"host": items.host, "root": items.is_root, "cld": items.is_cld,
+                "slashes": items.slashes, "host_terms": [hm, hn], "title_terms": [tm, tn],
+                "path_terms": [pm, pn]},
+    )
+
+
+def url_bonuses(url: str, title: str, query_terms: Sequence[str], options: SearchOptions,
+                analyzer: TextAnalyzer, lang: str) -> UrlBonuses:
+    """The seed's bonus factors of one result (url and title are from its summary)."""
+    return bonuses_of(url_items(url, title, analyzer, lang), query_terms, options)
+
+
+def combine(doc_rank: FloatArray, relevance: FloatArray, prox: FloatArray,
+            options: SearchOptions, bonuses: FloatArray | float = 0.0,
+            weight: float = 1.0) -> FloatArray:
+    """The final score: weighted Doc Rank + relevance + proximity, plus the bonuses."""
+    return weight * (options.doc_rank_weight * doc_rank + options.relevance_weight * relevance
+                     + options.proximity_weight * prox + bonuses)

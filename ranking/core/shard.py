@@ -1,0 +1,503 @@
+"""One shard's side of a query: iterate, take the first n matches, score them (no grouping).
+
+Layer: ``ranking.core``. :class:`LocalShard` reads one IndexDocumentBundle in-process; the shard
+search endpoint (``ranking/api.py``) serves it to a name server's network iterator
+(:mod:`ranking.core.network`), whose :class:`~ranking.core.network.HttpShard` has the same
+:class:`ShardClient` contract. :mod:`ranking.core.pipeline` groups the candidates of every
+shard, reads summaries for the top ones, and adds the url and title bonuses.
+
+:class:`Candidates` are raw (ungrouped) scored matches: per document its doc_id, Doc Rank (and
+its input, the number of documents after it), the DFR relevance with its per-term inputs, and
+the proximity; the collection statistics they used are carried along for explanations.
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from indexer.core.grouping import documents_after
+from indexer.core.ids import DOC_ID_LEN, DOC_TYPE, DocType
+from indexer.core.reader import IndexBundleReader
+from indexer.core.text import TextAnalyzer
+
+from .blocks import Column, decode_column_positions, key_index, key_partition, make_keys
+from .iterators import Budget, DecodedList, DecodedWordIterator, build_plan, collect
+from .options import SearchOptions
+from .query import ParsedQuery
+from .scoring import (
+    BONUS_NAMES,
+    DESCRIPTION,
+    LINK,
+    TITLE,
+    UrlItems,
+    dfr_relevance,
+    proximity,
+    record_relevance,
+    url_items,
+)
+
+logger = logging.getLogger(__name__)
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+
+def query_word_terms(parsed: ParsedQuery) -> tuple[list[str], list[int]]:
+    """Distinct non-meta query terms (all disjuncts) and the largest count of each in one
+    disjunct (a repeated term counts twice)."""
+    mult: dict[str, int] = {}
+    for d in parsed.disjuncts:
+        counts: dict[str, int] = {}
+        for t in d.all_terms:
+            counts[t] = counts.get(t, 0) + 1
+        for t, c in counts.items():
+            mult[t] = max(mult.get(t, 0), c)
+    return list(mult), list(mult.values())
+
+
+@dataclass(frozen=True, slots=True)
+class Candidates:
+    """Raw scored matches of one shard (arrays of length m, terms of length T)."""
+
+    doc_ids: npt.NDArray[np.uint8]   # (m, 24)
+    partition: IntArray
+    index: IntArray
+    docs_after: IntArray
+    doc_rank: FloatArray
+    relevance: FloatArray
+    proximity: FloatArray
+    proximity_raw: FloatArray
+    doc_length: IntArray
+    freq: FloatArray                 # (T, m) region-weighted f_{t,d}
+    term_relevance: FloatArray       # (T, m)
+    terms: tuple[str, ...]
+    occurrences: tuple[int, ...]     # l_t
+    documents: int                   # N
+    average_length: float            # l_avg
+    estimate: int                    # estimated number of matches in the shard
+    exhausted: bool
+    partial: bool
+    shard: str = ""
+    messages: tuple[str, ...] = field(default=())
+    # (len(BONUS_NAMES), m): the seed's bonus factors of each candidate (url and title)
+    bonuses: FloatArray = field(default_factory=lambda: np.zeros((len(BONUS_NAMES), 0)))
+
+    def __len__(self) -> int:
+        return int(self.doc_rank.size)
+
+    @staticmethod
+    def empty(shard: str = "", terms: Sequence[str] = (), partial: bool = False) -> Candidates:
+        z, f = np.zeros(0, np.int64), np.zeros(0, np.float64)
+        t = len(terms)
+        return Candidates(np.zeros((0, DOC_ID_LEN), np.uint8), z, z, z, f, f, f, f, z,
+                          np.zeros((t, 0)), np.zeros((t, 0)), tuple(terms), (0,) * t, 0, 0.0,
+                          0, True, partial, shard)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "doc_ids": base64.b64encode(self.doc_ids.tobytes()).decode("ascii"),
+            **{k: getattr(self, k).tolist() for k in (
+                "partition", "index", "docs_after", "doc_rank", "relevance", "proximity",
+                "proximity_raw", "doc_length", "freq", "term_relevance")},
+            "terms": list(self.terms), "occurrences": list(self.occurrences),
+            "documents": self.documents, "average_length": self.average_length,
+            "estimate": self.estimate, "exhausted": self.exhausted, "partial": self.partial,
+            "shard": self.shard, "messages": list(self.messages),
+            "bonuses": self.bonuses.tolist(),
+        }
+
+    @staticmethod
+    def from_json(data: dict[str, Any], shard: str) -> Candidates:
+        raw = base64.b64decode(data["doc_ids"])
+        ids = np.frombuffer(raw, dtype=np.uint8).reshape(-1, DOC_ID_LEN).copy()
+        m = ids.shape[0]
+        t = len(data["terms"])
+
+        def arr(name: str, dtype: Any, shape: tuple[int, ...] | None = None) -> Any:
+            a = np.asarray(data[name], dtype=dtype)
+            return a.reshape(shape) if shape is not None else a
+
+        out = Candidates(
+            ids, arr("partition", np.int64), arr("index", np.int64),
+            arr("docs_after", np.int64), arr("doc_rank", np.float64),
+            arr("relevance", np.float64), arr("proximity", np.float64),
+            arr("proximity_raw", np.float64), arr("doc_length", np.int64),
+            arr("freq", np.float64, (t, m)), arr("term_relevance", np.float64, (t, m)),
+            tuple(data["terms"]), tuple(int(x) for x in data["occurrences"]),
+            int(data["documents"]), float(data["average_length"]), int(data["estimate"]),
+            bool(data["exhausted"]), bool(data["partial"]), shard,
+            tuple(data.get("messages", ())), arr("bonuses", np.float64, (len(BONUS_NAMES), m)))
+        for name in ("partition", "index", "docs_after", "doc_rank", "relevance", "proximity",
+                     "proximity_raw", "doc_length"):
+            if getattr(out, name).shape != (m,):
+                raise ValueError(f"{name}: expected {m} values")
+        return out
+
+
+class ShardClient(Protocol):
+    """What the pipeline needs of a shard, local or remote."""
+
+    name: str
+
+    def candidates(self, query: str, parsed: ParsedQuery, n: int,
+                   options: SearchOptions) -> Candidates:
+        """The first ``n`` matches of the query, scored (raw, not grouped)."""
+
+    def summaries(self, doc_ids: Sequence[bytes]) -> list[dict[str, Any] | None]:
+        """Stored summaries of ``doc_ids`` (None where unknown)."""
+
+
+class _PartitionRegions:
+    """Region weights of one partition's doc_map entries, decoded once on first use into flat
+    arrays (CSR: ``start[i]:start[i+1]`` are entry i's regions), each region classified as
+    title, description or link text.
+
+    The doc_map's position_score_list of a group lists the representative's regions (a page:
+    the title first, then one per summary sentence) followed by one region per link document
+    folded into the group (anchor text); link-only groups have only link regions.
+
+    Description weights are the summarizer's sentence scores, whose scale varies from page to
+    page (one sentence may score hundreds); they are rescaled so that each entry's description
+    positions weigh 1 on average (length-weighted): sentence scores then rank positions within
+    a page while the title, description and link weights of Page Options set the balance
+    between the regions, as ../shared/yioop-notes.md §7.1 describes.
+    """
+
+    __slots__ = ("start", "ends", "firsts", "weights", "kinds", "page_length", "entry", "codes",
+                 "lengths", "title_length")
+
+    def __init__(self, reader: IndexBundleReader, partition: int) -> None:
+        dm = reader.doc_map(partition)
+        member_link = dm.member_ids[:, DOC_TYPE] == DocType.LINK
+        links = np.bincount(dm.member_group[member_link], minlength=dm.n).astype(np.int64)
+        rep_is_link = dm.doc_ids[:, DOC_TYPE] == DocType.LINK
+        lists = [dm.region_weights(i) for i in range(dm.n)]
+        counts = np.array([len(x) for x in lists], dtype=np.int64)
+        self.start = np.zeros(dm.n + 1, dtype=np.int64)
+        np.cumsum(counts, out=self.start[1:])
+        flat = [pair for x in lists for pair in x]
+        self.ends = np.array([p for p, _ in flat], dtype=np.int64)
+        weights = np.array([w for _, w in flat], dtype=np.float64)
+        entry = np.repeat(np.arange(dm.n), counts)
+        rank = np.arange(self.ends.size) - self.start[entry]
+        kinds = np.full(self.ends.size, DESCRIPTION, dtype=np.int64)
+        kinds[rank == 0] = TITLE
+        kinds[rank >= counts[entry] - links[entry]] = LINK
+        kinds[rep_is_link[entry]] = LINK
+        self.kinds = kinds
+        firsts = np.zeros(self.ends.size, dtype=np.int64)
+        if self.ends.size:
+            firsts[1:] = self.ends[:-1] + 1
+            firsts[rank == 0] = 0
+        self.firsts = firsts
+        length = np.maximum(self.ends - firsts + 1, 0)
+        desc = kinds == DESCRIPTION
+        mass = np.bincount(entry[desc], weights=weights[desc] * length[desc], minlength=dm.n)
+        size = np.bincount(entry[desc], weights=length[desc], minlength=dm.n)
+        scale = np.divide(size, mass, out=np.ones(dm.n), where=mass > 0)
+        weights[desc] *= scale[entry[desc]]
+        self.weights = weights
+        link = kinds == LINK
+        self.entry = entry.astype(np.int64)
+        self.codes = (self.entry << 32) + self.ends  # ascending: entries, then positions
+        self.lengths = length
+        self.title_length = np.bincount(entry[kinds == TITLE], weights=length[kinds == TITLE],
+                                        minlength=dm.n)
+        self.page_length = np.maximum(
+            dm.length - np.bincount(entry[link], weights=length[link],
+                                    minlength=dm.n).astype(np.int64), 0)
+
+
+class LocalShard:
+    """A shard read in-process from an :class:`IndexBundleReader`.
+
+    Owns the reader's decoded per-partition data (region weights) for its lifetime.
+    """
+
+    def __init__(self, reader: IndexBundleReader, name: str = "local") -> None:
+        self.reader = reader
+        self.name = name
+        self._regions: dict[int, _PartitionRegions] = {}
+        self._urls: dict[tuple[int, int, str], UrlItems] = {}
+        self.analyzer = TextAnalyzer()
+        self._filters: dict[str, IntArray] = {}
+        self._decoded: dict[tuple[str, bool], DecodedList] = {}
+        self._decoded_size = 0
+        self._decoded_sizes: dict[tuple[str, bool], int] = {}
+        # a reader loads files lazily and shares file handles: one query at a time
+        self.lock = threading.RLock()
+
+    URL_CACHE = 200_000
+
+    def _url_items(self, partition: int, index: int, lang: str) -> UrlItems:
+        """Host and path words of an entry's url (query-independent; kept, bounded, for the
+        reader's lifetime like a document cache)."""
+        key = (partition, index, lang)
+        items = self._urls.get(key)
+        if items is None:
+            if len(self._urls) >= self.URL_CACHE:
+                self._urls.clear()
+            url, _ = self.reader.summary_head(partition, index)
+            items = self._urls[key] = url_items(url, "", self.analyzer, lang)
+        return items
+
+    def _bonuses(self, parts: IntArray, index: IntArray, terms: Sequence[str],
+                 title_hits: FloatArray, title_len: FloatArray, lang: str,
+                 options: SearchOptions) -> FloatArray:
+        """The bonus factors of every candidate, rows in BONUS_NAMES order: the url bonuses
+        from its url (read from the head of its summary), the title keyword bonus from its
+        positions in the title region (title words that are query terms / title words)."""
+        m = parts.size
+        out = np.zeros((len(BONUS_NAMES), m))
+        qset = set(terms)
+        for r, (p, i) in enumerate(zip(parts.tolist(), index.tolist(), strict=True)):
+            items = self._url_items(p, i, lang)
+            out[0, r] = options.host_url_bonus if items.is_root else 0.0
+            out[1, r] = options.cld_url_bonus if items.is_cld else 0.0
+            out[2, r] = options.wiki_bonus if "wikipedia" in items.host else 0.0
+            out[3, r] = options.num_slashes_bonus / (1 + items.slashes)
+            if items.host_words:
+                out[4, r] = options.host_keyword_bonus * sum(
+                    1 for t in items.host_words if t in qset) / len(items.host_words)
+            if items.path_words:
+                out[6, r] = options.path_bonus * sum(
+                    1 for t in items.path_words if t in qset) / len(items.path_words)
+        out[5] = options.title_bonus * np.divide(title_hits, title_len,
+                                                 out=np.zeros(m), where=title_len > 0)
+        return out
+
+    @staticmethod
+    def _record_lengths(loaded: list[_PartitionRegions], records: IntArray) -> IntArray:
+        out = np.zeros(records.size, dtype=np.int64)
+        part = records >> 40
+        for k, regions in enumerate(loaded):
+            sel = part == k
+            out[sel] = regions.lengths[records[sel] & ((1 << 40) - 1)]
+        return out
+
+    def _partition_regions(self, partition: int) -> _PartitionRegions:
+        regions = self._regions.get(partition)
+        if regions is None:
+            regions = self._regions[partition] = _PartitionRegions(self.reader, partition)
+        return regions
+
+    FILTER_PREFIXES = ("safe:", "lang:", "media:", "filetype:", "site:all", "code:")
+
+    DECODED_POSTINGS = 8_000_000  # postings and positions kept decoded (8-40 bytes each)
+
+    def decoded_list(self, term: str, positional: bool) -> DecodedList | None:
+        """A term's whole posting list, decoded once and kept (least recently used out, at
+        most DECODED_POSTINGS postings and positions; a list's positions are decoded on first
+        use): the bit-level decoding in Python is the most expensive step of a query, and the
+        same terms come back query after query. Lists longer than a tenth of the budget are
+        decoded block by block each time."""
+        key = (term, positional)
+        got = self._decoded.pop(key, None)
+        if got is None:
+            cursor = self.reader.postings(term)
+            if cursor.docs > self.DECODED_POSTINGS // 10:
+                return None
+            got = DecodedList.of(cursor, positional)
+        # sizes grow when a list's positions are decoded: recount this one on every use
+        self._decoded_size += got.size - self._decoded_sizes.pop(key, 0)
+        self._decoded_sizes[key] = got.size
+        while self._decoded_size > self.DECODED_POSTINGS and self._decoded:
+            old = next(iter(self._decoded))
+            self._decoded.pop(old)
+            self._decoded_size -= self._decoded_sizes.pop(old)
+        self._decoded[key] = got
+        return got
+
+    def filter_keys(self, term: str) -> IntArray | None:
+        """Decoded keys of a filter meta word (the parser's automatic ``lang:``/``safe:`` and
+        similar broad words), kept for the reader's lifetime like Lucene's filter cache: every
+        query intersects with them, and skipping through their long lists block by block would
+        dominate the query time."""
+        if not term.startswith(self.FILTER_PREFIXES):
+            return None
+        keys = self._filters.get(term)
+        if keys is None:
+            cursor = self.reader.postings(term)
+            parts = [make_keys(b.partition, b.doc_index) for b in cursor]
+            keys = np.concatenate(parts) if parts else np.zeros(0, np.int64)
+            self._filters[term] = keys
+        return keys
+
+    def summaries(self, doc_ids: Sequence[bytes]) -> list[dict[str, Any] | None]:
+        """Summaries of ``doc_ids``. For a link document (a group with no page among the
+        candidates) the target page's summary is looked up through its ``info:`` meta word, as
+        Yioop does; when the page was never indexed the summary says ``page_indexed: False``."""
+        with self.lock:
+            out = []
+            for doc_id in doc_ids:
+                summary = self.reader.summary(doc_id)
+                if summary is not None and doc_id[DOC_TYPE] == DocType.LINK:
+                    summary = self._page_for_link(summary)
+                out.append(summary)
+            return out
+
+    def summary_heads(self, doc_ids: Sequence[bytes]) -> list[dict[str, Any] | None]:
+        """Like :meth:`summaries` but only each summary's url and title, read from the head
+        of the stored summary (enough for a result list without snippets). Pages whose robot
+        metas forbid indexing are never stored (the page processor drops them), so nothing is
+        lost by not reading the metas."""
+        with self.lock:
+            out: list[dict[str, Any] | None] = []
+            for doc_id in doc_ids:
+                head = self.reader.summary_head_of(doc_id)
+                if head is None:
+                    out.append(None)
+                    continue
+                summary: dict[str, Any] = {"url": head[0], "title": head[1]}
+                if doc_id[DOC_TYPE] == DocType.LINK:
+                    summary["kind"] = "link"
+                    cursor = self.reader.postings(f"info:{head[0]}")
+                    block = cursor.next_block()
+                    if block is None:
+                        summary["page_indexed"] = False
+                    else:
+                        url, title = self.reader.summary_head(block.partition,
+                                                              int(block.doc_index[0]))
+                        summary = {"url": url, "title": title, "page_indexed": True}
+                out.append(summary)
+            return out
+
+    def _page_for_link(self, link: dict[str, Any]) -> dict[str, Any]:
+        cursor = self.reader.postings(f"info:{link.get('url', '')}")
+        block = cursor.next_block()
+        if block is None:
+            return {**link, "page_indexed": False}
+        page = self.reader.summary(self.reader.doc_id(block.partition, int(block.doc_index[0])))
+        return {**page, "page_indexed": True} if page else {**link, "page_indexed": False}
+
+    def candidates(self, query: str, parsed: ParsedQuery, n: int,
+                   options: SearchOptions) -> Candidates:
+        with self.lock:
+            return self._candidates(parsed, n, options)
+
+    def _candidates(self, parsed: ParsedQuery, n: int, options: SearchOptions) -> Candidates:
+        reader = self.reader
+        terms, mult = query_word_terms(parsed)
+        stats = reader.collection_stats()
+        if stats.documents == 0 or parsed.is_empty:
+            return Candidates.empty(self.name, terms)
+        budget = Budget(options.intersect_time_budget)
+        plan = build_plan(reader, parsed.disjuncts, budget, self.filter_keys, self.decoded_list)
+        block, exhausted = collect(plan.root, n)
+        m = len(block)
+        keys = block.keys
+        parts = key_partition(keys)
+        index = key_index(keys)
+        dr = np.zeros(m)
+        after = np.zeros(m, dtype=np.int64)
+        ld = np.zeros(m, dtype=np.int64)
+        page_len = np.zeros(m, dtype=np.int64)
+        ids = np.zeros((m, DOC_ID_LEN), dtype=np.uint8)
+        entry_part = np.zeros(m, dtype=np.int64)  # which loaded partition each row is in
+        title_len = np.zeros(m)
+        kind_weight = np.array([options.title_weight, options.description_weight,
+                                options.link_weight])
+        sizes = list(stats.partition_sizes)
+        numbers = [p.number for p in reader.partitions]
+        loaded: list[_PartitionRegions] = []
+        for p in np.unique(parts):
+            rows = np.flatnonzero(parts == p)
+            idx = index[rows]
+            dm = reader.doc_map(int(p))
+            dr[rows] = reader.doc_rank(int(p), idx)
+            after[rows] = documents_after(sizes, numbers.index(int(p)), idx)
+            ld[rows] = dm.length[idx]
+            ids[rows] = dm.doc_ids[idx]
+            regions = self._partition_regions(int(p))
+            page_len[rows] = regions.page_length[idx]
+            title_len[rows] = regions.title_length[idx]
+            entry_part[rows] = len(loaded)
+            loaded.append(regions)
+        T = len(terms)
+        freq = np.zeros((T, m))
+        title_hits = np.zeros(m)
+        positions = []
+        link_hits: list[tuple[IntArray, IntArray, IntArray, FloatArray]] = []
+        for j, term in enumerate(terms):
+            col = block.columns.get(term) or Column.empty(m)
+            word = plan.words.get(term)
+            if isinstance(word, DecodedWordIterator) and (col.freq > 0).all():
+                pos, counts = word.decoded.positions(plan.decoder, keys)
+            else:
+                pos, counts = decode_column_positions(plan.decoder, keys, col)
+            positions.append((pos, counts))
+            prow = np.repeat(np.arange(m, dtype=np.int64), counts)
+            # each position's region, looked up in its partition's (entry, last position)
+            # codes: title positions weigh the title weight, description positions their
+            # (rescaled) sentence score times the description weight, anchor text its weight
+            # times the link weight; positions after the last region the description weight
+            w = np.full(pos.size, float(options.description_weight))
+            kind = np.full(pos.size, DESCRIPTION, dtype=np.int64)
+            region = np.full(pos.size, -1, dtype=np.int64)
+            for k, regions in enumerate(loaded):
+                sel = np.flatnonzero(entry_part[prow] == k) if len(loaded) > 1 else \
+                    np.arange(pos.size)
+                if not sel.size or not regions.codes.size:
+                    continue
+                entry = index[prow[sel]]
+                at = np.searchsorted(regions.codes, (entry << 32) + pos[sel])
+                ok = at < regions.codes.size
+                ok[ok] = regions.entry[at[ok]] == entry[ok]
+                sel, at = sel[ok], at[ok]
+                rk = regions.kinds[at]
+                kind[sel] = rk
+                w[sel] = np.where(rk == TITLE, kind_weight[TITLE],
+                                  regions.weights[at] * kind_weight[rk])
+                region[sel] = (k << 40) | at
+            page = kind != LINK
+            freq[j] = np.bincount(prow[page], weights=w[page], minlength=m)
+            title_hits += np.bincount(prow[kind == TITLE], minlength=m)
+            lk = ~page
+            if lk.any():
+                link_hits.append((np.full(int(lk.sum()), j), region[lk], prow[lk], w[lk]))
+        occurrences = tuple(reader.term_stats(t).occurrences for t in terms)
+        rel, parts_rel = dfr_relevance(freq, occurrences, stats.documents,
+                                       stats.average_length, page_len)
+        has_page = page_len > 0
+        rel = np.where(has_page, rel, 0.0)
+        parts_rel = np.where(has_page[None, :], parts_rel, 0.0)
+        if link_hits:
+            term_of, rec, rec_prow, rec_w = (np.concatenate(x) for x in zip(*link_hits,
+                                                                             strict=True))
+            records, first, rec_id = np.unique(rec, return_index=True, return_inverse=True)
+            link_freq = np.zeros((T, records.size))
+            np.add.at(link_freq, (term_of, rec_id.ravel()), rec_w)
+            link_len = self._record_lengths(loaded, records)
+            link_rel, link_parts = record_relevance(rec_prow[first], link_freq, link_len,
+                                                    occurrences, stats.documents,
+                                                    stats.average_length, m)
+            rel = rel + link_rel
+            parts_rel = parts_rel + link_parts
+        if parsed.word_count >= 2 and T:
+            prox, prox_raw = proximity(positions, mult, ld, m)
+            prox = prox * options.proximity_bonus
+        else:
+            prox = prox_raw = np.zeros(m)
+        est = plan.root.estimate
+        if exhausted:
+            est = m
+        elif m:
+            drivers = [w for w in plan.words.values() if w.consumed]
+            if drivers:
+                smallest = min(drivers, key=lambda w: w.estimate)
+                est = max(m, min(est, int(m * smallest.estimate / max(smallest.consumed, 1))))
+        messages = ("search stopped at the time budget; results are partial",) \
+            if budget.partial else ()
+        bonuses = self._bonuses(parts, index, terms, title_hits, title_len, parsed.lang,
+                                options)
+        return Candidates(ids, parts, index, after, dr, rel, prox, prox_raw, ld, freq,
+                          parts_rel if T else np.zeros((0, m)), tuple(terms), occurrences,
+                          stats.documents, stats.average_length, int(est), exhausted,
+                          budget.partial, self.name, messages, bonuses)

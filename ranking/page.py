@@ -1,0 +1,260 @@
+"""What the search page shows around the pipeline's results: per-result links, pagination,
+messages, and the lookups of stored pages (for the cache link and the cached page view).
+
+Layer: glue of the ``ranking`` app (no Django imports; :mod:`ranking.views` renders). The
+pipeline's :class:`~ranking.core.pipeline.Result` carries the url, the highlighted title and
+snippet, the score and its explanation; the rest comes from the page's stored summary, read
+again here for the results shown only (ten per page by default):
+
+* a "cached" link when the summary's robot metas allow archiving (no NOARCHIVE, no NONE) and
+  the bundle holds a cached copy of the page (its doc_map member has a cache length);
+* "more from this site" (``site:<host>``), "inlinks" (``link:<url>``, the meta word every page
+  linking to the url carries) and "similar" (the page's top keywords joined with ``|``, as
+  Yioop's related search uses the page's word cloud).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+from urllib.parse import urlencode, urlsplit
+
+import numpy as np
+
+from indexer.core.ids import DOC_TYPE, DocType
+from indexer.core.reader import IndexBundleReader
+from ranking.core.pipeline import Result, SearchResult
+from ranking.core.shard import LocalShard, ShardClient
+
+NO_ARCHIVE = frozenset({"NOARCHIVE", "NONE"})
+DISPLAY_URL_CHARS = 80
+SIMILAR_WORDS = 4
+PAGE_LINKS = 9  # page numbers shown around the current page
+LANGUAGES = (("en", "English"), ("fr", "Français"), ("de", "Deutsch"), ("es", "Español"),
+             ("it", "Italiano"), ("pt", "Português"), ("nl", "Nederlands"), ("ru", "Русский"),
+             ("ja", "日本語"), ("zh", "中文"), ("ko", "한국어"), ("ar", "العربية"))
+_STOP = frozenset("a an and are as at be by for from has have in is it its of on or that the "
+                  "this to was were will with".split())
+_WORD = re.compile(r"[^\W\d_]{3,}")
+
+
+@dataclass(frozen=True, slots=True)
+class StoredPage:
+    """A page found in a local bundle: its summary and whether a cached copy is kept."""
+
+    doc_id: bytes
+    summary: dict[str, Any]
+    has_cache: bool
+    shard: str
+
+    @property
+    def archivable(self) -> bool:
+        metas = {str(m).upper() for m in self.summary.get("robot_metas", ())}
+        return not (metas & NO_ARCHIVE)
+
+    @property
+    def fetched_at(self) -> datetime | None:
+        try:
+            seconds = float(self.summary.get("fetched_at") or 0)
+        except (TypeError, ValueError):
+            return None
+        return datetime.fromtimestamp(seconds, UTC) if seconds > 0 else None
+
+
+def _page_member(reader: IndexBundleReader, partition: int, index: int) -> int | None:
+    """The doc_map member row of the page document of entry ``index`` (not a link record)."""
+    dm = reader.doc_map(partition)
+    rep = dm.doc_id(index)
+    if rep[DOC_TYPE] != DocType.LINK:
+        return dm.find_member(rep)
+    for row in np.flatnonzero(dm.member_group == index).tolist():
+        if dm.member_ids[row, DOC_TYPE] != DocType.LINK:
+            return int(row)
+    return None
+
+
+def stored_page(shard: LocalShard, url: str) -> StoredPage | None:
+    """The newest page document of ``url`` in the shard's bundle (through ``info:<url>``)."""
+    with shard.lock:
+        reader = shard.reader
+        last = None
+        for block in reader.postings(f"info:{url}"):
+            if len(block.doc_index):
+                last = (block.partition, int(block.doc_index[-1]))
+        if last is None:
+            return None
+        row = _page_member(reader, *last)
+        if row is None:
+            return None
+        dm = reader.doc_map(last[0])
+        doc_id = dm.member_ids[row].tobytes()
+        summary = reader.summary(doc_id)
+        if summary is None:
+            return None
+        return StoredPage(doc_id, dict(summary), int(dm.cache_length[row]) > 0, shard.name)
+
+
+def find_stored_page(shards: Sequence[ShardClient], url: str) -> StoredPage | None:
+    for shard in shards:
+        if isinstance(shard, LocalShard):
+            page = stored_page(shard, url)
+            if page is not None:
+                return page
+    return None
+
+
+def cached_copy(shards: Sequence[ShardClient], page: StoredPage) -> bytes | None:
+    for shard in shards:
+        if isinstance(shard, LocalShard) and shard.name == page.shard:
+            with shard.lock:
+                return shard.reader.cached_page(page.doc_id)
+    return None
+
+
+def display_url(url: str, limit: int = DISPLAY_URL_CHARS) -> str:
+    """The url without its scheme, shortened in the middle when long."""
+    shown = re.sub(r"^https?://", "", url).rstrip("/") or url
+    if len(shown) <= limit:
+        return shown
+    keep = limit - 1
+    return shown[:keep * 2 // 3] + "\u2026" + shown[-(keep - keep * 2 // 3):]
+
+
+def host_of(url: str) -> str:
+    return (urlsplit(url).hostname or "").lower()
+
+
+def similar_query(summary: dict[str, Any] | None, plain_title: str) -> str:
+    """The page's word cloud as a disjunction: its stored keywords, else its title's words."""
+    words: list[str] = []
+    for word in (summary or {}).get("keywords", ()) or ():
+        word = str(word).lower()
+        if _WORD.fullmatch(word) and word not in _STOP and word not in words:
+            words.append(word)
+    if len(words) < 2:
+        for word in _WORD.findall(plain_title.lower()):
+            if word not in _STOP and word not in words:
+                words.append(word)
+    return " | ".join(words[:SIMILAR_WORDS])
+
+
+@dataclass(slots=True)
+class ResultView:
+    """One result as the template shows it."""
+
+    result: Result
+    rank: int
+    display_url: str
+    site: str
+    cache_href: str = ""
+    similar_href: str = ""
+    inlinks_href: str = ""
+    site_href: str = ""
+    explanation_rows: list[tuple[str, str]] = field(default_factory=list)
+    term_rows: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)
+
+
+def explanation_rows(explanation: dict[str, Any]) -> tuple[list[tuple[str, str]],
+                                                           list[dict[str, Any]]]:
+    """The score explanation as (label, value) rows and per-term rows."""
+    rows: list[tuple[str, str]] = [("Score", _fmt(explanation.get("score", 0.0)))]
+    for key, label in (("doc_rank", "Doc Rank"), ("relevance", "Relevance"),
+                       ("proximity", "Proximity")):
+        part = explanation.get(key) or {}
+        if isinstance(part, dict):
+            rows.append((label, f"{_fmt(part.get('value', 0.0))} × weight "
+                                f"{_fmt(part.get('weight', 1.0))}"))
+    bonuses = explanation.get("bonuses") or {}
+    if isinstance(bonuses, dict):
+        shown = ", ".join(f"{k.replace('_', ' ')} {_fmt(v)}" for k, v in bonuses.items()
+                          if k != "total" and v)
+        rows.append(("Bonuses", f"{_fmt(bonuses.get('total', 0.0))}"
+                                + (f" ({shown})" if shown else "")))
+    if explanation.get("weight", 1.0) != 1.0:
+        rows.append(("Query weight", _fmt(explanation["weight"])))
+    if explanation.get("shard"):
+        rows.append(("Index", str(explanation["shard"])))
+    terms = []
+    relevance = explanation.get("relevance") or {}
+    for t in relevance.get("terms", ()) if isinstance(relevance, dict) else ():
+        terms.append({"term": t.get("term"), "f": _fmt(t.get("f", 0.0)),
+                      "l_t": t.get("l_t"), "value": _fmt(t.get("value", 0.0))})
+    return rows, terms
+
+
+def result_views(result: SearchResult, shards: Sequence[ShardClient], its: int | None,
+                 options: Any, base: dict[str, str]) -> list[ResultView]:
+    """The page's results with their links; ``base`` holds the parameters links keep
+    (its, safe)."""
+    out = []
+    for i, r in enumerate(result.results):
+        host = host_of(r.url)
+        view = ResultView(r, result.offset + i + 1, display_url(r.url), host)
+        page = find_stored_page(shards, r.url) if shards else None
+        if options.show_cache_link and page is not None and page.archivable and page.has_cache:
+            view.cache_href = "/cache?" + urlencode(
+                {"url": r.url, **({"its": str(its)} if its is not None else {}),
+                 "q": result.query})
+        if options.show_similar_link:
+            similar = similar_query(page.summary if page else None, r.plain_title)
+            if similar:
+                view.similar_href = "/?" + urlencode({"q": similar, **base})
+        if options.show_inlinks_link:
+            view.inlinks_href = "/?" + urlencode({"q": f"link:{r.url}", **base})
+        if host:
+            view.site_href = "/?" + urlencode({"q": f"site:{host}", **base})
+        view.explanation_rows, view.term_rows = explanation_rows(dict(r.explanation))
+        out.append(view)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class PageLink:
+    number: int
+    href: str
+    current: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Pagination:
+    first: int           # 1-based rank of the first result shown
+    last: int
+    previous: str
+    next: str
+    pages: tuple[PageLink, ...]
+
+
+def pagination(result: SearchResult, params: dict[str, str]) -> Pagination | None:
+    """Previous/next and numbered page links (``limit`` = offset, ``num`` = page size)."""
+    num = result.num or 10
+    shown = len(result.results)
+    if not shown and not result.offset:
+        return None
+    total = max(result.total, result.offset + shown)
+    more = result.offset + shown < total and shown == num
+
+    def href(offset: int) -> str:
+        query = {k: v for k, v in params.items() if k != "limit"}
+        if offset:
+            query["limit"] = str(offset)
+        return "/?" + urlencode(query)
+
+    current = result.offset // num
+    count = math.ceil(total / num)
+    lo = max(0, min(current - PAGE_LINKS // 2, count - PAGE_LINKS))
+    hi = min(count, lo + PAGE_LINKS)
+    pages = tuple(PageLink(p + 1, href(p * num), p == current) for p in range(lo, hi))
+    return Pagination(result.offset + 1 if shown else 0, result.offset + shown,
+                      href(max(0, result.offset - num)) if result.offset else "",
+                      href(result.offset + num) if more else "",
+                      pages if count > 1 else ())

@@ -1,0 +1,33 @@
+"""The Celery application shared by fetchers and queue-server workers.
+
+Queues: ``fetch`` (fetcher workers) and ``qs.<n>`` (one per queue server, n = 0 ..
+NUM_QUEUE_SERVERS - 1). Messages are JSON only; a message is acknowledged only after the task
+returns (late acknowledgement), and each worker process holds one message at a time.
+"""
+
+from __future__ import annotations
+
+import os
+
+from celery import Celery
+from kombu import Queue
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "searchsite.settings.base")
+
+app = Celery("searchsite")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+
+
+def queue_names(num_queue_servers: int) -> list[str]:
+    """The names of every queue the engine uses, for ``num_queue_servers`` shards."""
+    return ["fetch", *(f"qs.{n}" for n in range(num_queue_servers))]
+
+
+@app.on_after_configure.connect
+def _declare_queues(sender: Celery, **_: object) -> None:
+    from django.conf import settings
+
+    sender.conf.task_queues = [Queue(name) for name in queue_names(settings.NUM_QUEUE_SERVERS)]
+
+
+app.autodiscover_tasks()

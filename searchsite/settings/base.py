@@ -1,0 +1,191 @@
+"""Settings for the whole engine, read once from the environment (django-environ).
+
+Every variable is documented, with its default, in ``.env.example``. Nothing else in the project
+reads the environment: glue code reads ``django.conf.settings`` and turns what it needs into frozen
+config objects for the ``core`` packages.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import secrets
+from pathlib import Path
+
+import environ
+
+BASE_DIR = Path(__file__).resolve().parent.parent.parent
+
+env = environ.Env()
+# A .env file beside manage.py is read if present; real environment variables win over it.
+environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
+
+VAR_DIRECTORY = Path(env.str("VAR_DIRECTORY", default=str(BASE_DIR / "var"))).resolve()
+WORK_DIRECTORY = Path(env.str("WORK_DIRECTORY", default=str(VAR_DIRECTORY / "work"))).resolve()
+
+
+def _secret_key() -> str:
+    """SECRET_KEY from the environment, else one generated once and kept under var/."""
+    value = env.str("SECRET_KEY", default="")
+    if value:
+        return value
+    path = VAR_DIRECTORY / "secret_key"
+    try:
+        return path.read_text().strip()
+    except FileNotFoundError:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        key = secrets.token_urlsafe(50)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(key)
+        tmp.chmod(0o600)
+        tmp.replace(path)
+        return key
+
+
+SECRET_KEY = _secret_key()
+DEBUG = env.bool("DEBUG", default=False)
+ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]"])
+CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "crawler",
+    "indexer",
+    "ranking",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "searchsite.urls"
+WSGI_APPLICATION = "searchsite.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASES = {
+    "default": env.db_url("DATABASE_URL", default=f"sqlite:///{VAR_DIRECTORY / 'db.sqlite3'}"),
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Several processes (web, workers, queue servers) share one SQLite file: wait for locks
+    # instead of failing, and let readers run beside the single writer.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {"timeout": 30, "transaction_mode": "IMMEDIATE",
+         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"}
+    )
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = VAR_DIRECTORY / "static"
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+# Serve straight from the finders as well, so a fresh checkout works before collectstatic.
+WHITENOISE_USE_FINDERS = True
+
+# --- Processes and message passing -------------------------------------------------------------
+
+EMBEDDED_REDIS_PORT = env.int("EMBEDDED_REDIS_PORT", default=6390)
+# Unset REDIS_URL means "the embedded Redis that `manage.py up` starts".
+EMBEDDED_REDIS = not env.str("REDIS_URL", default="")
+REDIS_URL = env.str("REDIS_URL", default="") or f"redis://127.0.0.1:{EMBEDDED_REDIS_PORT}/0"
+NUM_QUEUE_SERVERS = env.int("NUM_QUEUE_SERVERS", default=1)
+NUM_FETCHERS = env.int("NUM_FETCHERS", default=2)
+QUEUE_SERVER_TOKEN = env.str("QUEUE_SERVER_TOKEN", default="") or SECRET_KEY
+WEB_BIND = env.str("WEB_BIND", default="127.0.0.1:8000")
+WEB_WORKERS = env.int("WEB_WORKERS", default=2)
+
+CELERY_BROKER_URL = REDIS_URL
+CELERY_RESULT_BACKEND = REDIS_URL
+CELERY_TASK_SERIALIZER = "json"
+CELERY_RESULT_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_DEFAULT_QUEUE = "fetch"
+CELERY_RESULT_EXPIRES = 3600
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+
+# Queue servers: this machine's url as the name server and the network iterator reach it.
+QUEUE_SERVER_BASE_URL = env.str("QUEUE_SERVER_BASE_URL", default=f"http://{WEB_BIND}/")
+DOWNLOAD_SIZE_INTERVAL = env.int("DOWNLOAD_SIZE_INTERVAL", default=5000)  # urls per schedule
+QUEUE_SERVER_MAX_SCHEDULES = env.int("QUEUE_SERVER_MAX_SCHEDULES", default=4)
+SCHEDULE_TIMEOUT = env.float("SCHEDULE_TIMEOUT", default=1800.0)  # then handed out again
+INDEX_REFRESH_SECONDS = env.float("INDEX_REFRESH_SECONDS", default=10.0)
+
+# --- Crawling ---------------------------------------------------------------------------------
+
+
+def _networks(values: list[str]) -> tuple[str, ...]:
+    """Validate the egress allow-list at start-up: CIDR networks, or the word ``public``."""
+    out = []
+    for value in values:
+        value = value.strip()
+        if not value:
+            continue
+        if value != "public":
+            ipaddress.ip_network(value, strict=False)  # raises ValueError on a bad entry
+        out.append(value)
+    return tuple(out)
+
+
+# "public" stands for every globally routable address (no loopback, private, link-local, ...).
+CRAWLER_ALLOWED_NETWORKS = _networks(env.list("CRAWLER_ALLOWED_NETWORKS", default=["public"]))
+CRAWLER_CA_BUNDLE = env.str("CRAWLER_CA_BUNDLE", default="") or None
+CRAWLER_CONNECT_TIMEOUT = env.float("CRAWLER_CONNECT_TIMEOUT", default=5.0)
+CRAWLER_READ_TIMEOUT = env.float("CRAWLER_READ_TIMEOUT", default=10.0)      # PAGE_TIMEOUT
+CRAWLER_PAGE_DEADLINE = env.float("CRAWLER_PAGE_DEADLINE", default=30.0)    # SINGLE_PAGE_TIMEOUT
+CRAWLER_CONCURRENCY = env.int("CRAWLER_CONCURRENCY", default=100)           # urls per round
+CRAWLER_PER_HOST_CONCURRENCY = env.int("CRAWLER_PER_HOST_CONCURRENCY", default=8)
+# DNS lookups at once per fetcher process (answers are cached); many resolvers stall parallel
+# queries until their timeout
+CRAWLER_DNS_PARALLEL = env.int("CRAWLER_DNS_PARALLEL", default=1)
+CRAWLER_USER_AGENT = env.str(
+    "CRAWLER_USER_AGENT", default="YioopyBot/0.1 (+http://127.0.0.1:8000/bot)"
+)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
+}

@@ -1,0 +1,14 @@
+"""Test settings: the base settings with fast password hashing and a private var directory."""
+
+from .base import *  # noqa: F403
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+# Tests crawl fixture sites on loopback only.
+CRAWLER_ALLOWED_NETWORKS = ("127.0.0.0/8", "::1/128")
+LOGGING["root"]["level"] = "WARNING"  # noqa: F405
+
+# A file, not an in-memory database, for SQLite test runs: the browser tests' live server
+# answers from its own threads, and an in-memory database shared across threads breaks when a
+# late request arrives after a test's teardown.
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
+    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIRECTORY / "test-db.sqlite3")}  # noqa: F405

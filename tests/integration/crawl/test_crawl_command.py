@@ -1,0 +1,32 @@
+"""`manage.py crawl` runs a whole crawl in one process and leaves a finished crawl behind."""
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from crawler.models import Crawl
+from tests.fixtures.sites import FixtureServer, normal_site
+
+
+@pytest.mark.django_db
+def test_crawl_command(tmp_path, settings, capsys):
+    settings.WORK_DIRECTORY = tmp_path
+    settings.INDEX_REFRESH_SECONDS = 0.0
+    site = normal_site("omega", pages=6, crawl_delay=0.0)
+    with FixtureServer(site.route) as server:
+        call_command("crawl", server.url("/"), "--max-seconds", "60", "--fetchers", "2")
+        assert server.requests_for("/private/") == []
+    crawl = Crawl.objects.get()
+    assert crawl.status == "stopped" and crawl.active_lock is None
+    assert crawl.pages_fetched >= 6 and crawl.documents_indexed >= 6
+    out = capsys.readouterr().out
+    assert "Crawl stopped:" in out and "pages/s" in out
+    assert (tmp_path / "qs0" / f"IndexData{crawl.timestamp}").is_dir()
+
+
+@pytest.mark.django_db
+def test_crawl_command_refuses_bad_seed(tmp_path, settings):
+    settings.WORK_DIRECTORY = tmp_path
+    with pytest.raises(CommandError, match="line 1"):
+        call_command("crawl", "not-a-url")
+    assert not Crawl.objects.exists()

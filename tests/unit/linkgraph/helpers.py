@@ -1,0 +1,52 @@
+"""Small webs for the link-analysis tests: graphs from url edge lists, and real bundles written
+from fixture HTML by the crawler's page processor and the index writer."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from crawler.core.indexing import to_index_documents
+from crawler.core.page import FetchedPage
+from crawler.core.process import PageProcessor
+from indexer.core.bundle import BundleConfig, IndexBundleWriter
+from ranking.core.linkgraph import PageLinks, WebGraph, WebGraphBuilder, hashes_of
+
+
+def graph_of(edges: Iterable[tuple[str, str]], nodes: Sequence[str] = (),
+             anchors: dict[tuple[str, str], str] | None = None) -> WebGraph:
+    """A graph whose sources were all fetched at time 1, from (source, target) url pairs."""
+    builder = WebGraphBuilder()
+    links: dict[str, list[tuple[str, str]]] = {u: [] for u in nodes}
+    for src, dst in edges:
+        links.setdefault(src, []).append((dst, (anchors or {}).get((src, dst), "")))
+        links.setdefault(dst, [])
+    for url, out in links.items():
+        builder.add(PageLinks(url, 1.0, tuple(out)))
+    return builder.build()
+
+
+def int_graph(n: int, src: np.ndarray, dst: np.ndarray) -> tuple[WebGraph, np.ndarray]:
+    """A graph on nodes 0..n-1 (urls "n<i>"); returns it and the node id of each i."""
+    urls = [f"https://h{i % 3}.example/n{i}" for i in range(n)]
+    hashes = hashes_of(urls)
+    graph = WebGraph.from_edges(hashes, src, dst, urls=urls)
+    return graph, graph.node_ids(hashes)
+
+
+def page(url: str, body: str, fetched_at: float = 1_700_000_000.0):
+    return PageProcessor().process(FetchedPage(url, body.encode(), 200,
+                                               {"Content-Type": "text/html"},
+                                               fetched_at=fetched_at))
+
+
+def write_bundle(path: Path, pages: Sequence[tuple[str, str]]) -> Path:
+    """An IndexDocumentBundle holding the documents a crawl of ``pages`` (url, html) makes."""
+    documents = []
+    for url, body in pages:
+        documents.extend(to_index_documents(page(url, body)))
+    with IndexBundleWriter(path, BundleConfig(max_partition_docs=8)) as writer:
+        writer.append(documents)
+    return path

@@ -1,0 +1,106 @@
+"""The search pipeline end to end on small bundles: results, grouping, explanations,
+paging, time budget, bad syntax."""
+
+from __future__ import annotations
+
+import pytest
+
+from indexer.core.ids import DocType
+from ranking.core.options import SearchOptions
+from ranking.core.pipeline import Searcher
+from ranking.core.shard import LocalShard
+
+from .helpers import Doc, build, text_doc
+
+
+@pytest.fixture
+def searcher(tmp_path):
+    docs = [
+        text_doc("https://docs.python.org/3/library/threading.html",
+                 "threading - Thread-based parallelism",
+                 "This module constructs higher-level threading interfaces on top of the "
+                 "lower level _thread module."),
+        text_doc("https://docs.python.org/3/library/queue.html", "queue - A synchronized queue",
+                 "The queue module implements multi-producer, multi-consumer queues useful in "
+                 "threaded programming."),
+        text_doc("https://docs.python.org/3/library/os.html", "os - Miscellaneous interfaces",
+                 "This module provides a portable way of using operating system dependent "
+                 "functionality. <script>alert(1)</script>"),
+        text_doc("https://mirror.test/threading.html", "threading - Thread-based parallelism",
+                 "This module constructs higher-level threading interfaces on top of the "
+                 "lower level _thread module."),
+        text_doc("https://secret.test/private/page.html", "Secret", "threading secrets", robot_metas=["NOSNIPPET"]),
+    ]
+    # the mirror has the same words but another url: give it the same text hash as the original
+    mirror = docs[3]
+    docs[3] = Doc(mirror.url, docs[0].words, title_len=docs[0].title_len, summary=mirror.summary,
+                  text_key="threading page")
+    docs[0] = Doc(docs[0].url, docs[0].words, title_len=docs[0].title_len,
+                  summary=docs[0].summary, text_key="threading page")
+    link = Doc("https://docs.python.org/3/library/os.html", ("operating", "system", "os"),
+               doc_type=DocType.LINK,
+               summary={"url": "https://docs.python.org/3/library/os.html",
+                        "title": "https://docs.python.org/3/library/os.html",
+                        "description": "operating system os", "source": "https://x/",
+                        "kind": "a"})
+    reader = build(tmp_path / "b", [*docs, link], partition_docs=3)
+    return Searcher([LocalShard(reader)])
+
+
+def test_known_item_first_with_explanation(searcher):
+    res = searcher.search("threading")
+    assert res.results[0].url == "https://docs.python.org/3/library/threading.html"
+    exp = res.results[0].explanation
+    for part in ("doc_rank", "relevance", "proximity", "bonuses"):
+        assert part in exp
+    assert exp["relevance"]["terms"][0]["term"] == "thread"
+    assert exp["score"] == pytest.approx(res.results[0].score)
+    total = (exp["doc_rank"]["value"] * exp["doc_rank"]["weight"]
+             + exp["relevance"]["value"] * exp["relevance"]["weight"]
+             + exp["proximity"]["value"] * exp["proximity"]["weight"]
+             + exp["bonuses"]["total"])
+    assert total == pytest.approx(res.results[0].score)
+    assert "<b>" in res.results[0].title
+
+
+def test_duplicate_text_grouped(searcher):
+    urls = [r.url for r in searcher.search("threading interfaces").results]
+    assert "https://docs.python.org/3/library/threading.html" in urls
+    assert "https://mirror.test/threading.html" not in urls
+
+
+def test_raw_turns_grouping_off(searcher):
+    urls = [r.url for r in searcher.search("threading interfaces raw:1").results]
+    assert "https://mirror.test/threading.html" in urls
+
+
+def test_escaping_and_nosnippet(searcher):
+    res = searcher.search("script")
+    assert res.results and "&lt;<b>script</b>&gt;" in res.results[0].snippet
+    secret = list(searcher.search("secrets").results)
+    assert secret and secret[0].snippet == ""
+
+
+def test_paging_and_total(searcher):
+    all_ = searcher.search("module", num=10)
+    page2 = searcher.search("module", num=1, offset=1)
+    assert all_.total == len(all_.results) >= 2
+    assert page2.results[0].url == all_.results[1].url
+
+
+def test_bad_syntax_is_a_message(searcher):
+    res = searcher.search('"threading interfaces')
+    assert any("quote" in m for m in res.messages)
+    assert res.results
+    empty = searcher.search("   ")
+    assert empty.results == () and empty.messages
+
+
+def test_time_budget_marks_partial(tmp_path):
+    docs = [Doc(f"https://h.test/{i}", ("a", "b") if i % 7 == 0 else ("a", "c"))
+            for i in range(300)]
+    reader = build(tmp_path / "b", docs, partition_docs=20)
+    res = Searcher([LocalShard(reader)], SearchOptions(intersect_time_budget=1e-9)).search(
+        "a b raw:1")
+    assert res.partial
+    assert any("partial" in m for m in res.messages)

@@ -1,0 +1,158 @@
+"""Each scoring component against values worked out by hand from the seed's formulas."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from indexer.core.text import TextAnalyzer
+from ranking.core.options import SearchOptions
+from ranking.core.scoring import (
+    combine,
+    company_level_domain,
+    dfr_relevance,
+    minimal_spans,
+    proximity,
+    record_relevance,
+    region_weighted_frequency,
+    url_bonuses,
+)
+
+from .helpers import Doc, build
+
+A = np.array
+
+
+def test_dfr_by_hand():
+    # N = 10, l_t = 5, l_avg = 8, l_d = 4, f = 2:
+    # f' = 2 * log2(1 + 8/4) = 2 * 1.5849625 = 3.169925
+    # (log2(1.5) + 3.169925 * log2(3)) / (3.169925 + 1)
+    #   = (0.5849625 + 5.0241...) / 4.169925 = 1.3451500
+    total, parts = dfr_relevance(A([[2.0]]), [5], 10, 8.0, A([4]))
+    assert total[0] == pytest.approx(1.3451500, abs=1e-6)
+    # a term absent from the document (f = 0) contributes log2(1 + l_t/N): l_t = 3 -> 0.3785116
+    total, parts = dfr_relevance(A([[2.0], [0.0]]), [5, 3], 10, 8.0, A([4]))
+    assert parts[1, 0] == pytest.approx(0.3785116, abs=1e-6)
+    assert total[0] == pytest.approx(1.3451500 + 0.3785116, abs=1e-6)
+
+
+def test_record_relevance_by_hand():
+    # one term, N = 10, l_t = 5, l_avg = 8. Row 0 has three link records: lengths 4, 4, 2
+    # with f = 2, 0, 2; row 1 one record of length 4 with f = 2.
+    # f = 2, l = 4: 1.3451500 (test_dfr_by_hand). f = 2, l = 2: f' = 2 log2(5) = 4.643856,
+    #   (log2 1.5 + 4.643856 log2 3) / 5.643856 = (0.5849625 + 7.360340) / 5.643856 = 1.4077787
+    # the record with f = 0 holds no query term and counts nothing; row 0's records by
+    # decreasing relevance weigh 1 and 1/2: 1.4077787 + 1.3451500 / 2 = 2.0803537
+    total, per_term = record_relevance(A([0, 0, 0, 1]), A([[2.0, 0.0, 2.0, 2.0]]),
+                                       A([4, 4, 2, 4]), [5], 10, 8.0, rows=3)
+    assert total[0] == pytest.approx(2.0803537, abs=1e-6)
+    assert total[1] == pytest.approx(1.3451500, abs=1e-6)
+    assert total[2] == 0.0
+    assert per_term.shape == (1, 3)
+    assert per_term[0].tolist() == pytest.approx(total.tolist())
+
+
+def test_region_weighted_frequency_by_hand():
+    # row 0 regions: positions 0..2 weigh 4 (title), 3..9 weigh 0.5; position 12 is past the
+    # regions and weighs the default 1. Positions 1, 5, 12 -> 4 + 0.5 + 1 = 5.5
+    # row 1 has one region 0..5 weight 2; positions 0, 5 -> 4
+    f = region_weighted_frequency(
+        pos=A([1, 5, 12, 0, 5]), counts=A([3, 2]), region_row=A([0, 0, 1]),
+        region_end=A([2, 9, 5]), region_weight=A([4.0, 0.5, 2.0]), default_weight=1.0,
+        rows=2)
+    assert f.tolist() == [5.5, 4.0]
+
+
+def test_proximity_by_hand():
+    # a at 0, 10; b at 3, 11 -> minimal spans [0,3], [3,10], [10,11]
+    # sum 1/4 + 1/8 + 1/2 = 0.875; k = 2 terms; l_d = 20 -> 19 start positions
+    prox, raw = proximity([(A([0, 10]), A([2])), (A([3, 11]), A([2]))], [1, 1], A([20]), 1)
+    assert raw[0] == pytest.approx(0.875)
+    assert prox[0] == pytest.approx(0.875 * 2 / 19)
+
+
+def test_proximity_counts_repeats():
+    # query "a a": a at 1, 4, 6 -> spans [1,4], [4,6]: 1/4 + 1/3
+    _, raw = proximity([(A([1, 4, 6]), A([3]))], [2], A([10]), 1)
+    assert raw[0] == pytest.approx(1 / 4 + 1 / 3)
+
+
+def test_proximity_needs_two_terms():
+    prox, _ = proximity([(A([1, 4]), A([2]))], [1], A([10]), 1)
+    assert prox[0] == 0
+
+
+def _naive_spans(lists, mult):
+    """All intervals holding every term (with repeats) that contain no smaller such one."""
+    occ = sorted((p, j) for j, ps in enumerate(lists) for p in ps)
+    if not occ:
+        return []
+    pts = [p for p, _ in occ]
+
+    def holds(u, v):
+        return all(sum(1 for p in ps if u <= p <= v) >= mult[j] for j, ps in enumerate(lists))
+
+    good = [(u, v) for u, v in itertools.combinations_with_replacement(pts, 2) if holds(u, v)]
+    return sorted((u, v) for u, v in good
+                  if not any((a, b) != (u, v) and u <= a and b <= v for a, b in good))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sets(st.integers(0, 25), max_size=6), min_size=1, max_size=3),
+       st.lists(st.integers(1, 2), min_size=3, max_size=3))
+def test_minimal_spans_match_brute_force(sets, mult):
+    # distinct terms occupy distinct positions
+    taken: set[int] = set()
+    lists = []
+    for s in sets:
+        lists.append(sorted(s - taken))
+        taken |= s
+    mult = mult[:len(lists)]
+    r, u, v = minimal_spans([(A(ps, dtype=np.int64), A([len(ps)])) for ps in lists], mult, 1)
+    assert sorted(zip(u.tolist(), v.tolist(), strict=True)) == _naive_spans(lists, mult)
+
+
+def test_doc_rank_is_log10_of_documents_after(tmp_path):
+    docs = [Doc(f"https://h.test/{i}", ("x", str(i))) for i in range(5)]
+    reader = build(tmp_path / "b", docs, partition_docs=3)
+    # partitions of 3 and 2 entries: entry 0 of partition 0 has 2 + 2 documents after it
+    assert reader.doc_rank(0, 0) == pytest.approx(np.log10(4))
+    assert reader.doc_rank(1, 0) == pytest.approx(np.log10(1))
+
+
+def test_url_bonuses_by_hand():
+    o = SearchOptions()
+    a = TextAnalyzer()
+    b = url_bonuses("https://docs.python.org/3/library/threading.html",
+                    "threading - Thread-based parallelism", ["thread"], o, a, "en")
+    # path terms 3, librari, thread -> 1 of 3 -> path bonus 1 * 1/3
+    assert b.path_keyword == pytest.approx(1 / 3)
+    # title terms thread, thread, base, parallel -> 2 of 4 -> 2 * 2/4
+    assert b.title_keyword == pytest.approx(1.0)
+    assert b.host_keyword == 0.0          # docs, python, org
+    assert b.num_slashes == pytest.approx(0.5 / 4)   # three slashes after the host
+    assert b.host_url == b.cld_url == 0.0
+    root = url_bonuses("https://www.yahoo.co.uk/", "", ["yahoo"], o, a, "en")
+    assert root.host_url == 0.5 and root.cld_url == 2.0 and root.num_slashes == 0.5
+    # host keywords yahoo, co, uk: 1 of 3 -> host keyword bonus 2 * 1/3
+    assert root.host_keyword == pytest.approx(2 / 3)
+    sub = url_bonuses("https://docs.python.org/", "", [], o, a, "en")
+    assert sub.host_url == 0.5 and sub.cld_url == 0.0
+    wiki = url_bonuses("https://en.wikipedia.org/wiki/X", "", [], o, a, "en")
+    assert wiki.wiki == 0.5
+
+
+def test_company_level_domain():
+    assert company_level_domain("www.yahoo.co.uk") == "yahoo.co.uk"
+    assert company_level_domain("www.yahoo.com") == "yahoo.com"
+    assert company_level_domain("a.b.example.org") == "example.org"
+
+
+def test_combine_weights():
+    o = SearchOptions(doc_rank_weight=2.0, relevance_weight=3.0, proximity_weight=0.5)
+    s = combine(A([1.0]), A([2.0]), A([4.0]), o, bonuses=1.0, weight=2.0)
+    assert s[0] == pytest.approx(2 * (2 * 1 + 3 * 2 + 0.5 * 4 + 1))

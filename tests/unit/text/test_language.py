@@ -1,0 +1,77 @@
+from __future__ import annotations
+
+import pytest
+
+from indexer.core.text import (
+    guess_language,
+    guess_text_language,
+    language_from_url,
+    link_stop_words,
+    normalize_tag,
+    remove_stop_words,
+    stop_words,
+)
+
+SAMPLES = {
+    "en": "The system is configured by the administrator and it will be used for all of the users.",
+    "de": "Das System wird von dem Administrator eingerichtet und es wird für alle Benutzer verwendet.",
+    "fr": "Le système est configuré par l'administrateur et il sera utilisé pour tous les utilisateurs.",
+    "es": "El sistema es configurado por el administrador y se utiliza para todos los usuarios de la red.",
+    "it": "Il sistema è configurato dall'amministratore e sarà utilizzato per tutti gli utenti della rete.",
+    "pt": "O sistema é configurado pelo administrador e será usado para todos os usuários da rede.",
+    "nl": "Het systeem wordt door de beheerder ingesteld en het is voor alle gebruikers van het netwerk.",
+    "ru": "Система настроена администратором, и она будет использоваться для всех пользователей.",
+    "ja": "このシステムは管理者によって設定され、すべてのユーザーのために使用されます。",
+    "zh-CN": "这个系统是由管理员配置的，我们可以为所有的用户使用这些设置。",
+    "zh-TW": "這個系統是由管理員設定的，我們可以為所有的使用者使用這些設定。",
+}
+
+
+@pytest.mark.parametrize("lang", sorted(SAMPLES))
+def test_text_test_picks_the_language(lang):
+    assert guess_text_language(SAMPLES[lang]) == lang
+
+
+def test_declared_language_wins_unless_english():
+    assert guess_language(declared=["fr-FR"], text=SAMPLES["de"]).lang == "fr-FR"
+    guess = guess_language(declared=["en"], text=SAMPLES["de"])
+    assert (guess.lang, guess.source) == ("de", "text")
+    guess = guess_language(declared=["en-US"], text=SAMPLES["en"])
+    assert (guess.lang, guess.source) == ("en-US", "declared")
+
+
+def test_order_declared_charset_url_text():
+    assert guess_language(declared=["", None], charset="Shift_JIS", text=SAMPLES["en"]).lang == "ja"
+    guess = guess_language(declared=["en"], url="https://example.vn/a", text=SAMPLES["en"])
+    assert (guess.lang, guess.source) == ("vi", "url")
+    assert guess_language().lang == "en"
+
+
+def test_url_language_markers():
+    assert language_from_url("https://x.de/") == "de"
+    assert language_from_url("https://x.org/fr/page") == "fr"
+    assert language_from_url("https://x.org/ch01.zh-tw.html") == "zh-TW"
+    assert language_from_url("https://x.org/en/page") is None
+    assert language_from_url("https://x.com/") is None
+    assert language_from_url("http://[bad") is None
+
+
+def test_normalize_tag():
+    assert normalize_tag("EN_us") == "en-US"
+    assert normalize_tag("zh-Hant") == "zh-TW"
+    assert normalize_tag("zh") == "zh-CN"
+    assert normalize_tag("!!") is None
+
+
+def test_stop_words():
+    assert "the" in stop_words("en-GB")
+    assert "der" in stop_words("de")
+    assert {"click", "here"} <= link_stop_words("fr")
+    assert remove_stop_words("Click here for the Python tutorial", "en", link=True) == (
+        "python tutorial")
+
+
+def test_ties_go_to_the_language_that_is_not_english():
+    # "a" is a frequent word of English, Portuguese and others; English loses the tie.
+    assert guess_text_language("a") != "en"
+    assert guess_text_language("") == "en"

@@ -1,0 +1,97 @@
+"""The link-analysis commands end to end: bundles on disk -> webgraph -> loops -> linkrank
+(seeds and policies from the database) -> score_update -> dumpers, through call_command."""
+
+from __future__ import annotations
+
+from io import StringIO
+
+import numpy as np
+import pytest
+from django.core.management import CommandError, call_command
+
+from crawler.models import SeedSite
+from ranking.core.linkgraph import LinkScores, hashes_of, load_graph, scores_path
+from tests.unit.linkgraph.helpers import write_bundle
+
+GOOD, GOOD_A, SPAM, SPAM_A = ("https://good.org/", "https://good.org/a.html",
+                              "https://spam.biz/", "https://spam.biz/a.html")
+PAGES = [
+    (GOOD, '<title>Good</title><p>Good gardening advice.</p>'
+           '<a href="/a.html">Growing tomatoes</a><a href="https://spam.biz/">Cheap seeds</a>'),
+    (GOOD_A, '<title>Tomatoes</title><p>How to grow tomatoes.</p>'
+             '<a href="https://good.org/">Gardening home</a>'),
+    (SPAM, '<title>Spam</title><p>Buy cheap pills now.</p>'
+           '<a href="/a.html">Pills</a><a href="https://good.org/a.html">Tomato tips</a>'),
+    (SPAM_A, '<title>More spam</title><p>Pills pills pills.</p>'
+             '<a href="https://spam.biz/">Pills home</a>'),
+]
+
+
+def _run(name: str, *args: str) -> str:
+    out = StringIO()
+    call_command(name, *args, stdout=out, stderr=StringIO())
+    return out.getvalue()
+
+
+@pytest.fixture
+def crawl_on_disk(settings, tmp_path, make_crawl):
+    settings.WORK_DIRECTORY = tmp_path
+    crawl = make_crawl(seeds=())
+    SeedSite.objects.create(crawl=crawl, url=GOOD, policy="favor", trust_weight=2.0)
+    SeedSite.objects.create(crawl=crawl, url=SPAM, policy="distrust", trust_weight=1.0)
+    write_bundle(tmp_path / "qs0" / f"IndexData{crawl.timestamp}", PAGES[:2])
+    write_bundle(tmp_path / "qs1" / f"IndexData{crawl.timestamp}", PAGES[2:])
+    write_bundle(tmp_path / "qs0" / "IndexData1", PAGES[:1])  # an older crawl
+    return crawl
+
+
+def test_the_commands_in_order(crawl_on_disk, tmp_path):
+    ts = crawl_on_disk.timestamp
+    out = _run("webgraph")  # the newest crawl by default
+    assert f"crawl {ts}" in out and "4 nodes" in out and "built" in out and "[#" in out
+    assert "updated" in _run("webgraph", "--crawl", str(ts))
+    out = _run("loops", "--max-length", "2")
+    assert "lie on cycles" in out
+    graph = load_graph(tmp_path / "linkgraph" / str(ts) / "webgraph")
+    assert graph.loops is not None and int(graph.loops.sum()) == 4
+    out = _run("linkrank", "--crawl", str(ts))
+    assert "converged" in out and "2 of 2 seeds" in out and "2 distrusted" in out
+    out = _run("score_update", "--crawl", str(ts))
+    path = scores_path(tmp_path, ts)
+    assert str(path) in out and path.exists()
+    assert LinkScores(path).meta["generation"] == 4 and LinkScores(path).meta["crawl"] == ts
+    scores = LinkScores(path)
+    trust = scores.scores_for(hashes_of([GOOD, GOOD_A, SPAM, SPAM_A]), "trust")
+    assert trust[0] == 2.0 and trust[1] > 0 and trust[2] == -1.0 and trust[3] < 0
+    rank = scores.scores_for(hashes_of([GOOD, "https://unknown.org/"]))
+    assert rank[0] > 0 and rank[1] == 0.0
+    assert np.isclose(scores.scores_for(hashes_of([GOOD, GOOD_A, SPAM, SPAM_A]),
+                                        "linkrank").sum(), 1.0)
+
+    out = _run("node_dumper", "--top", "2", "--by", "inlinks")
+    lines = [line for line in out.splitlines() if line.strip().startswith(("1 ", "2 "))]
+    assert len(lines) == 2 and "Top 2 of 4 nodes" in out
+    out = _run("link_dumper", GOOD_A)
+    assert "inlinks (2):" in out and "tomato tips" in out and "growing tomatoes" in out
+    out = _run("node_reader", SPAM)
+    assert "trust: -1.000000" in out and "inlinks: 2" in out
+
+
+def test_errors_become_command_errors(settings, tmp_path, db):
+    settings.WORK_DIRECTORY = tmp_path
+    with pytest.raises(CommandError, match="no crawl bundles"):
+        _run("webgraph")
+    with pytest.raises(CommandError, match="no bundles"):
+        _run("webgraph", "--crawl", "42")
+    with pytest.raises(CommandError, match="run `manage.py webgraph"):
+        _run("linkrank", "--crawl", "42")
+    write_bundle(tmp_path / "qs0" / "IndexData7", PAGES[:1])
+    _run("webgraph")
+    with pytest.raises(CommandError, match="not in the web graph"):
+        _run("node_reader", "https://unknown.org/")
+    with pytest.raises(CommandError, match="not in the web graph"):
+        _run("link_dumper", "https://unknown.org/")
+    with pytest.raises(CommandError, match="damping"):
+        _run("linkrank", "--damping", "1.5")
+    # a crawl the database does not know: no seeds, trust stays 0
+    assert "0 of 0 seeds" in _run("linkrank")
