@@ -107,6 +107,11 @@ class PageOptions(models.Model):
                   "marked partial. 0.05 to 60; default 3.")
     doc_rank_weight = models.FloatField(default=1.0, validators=_range(0.0, 100.0),
                                         help_text="Multiplier of Doc Rank. 0 to 100; default 1.")
+    link_score_weight = models.FloatField(
+        default=1.0, validators=_range(0.0, 100.0),
+        help_text="Multiplier of the link-analysis boost (LinkRank relative score and trust, "
+                  "from score_update) added beside Doc Rank; 0 turns it off. 0 to 100; "
+                  "default 1.")
     relevance_weight = models.FloatField(default=1.0, validators=_range(0.0, 100.0),
                                          help_text="Multiplier of DFR relevance. 0 to 100; default 1.")
     proximity_weight = models.FloatField(default=1.0, validators=_range(0.0, 100.0),
