@@ -144,6 +144,14 @@ class CrawlConfig:
     recrawl_days: int = -1              # -1: never
     restrict_to_seeds: bool = False
     max_domain_share: float = 1.0       # of one schedule, for one company-level domain (seed 004)
+    # seed policies in the crawl (crawler.core.policy): tier shifts and how deep distrust goes
+    favor_tier_bonus: int = 1
+    distrust_tier_penalty: int = 2
+    distrust_max_depth: int = 2         # -1: distrusted urls are never dropped
+    # needy queries (crawler.core.needy): priority = a * importance + b * log(1 + need)
+    needy_threshold: float = 0.0        # a query whose mean top-K score is below is needy; 0 off
+    priority_importance_weight: float = 1.0   # a
+    priority_need_weight: float = 1.0         # b; 0: needy queries do not change the order
     site_rules: SiteRules = field(default_factory=SiteRules)
     seeds: tuple[SeedSpec, ...] = ()
     page_options: CrawlTimeOptions = field(default_factory=CrawlTimeOptions)

@@ -12,7 +12,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..crawl import CrawlConfig, CrawlOrder, RobotsBehaviour
+from ..crawl import CrawlConfig, CrawlOrder, CrawlPolicy, RobotsBehaviour
 from ..siterules import SiteRules
 from .errors import SchedulerConfigError
 
@@ -36,6 +36,14 @@ class SchedulerConfig:
     (the ETag/Expires table is then not consulted). ``max_cld_share`` (0 < share <= 1) caps the
     fraction of one schedule that a single company-level domain may fill (seed 004's per-domain
     share of the fetch list); urls over the cap go to the back of their tier for a later schedule.
+
+    Seed policies (:mod:`crawler.core.policy`): ``seed_policies`` maps seed urls to their
+    policy; favor lowers a url's tier by ``favor_tier_bonus``, distrust raises it by
+    ``distrust_tier_penalty`` and drops distrusted urls past ``distrust_max_depth``. Needy
+    queries (:mod:`crawler.core.needy`): with ``need_weight`` > 0 and needy queries set, urls
+    with a need score go to the needy lane, ordered by
+    ``importance_weight * importance + need_weight * log(1 + need)`` and scheduled before the
+    tiers (at most ``needy_lane_size`` urls; the lowest spill into their tiers).
     """
 
     order: CrawlOrder = CrawlOrder.HOST_BUDGETING
@@ -59,6 +67,15 @@ class SchedulerConfig:
     max_file_bytes: int = MAX_URL_FILE_SIZE
     checkpoint_journal_bytes: int = 64 << 20
     fsync: bool = True
+    seed_policies: tuple[tuple[str, str], ...] = ()
+    favor_tier_bonus: int = 1
+    distrust_tier_penalty: int = 2
+    distrust_max_depth: int = 2
+    importance_weight: float = 1.0
+    need_weight: float = 1.0
+    shingle_width: int = 2
+    shingle_rho: float = 0.5
+    needy_lane_size: int = 100_000
 
     def __post_init__(self) -> None:
         checks = (
@@ -78,6 +95,14 @@ class SchedulerConfig:
             (self.max_file_bytes >= 1024, "max_file_bytes must be at least 1024"),
             (self.checkpoint_journal_bytes >= 1, "checkpoint_journal_bytes must be positive"),
             (bool(self.user_agent.strip()), "user_agent must not be empty"),
+            (self.favor_tier_bonus >= 0, "favor_tier_bonus must not be negative"),
+            (self.distrust_tier_penalty >= 0, "distrust_tier_penalty must not be negative"),
+            (self.distrust_max_depth >= -1, "distrust_max_depth must be -1 (no limit) or more"),
+            (self.importance_weight >= 0, "importance_weight must not be negative"),
+            (self.need_weight >= 0, "need_weight must not be negative"),
+            (self.shingle_width >= 1, "shingle_width must be at least 1"),
+            (0.0 < self.shingle_rho <= 1.0, "shingle_rho must be in (0, 1]"),
+            (self.needy_lane_size >= 1, "needy_lane_size must be positive"),
         )
         for ok, message in checks:
             if not ok:
@@ -103,6 +128,13 @@ class SchedulerConfig:
             "recrawl_days": (crawl.recrawl_days if crawl.recrawl_days >= 0
                              else crawl.page_options.page_recrawl_days),
             "max_cld_share": crawl.max_domain_share,
+            "seed_policies": tuple((seed.url, str(CrawlPolicy(seed.policy).value))
+                                   for seed in crawl.seeds),
+            "favor_tier_bonus": crawl.favor_tier_bonus,
+            "distrust_tier_penalty": crawl.distrust_tier_penalty,
+            "distrust_max_depth": crawl.distrust_max_depth,
+            "importance_weight": crawl.priority_importance_weight,
+            "need_weight": crawl.priority_need_weight,
         }
         base.update(overrides)
         return cls(**base)

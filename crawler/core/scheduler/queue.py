@@ -23,10 +23,24 @@ On-disk layout (under the directory the caller gives)::
                                                    acknowledged
 
 Url files are described in :mod:`.lanes`. A record is one line of tab-separated fields:
-``url, depth, weight, tier, flags, incoming`` — ``weight`` is the link index ``i`` the url came
-with (its weight, echoed to fetchers), ``tier`` the tier it was filed in (-1 while waiting for
-robots), ``flags`` bit 1 sitemap / bit 2 non-HTML, ``incoming`` the WEIGHTED_INCOMING_URLS
-increment to apply when it enters UrlQueue. A ``<host hash>`` is :func:`indexer.core.ids.hash8`
+``url, depth, weight, tier, flags, incoming, policy, policy depth, anchor`` — ``weight`` is the
+link index ``i`` the url came with (its weight, echoed to fetchers), ``tier`` the tier it was
+filed in (-1 while waiting for robots), ``flags`` bit 1 sitemap / bit 2 non-HTML, ``incoming``
+the WEIGHTED_INCOMING_URLS increment to apply when it enters UrlQueue, ``policy`` the crawl
+policy (``f`` favor, ``d`` default, ``x`` distrust, see :mod:`crawler.core.policy`) with its
+depth, ``anchor`` the anchor text (whitespace folded; for needy-query matching). Records of the
+older six-field form read as default policy without anchor text.
+
+Seed policies and needy queries. A url's tier is shifted by its policy (favor sooner, distrust
+later; distrusted urls past ``distrust_max_depth`` are dropped before they reach the Bloom
+filter, so a later trusted link still queues them). With needy queries set
+(:meth:`CrawlQueue.set_needy_queries`) and ``need_weight`` > 0, a url whose need score is
+positive goes to the *needy lane* instead of its tier: an in-memory heap (saved in the
+checkpoint) ordered by the combined priority of :func:`crawler.core.needy.combined_priority`,
+which every schedule drains before the tiers. New needy queries rescore the lane (urls no
+longer needed return to their tiers); urls already in the tiers are not rescored. OPIC order
+keeps its cash order (a favored link's cash counts double, a distrusted link's half) and no
+needy lane. A ``<host hash>`` is :func:`indexer.core.ids.hash8`
 of the host's origin ``scheme://host[:port]`` in hex.
 
 Durability and recovery. Every public mutator validates its input, applies it in memory (url
@@ -49,6 +63,7 @@ acknowledged.
 from __future__ import annotations
 
 import fcntl
+import heapq
 import logging
 import math
 import os
@@ -61,7 +76,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..crawl import CrawlOrder, RobotsBehaviour
+from .. import needy as needy_mod
+from .. import policy as pol
+from ..crawl import CrawlOrder, CrawlPolicy, RobotsBehaviour
 from . import opic
 from .bloom import BloomFilter, url_digests, url_hashes
 from .cldtable import CldTable
@@ -111,8 +128,11 @@ FLAG_SITEMAP = 1
 FLAG_NON_HTML = 2
 
 # A journal item for one discovered url: (url, depth, link_index, source_cld, source_weight,
-# source_tier, is_sitemap, is_html, opic_cash)
-_Item = tuple[str, int, int, str, float, int, bool, bool, float]
+# source_tier, is_sitemap, is_html, opic_cash, policy code, policy depth, anchor text); items
+# of older journals stop after opic_cash.
+_Item = tuple[Any, ...]
+_DEFAULT = pol.CODE[CrawlPolicy.DEFAULT]
+_NEEDY_TOP = 10
 
 
 @dataclass(slots=True)
@@ -142,13 +162,39 @@ def _day_stamp(t: float) -> str:
     return time.strftime("%Y%m%d", time.gmtime(t))
 
 
-def _record(url: str, depth: int, weight: float, tier: int, flags: int, incoming: float) -> str:
-    return f"{url}\t{depth}\t{weight!r}\t{tier}\t{flags}\t{incoming!r}"
+def _record(url: str, depth: int, weight: float, tier: int, flags: int, incoming: float,
+            policy: str = _DEFAULT, policy_depth: int = 0, anchor: str = "") -> str:
+    return (f"{url}\t{depth}\t{weight!r}\t{tier}\t{flags}\t{incoming!r}\t{policy}"
+            f"\t{policy_depth}\t{anchor}")
 
 
 def _parse(record: str) -> tuple[str, int, float, int, int, float]:
-    url, depth, weight, tier, flags, incoming = record.split("\t")
+    url, depth, weight, tier, flags, incoming = record.split("\t")[:6]
     return url, int(depth), float(weight), int(tier), int(flags), float(incoming)
+
+
+def _parse_policy(record: str) -> tuple[str, int, str]:
+    """(policy code, policy depth, anchor text) of a record."""
+    fields = record.split("\t")
+    if len(fields) < 9:
+        return _DEFAULT, 0, ""
+    return fields[6], int(fields[7]), fields[8]
+
+
+def _with_tier(record: str, tier: int) -> str:
+    fields = record.split("\t")
+    fields[3] = str(tier)
+    return "\t".join(fields)
+
+
+def _clean_anchor(text: str) -> str:
+    return " ".join(text.split())[:200]
+
+
+def _description(record: str) -> list[list[str]]:
+    fields = record.split("\t")
+    anchors = fields[8].split(" | ") if len(fields) >= 9 and fields[8] else []
+    return needy_mod.describe(fields[0], anchors)
 
 
 def _url_hash(url: str) -> int:
@@ -197,6 +243,14 @@ class CrawlQueue:
         self._rr = 0
         self._seq = 0
         self._bloom_epoch: float | None = None
+        # needy lane: heap of (-priority, seq, record); the needy queries it is scored against
+        self._needy_heap: list[tuple[float, int, str]] = []
+        self._needy_seq = 0
+        self._needy_queries: tuple[tuple[str, float, float], ...] = ()
+        self._needy_index: needy_mod.NeedyIndex | None = None
+        self._pending: list[str] = []   # records filed during one call, scored at its end
+        # OPIC order: url hash -> (policy code, policy depth) of urls not under default policy
+        self._opic_policy: dict[int, tuple[str, int]] = {}
 
     @classmethod
     def open(cls, path: str | os.PathLike[str], config: SchedulerConfig, *,
@@ -277,11 +331,15 @@ class CrawlQueue:
     # -- public calls -----------------------------------------------------------------------
 
     def add_seeds(self, urls: Iterable[str]) -> int:
-        """Queue the crawl's seed urls (depth 0, weight 0). In OPIC order the seeds of one
-        call share one unit of cash. Returns how many urls were newly accepted."""
+        """Queue the crawl's seed urls (depth 0, weight 0), each under its policy from the
+        configuration's ``seed_policies`` (default when not listed). In OPIC order the seeds of
+        one call share one unit of cash. Returns how many urls were newly accepted."""
         unique = list(dict.fromkeys(urls))
         share = 1.0 / len(unique) if unique else 0.0
-        items = [(url, 0, 0, "", 0.0, 0, False, True, share) for url in unique]
+        policies = {url: pol.CODE[pol.parse_policy(name)]
+                    for url, name in self._cfg.seed_policies}
+        items = [(url, 0, 0, "", 0.0, 0, False, True, share, policies.get(url, _DEFAULT), 0, "")
+                 for url in unique]
         return self._call(("add", self._now(), items))
 
     def add_discovered(self, batch: Iterable[DiscoveredUrl]) -> int:
@@ -296,10 +354,35 @@ class CrawlQueue:
                     source_cld = company_level_domain(split_origin(found.source_url)[1])
                 except InvalidUrlError:
                     source_cld = ""
+            try:
+                code = pol.CODE[pol.parse_policy(found.policy)]
+            except ValueError as exc:
+                raise InvalidUrlError(f"{found.url[:200]}: {exc}") from None
             items.append((found.url, int(found.depth), int(found.link_index), source_cld,
                           float(found.source_weight), int(found.source_tier),
-                          bool(found.is_sitemap), bool(found.is_html), float(found.opic_cash)))
+                          bool(found.is_sitemap), bool(found.is_html), float(found.opic_cash),
+                          code, max(0, int(found.policy_depth)),
+                          _clean_anchor(found.anchor_text)))
         return self._call(("add", self._now(), items))
+
+    def set_needy_queries(self, queries: Iterable[needy_mod.NeedyQuery]) -> bool:
+        """Score urls against these needy queries from now on (replacing the previous ones;
+        an empty list switches needy scoring off). The needy lane is rescored. False (and
+        nothing journaled) when the queries did not change."""
+        rows = tuple(sorted((str(q.text), float(q.frequency), float(q.relevance))
+                            for q in queries))
+        needy_mod.NeedyIndex([needy_mod.NeedyQuery(*row) for row in rows])  # validate
+        self._check_open()
+        if rows == self._needy_queries:
+            return False
+        self._call(("needy", self._now(), rows))
+        return True
+
+    def needy_matches(self, url: str, anchor_text: str = "") -> list[str]:
+        """The needy queries a url (with an anchor text) matches now."""
+        if self._needy_index is None:
+            return []
+        return self._needy_index.matches(needy_mod.describe(url, [anchor_text]))
 
     def add_robots(self, host: str, rules: RobotsRules | str | bytes | None,
                    status: int = 200) -> None:
@@ -369,6 +452,9 @@ class CrawlQueue:
             hosts=len(self._hosts),
             company_level_domains=len(self._cld),
             dropped=dropped,
+            needy_queries=len(self._needy_index) if self._needy_index is not None else 0,
+            needy_queued=len(self._needy_heap),
+            needy_top=self._needy_top(),
         )
 
     def cld_counters(self, host: str) -> tuple[int, float, float]:
@@ -421,6 +507,13 @@ class CrawlQueue:
         return result
 
     def _dispatch(self, record: tuple[Any, ...]) -> Any:
+        try:
+            return self._dispatch_one(record)
+        finally:
+            if self._pending:
+                self._flush_pending()
+
+    def _dispatch_one(self, record: tuple[Any, ...]) -> Any:
         kind, t = record[0], record[1]
         self._ctx.day = _day_stamp(t)
         self._last_call_changed = True
@@ -436,6 +529,8 @@ class CrawlQueue:
             return self._apply_schedule(record[2], record[3])
         if kind == "ack":
             return self._apply_ack(record[2])
+        if kind == "needy":
+            return self._apply_needy(record[2])
         raise CorruptQueueError(f"unknown journal record {kind!r}")
 
     def _count(self, name: str, amount: int = 1) -> None:
@@ -468,15 +563,29 @@ class CrawlQueue:
         check_rules = bool(rules.disallowed) or rules.restrict
         max_depth = cfg.max_depth
         pool = self._pool
-        first: set[str] = set()
         extra_cash: dict[str, float] = {}
-        kept: list[tuple[_Item, str, str]] = []
+        # links to one url in one batch merge: the most trusting policy wins (policy rule 1),
+        # their anchor texts are kept together, in OPIC each earns its cash
+        merged: dict[str, list[Any]] = {}
         for item in items:
+            item = tuple(item) + (_DEFAULT, 0, "")[max(0, len(item) - 9):]
             url = item[0]
-            if url in first:
-                # another link to the same url in this batch: in OPIC it earns that cash too
-                extra_cash[url] = extra_cash.get(url, 0.0) + item[8]
+            cash = item[8] * self._cash_factor(item[9])
+            held = merged.get(url)
+            if held is None:
+                merged[url] = [*item[:8], cash, item[9], item[10], item[11]]
                 continue
+            extra_cash[url] = extra_cash.get(url, 0.0) + cash
+            best = pol.more_trusting((pol.FROM_CODE[held[9]], held[10]),
+                                     (pol.FROM_CODE[item[9]], item[10]))
+            held[9], held[10] = pol.CODE[best[0]], best[1]
+            if item[11] and item[11] not in held[11].split(" | ") and held[11].count("|") < 4:
+                held[11] = f"{held[11]} | {item[11]}" if held[11] else item[11]
+        kept: list[tuple[_Item, str, str]] = []
+        cfg_distrust = cfg.distrust_max_depth
+        for item_list in merged.values():
+            item = tuple(item_list)
+            url = item[0]
             try:
                 check_storable(url)
                 origin, host = split_origin(url)
@@ -489,7 +598,9 @@ class CrawlQueue:
             if check_rules and not rules.permits(url):
                 self._count("dropped_site_rules")
                 continue
-            first.add(url)
+            if pol.dropped(pol.FROM_CODE[item[9]], item[10], cfg_distrust):
+                self._count("dropped_distrust")  # not in the Bloom filter: rule 2
+                continue
             kept.append((item, origin, host))
         if not kept:
             return 0
@@ -522,19 +633,28 @@ class CrawlQueue:
             if source_cld and cld_hash(source_cld) != key:
                 incoming = incoming_increment(source_weight, source_tier)
             flags = (FLAG_SITEMAP if item[6] else 0) | (0 if item[7] else FLAG_NON_HTML)
+            code, policy_depth, anchor = item[9], int(item[10]), str(item[11])
             if pool is not None:
                 cash = item[8] + extra_cash.get(url, 0.0)
                 pool.insert(hashes[position], url, depth, cash, opic.WAITING)
+                if code != _DEFAULT:
+                    self._opic_policy[hashes[position]] = (code, policy_depth)
             accepted += 1
-            self._route(url, depth, float(link_index), flags, incoming, origin, host)
+            self._route(url, depth, float(link_index), flags, incoming, origin, host,
+                        code, policy_depth, anchor)
         self._count("seen", accepted)
         return accepted
+
+    def _cash_factor(self, code: str) -> float:
+        """OPIC: a favored link's cash counts double, a distrusted link's half."""
+        return 2.0 if code == "f" else 0.5 if code == "x" else 1.0
 
     def _robots_url(self, origin: str) -> str:
         return origin + "/robots.txt"
 
     def _route(self, url: str, depth: int, weight: float, flags: int, incoming: float,
-               origin: str, host: str) -> None:
+               origin: str, host: str, policy: str = _DEFAULT, policy_depth: int = 0,
+               anchor: str = "") -> None:
         """A new url: wait for robots, or enter UrlQueue, or be refused."""
         state = self._host(origin)
         if url == self._robots_url(origin):
@@ -546,12 +666,14 @@ class CrawlQueue:
             lane = self._wait.get(origin)
             if lane is None:
                 lane = self._wait[origin] = Lane(self._ctx, f"{WAIT_DIR}/{host_hash(origin)}")
-            lane.push(_record(url, depth, weight, -1, flags, incoming))
+            lane.push(_record(url, depth, weight, -1, flags, incoming, policy, policy_depth,
+                              anchor))
             if not state.robots_queued:
                 self._queue_robots(origin, state)
             return
         if self._allowed(state, url, origin):
-            self._enqueue(url, depth, weight, flags, incoming, host)
+            self._enqueue(url, depth, weight, flags, incoming, host, policy, policy_depth,
+                          anchor)
         else:
             self._count("dropped_robots")
             self._drop_opic(url)
@@ -571,8 +693,10 @@ class CrawlQueue:
         self._robots_lane.push(_record(robots_url, 0, 0.0, 0, FLAG_NON_HTML, 0.0))
 
     def _enqueue(self, url: str, depth: int, weight: float, flags: int, incoming: float,
-                 host: str) -> None:
-        """File a url that robots allowed into UrlQueue: update its CLD, pick its tier."""
+                 host: str, policy: str = _DEFAULT, policy_depth: int = 0,
+                 anchor: str = "") -> None:
+        """File a url that robots allowed into UrlQueue: update its CLD, pick its tier (shifted
+        by its policy); with needy queries active it is scored at the end of the call."""
         wseen, wincoming = self._cld.update(self._cld_key(host),
                                             seen_increment(int(weight)), incoming)
         order = self._cfg.order
@@ -586,7 +710,81 @@ class CrawlQueue:
         else:
             tier = budget_tier(wseen, wincoming, is_sitemap=bool(flags & FLAG_SITEMAP),
                                is_html=not flags & FLAG_NON_HTML)
-        self._tier_lane(tier).push(_record(url, depth, weight, tier, flags, 0.0))
+        cfg = self._cfg
+        tier = max(0, tier + pol.tier_adjustment(pol.FROM_CODE[policy], cfg.favor_tier_bonus,
+                                                 cfg.distrust_tier_penalty))
+        record = _record(url, depth, weight, tier, flags, 0.0, policy, policy_depth, anchor)
+        if self._needy_index is not None:
+            self._pending.append(record)
+        else:
+            self._tier_lane(tier).push(record)
+
+    # -- the needy lane ---------------------------------------------------------------------
+
+    def _flush_pending(self) -> None:
+        """Score the records filed during this call: a positive need score puts a url in the
+        needy lane, otherwise it goes to its tier."""
+        records, self._pending = self._pending, []
+        index = self._needy_index
+        if index is None:
+            for record in records:
+                self._tier_lane(int(record.split("\t", 4)[3])).push(record)
+            return
+        need = index.scores([_description(record) for record in records])
+        cfg = self._cfg
+        for record, score in zip(records, need.tolist(), strict=True):
+            fields = record.split("\t")
+            if score <= 0:
+                self._tier_lane(int(fields[3])).push(record)
+                continue
+            code, policy_depth, _ = _parse_policy(record)
+            value = needy_mod.importance(pol.trust(pol.FROM_CODE[code]), int(float(fields[2])),
+                                         0.0)
+            priority = needy_mod.combined_priority(value, score, cfg.importance_weight,
+                                                   cfg.need_weight)
+            self._needy_seq += 1
+            heapq.heappush(self._needy_heap, (-priority, self._needy_seq, record))
+        limit = cfg.needy_lane_size
+        if len(self._needy_heap) > limit:
+            keep = heapq.nsmallest(limit, self._needy_heap)
+            spill = len(self._needy_heap) - limit
+            for entry in heapq.nlargest(spill, self._needy_heap):
+                self._tier_lane(int(entry[2].split("\t", 4)[3])).push(entry[2])
+            self._needy_heap = keep
+            heapq.heapify(self._needy_heap)
+
+    def _apply_needy(self, rows: tuple[tuple[str, float, float], ...]) -> bool:
+        self._needy_queries = tuple(tuple(row) for row in rows)  # type: ignore[misc]
+        self._build_needy_index()
+        old = [entry[2] for entry in self._needy_heap]
+        self._needy_heap = []
+        self._pending.extend(old)
+        if not self._replaying:
+            logger.info("crawl queue %s: %d needy queries; needy lane rescored (%d urls)",
+                        self.root, len(rows), len(old))
+        return True
+
+    def _build_needy_index(self) -> None:
+        cfg = self._cfg
+        if (not self._needy_queries or cfg.need_weight <= 0 or self._pool is not None):
+            self._needy_index = None
+            return
+        index = needy_mod.NeedyIndex(
+            [needy_mod.NeedyQuery(*row) for row in self._needy_queries],
+            w=cfg.shingle_width, rho=cfg.shingle_rho)
+        self._needy_index = index if len(index) else None
+
+    def _needy_top(self) -> tuple[tuple[str, float, float, tuple[str, ...]], ...]:
+        index = self._needy_index
+        if index is None or not self._needy_heap:
+            return ()
+        best = heapq.nsmallest(_NEEDY_TOP, self._needy_heap)
+        descriptions = [_description(entry[2]) for entry in best]
+        need = index.scores(descriptions)
+        return tuple((entry[2].split("\t", 1)[0], -entry[0], float(score),
+                      tuple(index.matches(description)[:5]))
+                     for entry, score, description in zip(best, need.tolist(), descriptions,
+                                                           strict=True))
 
     def _tier_lane(self, tier: int) -> Lane:
         lane = self._tiers.get(tier)
@@ -626,7 +824,8 @@ class CrawlQueue:
         for record in lane.pop_all():
             url, depth, weight, _, flags, incoming = _parse(record)
             if self._allowed(state, url, origin):
-                self._enqueue(url, depth, weight, flags, incoming, host)
+                self._enqueue(url, depth, weight, flags, incoming, host,
+                              *_parse_policy(record))
                 released += 1
             else:
                 self._drop_opic(url)
@@ -701,7 +900,7 @@ class CrawlQueue:
             return False
         if self._pool is not None:
             return self._pool.ready_count > 0
-        return any(len(lane) for lane in self._tiers.values())
+        return bool(self._needy_heap) or any(len(lane) for lane in self._tiers.values())
 
     def _build(self, now: float, requester: str | None) -> Schedule | None:
         cfg = self._cfg
@@ -718,6 +917,7 @@ class CrawlQueue:
         if self._pool is not None:
             builder.fill_from_pool(self._pool)
         else:
+            builder.fill_from_needy()
             builder.fill_from_tiers()
         if not builder.entries:
             return None
@@ -782,6 +982,8 @@ class CrawlQueue:
                 row = self._pool.lookup(_url_hash(record.split("\t", 1)[0]))
                 if row is not None:
                     self._pool.set_state(row, opic.READY)
+            elif self._needy_index is not None:
+                self._pending.append(record)
             else:
                 tier = int(record.split("\t", 4)[3])
                 self._tier_lane(tier).push(record)
@@ -829,6 +1031,10 @@ class CrawlQueue:
             "seq": self._seq,
             "bloom_epoch": self._bloom_epoch,
             "pool": self._pool.to_state() if self._pool is not None else None,
+            "needy_heap": self._needy_heap,
+            "needy_seq": self._needy_seq,
+            "needy_queries": self._needy_queries,
+            "opic_policy": self._opic_policy,
         }
         write_blob(self.root / STATE_DIR / f"state.{gen}.bin", _STATE_MAGIC, _FORMAT,
                    pickle.dumps(state, protocol=5), sync=sync)
@@ -897,6 +1103,11 @@ class CrawlQueue:
         self._wait = {o: Lane(self._ctx, s.rel_dir, s) for o, s in lanes["wait"].items()}
         self._delayed = {o: Lane(self._ctx, s.rel_dir, s) for o, s in lanes["delayed"].items()}
         self._pool = opic.CashPool.from_state(state["pool"]) if state["pool"] else None
+        self._needy_heap = list(state.get("needy_heap", []))
+        self._needy_seq = int(state.get("needy_seq", 0))
+        self._needy_queries = tuple(state.get("needy_queries", ()))
+        self._opic_policy = dict(state.get("opic_policy", {}))
+        self._build_needy_index()
         self._bloom = BloomFilter.load(self.root / BLOOM_DIR / f"bloom.{gen}.bin")
         self._cld = CldTable.load(self.root / CLD_DIR / f"cld.{gen}.bin")
         _, etag = read_blob(self.root / ETAG_DIR / f"etag.{gen}.bin", _ETAG_MAGIC, _FORMAT)
@@ -982,7 +1193,8 @@ class _Builder:
         return self.pos >= self.size or self.budget <= 0
 
     def place(self, url: str, depth: int, weight: float, tier: int, delay: float,
-              etag: str | None, *, robots: bool = False, origin: str = "") -> bool:
+              etag: str | None, *, robots: bool = False, origin: str = "",
+              policy: str = CrawlPolicy.DEFAULT.value, policy_depth: int = 0) -> bool:
         """Put a url in the next free slot (a crawl-delayed one at least a round after its
         host's previous slot). False when there is no slot for it."""
         if delay > 0:
@@ -1002,7 +1214,8 @@ class _Builder:
                 self.pos += 1
         else:
             self.occupied.add(slot)
-        self.entries.append(ScheduleEntry(url, depth, weight, tier, delay, etag, slot))
+        self.entries.append(ScheduleEntry(url, depth, weight, tier, delay, etag, slot, policy,
+                                          policy_depth))
         if robots:
             self.robots_origins.append(url[: -len("/robots.txt")])
         else:
@@ -1034,7 +1247,9 @@ class _Builder:
             queue._park(origin, record)
             self.parked += 1
             return "parked"
-        if not self.place(url, depth, weight, tier, delay, etag, origin=origin):
+        code, policy_depth, _ = _parse_policy(record)
+        if not self.place(url, depth, weight, tier, delay, etag, origin=origin,
+                          policy=pol.FROM_CODE[code].value, policy_depth=policy_depth):
             queue._park(origin, record)
             self.delayed_hosts[origin] = None  # released when this schedule is acknowledged
             self.parked += 1
@@ -1042,6 +1257,21 @@ class _Builder:
         if self.cld_cap:
             self.cld_counts[key] = self.cld_counts.get(key, 0) + 1
         return "placed"
+
+    def fill_from_needy(self) -> None:
+        """The needy lane first, best priority first; urls over the domain cap wait there."""
+        queue = self.queue
+        heap = queue._needy_heap
+        held: list[tuple[float, int, str]] = []
+        while heap and not self.full():
+            entry = heapq.heappop(heap)
+            record = entry[2]
+            url, depth, weight, tier, _, _ = _parse(record)
+            if self.consider(record, url, depth, weight, tier) == "deferred":
+                self.deferred.pop()
+                held.append(entry)
+        for entry in held:
+            heapq.heappush(heap, entry)
 
     def fill_from_tiers(self) -> None:
         queue = self.queue
@@ -1072,6 +1302,7 @@ class _Builder:
 
     def fill_from_pool(self, pool: opic.CashPool) -> None:
         queue_consider = self.consider
+        opic_policy = self.queue._opic_policy
         deferred: list[int] = []
         while not self.full() and pool.ready_count:
             want = int(min(self.size - self.pos, self.budget))
@@ -1085,7 +1316,9 @@ class _Builder:
                 used += 1
                 url = pool.urls[row]
                 depth = int(pool.depth[row])
-                record = _record(url, depth, 0.0, 0, 0, 0.0)
+                code, policy_depth = (opic_policy.get(_url_hash(url), (_DEFAULT, 0))
+                                      if opic_policy else (_DEFAULT, 0))
+                record = _record(url, depth, 0.0, 0, 0, 0.0, code, policy_depth)
                 outcome = queue_consider(record, url, depth, float(pool.cash[row]), 0)
                 if outcome == "placed":
                     cash = pool.schedule(row)

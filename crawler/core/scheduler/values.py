@@ -22,6 +22,10 @@ class DiscoveredUrl:
       :class:`ScheduleEntry` the page came from. Seeds have no source.
     * ``is_html`` is the fetcher's guess from the link (extension, tag); ``is_sitemap`` marks
       sitemap links. ``opic_cash`` is this link's share of the source page's cash (OPIC order).
+    * ``policy``/``policy_depth``: the crawl policy the url inherits from the linking page and
+      how many links it is from where that policy began (see :mod:`crawler.core.policy`);
+      ``anchor_text`` the link's anchor text (it describes the uncrawled page for needy-query
+      matching, :mod:`crawler.core.needy`).
     """
 
     url: str
@@ -34,6 +38,9 @@ class DiscoveredUrl:
     is_sitemap: bool = False
     is_html: bool = True
     opic_cash: float = 0.0
+    policy: str = "default"
+    policy_depth: int = 0
+    anchor_text: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +51,9 @@ class ScheduleEntry:
     crawl-delayed host are at least ``round_size`` slots apart, so a fetcher that downloads
     ``round_size`` urls per round should batch by ``slot // round_size`` (see
     :meth:`Schedule.rounds`). ``weight`` is the url's link weight (host budgeting and
-    breadth-first) or its OPIC cash; ``etag`` is set for a conditional re-fetch.
+    breadth-first) or its OPIC cash; ``etag`` is set for a conditional re-fetch. ``policy`` and
+    ``policy_depth`` are the crawl policy the url was queued under; the fetcher passes them on
+    to the links it finds (:func:`crawler.core.policy.child_policy`).
     """
 
     url: str
@@ -54,6 +63,8 @@ class ScheduleEntry:
     crawl_delay: float
     etag: str | None
     slot: int
+    policy: str = "default"
+    policy_depth: int = 0
 
     @property
     def is_robots(self) -> bool:
@@ -104,10 +115,16 @@ class QueueStats:
     hosts: int
     company_level_domains: int
     dropped: tuple[tuple[str, int], ...] = field(default_factory=tuple)
+    needy_queries: int = 0      # needy queries the queue scores urls against
+    needy_queued: int = 0       # urls in the needy lane (need score > 0)
+    # the needy lane's best urls: (url, priority, need score, the needy queries it matched)
+    needy_top: tuple[tuple[str, float, float, tuple[str, ...]], ...] = field(
+        default_factory=tuple)
 
     @property
     def queued(self) -> int:
-        return sum(count for _, count in self.tiers) + self.robots_txt_queued
+        return (sum(count for _, count in self.tiers) + self.robots_txt_queued
+                + self.needy_queued)
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -125,4 +142,9 @@ class QueueStats:
             "hosts": self.hosts,
             "company_level_domains": self.company_level_domains,
             "dropped": dict(self.dropped),
+            "needy_queries": self.needy_queries,
+            "needy_queued": self.needy_queued,
+            "needy_top": [{"url": url, "priority": round(priority, 4), "need": need,
+                           "queries": list(queries)}
+                          for url, priority, need, queries in self.needy_top],
         }
