@@ -51,6 +51,7 @@ from .fetch import (
 from .fetch.client import normalize_url
 from .indexing import to_index_documents
 from .page import FetchedPage, Link, ProcessedPage
+from .policy import child_policy, page_switch
 from .process import PageProcessor
 from .scheduler import DiscoveredUrl, Schedule, ScheduleEntry
 from .shipping import shard_of_host
@@ -408,6 +409,9 @@ class ScheduleWorker:
             return len(docs)
         shares = self._link_order(links)
         links = [links[i] for i in shares[0]]
+        # seed policies travel with the links (crawler.core.policy); a spam page switches
+        policy, policy_depth = child_policy(entry.policy, entry.policy_depth,
+                                            page_switch(page.fields, page.safe))
         cash = (entry.weight * shares[1]) if (links and self.crawl.order == CrawlOrder.OPIC) \
             else np.zeros(len(links))
         for index, link in enumerate(links):
@@ -419,7 +423,8 @@ class ScheduleWorker:
                 link.url, entry.depth + 1, index, source_url=page.url,
                 source_weight=entry.weight, source_tier=entry.tier, is_sitemap=is_sitemap,
                 is_html=file_extension(link.url) not in NON_HTML_EXTENSIONS,
-                opic_cash=float(cash[index]))
+                opic_cash=float(cash[index]), policy=policy.value, policy_depth=policy_depth,
+                anchor_text=link.text)
             self._outboxes[self._shard(link.url)].discovered.append(
                 discovered_to_wire(discovered))
         return len(docs)

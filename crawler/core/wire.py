@@ -71,23 +71,28 @@ def document_from_wire(data: Any) -> IndexDocument:
 
 
 _DISCOVERED_FIELDS = ("url", "depth", "link_index", "source_url", "source_weight",
-                      "source_tier", "is_sitemap", "is_html", "opic_cash")
+                      "source_tier", "is_sitemap", "is_html", "opic_cash", "policy",
+                      "policy_depth", "anchor_text")
+_DISCOVERED_OLD = 9  # a row without crawl policy and anchor text (older fetchers)
 
 
 def discovered_to_wire(item: DiscoveredUrl) -> list[Any]:
     return [item.url, item.depth, item.link_index, item.source_url, item.source_weight,
-            item.source_tier, item.is_sitemap, item.is_html, item.opic_cash]
+            item.source_tier, item.is_sitemap, item.is_html, item.opic_cash, item.policy,
+            item.policy_depth, item.anchor_text]
 
 
 def discovered_from_wire(row: Any) -> DiscoveredUrl:
     _need(row, list, "discovered url")
-    if len(row) != len(_DISCOVERED_FIELDS):
+    if len(row) not in (_DISCOVERED_OLD, len(_DISCOVERED_FIELDS)):
         raise WireError("discovered url: wrong number of fields")
     try:
+        extra = ({"policy": str(row[9]), "policy_depth": int(row[10]),
+                  "anchor_text": str(row[11])} if len(row) > _DISCOVERED_OLD else {})
         return DiscoveredUrl(str(row[0]), int(row[1]), int(row[2]), source_url=str(row[3]),
                              source_weight=float(row[4]), source_tier=int(row[5]),
                              is_sitemap=bool(row[6]), is_html=bool(row[7]),
-                             opic_cash=float(row[8]))
+                             opic_cash=float(row[8]), **extra)
     except (TypeError, ValueError) as exc:
         raise WireError(f"bad discovered url: {exc}") from None
 
@@ -97,8 +102,8 @@ def schedule_to_wire(schedule: Schedule, crawl: int, crawl_id: int, server: int
     return {
         "crawl": crawl, "crawl_id": crawl_id, "server": server, "id": schedule.id,
         "round_size": schedule.round_size, "reissue": schedule.reissue,
-        "entries": [[e.url, e.depth, e.weight, e.tier, e.crawl_delay, e.etag, e.slot]
-                    for e in schedule.entries],
+        "entries": [[e.url, e.depth, e.weight, e.tier, e.crawl_delay, e.etag, e.slot,
+                     e.policy, e.policy_depth] for e in schedule.entries],
     }
 
 
@@ -108,8 +113,9 @@ def schedule_from_wire(data: Any) -> tuple[dict[str, Any], Schedule]:
     try:
         entries = tuple(
             ScheduleEntry(str(u), int(d), float(w), int(t), float(c),
-                          None if e is None else str(e), int(s))
-            for u, d, w, t, c, e, s in _need(data["entries"], list, "entries"))
+                          None if e is None else str(e), int(s),
+                          *((str(rest[0]), int(rest[1])) if rest else ()))
+            for u, d, w, t, c, e, s, *rest in _need(data["entries"], list, "entries"))
         schedule = Schedule(id=str(data["id"]), entries=entries, issued_at=0.0, deadline=0.0,
                             round_size=int(data["round_size"]), reissue=int(data["reissue"]))
         header = {"crawl": int(data["crawl"]), "crawl_id": int(data["crawl_id"]),
