@@ -241,10 +241,10 @@ class PageOptionsAdmin(admin.ModelAdmin):
             "min_results_to_group", "server_alpha", "results_per_page",
             "intersect_time_budget")}),
         ("Search time: ranking", {"fields": (
-            "doc_rank_weight", "relevance_weight", "proximity_weight", "title_weight",
-            "description_weight", "link_weight", "host_keyword_bonus", "title_bonus",
-            "path_bonus", "cld_url_bonus", "host_url_bonus", "wiki_bonus", "num_slashes_bonus",
-            "proximity_bonus", "user_rank_bonus")}),
+            "doc_rank_weight", "link_score_weight", "relevance_weight", "proximity_weight",
+            "title_weight", "description_weight", "link_weight", "host_keyword_bonus",
+            "title_bonus", "path_bonus", "cld_url_bonus", "host_url_bonus", "wiki_bonus",
+            "num_slashes_bonus", "proximity_bonus", "user_rank_bonus")}),
         ("Search time: snippets and page elements", {"fields": (
             "description_length", "min_description_length", "snippet_left", "snippet_right",
             "show_word_suggest", "show_cache_link", "show_similar_link", "show_inlinks_link",

@@ -174,6 +174,20 @@ def explanation_rows(explanation: dict[str, Any]) -> tuple[list[tuple[str, str]]
         if isinstance(part, dict):
             rows.append((label, f"{_fmt(part.get('value', 0.0))} × weight "
                                 f"{_fmt(part.get('weight', 1.0))}"))
+    link = explanation.get("link_score") or {}
+    if isinstance(link, dict) and link:
+        inputs = ""
+        if "linkrank_relative" in link:
+            inputs = (f" (LinkRank {_fmt(link['linkrank_relative'])} × average, trust "
+                      f"{_fmt(link.get('trust', 0.0))})")
+        elif not link.get("available", False):
+            inputs = " (no link scores)"
+        rows.append(("Link score", f"{_fmt(link.get('value', 0.0))} × weight "
+                                   f"{_fmt(link.get('weight', 1.0))}{inputs}"))
+    rep = explanation.get("representative_url") or {}
+    if isinstance(rep, dict) and rep.get("orig_url"):
+        rows.append(("Shown url", f"{rep.get('url')} (link score {_fmt(rep.get('url_score'))}) "
+                                  f"over {rep['orig_url']} ({_fmt(rep.get('orig_score'))})"))
     bonuses = explanation.get("bonuses") or {}
     if isinstance(bonuses, dict):
         shown = ", ".join(f"{k.replace('_', ' ')} {_fmt(v)}" for k, v in bonuses.items()

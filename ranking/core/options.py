@@ -20,6 +20,8 @@ class SearchOptions:
     doc_rank_weight: float = 1.0
     relevance_weight: float = 1.0
     proximity_weight: float = 1.0
+    # link analysis (issue 8): LinkRank and trust from score_update, beside Doc Rank
+    link_score_weight: float = 1.0
     # region weights of the DFR frequency
     title_weight: float = 4.0
     description_weight: float = 1.0

@@ -11,10 +11,20 @@ Steps of :meth:`Searcher.search`:
    the network iterator (:mod:`ranking.core.network`), failures reported and skipped;
 3. group the merged candidates by url hash and text hash (:mod:`ranking.core.grouping`), unless
    the query says ``raw:``;
-4. score each group: Doc Rank + bonuses + relevance + proximity (the shards computed every
-   candidate's bonus factors; a group takes its best member's); sort, then read the stored
-   summaries of the groups shown only (``num`` results from ``offset``, skipping dropped ones);
-5. snippets and highlighted titles for those results (:mod:`ranking.core.snippets`).
+4. score each group: Doc Rank + link score + bonuses + relevance + proximity (the shards
+   computed every candidate's bonus factors; a group takes its best member's; the link score,
+   LinkRank and trust from the crawl's ``scores.npz``, is looked up for every candidate at once
+   and a group takes its maximum); sort, then read the stored summaries of the groups shown
+   only (``num`` results from ``offset``, skipping dropped ones);
+5. representative urls: a result that other urls redirect to (``location:`` meta words of the
+   local shards) shows whichever of them has the higher link score (seed 002's BasicFields);
+6. snippets and highlighted titles for those results (:mod:`ranking.core.snippets`).
+
+Link scores come from ``link_scores`` (anything with a ``get()`` returning a
+:class:`ranking.core.linkgraph.LinkScores` or None), by default the scores file of the crawl
+the first local shard's bundle belongs to (``<work>/linkgraph/<ts>/scores.npz``), loaded once
+per file version (:func:`ranking.core.linkgraph.scores.cached_link_scores`). Without a file,
+or with Page Options' link score weight 0, the link score is 0 and nothing is looked up.
 """
 
 from __future__ import annotations
@@ -22,7 +32,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -31,16 +41,52 @@ from indexer.core.text import TextAnalyzer
 
 from .errors import ShardError
 from .grouping import Groups, group_candidates, no_grouping
+from .linkgraph.bundles import bundle_scores_path
+from .linkgraph.fields import representative_urls
+from .linkgraph.scores import LinkScores, cached_link_scores
 from .network import fan_out, per_shard_results
 from .options import SearchOptions
 from .query import ParsedQuery, QueryParser
-from .scoring import BONUS_NAMES, combine
+from .scoring import BONUS_NAMES, combine, link_score
 from .shard import Candidates, ShardClient, query_word_terms
 from .snippets import snippet, title_html, title_text
 
 DROP_METAS = frozenset({"NOINDEX", "NONE", "JUSTFOLLOW"})
 SUMMARY_SLACK = 2  # extra summaries read per batch, for results dropped at summary time
 MAX_LINK_DESCRIPTIONS = 3
+MAX_REDIRECT_SOURCES = 8  # redirect sources compared with a shown result's url
+
+
+class LinkScoreSource(Protocol):
+    def get(self) -> LinkScores | None: ...
+
+
+class _NoLinkScores:
+    def get(self) -> LinkScores | None:
+        return None
+
+
+def default_link_scores(shards: Sequence[ShardClient]) -> LinkScoreSource:
+    """The scores file of the crawl of the first local shard (one whose ``reader`` has a
+    ``path`` laid out as ``<work>/qs<n>/IndexData<ts>``), else none."""
+    for shard in shards:
+        path = getattr(getattr(shard, "reader", None), "path", None)
+        scores = bundle_scores_path(path) if path is not None else None
+        if scores is not None:
+            return cached_link_scores(scores)
+    return _NoLinkScores()
+
+
+@dataclass(frozen=True, slots=True)
+class _LinkValues:
+    """Link scores of every candidate row and of every group (zeros when off)."""
+
+    on: bool
+    relative: np.ndarray
+    trust: np.ndarray
+    group: np.ndarray
+    best_row: np.ndarray  # the member row whose link score is the group's (-1: none)
+    scores: LinkScores | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,12 +158,15 @@ class Searcher:
     keep; the shards own their readers."""
 
     def __init__(self, shards: Sequence[ShardClient], options: SearchOptions | None = None,
-                 *, analyzer: TextAnalyzer | None = None, shard_timeout: float = 5.0) -> None:
+                 *, analyzer: TextAnalyzer | None = None, shard_timeout: float = 5.0,
+                 link_scores: LinkScoreSource | None = None) -> None:
         self.shards = list(shards)
         self.options = options or SearchOptions()
         self.analyzer = analyzer or TextAnalyzer()
         self.parser = QueryParser(self.analyzer)
         self.shard_timeout = shard_timeout
+        self.link_scores = link_scores if link_scores is not None else \
+            default_link_scores(self.shards)
 
     def search(self, query: str, *, num: int = 10, offset: int = 0, snippets: bool = True,
                ui_lang: str = "en", safe_search: bool = True) -> SearchResult:
@@ -171,8 +220,9 @@ class Searcher:
         group_bonus = np.full(len(groups), -np.inf)
         np.maximum.at(group_bonus, groups.member_group, bonus_rows)
         group_bonus[~np.isfinite(group_bonus)] = 0.0
+        links = self._link_values(merged, groups)
         final = combine(groups.doc_rank, groups.relevance, groups.proximity, options,
-                        group_bonus, weight)
+                        group_bonus, weight, links.group)
         order = np.argsort(-final, kind="stable")
         # summaries only for the page of results shown (plus those dropped on the way)
         chosen: list[tuple[int, dict[str, Any]]] = []
@@ -197,8 +247,9 @@ class Searcher:
                     break
         terms, _ = query_word_terms(parsed)
         words = list(dict.fromkeys([*parsed.highlight, *terms]))
+        shown = self._representatives(links.scores, [str(s.get("url", "")) for _, s in chosen])
         out = []
-        for g, summary in chosen:
+        for (g, summary), rep_url in zip(chosen, shown, strict=True):
             rep = int(groups.rep[g])
             best = self._bonus_row(merged, groups, g)
             bonus = self._url_bonuses(merged, best)
@@ -209,6 +260,11 @@ class Searcher:
             title = str(summary.get("title", ""))
             if summary.get("kind") and summary.get("source") and title == url:
                 title = ""  # a link document's "title" is its target url
+            explanation = self._explain(parsed, merged, groups, g, rep, bonus, float(final[g]),
+                                        links)
+            if rep_url is not None:
+                explanation["representative_url"] = rep_url
+                url = rep_url["url"]
             metas = summary.get("robot_metas", ())
             shard = merged.cands[int(merged.shard_of[rep])]
             out.append(Result(
@@ -216,13 +272,78 @@ class Searcher:
                 title=title_html(title, description, url, words),
                 snippet=snippet(description, words, options, metas) if snippets else "",
                 score=float(final[g]),
-                explanation=self._explain(parsed, merged, groups, g, rep, bonus,
-                                          float(final[g])),
+                explanation=explanation,
                 doc_id=merged.doc_ids[rep].tobytes().hex(),
                 shard=shard.shard,
                 plain_title=title_text(title, description, url),
             ))
         return out
+
+    def _link_values(self, merged: _Merged, groups: Groups) -> _LinkValues:
+        """Every candidate's LinkRank (relative) and trust, in one vectorised lookup by url
+        hash, and each group's link score (the maximum over its members)."""
+        m, n = merged.doc_rank.size, len(groups)
+        scores = self.link_scores.get() if self.options.link_score_weight else None
+        if scores is None or m == 0:
+            z = np.zeros(m)
+            return _LinkValues(False, z, z, np.zeros(n), np.full(n, -1, np.int64), scores)
+        relative = scores.scores_for(merged.doc_ids, "linkrank_relative")
+        trust = scores.scores_for(merged.doc_ids, "trust")
+        value = link_score(relative, trust)
+        group = np.full(n, -np.inf)
+        np.maximum.at(group, groups.member_group, value)
+        group[~np.isfinite(group)] = 0.0
+        # the member holding the maximum: the last row (in row order) whose value equals it
+        rows = np.arange(m, dtype=np.int64)
+        best = np.full(n, -1, np.int64)
+        hit = value == group[groups.member_group]
+        best[groups.member_group[hit]] = rows[hit]
+        return _LinkValues(True, relative, trust, group, best, scores)
+
+    def _representatives(self, scores: LinkScores | None,
+                         urls: list[str]) -> list[dict[str, Any] | None]:
+        """For each shown url, the representative among it and the urls redirecting to it
+        (seed 002's BasicFields): the one with the higher link score is displayed. None where
+        nothing redirects to the url or no link scores are loaded."""
+        out: list[dict[str, Any] | None] = [None] * len(urls)
+        if scores is None or self.options.link_score_weight == 0:
+            return out
+        pairs: list[tuple[str, str]] = []
+        owner: list[int] = []
+        for i, url in enumerate(urls):
+            for source in self._redirect_sources(url):
+                pairs.append((source, url))
+                owner.append(i)
+        if not pairs:
+            return out
+        for i, rep in zip(owner, representative_urls(pairs, scores.scores_for), strict=True):
+            current = out[i]
+            if rep.url != urls[i] and (current is None or rep.url_score > current["url_score"]):
+                out[i] = {"url": rep.url, "orig_url": rep.orig_url, "url_score": rep.url_score,
+                          "orig_score": rep.orig_score}
+        return out
+
+    def _redirect_sources(self, url: str) -> list[str]:
+        """Urls whose redirect documents point at ``url`` (their ``location:`` meta word), in
+        the local shards (a remote shard's index is not read here)."""
+        found: list[str] = []
+        if not url:
+            return found
+        for shard in self.shards:
+            reader = getattr(shard, "reader", None)
+            lock = getattr(shard, "lock", None)
+            if reader is None or lock is None:
+                continue
+            with lock:
+                cursor = reader.postings(f"location:{url}")
+                for block in cursor:
+                    for index in block.doc_index.tolist():
+                        source, _ = reader.summary_head(block.partition, int(index))
+                        if source and source != url and source not in found:
+                            found.append(source)
+                        if len(found) >= MAX_REDIRECT_SOURCES:
+                            return found
+        return found
 
     @staticmethod
     def _bonus_row(merged: _Merged, groups: Groups, g: int) -> int:
@@ -282,7 +403,7 @@ class Searcher:
         return " .. ".join(texts)
 
     def _explain(self, parsed: ParsedQuery, merged: _Merged, groups: Groups, g: int, rep: int,
-                 bonus: dict[str, Any], final: float) -> dict[str, Any]:
+                 bonus: dict[str, Any], final: float, links: _LinkValues) -> dict[str, Any]:
         o = self.options
         c = merged.cands[int(merged.shard_of[rep])]
         r = int(merged.local_row[rep])
@@ -314,9 +435,23 @@ class Searcher:
                           "span_starts": max(int(c.doc_length[r]) - k + 1, 1),
                           "bonus": o.proximity_bonus,
                           "formula": "sum 1/(v-u+1) * k / (l_d - k + 1) * proximity bonus"},
+            "link_score": self._explain_link(links, g),
             "bonuses": bonus,
             "shard": c.shard,
         }
+
+    def _explain_link(self, links: _LinkValues, g: int) -> dict[str, Any]:
+        row = int(links.best_row[g])
+        out: dict[str, Any] = {
+            "value": float(links.group[g]), "weight": self.options.link_score_weight,
+            "available": links.on,
+            "formula": "log10(1 + LinkRank relative) + trust; max over the group"}
+        if row >= 0:
+            out["linkrank_relative"] = float(links.relative[row])
+            out["trust"] = float(links.trust[row])
+        elif links.scores is None and self.options.link_score_weight:
+            out["note"] = "no link scores for this crawl (run webgraph, linkrank, score_update)"
+        return out
 
 
 def search(shards: Sequence[ShardClient], query: str, options: SearchOptions | None = None,

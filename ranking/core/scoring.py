@@ -31,7 +31,18 @@ the unit tests check each against values worked out by hand from the formulas.
   its CLD), wiki, number of slashes (``bonus / (1 + slashes after the host)``), and the keyword
   bonuses ``bonus * (query terms in the item) / (terms in the item)`` for the host, the title
   and the url path.
-* Final score: ``w_dr * DR + w_rel * Rel + w_prox * Prox + bonuses`` (times a ``w:`` weight).
+* Link score (seed 002's document boost from LinkRank, seed 004's trust), from the crawl's
+  ``scores.npz`` (:mod:`ranking.core.linkgraph.scores`)::
+
+      Link(d) = log10(1 + linkrank_relative(d)) + trust(d)
+
+  ``linkrank_relative`` is the LinkRank probability times the number of nodes (1 = an average
+  page); the logarithm puts it on Doc Rank's scale (Doc Rank is a log10 too), so a page 100
+  times as important as an average one gains about 2, like Doc Rank's gap between the first
+  and the hundredth document. ``trust`` is signed (favored > 0, distrusted < 0, 0 elsewhere).
+  Urls the graph does not know score 0. A group takes the maximum of its members'.
+* Final score: ``w_dr * DR + w_rel * Rel + w_prox * Prox + w_link * Link + bonuses`` (times a
+  ``w:`` weight).
 """
 
 from __future__ import annotations
@@ -289,9 +300,17 @@ def url_bonuses(url: str, title: str, query_terms: Sequence[str], options: Searc
     return bonuses_of(url_items(url, title, analyzer, lang), query_terms, options)
 
 
+def link_score(linkrank_relative: FloatArray, trust: FloatArray) -> FloatArray:
+    """``log10(1 + linkrank_relative) + trust`` per document (see the module docstring)."""
+    lr = np.maximum(np.asarray(linkrank_relative, dtype=np.float64), 0.0)
+    return np.log10(1.0 + lr) + np.asarray(trust, dtype=np.float64)
+
+
 def combine(doc_rank: FloatArray, relevance: FloatArray, prox: FloatArray,
             options: SearchOptions, bonuses: FloatArray | float = 0.0,
-            weight: float = 1.0) -> FloatArray:
-    """The final score: weighted Doc Rank + relevance + proximity, plus the bonuses."""
+            weight: float = 1.0, link: FloatArray | float = 0.0) -> FloatArray:
+    """The final score: weighted Doc Rank + relevance + proximity + link score, plus the
+    bonuses."""
     return weight * (options.doc_rank_weight * doc_rank + options.relevance_weight * relevance
-                     + options.proximity_weight * prox + bonuses)
+                     + options.proximity_weight * prox + options.link_score_weight * link
+                     + bonuses)

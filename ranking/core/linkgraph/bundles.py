@@ -79,6 +79,16 @@ def scores_path(work_dir: str | os.PathLike[str], timestamp: int) -> Path:
     return Path(work_dir) / LINKGRAPH_DIR / str(timestamp) / SCORES_FILE
 
 
+def bundle_scores_path(bundle: str | os.PathLike[str]) -> Path | None:
+    """The scores file of the crawl a bundle folder (``<work>/qs<n>/IndexData<ts>``) belongs
+    to, or None when the folder is not laid out that way."""
+    bundle = Path(bundle)
+    match = _BUNDLE.match(bundle.name)
+    if match is None or not _QS.match(bundle.parent.name):
+        return None
+    return scores_path(bundle.parent.parent, int(match.group(1)))
+
+
 @dataclass(slots=True)
 class CrawlLinks:
     """What :func:`read_bundle_links` found: fetch records and redirects (url -> location)."""

@@ -21,7 +21,9 @@ CRC-32 that numpy checks when it reads them. Members:
 from __future__ import annotations
 
 import json
+import logging
 import os
+import threading
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -31,8 +33,10 @@ import numpy.typing as npt
 
 from indexer.core.storage import fsync_dir
 
-from .errors import CorruptGraphError, GraphFormatTooNew, GraphNotFound
+from .errors import CorruptGraphError, GraphFormatTooNew, GraphNotFound, LinkGraphError
 from .graph import WebGraph, as_hash_array, atomic_stream, url_hash
+
+logger = logging.getLogger(__name__)
 
 FORMAT = "linkscores"
 FORMAT_VERSION = 1
@@ -82,7 +86,7 @@ class LinkScores:
                 self.meta: dict[str, Any] = json.loads(str(data["meta"]))
         except FileNotFoundError as exc:
             raise GraphNotFound(f"no link scores at {self.path}") from exc
-        except (KeyError, ValueError, OSError, zipfile.BadZipFile) as exc:
+        except (KeyError, ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:
             raise CorruptGraphError(self.path, f"unreadable: {exc}") from exc
         n = self.url_hash.shape[0]
         if any(a.shape != (n,) for a in self._fields.values()):
@@ -121,3 +125,64 @@ class LinkScores:
     def score_of(self, url: str, field: str = "linkrank_relative", default: float = 0.0) -> float:
         return float(self.scores_for(np.array([url_hash(url)], dtype=np.uint64), field,
                                      default)[0])
+
+
+class CachedLinkScores:
+    """A crawl's ``scores.npz``, loaded once and reloaded when the file's mtime (or size)
+    changes: what the search pipeline reads on every query.
+
+    :meth:`get` never raises: a missing or unreadable file is logged (once per state of the
+    file, not once per query) and gives ``None``, so search goes on without the link boost.
+    Thread-safe; share one instance per path through :func:`cached_link_scores`.
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self._key: tuple[int, int] | None = None
+        self._scores: LinkScores | None = None
+        self._failed: tuple[int, int] | None = None  # state of the file whose failure we logged
+        self.error: str | None = None
+
+    def get(self) -> LinkScores | None:
+        try:
+            st = self.path.stat()
+            key = (st.st_mtime_ns, st.st_size)
+        except OSError:
+            key = (-1, -1)
+        with self._lock:
+            if key == self._key:
+                return self._scores
+            if key == self._failed:
+                return None
+            try:
+                scores = LinkScores(self.path)
+            except LinkGraphError as exc:
+                self._failed, self._key, self._scores = key, None, None
+                self.error = str(exc)
+                if isinstance(exc, GraphNotFound):
+                    logger.error("link scores unavailable: %s (run `manage.py webgraph`, "
+                                 "`linkrank` and `score_update` for this crawl); searching "
+                                 "without the link boost", exc)
+                else:
+                    logger.error("link scores unusable: %s; searching without the link boost "
+                                 "(run `manage.py score_update` again)", exc)
+                return None
+            self._key, self._scores, self._failed, self.error = key, scores, None, None
+            logger.info("link scores loaded: %s (%d urls)", self.path, len(scores))
+            return scores
+
+
+_CACHE: dict[Path, CachedLinkScores] = {}
+_CACHE_LOCK = threading.Lock()
+
+
+def cached_link_scores(path: str | os.PathLike[str]) -> CachedLinkScores:
+    """The process-wide :class:`CachedLinkScores` of ``path`` (one load per file version,
+    however many searchers are built)."""
+    key = Path(path).resolve()
+    with _CACHE_LOCK:
+        got = _CACHE.get(key)
+        if got is None:
+            got = _CACHE[key] = CachedLinkScores(key)
+        return got
