@@ -13,18 +13,35 @@ Per processed page:
   text = the anchor text, terms from that text (analysed in the page's language). Its text hash
   is the hash of ``url|<target>|text|<anchor>|<eref or iref>|<source>`` (as Yioop names link
   records), so each (source, target, text) is its own document.
+
+Anchor fields (seed 002's AnchorFields, issue 8): once link analysis has scored the crawl
+(``manage.py score_update`` wrote ``<work>/linkgraph/<ts>/scores.npz``), the indexer boosts
+each link document's anchor text by its source page's score (:func:`boost_link_documents`):
+the region weight of the anchor text, 1 before, becomes ``1 + log10(1 + r)`` with ``r`` the
+source's relative LinkRank (1 = an average page), so the anchors of the best-scored inlinks
+weigh most in the target page's relevance (the search multiplies it by the link weight of
+Page Options). Sources the graph does not know keep weight 1. The boost is stored with the
+document, so it is fixed at indexing time, as a Lucene field boost is.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 from urllib.parse import quote
 
+import numpy as np
+
 from indexer.core.document import IndexDocument
 from indexer.core.ids import DocType, hash7
 from indexer.core.text import TextAnalyzer
+from ranking.core.linkgraph.bundles import scores_path
+from ranking.core.linkgraph.graph import hashes_of
+from ranking.core.linkgraph.scores import LinkScores, cached_link_scores
 
 from .meta_words import lang_words, safe_words, site_words
 from .page import Link, ProcessedPage
@@ -131,3 +148,44 @@ def batch_documents(
     for page in pages:
         documents.extend(to_index_documents(page, analyzer))
     return documents
+
+
+def anchor_boosts(sources: Sequence[str], scores: LinkScores) -> np.ndarray:
+    """``1 + log10(1 + relative LinkRank)`` of each source url (1 for unknown urls), in one
+    vectorised lookup."""
+    if not sources:
+        return np.zeros(0)
+    relative = scores.scores_for(hashes_of(list(sources)), "linkrank_relative")
+    return 1.0 + np.log10(1.0 + np.maximum(relative, 0.0))
+
+
+def boost_link_documents(documents: Sequence[IndexDocument],
+                         scores: LinkScores | None) -> list[IndexDocument]:
+    """``documents`` with every link document's anchor-text weight multiplied by its source
+    page's boost (:func:`anchor_boosts`); other documents, and everything when ``scores`` is
+    None, unchanged."""
+    docs = list(documents)
+    if scores is None:
+        return docs
+    rows = [i for i, d in enumerate(docs) if d.doc_type == DocType.LINK
+            and d.summary.get("source")]
+    if not rows:
+        return docs
+    boosts = anchor_boosts([str(docs[i].summary["source"]) for i in rows], scores).tolist()
+    for i, boost in zip(rows, boosts, strict=True):
+        if boost != 1.0:
+            doc = docs[i]
+            docs[i] = replace(doc, region_weights=tuple(
+                (end, weight * boost) for end, weight in doc.region_weights))
+    return docs
+
+
+def crawl_link_scores(work_directory: str | os.PathLike[str],
+                      timestamp: int) -> LinkScores | None:
+    """The crawl's own link scores (``<work>/linkgraph/<ts>/scores.npz``) when link analysis
+    has written them, else None (silently: a crawl is not scored until it has been crawled).
+    Loaded once per version of the file; a corrupt file is logged and gives None."""
+    path = scores_path(Path(work_directory), timestamp)
+    if not path.exists():
+        return None
+    return cached_link_scores(path).get()

@@ -35,6 +35,7 @@ from indexer.core.bundle import BundleConfig, IndexBundleWriter
 
 from .crawl import CrawlConfig
 from .fetch_worker import origin_of
+from .indexing import boost_link_documents, crawl_link_scores
 from .scheduler import CrawlQueue, Schedule, SchedulerConfig
 from .shipping import shard_of_host
 from .spool import Spool
@@ -150,6 +151,9 @@ class QueueServerCore:
         if int(batch.get("crawl", -1)) != crawl.timestamp:
             raise WireError(f"batch of crawl {batch.get('crawl')} sent to crawl {crawl.timestamp}")
         docs = [document_from_wire(d) for d in batch.get("docs", [])]
+        # anchor fields: link documents weigh their source's link score once the crawl has one
+        docs = boost_link_documents(docs, crawl_link_scores(Path(self.config.directory).parent,
+                                                            crawl.timestamp))
         discovered = [discovered_from_wire(r) for r in batch.get("discovered", [])]
         if docs:
             self.index.append(docs)
