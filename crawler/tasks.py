@@ -21,7 +21,7 @@ import time
 from celery import shared_task
 from django.conf import settings
 
-from crawler.core.shipping import EnvelopeError, open_envelope, seal
+from crawler.core.shipping import EnvelopeError, open_envelope, open_envelope_raw, seal
 from crawler.core.spool import Spool
 
 logger = logging.getLogger(__name__)
@@ -42,21 +42,33 @@ def inbox_for(server: int, crawl_timestamp: int) -> Spool:
 
 
 @shared_task(name="crawler.qs_receive", acks_late=True)
-def qs_receive_task(envelope: dict) -> int:
-    """Store a fetcher's batch in its queue server's inbox (durable before the ack)."""
+def qs_receive_task(envelope: dict, server: int | None = None, crawl: int | None = None) -> int:
+    """Store a fetcher's batch in its queue server's inbox (durable before the ack).
+
+    Fetchers name the queue server and the crawl beside the envelope, so the batch is stored
+    as it came (checked, inflated, not parsed: the queue server parses it once, and checks
+    that it was meant for it). Without them the batch is parsed here to find out. Returns the
+    number of documents when the batch was parsed, else 0."""
     try:
-        batch = open_envelope(envelope, settings.QUEUE_SERVER_TOKEN, "batch")
-        server, crawl = int(batch["server"]), int(batch["crawl"])
+        raw = open_envelope_raw(envelope, settings.QUEUE_SERVER_TOKEN, "batch")
+        if server is None or crawl is None:
+            batch = json.loads(raw)
+            server, crawl, count = int(batch["server"]), int(batch["crawl"]), len(
+                batch.get("docs", []))
+        else:
+            server, crawl, count = int(server), int(crawl), 0
     except (EnvelopeError, KeyError, TypeError, ValueError) as exc:
         logger.error("refused a batch message: %s", exc)
         return 0
-    inbox_for(server, crawl).put("batch", json.dumps(batch).encode())
-    return len(batch.get("docs", []))
+    inbox_for(server, crawl).put("batch", raw)
+    return count
 
 
 def ship_batch(server: int, batch: dict) -> None:
     envelope = seal("batch", batch, settings.QUEUE_SERVER_TOKEN)
-    qs_receive_task.apply_async(args=[envelope], queue=f"qs.{server}")
+    qs_receive_task.apply_async(args=[envelope], kwargs={"server": server,
+                                                         "crawl": int(batch["crawl"])},
+                                queue=f"qs.{server}")
 
 
 @shared_task(name="crawler.fetch_schedule", acks_late=True)

@@ -56,7 +56,7 @@ from .process import PageProcessor
 from .scheduler import DiscoveredUrl, Schedule, ScheduleEntry
 from .shipping import shard_of_host
 from .urls import file_extension
-from .wire import discovered_to_wire, document_to_wire
+from .wire import discovered_to_wire, encoded_document_to_wire
 
 logger = logging.getLogger(__name__)
 
@@ -400,7 +400,7 @@ class ScheduleWorker:
     def _emit(self, page: ProcessedPage, entry: ScheduleEntry, allow_links: bool) -> int:
         docs = to_index_documents(page, self._analyzer)
         for doc in docs:
-            self._outboxes[self._shard(doc.url)].docs.append(document_to_wire(doc))
+            self._outboxes[self._shard(doc.url)].docs.append(encoded_document_to_wire(doc))
         if not allow_links:
             return len(docs)
         links = [link for link in page.links if link.kind not in ("location", "canonical")

@@ -31,20 +31,43 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from indexer.core.bundle import BundleConfig, IndexBundleWriter
+from indexer.core.bundle import BundleConfig, EncodedDocument, IndexBundleWriter, scale_regions
 
 from .crawl import CrawlConfig
 from .fetch_worker import origin_of
-from .indexing import boost_link_documents, crawl_link_scores
+from .indexing import anchor_boosts, boost_link_documents, crawl_link_scores
 from .scheduler import CrawlQueue, Schedule, SchedulerConfig
 from .shipping import shard_of_host
 from .spool import Spool
-from .wire import WireError, batch_counters, discovered_from_wire, document_from_wire
+from .wire import (
+    WireError,
+    batch_counters,
+    discovered_from_wire,
+    document_from_wire,
+    encoded_document_from_wire,
+    is_encoded_document,
+)
 
 logger = logging.getLogger(__name__)
 
 COUNTERS = ("pages_fetched", "fetch_errors", "bytes_downloaded", "documents_indexed",
             "batches", "bad_batches")
+
+
+def _boost_encoded(items: list[EncodedDocument], scores: Any) -> list[EncodedDocument]:
+    """:func:`~crawler.core.indexing.boost_link_documents` for encoded documents: a link
+    document's region weights times its source page's anchor boost."""
+    if scores is None:
+        return items
+    rows = [i for i, item in enumerate(items) if item.is_link and item.source]
+    if not rows:
+        return items
+    out = list(items)
+    boosts = anchor_boosts([items[i].source for i in rows], scores).tolist()
+    for i, boost in zip(rows, boosts, strict=True):
+        if boost != 1.0:
+            out[i] = scale_regions(items[i], boost)
+    return out
 
 
 def crawl_paths(directory: Path, timestamp: int) -> dict[str, Path]:
@@ -150,14 +173,23 @@ class QueueServerCore:
         crawl = self.config.crawl
         if int(batch.get("crawl", -1)) != crawl.timestamp:
             raise WireError(f"batch of crawl {batch.get('crawl')} sent to crawl {crawl.timestamp}")
-        docs = [document_from_wire(d) for d in batch.get("docs", [])]
+        if int(batch.get("server", self.config.server)) != self.config.server:
+            raise WireError(f"batch for queue server {batch.get('server')} sent to "
+                            f"{self.config.server}")
+        wire_docs = batch.get("docs") or []
+        encoded = [encoded_document_from_wire(d) for d in wire_docs if is_encoded_document(d)]
+        docs = [document_from_wire(d) for d in wire_docs if not is_encoded_document(d)]
         # anchor fields: link documents weigh their source's link score once the crawl has one
-        docs = boost_link_documents(docs, crawl_link_scores(Path(self.config.directory).parent,
-                                                            crawl.timestamp))
+        scores = crawl_link_scores(Path(self.config.directory).parent, crawl.timestamp)
+        docs = boost_link_documents(docs, scores)
+        encoded = _boost_encoded(encoded, scores)
         discovered = [discovered_from_wire(r) for r in batch.get("discovered", [])]
+        if encoded:
+            self.index.append_encoded(encoded)
         if docs:
             self.index.append(docs)
-            self.counters["documents_indexed"] += len(docs)
+        if encoded or docs:
+            self.counters["documents_indexed"] += len(encoded) + len(docs)
             self._dirty = True
         for robots in batch.get("robots", []):
             body = robots.get("body")

@@ -55,8 +55,9 @@ def seal(kind: str, payload: Any, token: str, level: int = 3) -> dict[str, Any]:
             "sig": _signature(token, kind, body)}
 
 
-def open_envelope(message: Any, token: str, kind: str) -> Any:
-    """Check and unwrap an envelope of the expected ``kind``; raise :class:`EnvelopeError`."""
+def open_envelope_raw(message: Any, token: str, kind: str) -> bytes:
+    """Check an envelope of the expected ``kind`` and return its body's JSON text, unparsed
+    (a queue server's inbox stores it as it is); raise :class:`EnvelopeError`."""
     if not isinstance(message, dict) or message.get("v") != ENVELOPE_VERSION:
         raise EnvelopeError("not an envelope of a known version")
     if message.get("kind") != kind:
@@ -76,6 +77,12 @@ def open_envelope(message: Any, token: str, kind: str) -> Any:
         raise EnvelopeError(f"corrupt body: {exc}") from None
     if inflater.unconsumed_tail:
         raise EnvelopeError("body inflates beyond the size limit")
+    return raw
+
+
+def open_envelope(message: Any, token: str, kind: str) -> Any:
+    """Check and unwrap an envelope of the expected ``kind``; raise :class:`EnvelopeError`."""
+    raw = open_envelope_raw(message, token, kind)
     try:
         return json.loads(raw)
     except ValueError as exc:

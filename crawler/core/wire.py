@@ -7,11 +7,22 @@ A *batch* is what a fetcher ships to one queue server::
 
     {"crawl": <timestamp>, "server": n, "schedule": <id or null>, "done": bool,
      "docs": [document, ...], "discovered": [url tuple, ...],
+     "deferred": [[url, depth, weight, tier, policy, policy depth], ...],
+     "stalls": {origin: count},
      "robots": [{"origin", "status", "body"}], "host_errors": {origin: count},
      "fetched": [[url, etag, expires], ...], "counters": {name: int}}
 
 ``done`` is set on the last batch a fetcher sends to the schedule's own queue server: that
-queue server then acknowledges the schedule.
+queue server then acknowledges the schedule. ``deferred`` are urls of the schedule the fetcher
+did not fetch because their host stalled (they go back into the queue), ``stalls`` counts each
+such host's stalled downloads (the queue server backs off from, and finally drops, the host).
+
+A document travels *encoded* (:func:`encoded_document_to_wire`): the fetcher has already built
+the bytes the index stores (gzipped summary and cached page, compressed document index), so the
+queue server's indexer only checks and appends them. ``{"url", "id", "s", "c", "x"}`` are the
+url, and the base64 of the doc id, summary, cached page and index blob; a link document adds
+``"src"``, its source page. The older dict form
+(:func:`document_to_wire`, terms as JSON) is still read.
 """
 
 from __future__ import annotations
@@ -20,6 +31,7 @@ import base64
 from collections.abc import Mapping
 from typing import Any
 
+from indexer.core.bundle import EncodedDocument, encode_document
 from indexer.core.document import IndexDocument
 from indexer.core.ids import DocType
 
@@ -68,6 +80,49 @@ def document_from_wire(data: Any) -> IndexDocument:
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise WireError(f"bad document: {exc}") from None
+
+
+def encoded_document_to_wire(doc: IndexDocument) -> dict[str, Any]:
+    """``doc`` encoded as the index stores it (the fetcher does the indexer's encoding)."""
+    item = encode_document(doc)
+    b64 = base64.b64encode
+    data = {"url": item.url, "id": b64(item.doc_id).decode("ascii"),
+            "s": b64(item.summary).decode("ascii"), "c": b64(item.cache).decode("ascii"),
+            "x": b64(item.index_blob).decode("ascii")}
+    if item.source:
+        data["src"] = item.source
+    return data
+
+
+def is_encoded_document(data: Any) -> bool:
+    return isinstance(data, dict) and "x" in data
+
+
+def encoded_document_from_wire(data: Any) -> EncodedDocument:
+    """An encoded document (its bytes are checked when the index appends it)."""
+    _need(data, dict, "document")
+    try:
+        fields = [base64.b64decode(_need(data[key], str, key), validate=True)
+                  for key in ("id", "s", "c", "x")]
+        return EncodedDocument(*fields, url=_need(data["url"], str, "url"),
+                               source=_need(data.get("src", ""), str, "src"))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise WireError(f"bad encoded document: {exc}") from None
+
+
+def deferred_to_wire(entry: ScheduleEntry) -> list[Any]:
+    return [entry.url, entry.depth, entry.weight, entry.tier, entry.policy, entry.policy_depth]
+
+
+def deferred_from_wire(row: Any) -> tuple[str, int, float, int, str, int]:
+    _need(row, list, "deferred url")
+    if len(row) != 6:
+        raise WireError("deferred url: wrong number of fields")
+    try:
+        return (_need(row[0], str, "url"), int(row[1]), float(row[2]), int(row[3]),
+                str(row[4]), int(row[5]))
+    except (TypeError, ValueError) as exc:
+        raise WireError(f"bad deferred url: {exc}") from None
 
 
 _DISCOVERED_FIELDS = ("url", "depth", "link_index", "source_url", "source_weight",

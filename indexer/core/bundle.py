@@ -6,8 +6,14 @@ dictionary is merged by a separate process, :mod:`indexer.core.updater`; the que
 through :mod:`indexer.core.reader`.
 
 Call order: ``IndexBundleWriter(path)`` (takes ``BUNDLE/LOCK``; recovers from a crash), then
-any number of ``append(docs)`` (durable when it returns), ``refresh()`` (make the active
-partition's latest documents searchable) and ``close_partition()``; then ``close()``.
+any number of ``append(docs)`` or ``append_encoded(items)`` (durable when it returns),
+``refresh()`` (make the active partition's latest documents searchable) and
+``close_partition()``; then ``close()``.
+
+Documents come in two forms: :class:`IndexDocument` (encoded here), or already encoded by
+:func:`encode_document` (:class:`EncodedDocument`: gzipped summary and cached page plus the
+compressed document index blob). Fetchers encode their documents themselves, so that the single
+indexer process of a queue server only checks and appends bytes.
 
 Invariants:
 
@@ -28,7 +34,7 @@ import json
 import logging
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +43,7 @@ import numpy as np
 from .document import IndexDocument
 from .documents import PartitionDocumentBundle, gzip_bytes
 from .errors import CorruptIndexError, IndexStateError
-from .ids import DOC_TYPE, DocType
+from .ids import DOC_TYPE, TEXT_HASH, DocType
 from .layout import (
     ARCHIVE_INFO,
     DERIVED_FILES,
@@ -53,6 +59,7 @@ from .layout import (
     write_partition_manifest,
 )
 from .partition_index import (
+    DocIndexData,
     PartitionDoc,
     Vocabulary,
     build_partition,
@@ -64,6 +71,8 @@ from .storage import FileLock, remove_temporaries, write_framed
 
 logger = logging.getLogger(__name__)
 
+SUMMARY_COMPRESSION_LEVEL = 4  # gzip level; 4 is ~5% larger and ~2x faster than 6
+
 
 @dataclass(frozen=True, slots=True)
 class BundleConfig:
@@ -72,7 +81,7 @@ class BundleConfig:
     max_partition_docs: int = 50_000
     max_partition_bytes: int = 2 * 1024 ** 3 - 1
     refresh_every_docs: int = 10_000  # rebuild the active partition's files after this many
-    summary_compression_level: int = 4  # gzip level; 4 is ~5% larger and ~2x faster than 6
+    summary_compression_level: int = SUMMARY_COMPRESSION_LEVEL
 
     def __post_init__(self) -> None:
         if self.max_partition_docs < 1 or self.max_partition_bytes < 1:
@@ -88,16 +97,119 @@ def _json_default(value: Any) -> Any:
     raise TypeError(f"summary value of type {type(value).__name__} is not JSON-serialisable")
 
 
-def _validate_batch(prepared: list[tuple[Any, ...]]) -> None:
+@dataclass(frozen=True, slots=True)
+class EncodedDocument:
+    """A document in the form the bundle stores: ``doc_id`` (24 bytes), ``summary`` (gzip of
+    the summary's JSON), ``cache`` (gzip of the cached page, or empty) and ``index_blob``
+    (:func:`~indexer.core.partition_index.encode_doc_index`). ``url`` is for messages only;
+    ``source`` is a link document's source page (its summary's ``source``), for the indexer's
+    anchor-text boost (:func:`scale_regions`)."""
+
+    doc_id: bytes
+    summary: bytes
+    cache: bytes
+    index_blob: bytes
+    url: str = ""
+    source: str = ""
+
+    @property
+    def is_link(self) -> bool:
+        return len(self.doc_id) > DOC_TYPE and self.doc_id[DOC_TYPE] == DocType.LINK
+
+
+def encode_document(doc: IndexDocument, level: int = SUMMARY_COMPRESSION_LEVEL
+                    ) -> EncodedDocument:
+    """``doc`` as the bundle stores it (what :meth:`IndexBundleWriter.append_encoded` takes)."""
+    p = _prepare_document(doc, level)
+    source = doc.summary.get("source") if doc.doc_type == DocType.LINK else None
+    return EncodedDocument(p.doc_id, p.summary, p.cache, p.blob, p.url,
+                           source if isinstance(source, str) else "")
+
+
+def scale_regions(item: EncodedDocument, factor: float) -> EncodedDocument:
+    """``item`` with every region weight multiplied by ``factor`` (its index blob re-encoded);
+    raises ``ValueError`` for a bad blob."""
+    try:
+        parsed = decode_doc_index(item.index_blob)
+    except Exception as exc:  # zlib.error, ValueError, struct.error
+        raise ValueError(f"{item.url}: bad document index blob: {exc}") from None
+    ends = np.cumsum(parsed.counts)
+    starts = ends - parsed.counts
+    positions = parsed.positions.tolist()
+    terms = {term: positions[a:b] for term, a, b in zip(parsed.terms, starts.tolist(),
+                                                        ends.tolist(), strict=True)}
+    doc = IndexDocument(
+        url=item.url, host="", doc_type=DocType(item.doc_id[DOC_TYPE]),
+        text_hash=item.doc_id[TEXT_HASH], summary={}, terms=terms, length=parsed.length,
+        meta_words=tuple(parsed.meta_words),
+        region_weights=tuple((end, weight * factor) for end, weight in parsed.regions),
+        classifier_scores=parsed.classifier_scores)
+    return replace(item, index_blob=encode_doc_index(doc)[0])
+
+
+@dataclass(frozen=True, slots=True)
+class _Prepared:
+    """One document ready to store: its bytes and its decoded index data."""
+
+    doc_id: bytes
+    summary: bytes
+    cache: bytes
+    blob: bytes
+    url: str
+    length: int
+    terms: list[str]
+    counts: np.ndarray
+    positions: np.ndarray
+    meta_words: tuple[str, ...] | list[str]
+    regions: tuple[tuple[int, float], ...]
+    classifier_scores: tuple[float, ...]
+
+    @property
+    def size(self) -> int:
+        return len(self.summary) + len(self.cache) + len(self.blob)
+
+
+def _prepare_document(doc: IndexDocument, level: int) -> _Prepared:
+    summary = gzip_bytes(json.dumps(doc.summary, separators=(",", ":"), ensure_ascii=False,
+                                    default=_json_default).encode("utf-8"), level)
+    cache = gzip_bytes(doc.cached_page, level) if doc.cached_page else b""
+    blob, terms, counts, positions = encode_doc_index(doc)
+    return _Prepared(doc.doc_id, summary, cache, blob, doc.url, doc.length, terms, counts,
+                     positions, tuple(doc.meta_words), tuple(doc.region_weights),
+                     tuple(doc.classifier_scores))
+
+
+def _prepare_encoded(item: EncodedDocument) -> _Prepared:
+    """Check an encoded document (doc id, gzip framing, index blob) and decode its index."""
+    if not isinstance(item.doc_id, bytes) or len(item.doc_id) != 24:
+        raise ValueError(f"{item.url}: a doc id is 24 bytes")
+    if item.doc_id[DOC_TYPE] not in DocType._value2member_map_:
+        raise ValueError(f"{item.url}: unknown document type {item.doc_id[DOC_TYPE]}")
+    for name, data in (("summary", item.summary), ("cache", item.cache)):
+        if data and data[:2] != b"\x1f\x8b":
+            raise ValueError(f"{item.url}: the {name} is not gzip data")
+    if not item.summary:
+        raise ValueError(f"{item.url}: the summary is empty")
+    try:
+        parsed: DocIndexData = decode_doc_index(item.index_blob)
+    except Exception as exc:  # zlib.error, ValueError, struct.error
+        raise ValueError(f"{item.url}: bad document index blob: {exc}") from None
+    return _Prepared(item.doc_id, item.summary, item.cache, item.index_blob, item.url,
+                     parsed.length, parsed.terms, parsed.counts.astype(np.int32),
+                     parsed.positions.astype(np.int32), tuple(parsed.meta_words),
+                     parsed.regions, parsed.classifier_scores)
+
+
+def _validate_batch(prepared: list[_Prepared]) -> None:
     """Positions non-negative and strictly increasing per term, lengths non-negative: checked
     for a whole batch with array operations."""
     if not prepared:
         return
-    counts = np.concatenate([p[6] for p in prepared]).astype(np.int64)
-    positions = np.concatenate([p[7] for p in prepared]).astype(np.int64)
-    per_doc = np.array([p[7].size for p in prepared], dtype=np.int64)
+    counts = np.concatenate([p.counts for p in prepared]).astype(np.int64)
+    positions = np.concatenate([p.positions for p in prepared]).astype(np.int64)
+    per_doc = np.array([p.positions.size for p in prepared], dtype=np.int64)
     bad_doc = np.zeros(len(prepared), dtype=bool)
-    bad_doc |= np.array([p[4].length < 0 for p in prepared])
+    bad_doc |= np.array([p.length < 0 for p in prepared])
     if positions.size:
         doc_of = np.repeat(np.arange(len(prepared)), per_doc)
         first = np.cumsum(counts) - counts
@@ -107,7 +219,7 @@ def _validate_batch(prepared: list[tuple[Any, ...]]) -> None:
         bad[1:] |= (np.diff(positions) <= 0) & ~starts[1:]
         bad_doc[doc_of[bad]] = True
     if bad_doc.any():
-        doc = prepared[int(np.flatnonzero(bad_doc)[0])][4]
+        doc = prepared[int(np.flatnonzero(bad_doc)[0])]
         raise ValueError(f"{doc.url}: positions must be non-negative and increase strictly per "
                          f"term, and the length non-negative")
 
@@ -210,25 +322,25 @@ class IndexBundleWriter:
         over (closing it) when it is full. Returns the number appended."""
         if self._lock is None:
             raise IndexStateError("writer is closed")
-        with gc_paused():
-            return self._append(docs)
-
-    def _append(self, docs: Iterable[IndexDocument]) -> int:
         level = self.config.summary_compression_level
+        with gc_paused():
+            return self._append([_prepare_document(doc, level) for doc in docs])
+
+    def append_encoded(self, items: Iterable[EncodedDocument]) -> int:
+        """:meth:`append` for documents already encoded (:func:`encode_document`). Every item
+        is checked first: a malformed one raises ``ValueError`` and nothing is stored."""
+        if self._lock is None:
+            raise IndexStateError("writer is closed")
+        with gc_paused():
+            return self._append([_prepare_encoded(item) for item in items])
+
+    def _append(self, prepared: list[_Prepared]) -> int:
         cfg = self.config
-        prepared = []
-        for doc in docs:
-            summary = gzip_bytes(json.dumps(doc.summary, separators=(",", ":"),
-                                            ensure_ascii=False, default=_json_default
-                                            ).encode("utf-8"), level)
-            cache = gzip_bytes(doc.cached_page, level) if doc.cached_page else b""
-            blob, terms, counts, positions = encode_doc_index(doc)
-            prepared.append((doc.doc_id, summary, cache, blob, doc, terms, counts, positions))
         _validate_batch(prepared)  # a bad document rejects the batch before anything is stored
-        pending: list[tuple[Any, ...]] = []
+        pending: list[_Prepared] = []
         pending_bytes = 0
         for item in prepared:
-            size = len(item[1]) + len(item[2]) + len(item[3])
+            size = item.size
             state = self.documents.active_state
             docs_now = state.docs + len(pending)
             if docs_now and (docs_now + 1 > cfg.max_partition_docs
@@ -245,19 +357,18 @@ class IndexBundleWriter:
             self.refresh()
         return len(prepared)
 
-    def _flush(self, pending: list[tuple[Any, ...]]) -> None:
+    def _flush(self, pending: list[_Prepared]) -> None:
         if not pending:
             return
-        stored = self.documents.add([(p[0], p[1], p[2], p[3], p[0][DOC_TYPE] == DocType.LINK)
-                                     for p in pending])
+        stored = self.documents.add([(p.doc_id, p.summary, p.cache, p.blob,
+                                      p.doc_id[DOC_TYPE] == DocType.LINK) for p in pending])
         self.documents.commit()
         vocab = self._vocab
-        for rec, (doc_id, _, _, _, doc, terms, counts, positions) in zip(stored, pending,
-                                                                           strict=True):
+        for rec, p in zip(stored, pending, strict=True):
             self._docs.append(PartitionDoc(
-                doc_id, doc.length, vocab.lookup_many(terms), counts, positions,
-                vocab.lookup_many(doc.meta_words), tuple(doc.region_weights),
-                tuple(doc.classifier_scores), rec.summary_offset, rec.summary_length,
+                p.doc_id, p.length, vocab.lookup_many(p.terms), p.counts, p.positions,
+                vocab.lookup_many(p.meta_words), tuple(p.regions),
+                tuple(p.classifier_scores), rec.summary_offset, rec.summary_length,
                 rec.cache_offset, rec.cache_length, rec.end, rec.blob_crc))
         self._since_refresh += len(pending)
 

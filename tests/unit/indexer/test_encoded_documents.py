@@ -1,0 +1,79 @@
+"""Documents encoded by fetchers (``encode_document``) are stored exactly as the indexer's own
+encoding, are checked before anything is stored, and can have their region weights scaled."""
+
+from __future__ import annotations
+
+import base64
+import zlib
+from pathlib import Path
+
+import pytest
+
+from indexer.core.bundle import (
+    EncodedDocument,
+    IndexBundleWriter,
+    encode_document,
+    scale_regions,
+)
+from indexer.core.ids import DocType
+from indexer.core.partition_index import decode_doc_index
+from indexer.core.reader import IndexBundleReader
+from tests.unit.indexer.helpers import make_doc
+
+
+def files_of(path: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(path)): p.read_bytes() for p in sorted(path.rglob("*"))
+            if p.is_file() and p.name not in ("LOCK", "archive_info.txt")}
+
+
+def test_encoded_documents_store_the_same_bytes(tmp_path: Path) -> None:
+    docs = [make_doc(i) for i in range(60)] + [make_doc(99, doc_type=DocType.LINK)]
+    with IndexBundleWriter(tmp_path / "plain") as writer:
+        writer.append(docs[:30])
+        writer.append(docs[30:])
+    with IndexBundleWriter(tmp_path / "encoded") as writer:
+        writer.append_encoded([encode_document(d) for d in docs[:30]])
+        writer.append_encoded([encode_document(d) for d in docs[30:]])
+    plain, encoded = files_of(tmp_path / "plain"), files_of(tmp_path / "encoded")
+    assert plain.keys() == encoded.keys()
+    assert plain == encoded
+    reader = IndexBundleReader(tmp_path / "encoded")
+    assert reader.summary(docs[5].doc_id)["title"] == "title 5"
+
+
+@pytest.mark.parametrize("damage", ["doc_id", "summary", "blob", "positions"])
+def test_a_malformed_encoded_document_rejects_the_batch(tmp_path: Path, damage: str) -> None:
+    good = [encode_document(make_doc(i)) for i in range(3)]
+    item = good[1]
+    if damage == "doc_id":
+        bad = EncodedDocument(item.doc_id[:10], item.summary, item.cache, item.index_blob)
+    elif damage == "summary":
+        bad = EncodedDocument(item.doc_id, b"{not gzip}", item.cache, item.index_blob)
+    elif damage == "blob":
+        bad = EncodedDocument(item.doc_id, item.summary, item.cache, b"junk" * 5)
+    else:  # a well-formed blob whose positions go backwards
+        doc = make_doc(1)
+        term = next(t for t, p in doc.terms.items() if len(p) > 1)
+        terms = dict(doc.terms)
+        terms[term] = list(reversed(terms[term]))
+        from dataclasses import replace
+
+        bad = encode_document(replace(doc, terms=terms))
+    with IndexBundleWriter(tmp_path) as writer:
+        with pytest.raises(ValueError):
+            writer.append_encoded([good[0], bad, good[2]])
+        assert writer.active_documents == 0
+        assert writer.append_encoded(good) == 3
+
+
+def test_scale_regions_multiplies_the_weights_only() -> None:
+    doc = make_doc(7, doc_type=DocType.LINK)
+    item = encode_document(doc)
+    scaled = scale_regions(item, 2.5)
+    before, after = decode_doc_index(item.index_blob), decode_doc_index(scaled.index_blob)
+    assert [w * 2.5 for _, w in before.regions] == [w for _, w in after.regions]
+    assert before.terms == after.terms and before.length == after.length
+    assert (before.positions == after.positions).all()
+    assert scaled.doc_id == item.doc_id and scaled.summary == item.summary
+    assert zlib.decompress(scaled.summary, 31)  # still the same gzip summary
+    assert base64.b64encode(scaled.doc_id)
