@@ -10,10 +10,29 @@ documented at ``MAX_SUMMARY_LENGTH`` below. Then it answers ../shared/judgments/
 :class:`ranking.core.pipeline.Searcher` and prints MRR@10, Success@1, Success@10 and nDCG@10 from
 ../shared/judgments/score.py, for all queries and for the odd and even halves of dev.tsv.
 
+Link analysis (issue 8), on and off. After the crawl the bench runs what an admin would run
+(``manage.py webgraph``, ``linkrank`` and ``score_update``, through the same core functions):
+the web graph of the crawl's link documents, LinkRank (damping 0.85 with the default same-host
+discount) and trust from the seeds (all ``default`` policy here), written to
+``<crawl>/linkgraph/<ts>/scores.npz``. Then:
+
+* **off**: the first crawl's index, Page Options' link score weight 0;
+* **on**: a second crawl of the same web into a folder that already holds those scores (a
+  recrawl after link analysis, as in Nutch's cycle), so its indexer boosts every anchor text by
+  its source page's LinkRank (AnchorFields), searched with the link score beside Doc Rank at
+  the default weight (``SearchOptions.link_score_weight``), representative urls included;
+* **on_query_only**: the first crawl's index with the link score at the default weight (no
+  anchor boosts), to tell the two effects apart.
+
+The headline figures (MRR@10, Success@1, ...) are those of the configuration the defaults
+give, i.e. "on" when the default weight is above 0, else "off"; both MRR@10 figures are
+printed, with a ``target:`` line that the default is the better of the two.
+
 Usage: ``.venv/bin/python bench/relevance_eval.py`` (``--rebuild`` to crawl again, ``--misses``
-to list the queries whose answer is not first). Needs the local web running
-(sh ../shared/localweb/start.sh). Prints ``name: value unit`` lines and a ``target:`` line
-(MRR@10 >= 0.85).
+to list the queries whose answer is not first, ``--cached`` to reuse the newest cached crawls
+even if crawler/indexer code changed since, for ranking-only work). Needs the local web running
+(sh ../shared/localweb/start.sh). Prints ``name: value unit`` lines and ``target:`` lines
+(MRR@10 >= 0.85; the default link weight is the better of on and off).
 """
 
 from __future__ import annotations
@@ -28,6 +47,7 @@ import shutil
 import sys
 import time
 import urllib.robotparser
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -43,6 +63,22 @@ from crawler.core.local_crawl import LocalCrawl  # noqa: E402
 from crawler.core.process import PageProcessor  # noqa: E402
 from crawler.core.siterules import SiteRules  # noqa: E402
 from indexer.core.reader import IndexBundleReader  # noqa: E402
+from ranking.core.linkgraph import (  # noqa: E402
+    LinkRankConfig,
+    Policy,
+    TrustSeed,
+    WebGraphBuilder,
+    crawl_bundles,
+    graph_dir,
+    linkrank,
+    propagate_trust,
+    read_bundle_links,
+    save_graph,
+    scores_path,
+    write_scores,
+)
+from ranking.core.linkgraph.scores import cached_link_scores  # noqa: E402
+from ranking.core.options import SearchOptions  # noqa: E402
 from ranking.core.pipeline import Searcher  # noqa: E402
 from ranking.core.shard import LocalShard  # noqa: E402
 
@@ -122,22 +158,41 @@ def build_index(tier: str = "default", rebuild: bool = False) -> tuple[Path, dic
     return paths[0], stats
 
 
-def crawl_index(tier: str = "default", servers: int = 1, rebuild: bool = False
+def _crawl_folder(tier: str, servers: int, seeds: list[str], variant: str = "",
+                  cached: bool = False) -> Path:
+    key = hashlib.sha1(f"{_code_version()}|{tier}|{servers}|{' '.join(seeds)}".encode()
+                       ).hexdigest()[:10]
+    name = f"crawl-{tier}-{servers}{variant}"
+    folder = CACHE / f"{name}-{key}"
+    if cached and not (folder / "BUILT.json").exists():
+        built = sorted((p.parent for p in CACHE.glob(f"{name}-*/BUILT.json")),
+                       key=lambda p: (p / "BUILT.json").stat().st_mtime)
+        if built:
+            return built[-1]
+    return folder
+
+
+def crawl_index(tier: str = "default", servers: int = 1, rebuild: bool = False,
+                variant: str = "", prepare: Callable[[Path], None] | None = None,
+                cached: bool = False
                 ) -> tuple[list[Path], dict[str, float]]:
     """The cached index bundles (one per queue server) of a crawl of the tier by the engine's
-    in-process crawler (crawled when missing) and the crawl's statistics."""
+    in-process crawler (crawled when missing) and the crawl's statistics. ``variant`` names
+    another cache folder; ``prepare(folder)`` runs before its crawl starts; ``cached`` reuses
+    the newest crawl of that name whatever the code version."""
     seeds = seed_urls(tier)
     if not seeds:
         raise SystemExit("no local-web pages on disk: install the tier's packages "
                          "(sh ../shared/localweb/setup.sh as root)")
-    key = hashlib.sha1(f"{_code_version()}|{tier}|{servers}|{' '.join(seeds)}".encode()
-                       ).hexdigest()[:10]
-    folder = CACHE / f"crawl-{tier}-{servers}-{key}"
+    folder = _crawl_folder(tier, servers, seeds, variant, cached and not rebuild)
     stamp = folder / "BUILT.json"
     if stamp.exists() and not rebuild:
         stats = json.loads(stamp.read_text())
         return [Path(p) for p in stats["index"]], stats
     shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    if prepare is not None:
+        prepare(folder)
     options = crawl_options()
     crawl = CrawlConfig(crawl_id=1, timestamp=CRAWL_TIMESTAMP, name=f"relevance-{tier}",
                         order=CrawlOrder.HOST_BUDGETING, restrict_to_seeds=True,
@@ -163,6 +218,56 @@ def crawl_index(tier: str = "default", servers: int = 1, rebuild: bool = False
              "build_s": result.elapsed, "index": [str(p) for p in result.index_paths]}
     stamp.write_text(json.dumps(stats))
     return list(result.index_paths), stats
+
+
+def work_of(bundle: Path) -> Path:
+    """The crawl folder (the engine's work directory) of a ``<work>/qs<n>/IndexData<ts>``."""
+    return bundle.parent.parent
+
+
+def link_analysis(work: Path, tier: str = "default") -> dict[str, float]:
+    """webgraph + linkrank + score_update of the crawl in ``work`` (cached beside it): the
+    graph of its link records, LinkRank, trust from its seeds (default policy), the scores
+    file. Returns timings and sizes."""
+    path = scores_path(work, CRAWL_TIMESTAMP)
+    stamp = path.with_suffix(".json")
+    if path.exists() and stamp.exists():
+        return json.loads(stamp.read_text())
+    start = time.perf_counter()
+    links = read_bundle_links(crawl_bundles(work, CRAWL_TIMESTAMP))
+    builder = WebGraphBuilder()
+    builder.add_all(links.records)
+    graph = save_graph(builder.build(), graph_dir(work, CRAWL_TIMESTAMP))
+    built = time.perf_counter() - start
+    start = time.perf_counter()
+    result = linkrank(graph, LinkRankConfig())
+    seeds = [TrustSeed(url, Policy.DEFAULT) for url in seed_urls(tier)]
+    trust = propagate_trust(graph, seeds)
+    scored = save_graph(graph.with_scores(score=result.scores, trust=trust.trust),
+                        graph_dir(work, CRAWL_TIMESTAMP), changed=["score", "trust"])
+    ranked = time.perf_counter() - start
+    write_scores(path, scored, {"crawl": CRAWL_TIMESTAMP, "nodes": scored.n,
+                                "edges": scored.edges})
+    stats = {"nodes": scored.n, "edges": scored.edges, "redirects": len(links.redirects),
+             "graph_s": built, "linkrank_s": ranked, "iterations": result.iterations}
+    stamp.write_text(json.dumps(stats))
+    return stats
+
+
+def anchored_index(first: Path, tier: str = "default", rebuild: bool = False,
+                   cached: bool = False) -> tuple[Path, dict[str, float]]:
+    """The index of a second crawl of the tier whose indexer has the first crawl's link scores
+    (so anchor texts are boosted by their source's LinkRank)."""
+    scores = scores_path(work_of(first), CRAWL_TIMESTAMP)
+
+    def prepare(folder: Path) -> None:
+        target = scores_path(folder, CRAWL_TIMESTAMP)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(scores, target)
+
+    paths, stats = crawl_index(tier, 1, rebuild, variant="-anchors", prepare=prepare,
+                               cached=cached)
+    return paths[0], stats
 
 
 def load_queries() -> list[tuple[str, str]]:
@@ -202,39 +307,76 @@ def _half(run: dict[str, list[str]], queries: list[tuple[str, str]], parity: int
                     CACHE / "runs" / f"yioopy-{name}.run", ids)
 
 
+def _report(name: str, run: dict[str, list[str]], queries: list[tuple[str, str]]
+            ) -> dict[str, float]:
+    mean = evaluate(run, CACHE / "runs" / f"yioopy-{name}.run")
+    mean["odd"] = _half(run, queries, 1, f"{name}-odd")["MRR@10"]
+    mean["even"] = _half(run, queries, 0, f"{name}-even")["MRR@10"]
+    return mean
+
+
 def main() -> int:
     logging.basicConfig(level=logging.ERROR)
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rebuild", action="store_true", help="crawl again")
+    ap.add_argument("--cached", action="store_true",
+                    help="reuse the newest cached crawls even if the crawler code changed")
     ap.add_argument("--misses", action="store_true",
                     help="list the queries whose first result is not a right answer")
     args = ap.parse_args()
-    bundle, stats = build_index("default", args.rebuild)
+    paths, stats = crawl_index("default", 1, args.rebuild, cached=args.cached)
+    bundle = paths[0]
+    links = link_analysis(work_of(bundle))
+    anchored, anchored_stats = anchored_index(bundle, "default", args.rebuild, args.cached)
+    defaults = SearchOptions()
+    weight = defaults.link_score_weight or 1.0
+    off_options = replace(defaults, link_score_weight=0.0)
+    on_options = replace(defaults, link_score_weight=weight)
     reader = IndexBundleReader(bundle)
-    searcher = Searcher([LocalShard(reader)])
     queries = load_queries()
+    first_shard = LocalShard(reader)
     start = time.perf_counter()
-    run = run_queries(searcher, queries)
+    off_run = run_queries(Searcher([first_shard], off_options), queries)
     elapsed = time.perf_counter() - start
-    mean = evaluate(run, CACHE / "runs" / "yioopy.run")
-    odd = _half(run, queries, 1, "odd")
-    even = _half(run, queries, 0, "even")
+    scores = cached_link_scores(scores_path(work_of(bundle), CRAWL_TIMESTAMP))
+    query_only = run_queries(Searcher([first_shard], on_options, link_scores=scores), queries)
+    on_reader = IndexBundleReader(anchored)
+    on_scores = cached_link_scores(scores_path(work_of(anchored), CRAWL_TIMESTAMP))
+    on_run = run_queries(Searcher([LocalShard(on_reader)], on_options, link_scores=on_scores),
+                         queries)
+    off = _report("off", off_run, queries)
+    q_only = _report("on-query-only", query_only, queries)
+    on = _report("on", on_run, queries)
+    default_on = defaults.link_score_weight > 0
+    mean, run_name = (on, "on") if default_on else (off, "off")
+    head_reader = on_reader if default_on else reader
     sys.stdout.write(
         f"pages: {stats['pages']} pages\n"
         f"index_documents: {stats['documents']} documents\n"
         f"crawl_time: {stats['build_s']:.1f} s\n"
-        f"doc_map_entries: {reader.collection_stats().documents} entries\n"
+        f"crawl_time_anchors: {anchored_stats['build_s']:.1f} s\n"
+        f"doc_map_entries: {head_reader.collection_stats().documents} entries\n"
+        f"webgraph_nodes: {links['nodes']} nodes\n"
+        f"webgraph_links: {links['edges']} links\n"
+        f"webgraph_time: {links['graph_s']:.2f} s\n"
+        f"linkrank_time: {links['linkrank_s']:.2f} s\n"
+        f"link_score_weight: {weight:g} weight\n"
         f"queries: {len(queries)} queries\n"
         f"eval_time: {elapsed:.2f} s\n"
         f"MRR@10: {mean['MRR@10']:.4f} score\n"
         f"Success@1: {mean['S@1']:.4f} score\n"
         f"Success@10: {mean['S@10']:.4f} score\n"
         f"nDCG@10: {mean['nDCG@10']:.4f} score\n"
-        f"MRR@10_odd: {odd['MRR@10']:.4f} score\n"
-        f"MRR@10_even: {even['MRR@10']:.4f} score\n")
+        f"MRR@10_odd: {mean['odd']:.4f} score\n"
+        f"MRR@10_even: {mean['even']:.4f} score\n"
+        f"MRR@10_links_off: {off['MRR@10']:.4f} score\n"
+        f"MRR@10_links_on: {on['MRR@10']:.4f} score\n"
+        f"MRR@10_links_on_query_only: {q_only['MRR@10']:.4f} score\n"
+        f"Success@1_links_off: {off['S@1']:.4f} score\n"
+        f"Success@1_links_on: {on['S@1']:.4f} score\n")
     if args.misses:
         qrels = score.load_qrels(str(SHARED / "judgments" / "dev.tsv"))
-        ranked = score.load_run(str(CACHE / "runs" / "yioopy.run"))
+        ranked = score.load_run(str(CACHE / "runs" / f"yioopy-{run_name}.run"))
         for qid, q in qrels.items():
             got = ranked.get(qid, [])
             hit = next((i + 1 for i, u in enumerate(got[:10]) if u in q["rel"]), None)
@@ -244,6 +386,10 @@ def main() -> int:
     met = mean["MRR@10"] >= TARGET_MRR
     sys.stdout.write(f"target: MRR@10 {mean['MRR@10']:.4f} (goal {TARGET_MRR}) "
                      f"{'met' if met else 'NOT met'}\n")
+    better = max(on["MRR@10"], off["MRR@10"])
+    sys.stdout.write(f"target: default link score weight ({defaults.link_score_weight:g}) "
+                     f"MRR@10 {mean['MRR@10']:.4f} (goal the better of on and off, "
+                     f"{better:.4f}) {'met' if mean['MRR@10'] >= better else 'NOT met'}\n")
     return 0
 
 
