@@ -253,6 +253,28 @@ class Crawl(models.Model):
         "fair share per domain (%)", default=100, validators=_range(1, 100),
         help_text="The largest share of any schedule one company-level domain may take, so a "
                   "focused crawl does not collapse onto a few domains. 1 to 100; 100: no cap.")
+    favor_tier_bonus = models.PositiveSmallIntegerField(
+        "favor: tiers sooner", default=1, validators=_range(0, 10),
+        help_text="Urls reached from a favored seed are scheduled this many tiers sooner.")
+    distrust_tier_penalty = models.PositiveSmallIntegerField(
+        "distrust: tiers later", default=2, validators=_range(0, 10),
+        help_text="Urls reached from a distrusted seed or a spam page wait this many tiers.")
+    distrust_max_depth = models.SmallIntegerField(
+        "distrust: links followed", default=2, validators=_range(-1, 255),
+        help_text="Distrusted urls further than this from where distrust began are not "
+                  "queued; -1 follows them all.")
+    needy_threshold = models.FloatField(
+        "needy query threshold", default=0.0, validators=_range(0.0, 1000.0),
+        help_text="A searched query whose mean top-10 score is below this is needy: urls whose "
+                  "url and anchor text match it are crawled first. 0 switches needy queries "
+                  "off.")
+    priority_importance_weight = models.FloatField(
+        "priority: importance weight", default=1.0, validators=_range(0.0, 100.0),
+        help_text="Weight of link, trust and OPIC importance in a needy url's priority.")
+    priority_need_weight = models.FloatField(
+        "priority: need weight", default=1.0, validators=_range(0.0, 100.0),
+        help_text="Weight of the need score (query frequency of matched needy queries) in a "
+                  "url's priority; 0 ignores needy queries.")
     restrict_to_seeds = models.BooleanField(
         "restrict to seed and allowed sites", default=False,
         help_text="Fetch only urls on a seed's host or matching an allowed-sites rule.")

@@ -27,6 +27,7 @@ from crawler.core.wire import schedule_to_wire
 
 from . import services
 from .models import Crawl, QueueServer
+from .needy import refresh_needy
 from .selectors import crawl_config_get
 
 logger = logging.getLogger(__name__)
@@ -117,6 +118,8 @@ class QueueServerProcess:
         if core.ingest(limit=200):
             self._last_activity = now
         core.maybe_refresh()
+        if core.config.crawl.needy_threshold > 0:  # the query log, read from the shared DB
+            refresh_needy(core.queue, core.config.crawl.needy_threshold)
         for schedule in core.take_schedules():
             message = schedule_to_wire(schedule, crawl.timestamp, crawl.pk, self.server)
             message["last"] = core.last_requests(schedule)

@@ -145,6 +145,10 @@ def run_search(request: HttpRequest, options: SearchOptions | None = None
             searched, num=num, offset=offset, safe_search=safe)
     except (NoIndexError, CorruptIndexError) as exc:
         result = SearchResult(searched, searched, (), 0, 0.0, False, (str(exc),), offset, num)
+    if offset == 0 and num > 0:  # the query log needy-query crawling reads (crawler.needy)
+        from .models import QueryLog
+
+        QueryLog.record(query, result.total, [r.score for r in result.results])
     if messages:
         result = SearchResult(result.query, result.rewritten, result.results, result.total,
                               result.elapsed, result.partial, (*messages, *result.messages),
