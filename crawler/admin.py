@@ -39,6 +39,10 @@ class SeedSiteInline(admin.TabularInline):
     fields = ("url", "policy", "trust_weight")
 
 
+PRIORITY_FIELDS = ("favor_tier_bonus", "distrust_tier_penalty", "distrust_max_depth",
+                   "needy_threshold", "priority_importance_weight", "priority_need_weight")
+
+
 class CrawlForm(forms.ModelForm):
     bulk_seeds = forms.CharField(
         label="Add seed sites", required=False,
@@ -58,7 +62,8 @@ class CrawlForm(forms.ModelForm):
     class Meta:
         model = Crawl
         fields = ("name", "description", "order", "max_pages", "max_depth", "recrawl_days",
-                  "max_domain_share", "restrict_to_seeds", "allowed_sites", "disallowed_sites", "page_options")
+                  "max_domain_share", "restrict_to_seeds", "allowed_sites", "disallowed_sites", "page_options",
+                  *PRIORITY_FIELDS)
 
     def clean_bulk_seeds(self) -> str:
         text = self.cleaned_data.get("bulk_seeds", "")
@@ -84,6 +89,7 @@ class CrawlAdmin(admin.ModelAdmin):
         (None, {"fields": ("name", "description", "page_options")}),
         ("Crawl parameters", {"fields": ("order", "max_pages", "max_depth", "recrawl_days",
                                          "max_domain_share")}),
+        ("Priorities: seed policies and needy queries", {"fields": PRIORITY_FIELDS}),
         ("Sites", {"fields": ("restrict_to_seeds", "allowed_sites", "disallowed_sites",
                               "bulk_seeds", "bulk_policy", "bulk_trust_weight")}),
         ("State", {"fields": ("timestamp", "status", "started_at", "stopped_at", *COUNTERS)}),
@@ -123,6 +129,8 @@ class CrawlAdmin(admin.ModelAdmin):
                  name="crawler_crawl_status_json"),
             path("machines/", self.admin_site.admin_view(self.machines_view),
                  name="crawler_machines"),
+            path("<int:crawl_id>/needy/", self.admin_site.admin_view(self.needy_view),
+                 name="crawler_crawl_needy"),
         ]
         return own + super().get_urls()
 
@@ -167,6 +175,24 @@ class CrawlAdmin(admin.ModelAdmin):
             "now": timezone.now(),
         }
         return TemplateResponse(request, "admin/crawler/crawl/status.html", context)
+
+    def needy_view(self, request: HttpRequest, crawl_id: int):
+        """The needy queries of the query log and what each live queue server is crawling
+        first because of them (its needy lane's best urls and the queries they match)."""
+        from .needy import WINDOW, needy_queries_get
+
+        crawl = get_object_or_404(Crawl, pk=crawl_id)
+        servers = [(q.server_id, q.counters) for q in services.live_queue_servers()
+                   if q.counters.get("crawl") == crawl.pk]
+        context = {
+            **self.admin_site.each_context(request), "opts": self.model._meta,
+            "title": f"Needy queries of {crawl.name}", "crawl": crawl,
+            "needy": needy_queries_get(crawl.needy_threshold), "window_days": WINDOW.days,
+            "servers": [{"server": n, "queued": c.get("needy_queued", 0),
+                         "queries": c.get("needy_queries", 0), "top": c.get("needy_top", [])}
+                        for n, c in sorted(servers)],
+        }
+        return TemplateResponse(request, "admin/crawler/crawl/needy.html", context)
 
     def machines_view(self, request: HttpRequest):
         """Queue servers and fetchers, with their heartbeats."""
