@@ -35,7 +35,7 @@ def test_gzip_bomb_is_cut_cheaply() -> None:
         return next(pieces, b"")
     started = time.monotonic()
     result = read_body(read, coding="gzip", limit=1_000_000, raw_limit=3_000_000)
-    assert time.monotonic() - started < 0.5
+    assert time.monotonic() - started < 3.0  # inflating it all would take minutes
     assert result.body == bytes(1_000_000) and result.truncated
 
 
