@@ -97,7 +97,7 @@ def test_trap_stays_within_depth_and_hostile_servers_cost_bounded_time(tmp_path)
                  hostile.url("/redirect/chain/3")]
         started = time.monotonic()
         _, stats, readers = run_crawl(tmp_path, seeds, 1, max_depth=3, timeout=60)
-        assert time.monotonic() - started < 40
+        assert time.monotonic() - started < 55  # the trickle alone would take 100 s
         trap = [e.path for e in hostile.log if e.path.startswith("/trap/")]
         assert trap and max(p.count("/") for p in trap) - 1 <= 1 + 3
         assert stats[0]["fetch_errors"] >= 2
