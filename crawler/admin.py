@@ -65,6 +65,18 @@ class CrawlForm(forms.ModelForm):
                   "max_domain_share", "restrict_to_seeds", "allowed_sites", "disallowed_sites", "page_options",
                   *PRIORITY_FIELDS)
 
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        for name in PRIORITY_FIELDS:  # left empty: the default (older forms and scripts)
+            self.fields[name].required = False
+
+    def clean(self) -> dict:
+        data = super().clean()
+        for name in PRIORITY_FIELDS:
+            if data.get(name) is None and name not in self.errors:
+                data[name] = Crawl._meta.get_field(name).get_default()
+        return data
+
     def clean_bulk_seeds(self) -> str:
         text = self.cleaned_data.get("bulk_seeds", "")
         if text.strip():
