@@ -108,14 +108,16 @@ class PageOptions(models.Model):
     doc_rank_weight = models.FloatField(default=1.0, validators=_range(0.0, 100.0),
                                         help_text="Multiplier of Doc Rank. 0 to 100; default 1.")
     link_score_weight = models.FloatField(
-        default=1.0, validators=_range(0.0, 100.0),
+        default=2.0, validators=_range(0.0, 100.0),
         help_text="Multiplier of the link-analysis boost (LinkRank relative score and trust, "
                   "from score_update) added beside Doc Rank; 0 turns it off. 0 to 100; "
-                  "default 1.")
+                  "default 2.")
     relevance_weight = models.FloatField(default=1.0, validators=_range(0.0, 100.0),
                                          help_text="Multiplier of DFR relevance. 0 to 100; default 1.")
-    proximity_weight = models.FloatField(default=1.0, validators=_range(0.0, 100.0),
-                                         help_text="Multiplier of proximity. 0 to 100; default 1.")
+    proximity_weight = models.FloatField(
+        default=10.0, validators=_range(0.0, 100.0),
+        help_text="Multiplier of proximity (normalised by the page's length, so small on long "
+                  "pages). 0 to 100; default 10.")
     title_weight = models.FloatField(default=4.0, validators=_range(0.0, 100.0),
                                      help_text="Region weight of title words. 0 to 100; default 4.")
     description_weight = models.FloatField(

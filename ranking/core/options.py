@@ -2,7 +2,10 @@
 
 Layer: ``ranking.core``. ``crawler.selectors.search_options_get`` builds it from the PageOptions
 row; the search pipeline receives nothing else. Defaults follow the seed document 000 and
-../shared/yioop-notes.md §7, §8, §13.
+../shared/yioop-notes.md §7, §8, §13, except two tuned on the dev judgments
+(``bench/relevance_eval.py``, issues 6 and 8): the proximity weight (10: the seed's
+normalisation by the positions a span could start makes proximity tiny on whole manual pages)
+and the link score weight (2, the better of on and off).
 """
 
 from __future__ import annotations
@@ -19,9 +22,9 @@ class SearchOptions:
     # the three main scores
     doc_rank_weight: float = 1.0
     relevance_weight: float = 1.0
-    proximity_weight: float = 1.0
+    proximity_weight: float = 10.0  # proximity is normalised by l_d: small on long pages
     # link analysis (issue 8): LinkRank and trust from score_update, beside Doc Rank
-    link_score_weight: float = 1.0
+    link_score_weight: float = 2.0
     # region weights of the DFR frequency
     title_weight: float = 4.0
     description_weight: float = 1.0

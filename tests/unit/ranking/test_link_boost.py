@@ -27,6 +27,8 @@ PLAIN = "https://plain.example/widgets.html"
 POPULAR = "https://popular.example/widgets.html"
 ALIAS = "https://popular.example/old/widgets.html"  # redirects to POPULAR
 BODY = "The widget frobnicator assembles widgets from parts and ships them daily."
+# the link score's effect alone: proximity (which favours the shorter page here) left out
+OPTIONS = SearchOptions(proximity_weight=0.0)
 
 
 def _bundle(work, docs):
@@ -34,8 +36,8 @@ def _bundle(work, docs):
 
 
 def _docs(with_redirect: bool = False) -> list[Doc]:
-    # same url depth and query words; on this two-page index PLAIN's longer text scores a
-    # little higher (see the first assertion of each test), so it is first without link scores
+    # same url depth and query words; on this two-page index PLAIN's longer text has the
+    # higher relevance, so (proximity aside, see OPTIONS) it is first without link scores
     docs = [text_doc(PLAIN, "Widget frobnicator",
                      BODY + " Parts are stored in the warehouse near the river."),
             text_doc(POPULAR, "Widget frobnicator", BODY)]
@@ -68,9 +70,9 @@ def _urls(result):
 def test_boost_reorders_and_is_explained(tmp_path):
     reader = _bundle(tmp_path, _docs())
     scores, n = _write_scores(tmp_path)
-    off = Searcher([LocalShard(reader)], replace(SearchOptions(), link_score_weight=0.0))
+    off = Searcher([LocalShard(reader)], replace(OPTIONS, link_score_weight=0.0))
     assert _urls(off.search("widget frobnicator"))[:2] == [PLAIN, POPULAR]
-    on = Searcher([LocalShard(reader)])  # scores found from the bundle's place in the work dir
+    on = Searcher([LocalShard(reader)], OPTIONS)  # scores found from where the bundle is
     res = on.search("widget frobnicator")
     assert _urls(res)[:2] == [POPULAR, PLAIN]
     exp = res.results[0].explanation
@@ -79,7 +81,7 @@ def test_boost_reorders_and_is_explained(tmp_path):
     assert link["linkrank_relative"] == pytest.approx(relative)
     assert link["trust"] == pytest.approx(0.25)
     assert link["value"] == pytest.approx(np.log10(1 + relative) + 0.25)
-    assert link["weight"] == 1.0 and link["available"] is True
+    assert link["weight"] == SearchOptions().link_score_weight and link["available"] is True
     total = (exp["doc_rank"]["value"] * exp["doc_rank"]["weight"]
              + exp["relevance"]["value"] * exp["relevance"]["weight"]
              + exp["proximity"]["value"] * exp["proximity"]["weight"]
@@ -87,32 +89,34 @@ def test_boost_reorders_and_is_explained(tmp_path):
     assert exp["score"] == pytest.approx(total)
     # the page's explanation shows it as its own line
     rows = dict(explanation_rows(exp)[0])
-    assert rows["Link score"].startswith(f"{link['value']:.4g} × weight 1")
+    assert rows["Link score"].startswith(
+        f"{link['value']:.4g} × weight {SearchOptions().link_score_weight:.4g}")
     assert "LinkRank" in rows["Link score"]
     # the weight scales it
-    heavy = Searcher([LocalShard(reader)], replace(SearchOptions(), link_score_weight=3.0))
+    heavy = Searcher([LocalShard(reader)], replace(OPTIONS, link_score_weight=3.0))
     hexp = heavy.search("widget frobnicator").results[0].explanation
-    assert hexp["score"] - exp["score"] == pytest.approx(2 * link["value"])
+    assert hexp["score"] - exp["score"] == pytest.approx(
+        (3.0 - SearchOptions().link_score_weight) * link["value"])
     assert scores.scores_for(np.array([0], dtype=np.uint64))[0] == 0.0
 
 
 def test_weight_zero_turns_the_boost_off(tmp_path):
     reader = _bundle(tmp_path, _docs())
     _write_scores(tmp_path)
-    res = Searcher([LocalShard(reader)], replace(SearchOptions(), link_score_weight=0.0)
+    res = Searcher([LocalShard(reader)], replace(OPTIONS, link_score_weight=0.0)
                    ).search("widget frobnicator")
     exp = res.results[0].explanation
     assert exp["link_score"]["value"] == 0.0 and exp["link_score"]["available"] is False
     assert "linkrank_relative" not in exp["link_score"]
-    no_boost = (exp["doc_rank"]["value"] + exp["relevance"]["value"]
-                + exp["proximity"]["value"] + exp["bonuses"]["total"])
+    no_boost = sum(exp[k]["value"] * exp[k]["weight"]
+                   for k in ("doc_rank", "relevance", "proximity")) + exp["bonuses"]["total"]
     assert exp["score"] == pytest.approx(no_boost)
 
 
 def test_representative_url_is_the_better_scored_of_a_redirect(tmp_path):
     reader = _bundle(tmp_path, _docs(with_redirect=True))
     _write_scores(tmp_path, alias_score=0.9)  # the old url has more link score than POPULAR
-    res = Searcher([LocalShard(reader)]).search("widget frobnicator")
+    res = Searcher([LocalShard(reader)], OPTIONS).search("widget frobnicator")
     assert _urls(res)[0] == ALIAS
     rep = res.results[0].explanation["representative_url"]
     assert rep["orig_url"] == POPULAR and rep["url_score"] > rep["orig_score"]
@@ -123,13 +127,13 @@ def test_representative_url_is_the_better_scored_of_a_redirect(tmp_path):
 def test_representative_url_keeps_the_target_when_it_scores_higher(tmp_path):
     reader = _bundle(tmp_path / "w", _docs(with_redirect=True))
     _write_scores(tmp_path / "w", alias_score=0.001)
-    res = Searcher([LocalShard(reader)]).search("widget frobnicator")
+    res = Searcher([LocalShard(reader)], OPTIONS).search("widget frobnicator")
     assert _urls(res)[0] == POPULAR
     assert "representative_url" not in res.results[0].explanation
     # and with the weight 0 nothing is looked up: the target stays
     reader2 = _bundle(tmp_path / "x", _docs(with_redirect=True))
     _write_scores(tmp_path / "x", alias_score=0.9)
-    res = Searcher([LocalShard(reader2)], replace(SearchOptions(), link_score_weight=0.0)
+    res = Searcher([LocalShard(reader2)], replace(OPTIONS, link_score_weight=0.0)
                    ).search("widget frobnicator")
     assert POPULAR in _urls(res) and ALIAS not in _urls(res)
 
@@ -137,8 +141,8 @@ def test_representative_url_keeps_the_target_when_it_scores_higher(tmp_path):
 def test_missing_scores_file_is_logged_and_search_works(tmp_path, caplog):
     reader = _bundle(tmp_path, _docs())
     with caplog.at_level(logging.ERROR, logger="ranking.core.linkgraph.scores"):
-        res = Searcher([LocalShard(reader)]).search("widget frobnicator")
-        Searcher([LocalShard(reader)]).search("widget frobnicator")
+        res = Searcher([LocalShard(reader)], OPTIONS).search("widget frobnicator")
+        Searcher([LocalShard(reader)], OPTIONS).search("widget frobnicator")
     assert _urls(res)[:2] == [PLAIN, POPULAR]
     errors = [r for r in caplog.records if "link scores unavailable" in r.getMessage()]
     assert len(errors) == 1  # once per state of the file, not once per query
@@ -147,20 +151,20 @@ def test_missing_scores_file_is_logged_and_search_works(tmp_path, caplog):
     assert exp["value"] == 0.0 and "no link scores" in exp["note"]
     # once score_update writes the file, the next search uses it
     _write_scores(tmp_path)
-    assert _urls(Searcher([LocalShard(reader)]).search("widget frobnicator"))[0] == POPULAR
+    assert _urls(Searcher([LocalShard(reader)], OPTIONS).search("widget frobnicator"))[0] == POPULAR
 
 
 def test_corrupt_scores_file_is_logged_and_search_works(tmp_path, caplog):
     reader = _bundle(tmp_path, _docs())
     _write_scores(tmp_path)
     path = scores_path(tmp_path, TS)
-    assert _urls(Searcher([LocalShard(reader)]).search("widget frobnicator"))[0] == POPULAR
+    assert _urls(Searcher([LocalShard(reader)], OPTIONS).search("widget frobnicator"))[0] == POPULAR
     data = bytearray(path.read_bytes())
     data[len(data) // 2:] = b"\0" * (len(data) - len(data) // 2)  # a torn write
     path.write_bytes(bytes(data))
     os.utime(path, ns=(1, 1))  # a new state of the file, whatever the clock's resolution
     with caplog.at_level(logging.ERROR, logger="ranking.core.linkgraph.scores"):
-        res = Searcher([LocalShard(reader)]).search("widget frobnicator")
+        res = Searcher([LocalShard(reader)], OPTIONS).search("widget frobnicator")
     assert _urls(res)[:2] == [PLAIN, POPULAR]
     assert any("link scores unusable" in r.getMessage() and str(path) in r.getMessage()
                for r in caplog.records)
