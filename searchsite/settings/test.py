@@ -1,5 +1,7 @@
 """Test settings: the base settings with fast password hashing and a private var directory."""
 
+import os
+
 from .base import *  # noqa: F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
@@ -9,6 +11,8 @@ LOGGING["root"]["level"] = "WARNING"  # noqa: F405
 
 # A file, not an in-memory database, for SQLite test runs: the browser tests' live server
 # answers from its own threads, and an in-memory database shared across threads breaks when a
-# late request arrives after a test's teardown.
+# late request arrives after a test's teardown. One file per test process, so that two test
+# runs in one checkout (two developers' terminals, a watcher) never share a database.
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
-    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIRECTORY / "test-db.sqlite3")}  # noqa: F405
+    DATABASES["default"]["TEST"] = {  # noqa: F405
+        "NAME": str(VAR_DIRECTORY / f"test-db-{os.getpid()}.sqlite3")}  # noqa: F405
