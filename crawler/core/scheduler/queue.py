@@ -423,6 +423,18 @@ class CrawlQueue:
         when = self._now() if now is None else float(now)
         return self._call(("schedule", self._now(), when, requester))
 
+    def requeue(self, entries: Iterable[tuple[str, int, float, int, str, int]]) -> int:
+        """Urls of a schedule that a fetcher handed back unfetched (their host stalled), as
+        ``(url, depth, weight, tier, policy, policy depth)`` of their schedule entries. They
+        go to the back of their tier (OPIC: ready again, with no cash) past the Bloom filter,
+        and no longer count against ``max_pages``. Returns how many. Durable when it returns."""
+        rows = [(str(url), int(depth), float(weight), max(0, int(tier)),
+                 pol.CODE[pol.parse_policy(policy)], max(0, int(policy_depth)))
+                for url, depth, weight, tier, policy, policy_depth in entries]
+        if not rows:
+            return 0
+        return int(self._call(("requeue", self._now(), rows)))
+
     def acknowledge(self, schedule_id: str) -> bool:
         """The data of schedule ``schedule_id`` has come back: forget it, free its crawl-delayed
         hosts (their parked urls return to UrlQueue). False when the id is not outstanding
@@ -531,6 +543,8 @@ class CrawlQueue:
             return self._apply_ack(record[2])
         if kind == "needy":
             return self._apply_needy(record[2])
+        if kind == "requeue":
+            return self._apply_requeue(record[2])
         raise CorruptQueueError(f"unknown journal record {kind!r}")
 
     def _count(self, name: str, amount: int = 1) -> None:
@@ -944,6 +958,19 @@ class CrawlQueue:
             lane = self._delayed[origin] = Lane(self._ctx,
                                                 f"{DELAYED_DIR}/{host_hash(origin)}")
         lane.push(record)
+
+    def _apply_requeue(self, rows: list[tuple[str, int, float, int, str, int]]) -> int:
+        for url, depth, weight, tier, code, policy_depth in rows:
+            if self._pool is not None:
+                row = self._pool.lookup(_url_hash(url))
+                if row is not None:
+                    self._pool.set_state(row, opic.READY)
+                continue
+            self._tier_lane(tier).push(_record(url, depth, weight, tier, 0, 0.0, code,
+                                               policy_depth))
+        self._counters["scheduled"] = max(0, self._counters["scheduled"] - len(rows))
+        self._count("requeued", len(rows))
+        return len(rows)
 
     def _apply_ack(self, sid: str) -> bool:
         out = self._outstanding.pop(sid, None)
