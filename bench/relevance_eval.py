@@ -45,6 +45,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import shutil
 import sys
 import time
@@ -174,7 +175,8 @@ def _crawl_folder(tier: str, servers: int, seeds: list[str], variant: str = "",
     name = f"crawl-{tier}-{servers}{variant}"
     folder = CACHE / f"{name}-{key}"
     if cached and not (folder / "BUILT.json").exists():
-        built = sorted((p.parent for p in CACHE.glob(f"{name}-*/BUILT.json")),
+        built = sorted((p.parent for p in CACHE.glob(f"{name}-*/BUILT.json")
+                        if re.fullmatch(rf"{re.escape(name)}-[0-9a-f]{{10}}", p.parent.name)),
                        key=lambda p: (p / "BUILT.json").stat().st_mtime)
         if built:
             return built[-1]
