@@ -197,6 +197,16 @@ class DecodedWordIterator(DocIterator):
         self.at = max(self.at, int(np.searchsorted(self.decoded.keys, key)))
         return self.next_block()
 
+    @property
+    def all_keys(self) -> IntArray:
+        """Every key of the list (the array intersection reads it directly)."""
+        return self.decoded.keys
+
+    def columns_at(self, rows: IntArray) -> dict[str, Column]:
+        """The term's column at list ``rows`` (none for a meta word)."""
+        col = self.decoded.column
+        return {self.term: col.take(rows)} if self.positional and col is not None else {}
+
 
 class KeysIterator(DocIterator):
     """A precomputed ascending key array (a decoded filter list such as ``safe:true``)."""
@@ -207,6 +217,7 @@ class KeysIterator(DocIterator):
         self.keys = keys
         self.at = 0
         self.estimate = int(keys.size)
+        self.consumed = 0
 
     def next_block(self) -> Block | None:
         if self.at >= self.keys.size:
@@ -219,6 +230,13 @@ class KeysIterator(DocIterator):
     def skip_to(self, key: int) -> Block | None:
         self.at = max(self.at, int(np.searchsorted(self.keys, key)))
         return self.next_block()
+
+    @property
+    def all_keys(self) -> IntArray:
+        return self.keys
+
+    def columns_at(self, rows: IntArray) -> dict[str, Column]:
+        return {}
 
 
 class _Pending:
@@ -254,16 +272,74 @@ class _Pending:
         return True
 
 
+_ArrayIterator = DecodedWordIterator | KeysIterator
+
+
 class IntersectIterator(DocIterator):
     """Documents in every child: leapfrog to the maximum current key, then intersect the
-    overlapping block ranges with numpy. Stops when ``budget`` expires (marking it partial)."""
+    overlapping block ranges with numpy. Stops when ``budget`` expires (marking it partial).
+
+    When every child holds its whole list in memory (:class:`DecodedWordIterator`,
+    :class:`KeysIterator`: the usual case, the shard keeps decoded lists), the leapfrog runs
+    on the arrays: the first child (the smallest list; the plan sorts them) is the driver, a
+    chunk of its keys is looked up in every other list at once by binary search, and the chunk
+    doubles after each round (from ``FIRST_CHUNK`` up to ``MAX_CHUNK``), so a sparse
+    intersection takes a few numpy calls per list instead of a Python step per block.
+    """
+
+    FIRST_CHUNK = 256
+    MAX_CHUNK = 1 << 16
 
     def __init__(self, children: Sequence[DocIterator], budget: Budget | None = None) -> None:
         self.children = [_Pending(c) for c in children]
+        self.arrays: list[_ArrayIterator] | None = None
+        if children and all(isinstance(c, _ArrayIterator) for c in children):
+            self.arrays = list(children)  # type: ignore[arg-type]
+        self.chunk = self.FIRST_CHUNK
         self.budget = budget
         self.estimate = min((c.estimate for c in children), default=0)
 
+    def _next_from_arrays(self, kids: list[_ArrayIterator]) -> Block | None:
+        driver, others = kids[0], kids[1:]
+        dkeys = driver.all_keys
+        while True:
+            if self.budget is not None and self.budget.expired():
+                return None
+            if any(k.at >= k.all_keys.size for k in kids):
+                return None
+            # leapfrog the driver to the largest current key of the others
+            lo = max((int(k.all_keys[k.at]) for k in others), default=int(dkeys[driver.at]))
+            start = driver.at + int(np.searchsorted(dkeys[driver.at:], lo))
+            end = min(start + self.chunk, dkeys.size)
+            self.chunk = min(self.chunk * 2, self.MAX_CHUNK)
+            driver.consumed += end - driver.at
+            driver.at = end
+            cand = dkeys[start:end]
+            if not cand.size:
+                return None
+            ok = np.ones(cand.size, dtype=bool)
+            rows: list[IntArray] = [np.arange(start, end, dtype=np.int64)]
+            for k in others:
+                keys = k.all_keys
+                at = k.at + np.searchsorted(keys[k.at:], cand)
+                np.minimum(at, keys.size - 1, out=at)
+                found = keys[at] == cand
+                ok &= found
+                rows.append(at)
+                after = int(at[-1]) + int(found[-1])  # past the chunk's last key
+                k.consumed += after - k.at
+                k.at = after
+            hit = np.flatnonzero(ok)
+            if hit.size:
+                cols: dict[str, Column] = {}
+                for k, r in zip(kids, rows, strict=True):
+                    for term, col in k.columns_at(r[hit]).items():
+                        cols.setdefault(term, col)
+                return Block(cand[hit], cols)
+
     def next_block(self) -> Block | None:
+        if self.arrays is not None:
+            return self._next_from_arrays(self.arrays)
         kids = self.children
         while True:
             if self.budget is not None and self.budget.expired():
@@ -299,6 +375,10 @@ class IntersectIterator(DocIterator):
                 return Block(common, cols)
 
     def skip_to(self, key: int) -> Block | None:
+        if self.arrays is not None:
+            for a in self.arrays:
+                a.at = max(a.at, int(np.searchsorted(a.all_keys, key)))
+            return self.next_block()
         for k in self.children:
             if not k.trim_to(key):
                 return None
