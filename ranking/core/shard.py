@@ -231,6 +231,7 @@ class LocalShard:
         self._decoded: dict[tuple[str, bool], DecodedList] = {}
         self._decoded_size = 0
         self._decoded_sizes: dict[tuple[str, bool], int] = {}
+        self._heads: dict[bytes, tuple[dict[str, Any] | None]] = {}
         # a reader loads files lazily and shares file handles: one query at a time
         self.lock = threading.RLock()
 
@@ -347,27 +348,38 @@ class LocalShard:
         """Like :meth:`summaries` but only each summary's url and title, read from the head
         of the stored summary (enough for a result list without snippets). Pages whose robot
         metas forbid indexing are never stored (the page processor drops them), so nothing is
-        lost by not reading the metas."""
+        lost by not reading the metas. Heads are kept (at most HEAD_CACHE, oldest out) for the
+        shard's lifetime, a snapshot of the index: the same pages head the result lists query
+        after query, and each head is otherwise a gzip member to inflate."""
         with self.lock:
             out: list[dict[str, Any] | None] = []
             for doc_id in doc_ids:
-                head = self.reader.summary_head_of(doc_id)
-                if head is None:
-                    out.append(None)
-                    continue
-                summary: dict[str, Any] = {"url": head[0], "title": head[1]}
-                if doc_id[DOC_TYPE] == DocType.LINK:
-                    summary["kind"] = "link"
-                    cursor = self.reader.postings(f"info:{head[0]}")
-                    block = cursor.next_block()
-                    if block is None:
-                        summary["page_indexed"] = False
-                    else:
-                        url, title = self.reader.summary_head(block.partition,
-                                                              int(block.doc_index[0]))
-                        summary = {"url": url, "title": title, "page_indexed": True}
-                out.append(summary)
+                cached = self._heads.get(doc_id)
+                if cached is None:
+                    cached = self._heads[doc_id] = self._summary_head(doc_id)
+                    if len(self._heads) > self.HEAD_CACHE:
+                        self._heads.pop(next(iter(self._heads)))
+                out.append(dict(cached[0]) if cached[0] is not None else None)
             return out
+
+    HEAD_CACHE = 100_000  # (url, title) heads kept decompressed, oldest out
+
+    def _summary_head(self, doc_id: bytes) -> tuple[dict[str, Any] | None]:
+        """The head summary of one document (see :meth:`summary_heads`), in a 1-tuple so
+        that a missing document is cached too."""
+        head = self.reader.summary_head_of(doc_id)
+        if head is None:
+            return (None,)
+        summary: dict[str, Any] = {"url": head[0], "title": head[1]}
+        if doc_id[DOC_TYPE] == DocType.LINK:
+            summary["kind"] = "link"
+            block = self.reader.postings(f"info:{head[0]}").next_block()
+            if block is None:
+                summary["page_indexed"] = False
+            else:
+                url, title = self.reader.summary_head(block.partition, int(block.doc_index[0]))
+                summary = {"url": url, "title": title, "page_indexed": True}
+        return (summary,)
 
     def _page_for_link(self, link: dict[str, Any]) -> dict[str, Any]:
         cursor = self.reader.postings(f"info:{link.get('url', '')}")

@@ -20,6 +20,7 @@ top results only, on their stored summaries.
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 from collections.abc import Iterable, Sequence
@@ -33,9 +34,14 @@ _SPACE = re.compile(r"\s+")
 
 
 def highlight_pattern(words: Iterable[str]) -> re.Pattern[str] | None:
-    """A case-insensitive pattern for query words and stems (each may run on 3 characters)."""
-    alts = sorted({w.lower() for w in words if w and not w.startswith("_")}, key=len,
-                  reverse=True)
+    """A case-insensitive pattern for query words and stems (each may run on 3 characters).
+    Built once per set of words (every result of a query highlights the same words)."""
+    return _pattern(frozenset(w.lower() for w in words if w and not w.startswith("_")))
+
+
+@functools.lru_cache(maxsize=256)
+def _pattern(words: frozenset[str]) -> re.Pattern[str] | None:
+    alts = sorted(words, key=lambda w: (-len(w), w))
     alts = [a for a in alts if re.fullmatch(r"\w+", a)]
     if not alts:
         return None
