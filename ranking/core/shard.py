@@ -215,6 +215,58 @@ class _PartitionRegions:
                                     minlength=dm.n).astype(np.int64), 0)
 
 
+class _UrlFeatures:
+    """Query-independent url inputs of the bonuses of one partition's doc_map entries (for
+    one language), as arrays filled on first use of each entry from the head of its stored
+    summary: whether the url is a host root, a company-level domain, on a wiki host, its
+    number of slashes, and its host and path words as word ids (one flat array; each entry's
+    start and count), so that the bonuses of every candidate are computed with numpy."""
+
+    __slots__ = ("known", "root", "cld", "wiki", "slashes", "host_at", "host_len", "path_at",
+                 "path_len", "words", "used")
+
+    def __init__(self, n: int) -> None:
+        self.known = np.zeros(n, dtype=bool)
+        self.root = np.zeros(n, dtype=bool)
+        self.cld = np.zeros(n, dtype=bool)
+        self.wiki = np.zeros(n, dtype=bool)
+        self.slashes = np.zeros(n, dtype=np.int64)
+        self.host_at = np.zeros(n, dtype=np.int64)
+        self.host_len = np.zeros(n, dtype=np.int64)
+        self.path_at = np.zeros(n, dtype=np.int64)
+        self.path_len = np.zeros(n, dtype=np.int64)
+        self.words = np.zeros(1024, dtype=np.int64)
+        self.used = 0
+
+    def add(self, entry: int, items: UrlItems, word_ids: dict[str, int]) -> None:
+        ids = [word_ids.setdefault(w, len(word_ids))
+               for w in (*items.host_words, *items.path_words)]
+        if self.used + len(ids) > self.words.size:
+            self.words = np.resize(self.words, max(2 * self.words.size, self.used + len(ids)))
+        self.words[self.used:self.used + len(ids)] = ids
+        self.host_at[entry] = self.used
+        self.host_len[entry] = len(items.host_words)
+        self.path_at[entry] = self.used + len(items.host_words)
+        self.path_len[entry] = len(items.path_words)
+        self.used += len(ids)
+        self.root[entry] = items.is_root
+        self.cld[entry] = items.is_cld
+        self.wiki[entry] = "wikipedia" in items.host
+        self.slashes[entry] = items.slashes
+        self.known[entry] = True
+
+    def hits(self, at: IntArray, length: IntArray, query_ids: IntArray) -> IntArray:
+        """For each entry (its words ``at[i]:at[i] + length[i]``), how many of its words are
+        among ``query_ids`` (a repeated word counts each time)."""
+        if not query_ids.size or not length.sum():
+            return np.zeros(at.size, dtype=np.int64)
+        before = np.cumsum(length) - length
+        flat = np.repeat(at - before, length) + np.arange(int(length.sum()))
+        hit = np.isin(self.words[flat], query_ids)
+        return np.bincount(np.repeat(np.arange(at.size), length), weights=hit,
+                           minlength=at.size).astype(np.int64)
+
+
 class LocalShard:
     """A shard read in-process from an :class:`IndexBundleReader`.
 
@@ -225,7 +277,8 @@ class LocalShard:
         self.reader = reader
         self.name = name
         self._regions: dict[int, _PartitionRegions] = {}
-        self._urls: dict[tuple[int, int, str], UrlItems] = {}
+        self._url_features: dict[tuple[int, str], _UrlFeatures] = {}
+        self._word_ids: dict[str, int] = {}
         self.analyzer = TextAnalyzer()
         self._filters: dict[str, IntArray] = {}
         self._decoded: dict[tuple[str, bool], DecodedList] = {}
@@ -235,19 +288,18 @@ class LocalShard:
         # a reader loads files lazily and shares file handles: one query at a time
         self.lock = threading.RLock()
 
-    URL_CACHE = 200_000
-
-    def _url_items(self, partition: int, index: int, lang: str) -> UrlItems:
-        """Host and path words of an entry's url (query-independent; kept, bounded, for the
-        reader's lifetime like a document cache)."""
-        key = (partition, index, lang)
-        items = self._urls.get(key)
-        if items is None:
-            if len(self._urls) >= self.URL_CACHE:
-                self._urls.clear()
-            url, _ = self.reader.summary_head(partition, index)
-            items = self._urls[key] = url_items(url, "", self.analyzer, lang)
-        return items
+    def _features(self, partition: int, index: IntArray, lang: str) -> _UrlFeatures:
+        """The url features of ``partition``'s entries, with entries ``index`` filled (their
+        urls read from the heads of their summaries the first time; query-independent, kept
+        for the reader's lifetime like a document cache)."""
+        features = self._url_features.get((partition, lang))
+        if features is None:
+            features = self._url_features[(partition, lang)] = _UrlFeatures(
+                self.reader.doc_map(partition).n)
+        for i in np.unique(index[~features.known[index]]).tolist():
+            url, _ = self.reader.summary_head(partition, i)
+            features.add(i, url_items(url, "", self.analyzer, lang), self._word_ids)
+        return features
 
     def _bonuses(self, parts: IntArray, index: IntArray, terms: Sequence[str],
                  title_hits: FloatArray, title_len: FloatArray, lang: str,
@@ -257,19 +309,23 @@ class LocalShard:
         positions in the title region (title words that are query terms / title words)."""
         m = parts.size
         out = np.zeros((len(BONUS_NAMES), m))
-        qset = set(terms)
-        for r, (p, i) in enumerate(zip(parts.tolist(), index.tolist(), strict=True)):
-            items = self._url_items(p, i, lang)
-            out[0, r] = options.host_url_bonus if items.is_root else 0.0
-            out[1, r] = options.cld_url_bonus if items.is_cld else 0.0
-            out[2, r] = options.wiki_bonus if "wikipedia" in items.host else 0.0
-            out[3, r] = options.num_slashes_bonus / (1 + items.slashes)
-            if items.host_words:
-                out[4, r] = options.host_keyword_bonus * sum(
-                    1 for t in items.host_words if t in qset) / len(items.host_words)
-            if items.path_words:
-                out[6, r] = options.path_bonus * sum(
-                    1 for t in items.path_words if t in qset) / len(items.path_words)
+        for p in np.unique(parts).tolist():
+            sel = np.flatnonzero(parts == p)
+            rows = index[sel]
+            f = self._features(p, rows, lang)
+            query_ids = np.array([self._word_ids[t] for t in set(terms) if t in self._word_ids],
+                                 dtype=np.int64)
+            out[0, sel] = np.where(f.root[rows], options.host_url_bonus, 0.0)
+            out[1, sel] = np.where(f.cld[rows], options.cld_url_bonus, 0.0)
+            out[2, sel] = np.where(f.wiki[rows], options.wiki_bonus, 0.0)
+            out[3, sel] = options.num_slashes_bonus / (1 + f.slashes[rows])
+            for row, bonus, at, length in ((4, options.host_keyword_bonus, f.host_at,
+                                            f.host_len),
+                                           (6, options.path_bonus, f.path_at, f.path_len)):
+                n = length[rows]
+                hits = f.hits(at[rows], n, query_ids)
+                out[row, sel] = np.divide(bonus * hits, n, out=np.zeros(sel.size),
+                                          where=n > 0)
         out[5] = options.title_bonus * np.divide(title_hits, title_len,
                                                  out=np.zeros(m), where=title_len > 0)
         return out
