@@ -153,12 +153,15 @@ def run_schedule(message: dict[str, Any], ship: Callable[[int, dict], None]) -> 
                             link_scores=_link_scores.lookup(crawl.timestamp))
     try:
         report = worker.run(schedule, header["server"],
-                            {str(k): float(v) for k, v in message.get("last", {}).items()})
+                            {str(k): float(v) for k, v in message.get("last", {}).items()},
+                            skip_hosts=[str(h) for h in message.get("skip") or []])
     finally:
         worker.close()
     services.fetcher_heartbeat(name, host, os.getpid(), "idle", pages=report.fetched,
                                finished_schedule=True)
-    logger.info("schedule %s: %d fetched, %d errors, %d documents in %.1fs", schedule.id,
-                report.fetched, report.errors, report.documents, report.elapsed)
+    logger.info("schedule %s: %d fetched, %d errors, %d documents, %d deferred in %.1fs",
+                schedule.id, report.fetched, report.errors, report.documents, report.deferred,
+                report.elapsed)
     return {"schedule": schedule.id, "fetched": report.fetched, "errors": report.errors,
-            "documents": report.documents, "stopped_early": report.stopped_early}
+            "documents": report.documents, "stopped_early": report.stopped_early,
+            "deferred": report.deferred, "stalls": report.stalls}

@@ -123,6 +123,7 @@ class QueueServerProcess:
         for schedule in core.take_schedules():
             message = schedule_to_wire(schedule, crawl.timestamp, crawl.pk, self.server)
             message["last"] = core.last_requests(schedule)
+            message["skip"] = core.skip_hosts(schedule)
             self._send(message)
             self._last_activity = now
         # Idle means: nothing queued, waiting, out or in the inbox, and nothing applied or

@@ -26,8 +26,8 @@ import logging
 import threading
 import time
 from collections import defaultdict, deque
-from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Callable, Collection, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit
@@ -38,6 +38,8 @@ from indexer.core.text import TextAnalyzer
 
 from .crawl import CrawlConfig, CrawlOrder
 from .fetch import (
+    Cancelled,
+    DeadlineExceeded,
     DnsError,
     FetchConfig,
     Fetcher,
@@ -48,7 +50,8 @@ from .fetch import (
     TooManyRedirects,
     system_resolver,
 )
-from .fetch.client import normalize_url
+from .fetch.client import CANCEL_POLL, normalize_url
+from .fetch.hostwatch import HostWatch
 from .indexing import to_index_documents
 from .page import FetchedPage, Link, ProcessedPage
 from .policy import child_policy, page_switch
@@ -56,11 +59,13 @@ from .process import PageProcessor
 from .scheduler import DiscoveredUrl, Schedule, ScheduleEntry
 from .shipping import shard_of_host
 from .urls import file_extension
-from .wire import discovered_to_wire, encoded_document_to_wire
+from .wire import deferred_to_wire, discovered_to_wire, encoded_document_to_wire
 
 logger = logging.getLogger(__name__)
 
 SEEN_URLS_BEFORE_UPDATE_SCHEDULER = 380   # MEMORY_PROFILE (4) x 95
+SHIP_SECONDS = 4.0   # ...or after this long, so that discovered links return to the queue soon
+SLOW_SHARE_OF_DEADLINE = 1 / 3   # a download this share of the page deadline old is blocked
 DOWNLOAD_ERROR_THRESHOLD = 50
 NON_HTML_EXTENSIONS = frozenset({"pdf", "txt", "csv", "tsv", "xml", "rss", "atom", "gif", "jpg",
                                  "jpeg", "png", "svg", "bmp", "webp", "gz", "zip", "tar", "mp3",
@@ -129,11 +134,13 @@ class _Outbox:
     robots: list[dict[str, Any]] = field(default_factory=list)
     host_errors: dict[str, int] = field(default_factory=dict)
     fetched: list[list[Any]] = field(default_factory=list)
+    deferred: list[list[Any]] = field(default_factory=list)
+    stalls: dict[str, int] = field(default_factory=dict)
     counters: dict[str, int] = field(default_factory=lambda: defaultdict(int))
 
     def empty(self) -> bool:
         return not (self.docs or self.discovered or self.robots or self.host_errors
-                    or self.fetched or self.counters)
+                    or self.fetched or self.deferred or self.stalls or self.counters)
 
 
 def hop_fetcher_for(config: FetchConfig, resolver: Resolver | None = None) -> Fetcher:
@@ -150,6 +157,8 @@ class WorkerReport:
     shipped_batches: int
     stopped_early: bool
     elapsed: float
+    deferred: int = 0                                   # urls handed back (stalled hosts)
+    stalls: dict[str, int] = field(default_factory=dict)  # origin -> stalled downloads
 
 
 class ScheduleWorker:
@@ -168,6 +177,8 @@ class ScheduleWorker:
         hop_fetcher: Fetcher | None = None,
         analyzer: TextAnalyzer | None = None,
         ship_every: int = SEEN_URLS_BEFORE_UPDATE_SCHEDULER,
+        ship_seconds: float = SHIP_SECONDS,
+        slow_seconds: float | None = None,
         link_scores: Callable[[Sequence[str]], np.ndarray] | None = None,
         clock: Callable[[], float] = time.time,
         sleep: Callable[[float], None] = time.sleep,
@@ -182,6 +193,10 @@ class ScheduleWorker:
         self._own_fetcher = fetcher is None
         self._analyzer = analyzer or processor.analyzer
         self._ship_every = ship_every
+        self._ship_seconds = ship_seconds
+        self._slow_seconds = (slow_seconds if slow_seconds is not None
+                              else fetch_config.page_deadline * SLOW_SHARE_OF_DEADLINE)
+        self.watch = HostWatch(self._slow_seconds)
         self._link_scores = link_scores
         self._clock = clock
         self._sleep = sleep
@@ -207,28 +222,42 @@ class ScheduleWorker:
     # --- the loop -----------------------------------------------------------------------
 
     def run(self, schedule: Schedule, origin_server: int,
-            last_requests: dict[str, float] | None = None) -> WorkerReport:
+            last_requests: dict[str, float] | None = None,
+            skip_hosts: Collection[str] = ()) -> WorkerReport:
         """Work through ``schedule``; ``last_requests`` (origin -> time) says when each
-        crawl-delayed host was last requested by an earlier schedule.
+        crawl-delayed host was last requested by an earlier schedule; urls of the origins in
+        ``skip_hosts`` (hosts the queue server dropped) are not fetched.
 
         Rounds are pipelined: the next round is downloaded (in a helper thread) while this
-        one is processed, so the network wait and the page processing overlap. A round starts
-        only after the previous round's downloads have finished, as without pipelining."""
+        one is processed, so the network wait and the page processing overlap. A round ends
+        when its downloads have finished or every one still in flight is blocked (see
+        :mod:`crawler.core.fetch.hostwatch`); blocked downloads finish in the background and
+        are handled when they do, and their hosts' remaining urls are deferred to the queue
+        server. Batches go out every ``ship_every`` pages or ``ship_seconds``, whichever
+        comes first."""
         started = self._clock()
         for origin, at in (last_requests or {}).items():
             key = host_of(origin)
             self._last_request[key] = max(self._last_request.get(key, at), at)
+        skip = frozenset(skip_hosts)
         fetched = errors = documents = since_ship = 0
+        last_ship = time.monotonic()
         host_errors: dict[str, int] = defaultdict(int)
+        deferred: list[ScheduleEntry] = []
+        skipped = 0
         rounds = iter(schedule.rounds())
-        pending: deque[tuple[list[ScheduleEntry], Future[list[FetchResult]]]] = deque()
+        pending: deque[tuple[list[ScheduleEntry], Future[list[FetchResult | Future]]]] = deque()
         # robots.txt requests (new hosts: each may wait on DNS) do not hold up their round:
         # their results are handled as they arrive, all of them before the last batch
         robots: list[tuple[ScheduleEntry, Future[FetchResult]]] = []
+        # blocked downloads of earlier rounds, handled when they finish
+        stragglers: list[tuple[ScheduleEntry, Future[FetchResult]]] = []
         state = "more"
 
-        def handle(entry: ScheduleEntry, result: FetchResult) -> None:
+        def handle(entry: ScheduleEntry, result: FetchResult, blocked: bool = False) -> None:
             nonlocal fetched, errors, documents, since_ship
+            if not entry.is_robots:
+                self.watch.record(origin_of(entry.url), result, blocked=blocked)
             failed, docs = self._handle(entry, result, origin_server)
             fetched += 1
             documents += docs
@@ -237,7 +266,7 @@ class ScheduleWorker:
                 errors += 1
                 host_errors[origin_of(entry.url)] += 1
 
-        def handle_robots(wait: bool) -> None:
+        def handle_finished(wait: bool) -> None:
             keep = []
             for entry, future in robots:
                 if wait or future.done():
@@ -245,20 +274,39 @@ class ScheduleWorker:
                 else:
                     keep.append((entry, future))
             robots[:] = keep
+            late = []
+            for entry, future in stragglers:
+                if future.done():
+                    finish_straggler(entry, future.result())
+                else:
+                    late.append((entry, future))
+            stragglers[:] = late
+
+        def finish_straggler(entry: ScheduleEntry, result: FetchResult) -> None:
+            if isinstance(result.error, Cancelled):
+                deferred.append(entry)  # never sent: its host was stalled
+            else:
+                handle(entry, result, blocked=True)
 
         with ThreadPoolExecutor(1, thread_name_prefix="round") as ahead, \
                 ThreadPoolExecutor(16, thread_name_prefix="robots") as robots_pool:
             def submit_next() -> str:
+                nonlocal skipped
                 for round_entries in rounds:
                     if not self._continue():
                         return "stopped"
                     entries = []
                     for e in round_entries:
-                        if host_errors[origin_of(e.url)] >= DOWNLOAD_ERROR_THRESHOLD:
+                        origin = origin_of(e.url)
+                        if host_errors[origin] >= DOWNLOAD_ERROR_THRESHOLD:
                             continue
-                        if e.is_robots:
+                        if origin in skip:
+                            skipped += 1
+                        elif e.is_robots:
                             robots.append((e, robots_pool.submit(
                                 self._fetcher.fetch, FetchRequest(e.url, etag=e.etag))))
+                        elif self.watch.stalled(origin):
+                            deferred.append(e)  # back off: the queue server has it again
                         else:
                             entries.append(e)
                     if entries:
@@ -267,38 +315,78 @@ class ScheduleWorker:
                 return "end"
 
             state = submit_next()
-            while pending or robots:
+            while pending or robots or stragglers:
                 if not pending:
-                    handle_robots(wait=True)
+                    if state == "more":
+                        state = submit_next()
+                        continue
+                    handle_finished(wait=False)
+                    if robots:
+                        handle_finished(wait=True)
                     break
                 entries, future = pending.popleft()
                 results = future.result()
+                # blocked downloads were recorded as stalls by _fetch_round, so the next round
+                # (chosen now) already leaves their hosts out
                 if state == "more":
                     state = submit_next()
                 for entry, result in zip(entries, results, strict=True):
-                    handle(entry, result)
-                handle_robots(wait=False)
-                if since_ship >= self._ship_every:
+                    if isinstance(result, Future):
+                        stragglers.append((entry, result))
+                    else:
+                        handle(entry, result)
+                handle_finished(wait=False)
+                now = time.monotonic()
+                if since_ship >= self._ship_every or (
+                        since_ship and now - last_ship >= self._ship_seconds):
                     self._flush(schedule, origin_server, done=False)
                     since_ship = 0
+                    last_ship = now
         stopped = state == "stopped"
-        # Host errors of this schedule go to the owning queue server (it delays such hosts).
+        # Downloads still blocked at the end are not waited for: each counts as a failed
+        # download (its result, if it ever comes, is dropped; the page deadline ends it).
+        if stragglers:  # those waiting for a slot end within CANCEL_POLL
+            wait([future for _, future in stragglers], timeout=4 * CANCEL_POLL)
+        for entry, future in stragglers:
+            if future.done():
+                finish_straggler(entry, future.result())
+            else:
+                handle(entry, self._abandoned(entry), blocked=True)
         own = self._outboxes[origin_server]
+        # Host errors of this schedule go to the owning queue server (it delays such hosts).
         for origin, count in host_errors.items():
             if count:
                 own.host_errors[origin] = own.host_errors.get(origin, 0) + count
+        stalls = self.watch.stalls()
+        if stalls:
+            own.stalls.update(stalls)
+        if deferred and not stopped:  # a stopped schedule is handed out again whole
+            own.deferred.extend(deferred_to_wire(e) for e in deferred)
+            logger.info("schedule %s: %d urls of %d stalled hosts deferred", schedule.id,
+                        len(deferred), len(stalls))
+        if skipped:
+            own.counters["skipped_dropped_hosts"] += skipped
         self._flush(schedule, origin_server, done=not stopped)
         return WorkerReport(fetched, errors, documents, self._batches, stopped,
-                            self._clock() - started)
+                            self._clock() - started, len(deferred), stalls)
+
+    def _abandoned(self, entry: ScheduleEntry) -> FetchResult:
+        error = DeadlineExceeded(f"stalled: still downloading after {self._slow_seconds:g}s "
+                                 f"when the schedule ended", url=entry.url)
+        return FetchResult(url=entry.url, final_url=entry.url, status=0, headers={}, body=b"",
+                           truncated=False, content_type="", redirects=(), ip=None,
+                           elapsed=self._slow_seconds, error=error)
 
     # --- downloading --------------------------------------------------------------------
 
-    def _fetch_round(self, entries: Sequence[ScheduleEntry]) -> list[FetchResult]:
+    def _fetch_round(self, entries: Sequence[ScheduleEntry]) -> list[FetchResult | Future]:
         """Download one round: crawl-delayed urls each wait for their host's delay (in their
-        own threads), the others start at once."""
+        own threads), the others start at once. A download still in flight ``slow_seconds``
+        after the round started is blocked: its host is recorded as stalled and its future
+        is returned in place of a result (the round does not wait for it)."""
         delayed = [i for i, e in enumerate(entries) if e.crawl_delay > 0]
         if not delayed:
-            return self._fetcher.fetch_many([FetchRequest(e.url, etag=e.etag) for e in entries])
+            return self._fetch_plain(entries)
         if self._delayed_pool is None:
             self._delayed_pool = ThreadPoolExecutor(4, thread_name_prefix="delayed")
             if self._hop_fetcher is None and self._own_fetcher:
@@ -307,14 +395,37 @@ class ScheduleWorker:
         futures = {i: self._delayed_pool.submit(self._fetch_delayed, entries[i])
                    for i in delayed}
         plain = [i for i in range(len(entries)) if i not in futures]
-        results: list[FetchResult | None] = [None] * len(entries)
-        for i, result in zip(plain, self._fetcher.fetch_many(
-                [FetchRequest(entries[i].url, etag=entries[i].etag) for i in plain]),
-                strict=True):
+        results: list[FetchResult | Future | None] = [None] * len(entries)
+        for i, result in zip(plain, self._fetch_plain([entries[i] for i in plain]),
+                             strict=True):
             results[i] = result
         for i, future in futures.items():
             results[i] = future.result()
         return results  # type: ignore[return-value]
+
+    def _fetch_plain(self, entries: Sequence[ScheduleEntry]) -> list[FetchResult | Future]:
+        """Start every download at once; wait while any is active (in flight for less than
+        ``slow_seconds``), then hand back the blocked ones as futures."""
+        if not entries:
+            return []
+        cancel = threading.Event()
+        futures = [self._fetcher.submit(FetchRequest(e.url, etag=e.etag), cancel)
+                   for e in entries]
+        _, blocked = wait(futures, timeout=self._slow_seconds)
+        # downloads still waiting for a slot of their (stalled) host give up at once: their
+        # urls are deferred; those in flight go on in the background
+        cancel.set()
+        out: list[FetchResult | Future] = []
+        stalled: set[str] = set()
+        for entry, future in zip(entries, futures, strict=True):
+            if future in blocked and not future.done():
+                stalled.add(origin_of(entry.url))
+                out.append(future)
+            else:
+                out.append(future.result())
+        for origin in stalled:
+            self.watch.record_blocked(origin)
+        return out
 
     def _wait_for_host(self, host: str, delay: float) -> None:
         last = self._last_request.get(host)
@@ -465,6 +576,7 @@ class ScheduleWorker:
                 "schedule": schedule.id if server == origin_server else None,
                 "done": final, "docs": box.docs, "discovered": box.discovered,
                 "robots": box.robots, "host_errors": box.host_errors, "fetched": box.fetched,
+                "deferred": box.deferred, "stalls": box.stalls,
                 "counters": dict(box.counters),
             }
             self._ship(server, batch)

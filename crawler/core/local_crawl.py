@@ -20,8 +20,8 @@ from typing import Any
 from indexer.core.text import TextAnalyzer
 
 from .crawl import CrawlConfig
-from .fetch import FetchConfig
-from .fetch_worker import ScheduleWorker
+from .fetch import FetchConfig, Fetcher
+from .fetch_worker import CachingResolver, ScheduleWorker, hop_fetcher_for
 from .process import PageProcessor
 from .queue_server import QueueServerConfig, QueueServerCore
 
@@ -58,7 +58,8 @@ class LocalCrawlResult:
 class LocalCrawl:
     def __init__(self, crawl: CrawlConfig, work_directory: Path, fetch: FetchConfig,
                  processor: PageProcessor, num_servers: int = 1, fetchers: int = 2,
-                 schedule_size: int = 500, refresh_seconds: float = 5.0) -> None:
+                 schedule_size: int = 500, refresh_seconds: float = 5.0,
+                 worker_options: dict[str, Any] | None = None) -> None:
         self.crawl = crawl
         self.fetch = fetch
         self.processor = processor
@@ -72,18 +73,27 @@ class LocalCrawl:
             for n in range(num_servers)]
         self._locks = [threading.Lock() for _ in self.servers]
         self._analyzer = TextAnalyzer()
+        # one Fetcher for every schedule (thread-safe): keep-alive connections, threads and
+        # the DNS cache last the whole crawl, and a download a schedule stopped waiting for
+        # does not hold up the end of that schedule
+        self._resolver = CachingResolver()
+        self._fetcher = Fetcher(fetch, resolver=self._resolver)
+        self._hop_fetcher = hop_fetcher_for(fetch, self._resolver)
+        self._worker_options = dict(worker_options or {})
         for server in self.servers:
             server.add_seeds(s.url for s in crawl.seeds)
 
     def _ship(self, server: int, batch: dict[str, Any]) -> None:
         self.servers[server].spool.put("batch", json.dumps(batch).encode())
 
-    def _work(self, schedule: Any, server: int, last: dict[str, float],
+    def _work(self, schedule: Any, server: int, last: dict[str, float], skip: list[str],
               keep_going: Callable[[], bool]) -> None:
         worker = ScheduleWorker(self.crawl, self.fetch, self.processor, self.num_servers,
-                                self._ship, keep_going, analyzer=self._analyzer)
+                                self._ship, keep_going, fetcher=self._fetcher,
+                                hop_fetcher=self._hop_fetcher, analyzer=self._analyzer,
+                                **self._worker_options)
         try:
-            worker.run(schedule, server, last)
+            worker.run(schedule, server, last, skip_hosts=skip)
         finally:
             worker.close()
 
@@ -108,8 +118,10 @@ class LocalCrawl:
                         server.maybe_refresh()
                         schedules = server.take_schedules()
                         lasts = [server.last_requests(s) for s in schedules]
-                    for schedule, last in zip(schedules, lasts, strict=True):
-                        running.add(pool.submit(self._work, schedule, n, last, keep_going))
+                        skips = [server.skip_hosts(s) for s in schedules]
+                    for schedule, last, skip in zip(schedules, lasts, skips, strict=True):
+                        running.add(pool.submit(self._work, schedule, n, last, skip,
+                                                keep_going))
                 done = {f for f in running if f.done()}
                 for future in done:
                     future.result()  # a worker bug surfaces here
@@ -143,5 +155,9 @@ class LocalCrawl:
             sum(int(s["outstanding_schedules"]) for s in stats), done)
 
     def close(self) -> None:
-        for server in self.servers:
-            server.close()
+        try:
+            for server in self.servers:
+                server.close()
+        finally:
+            self._fetcher.close()
+            self._hop_fetcher.close()

@@ -42,6 +42,7 @@ from .spool import Spool
 from .wire import (
     WireError,
     batch_counters,
+    deferred_from_wire,
     discovered_from_wire,
     document_from_wire,
     encoded_document_from_wire,
@@ -51,7 +52,7 @@ from .wire import (
 logger = logging.getLogger(__name__)
 
 COUNTERS = ("pages_fetched", "fetch_errors", "bytes_downloaded", "documents_indexed",
-            "batches", "bad_batches")
+            "batches", "bad_batches", "deferred_urls", "dropped_host_urls")
 
 
 def _boost_encoded(items: list[EncodedDocument], scores: Any) -> list[EncodedDocument]:
@@ -86,10 +87,19 @@ class QueueServerConfig:
     directory: Path
     crawl: CrawlConfig
     refresh_seconds: float = 10.0       # a fetched page is searchable within about this long
+    # A refresh rebuilds the active partition's files, so it costs more as the partition
+    # grows: refreshes are spaced so that they take at most this share of the time, but never
+    # more than max_refresh_seconds apart (a fetched page is searchable within a minute).
+    refresh_share: float = 0.15
+    max_refresh_seconds: float = 40.0
+    # a host whose downloads stalled this many schedules is dropped for the rest of the crawl
+    # (see crawler.core.fetch.hostwatch)
+    stall_drop_threshold: int = 3
     max_outstanding: int = 4            # schedules handed out and not yet acknowledged
     schedule_size: int = 5000           # DOWNLOAD_SIZE_INTERVAL
     schedule_timeout: float = 1800.0    # a schedule not acknowledged by then is handed out again
-    bundle: BundleConfig = field(default_factory=BundleConfig)
+    # the queue server decides when to refresh (maybe_refresh), not the number of documents
+    bundle: BundleConfig = field(default_factory=lambda: BundleConfig(refresh_every_docs=0))
 
     def __post_init__(self) -> None:
         if not 0 <= self.server < self.num_servers:
@@ -119,9 +129,12 @@ class QueueServerCore:
             raise
         self.counters = dict.fromkeys(COUNTERS, 0)
         self.error_hosts: dict[str, int] = {}  # origin -> fetch errors, for the dashboard
+        self.host_stalls: dict[str, int] = {}  # origin -> schedules it stalled
+        self.dropped_hosts: dict[str, str] = {}  # origin -> why it was dropped
         self._load_state()
         self._dirty = False
         self._last_refresh = clock()
+        self._refresh_cost = 0.0  # seconds the last refresh took
         # origin -> when the last schedule holding it was acknowledged: a crawl-delayed host's
         # last request was no later, so its next schedule waits from there.
         self._delayed_last: dict[str, float] = {}
@@ -136,11 +149,15 @@ class QueueServerCore:
         for key in COUNTERS:
             self.counters[key] = int(data.get(key, 0))
         self.error_hosts = {str(k): int(v) for k, v in data.get("error_hosts", {}).items()}
+        self.host_stalls = {str(k): int(v) for k, v in data.get("host_stalls", {}).items()}
+        self.dropped_hosts = {str(k): str(v) for k, v in data.get("dropped_hosts", {}).items()}
 
     def _save_state(self) -> None:
         tmp = self.paths["state"].with_suffix(".tmp")
         top = dict(sorted(self.error_hosts.items(), key=lambda kv: -kv[1])[:1000])
-        tmp.write_text(json.dumps({**self.counters, "error_hosts": top}))
+        tmp.write_text(json.dumps({**self.counters, "error_hosts": top,
+                                   "host_stalls": self.host_stalls,
+                                   "dropped_hosts": self.dropped_hosts}))
         os.replace(tmp, self.paths["state"])
 
     # --- input --------------------------------------------------------------------------
@@ -184,6 +201,15 @@ class QueueServerCore:
         docs = boost_link_documents(docs, scores)
         encoded = _boost_encoded(encoded, scores)
         discovered = [discovered_from_wire(r) for r in batch.get("discovered", [])]
+        deferred = [deferred_from_wire(r) for r in batch.get("deferred") or []]
+        for origin, count in (batch.get("stalls") or {}).items():
+            self._record_stalls(str(origin), int(count))
+        if self.dropped_hosts:
+            kept = [d for d in discovered if origin_of(d.url) not in self.dropped_hosts]
+            kept_deferred = [d for d in deferred if origin_of(d[0]) not in self.dropped_hosts]
+            self.counters["dropped_host_urls"] += (len(discovered) - len(kept)
+                                                   + len(deferred) - len(kept_deferred))
+            discovered, deferred = kept, kept_deferred
         if encoded:
             self.index.append_encoded(encoded)
         if docs:
@@ -196,6 +222,9 @@ class QueueServerCore:
             self.queue.add_robots(str(robots["origin"]), body, int(robots.get("status", 0)))
         if discovered:
             self.queue.add_discovered(discovered)
+        if deferred:
+            self.queue.requeue(deferred)
+            self.counters["deferred_urls"] += len(deferred)
         for origin, count in (batch.get("host_errors") or {}).items():
             self.queue.report_host_errors(str(origin), int(count))
             self.error_hosts[str(origin)] = self.error_hosts.get(str(origin), 0) + int(count)
@@ -218,13 +247,39 @@ class QueueServerCore:
                             self._delayed_last[origin_of(entry.url)] = now
             self.queue.acknowledge(schedule_id)
 
+    def _record_stalls(self, origin: str, count: int) -> None:
+        """A fetcher's schedule saw ``count`` stalled downloads of ``origin`` (fetchers report
+        a schedule's stalls once, at its end): they show among the error hosts, and a host
+        that stalled ``stall_drop_threshold`` schedules is dropped for the rest of the crawl."""
+        if count <= 0:
+            return
+        stalled = self.host_stalls.get(origin, 0) + 1
+        self.host_stalls[origin] = stalled
+        self.error_hosts[origin] = self.error_hosts.get(origin, 0) + count
+        if stalled >= self.config.stall_drop_threshold and origin not in self.dropped_hosts:
+            self.dropped_hosts[origin] = f"stalled {stalled} schedules"
+            logger.warning("queue server %d: host %s dropped for this crawl: it stalled %d "
+                           "schedules", self.config.server, origin, stalled)
+
+    def skip_hosts(self, schedule: Schedule) -> list[str]:
+        """The dropped hosts among ``schedule``'s urls (the fetcher leaves them out)."""
+        if not self.dropped_hosts:
+            return []
+        return sorted({origin_of(e.url) for e in schedule.entries} & self.dropped_hosts.keys())
+
     # --- output -------------------------------------------------------------------------
 
     def maybe_refresh(self, force: bool = False) -> bool:
-        """Make recently appended documents searchable (at most every refresh_seconds)."""
+        """Make recently appended documents searchable: at most every refresh_seconds, and
+        less often while refreshes are slow (see ``refresh_share``)."""
         now = self._clock()
-        if self._dirty and (force or now - self._last_refresh >= self.config.refresh_seconds):
+        config = self.config
+        interval = min(max(config.refresh_seconds, self._refresh_cost / config.refresh_share),
+                       max(config.refresh_seconds, config.max_refresh_seconds))
+        if self._dirty and (force or now - self._last_refresh >= interval):
+            started = time.perf_counter()
             self.index.refresh()
+            self._refresh_cost = time.perf_counter() - started
             self._dirty = False
             self._last_refresh = now
             return True
@@ -256,15 +311,24 @@ class QueueServerCore:
         return any(s.deadline <= now for s in self.queue.outstanding())
 
     def idle(self) -> bool:
-        """Nothing queued, waiting, handed out or received but unapplied."""
+        """Nothing queued, waiting, handed out or received but unapplied. Once a crawl's
+        max_pages are scheduled, urls still queued or waiting no longer count: they will not
+        be scheduled (robots.txt urls still are)."""
         stats = self.queue.stats()
-        return (stats.queued == 0 and stats.waiting_robots == 0 and stats.crawl_delayed == 0
-                and stats.outstanding_schedules == 0 and self.spool.pending("batch") == 0)
+        max_pages = self.queue.config.max_pages
+        if max_pages and stats.scheduled >= max_pages:
+            pending = stats.robots_txt_queued
+        else:
+            pending = stats.queued + stats.waiting_robots + stats.crawl_delayed
+        return (pending == 0 and stats.outstanding_schedules == 0
+                and self.spool.pending("batch") == 0)
 
     def stats(self) -> dict[str, Any]:
         top = sorted(self.error_hosts.items(), key=lambda kv: (-kv[1], kv[0]))[:10]
+        dropped = sorted(self.dropped_hosts.items())[:20]
         return {**self.counters, **self.queue.stats().as_dict(),
-                "inbox": self.spool.pending("batch"), "error_hosts": dict(top)}
+                "inbox": self.spool.pending("batch"), "error_hosts": dict(top),
+                "stalled_hosts": len(self.host_stalls), "dropped_hosts": dict(dropped)}
 
     def close(self) -> None:
         try:

@@ -31,6 +31,7 @@ from .egress import PUBLIC, EgressPolicy, Resolver, is_public, system_resolver
 from .errors import (
     ERROR_KINDS,
     BadResponse,
+    Cancelled,
     ConnectionFailed,
     ConnectTimeout,
     DeadlineExceeded,
@@ -49,7 +50,7 @@ from .errors import (
 from .result import FetchRequest, FetchResult, RedirectHop
 
 __all__ = [
-    "ERROR_KINDS", "PUBLIC", "BadResponse", "ConnectTimeout", "ConnectionFailed",
+    "ERROR_KINDS", "PUBLIC", "BadResponse", "Cancelled", "ConnectTimeout", "ConnectionFailed",
     "DeadlineExceeded", "DnsError", "EgressPolicy", "EgressRefused", "FetchConfig",
     "FetchConfigError", "FetchError", "FetchRequest", "FetchResult", "Fetcher",
     "HeadersTooLarge", "InvalidUrl", "ReadTimeout", "RedirectHop", "RedirectLoop", "Resolver",

@@ -6,8 +6,8 @@ pools), ``body.py`` (byte-limited decoding), ``result.py`` (the value types). Ca
 fetcher task in the glue (a schedule in batches of ``concurrency``), and robots.txt fetches,
 which take the same path.
 
-Call order: ``Fetcher(config)``, then ``fetch_many(requests)`` as often as needed (connections
-are reused across calls), then ``close()`` (or use it as a context manager). ``fetch_many``
+Call order: ``Fetcher(config)``, then ``fetch_many(requests)`` (or ``submit(request)`` for one
+future per page) as often as needed (connections are reused across calls), then ``close()`` (or use it as a context manager). ``fetch_many``
 never raises for a bad URL or a hostile server: each URL gets one :class:`FetchResult`, in
 request order, whose ``error`` says what went wrong.
 
@@ -27,7 +27,7 @@ import ssl
 import threading
 import time
 from collections.abc import Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from types import TracebackType
 from urllib.parse import urljoin, urlsplit, urlunsplit
@@ -40,6 +40,7 @@ from .config import FetchConfig
 from .egress import Resolver, system_resolver
 from .errors import (
     BadResponse,
+    Cancelled,
     ConnectionFailed,
     ConnectTimeout,
     DeadlineExceeded,
@@ -59,6 +60,7 @@ log = logging.getLogger(__name__)
 
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 DRAIN_LIMIT = 64 * 1024  # a redirect or 416 body this small is read so the connection is reused
+CANCEL_POLL = 0.05  # seconds between checks of a cancel event while waiting for a host slot
 
 
 def normalize_url(url: str) -> str:
@@ -146,18 +148,30 @@ class Fetcher:
         URL or a server (only for a closed Fetcher)."""
         if self._closed:
             raise RuntimeError("Fetcher is closed")
-        items = [r if isinstance(r, FetchRequest) else FetchRequest(r) for r in requests]
-        futures = [self._executor.submit(self.fetch, item) for item in items]
+        futures = [self.submit(r) for r in requests]
         return [f.result() for f in futures]
 
-    def fetch(self, request: FetchRequest | str) -> FetchResult:
-        """Fetch one page in the calling thread (``fetch_many`` runs this in its workers)."""
+    def submit(self, request: FetchRequest | str,
+               cancel: threading.Event | None = None) -> Future[FetchResult]:
+        """Start fetching one page in a worker; the future never raises for a URL or a
+        server (its result carries the error). Lets a caller stop waiting for a download that
+        stalls (it still ends by the page deadline). Setting ``cancel`` while the page waits
+        for a slot of its host ends it at once with a :class:`Cancelled` error."""
+        if self._closed:
+            raise RuntimeError("Fetcher is closed")
+        item = request if isinstance(request, FetchRequest) else FetchRequest(request)
+        return self._executor.submit(self.fetch, item, cancel)
+
+    def fetch(self, request: FetchRequest | str,
+              cancel: threading.Event | None = None) -> FetchResult:
+        """Fetch one page in the calling thread (``fetch_many`` runs this in its workers);
+        ``cancel``: see :meth:`submit`."""
         if isinstance(request, str):
             request = FetchRequest(request)
         started = time.monotonic()
         hop = _Hop(url=request.url)
         try:
-            result = self._fetch_page(request, hop, started)
+            result = self._fetch_page(request, hop, started, cancel)
         except FetchError as exc:
             result = self._failure(request, hop, started, exc)
         except Exception as exc:  # the contract: errors are values, so nothing escapes
@@ -197,7 +211,8 @@ class Fetcher:
                 self._host_slots[host] = slot
             return slot
 
-    def _fetch_page(self, request: FetchRequest, hop: _Hop, started: float) -> FetchResult:
+    def _fetch_page(self, request: FetchRequest, hop: _Hop, started: float,
+                    cancel: threading.Event | None = None) -> FetchResult:
         config = self.config
         url = check_url(request.url)
         hop.url = url
@@ -211,7 +226,13 @@ class Fetcher:
                     raise DeadlineExceeded(
                         f"page deadline of {config.page_deadline:g}s exceeded", url=url)
             else:
-                slot.acquire()
+                if cancel is None:
+                    slot.acquire()
+                else:
+                    while not slot.acquire(timeout=CANCEL_POLL):
+                        if cancel.is_set():
+                            raise Cancelled("given up before a slot of the host was free",
+                                            url=url)
                 self._clock.start(config.page_deadline)
                 clock_started = True
             try:

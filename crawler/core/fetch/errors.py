@@ -137,6 +137,14 @@ class BadResponse(FetchError):
     kind = "bad_response"
 
 
+class Cancelled(FetchError):
+    """The caller gave up on the page before it got a slot of its host (nothing was sent);
+    the page may be fetched again later."""
+
+    kind = "cancelled"
+    retryable = True
+
+
 class UnexpectedError(FetchError):
     """A failure the fetcher does not classify; logged with its traceback where it happens."""
 
@@ -147,6 +155,7 @@ ERROR_KINDS: dict[str, type[FetchError]] = {
     cls.kind: cls
     for cls in (FetchError, InvalidUrl, DnsError, EgressRefused, ConnectTimeout,
                 ConnectionFailed, ReadTimeout, DeadlineExceeded, TooManyRedirects,
-                RedirectLoop, TlsError, HeadersTooLarge, BadResponse, UnexpectedError)
+                RedirectLoop, TlsError, HeadersTooLarge, BadResponse, Cancelled,
+                UnexpectedError)
 }
 """``kind`` -> class, to rebuild an error that crossed a process boundary as ``(kind, message)``."""
