@@ -1,8 +1,8 @@
 #!/usr/bin/env python
 """Crawl the local web through the engine's real processes and measure it.
 
-    .venv/bin/python bench/crawl_bench.py [--fetchers 2] [--tier default|large]
-                                          [--max-seconds 600] [--scrapy-rate 62]
+    .venv/bin/python bench/crawl_bench.py [--fetchers 2] [--tier default|large|both]
+                                          [--max-seconds 900] [--scrapy-rate 62]
 
 Starts the local web (../shared/localweb: setup.sh and start.sh, as root) if it is not up, then,
 in a private temporary directory: an embedded Redis, the queue server (`run_queue_server`) with
@@ -11,13 +11,17 @@ tier's root pages is created and started through the services, as the admin's St
 and runs until it finishes by itself. Printed, one figure a line:
 
 * pages fetched per second and pages searchable (indexed page documents) per second;
-* peak memory (VmHWM) of each process;
+* peak memory (VmHWM) of each process, and its RSS over the crawl (medians over the second
+  and the last quarter of the crawl: flat memory means the second is not much higher);
 * requests to robots-disallowed urls and crawl-delay gaps shorter than the delay, both read from
   the local web's nginx log by ../shared/peers/check_access_log.py.
 
 Targets: pages indexed per second at least Scrapy's pages fetched and parsed per second on the
 same pages at the same concurrency (62 on the default tier, 37 on the large tier on this machine;
-``--scrapy-rate`` overrides), no disallowed request, no short crawl-delay gap.
+``--scrapy-rate`` overrides), no disallowed request, no short crawl-delay gap; with ``--tier
+both``, memory stays flat: each process's peak on the large tier (44,000 pages) at most 20%
+above its peak on the default tier. A default-tier crawl leaves the large tier's hosts out
+(their roots are linked from the default tier's root pages once the large tier is installed).
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ import os
 import signal
 import socket
 import sqlite3
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -153,6 +158,14 @@ class Engine:
             peaks[name] = max([v for v in values if v is not None], default=0.0)
         return peaks
 
+    def rss(self) -> dict[str, float]:
+        """RSS now (MiB) of each process and, for Celery, of its biggest child."""
+        now = {}
+        for name, proc in self.procs.items():
+            values = [hwm(pid, "VmRSS") for pid in [proc.pid] + children(proc.pid)]
+            now[name] = max([v for v in values if v is not None], default=0.0)
+        return now
+
     def cpu_seconds(self) -> dict[str, float]:
         """User + system CPU seconds of each process and its (live or waited-for) children."""
         out = {}
@@ -184,10 +197,11 @@ def children(pid: int) -> list[int]:
     return out
 
 
-def hwm(pid: int) -> float | None:
+def hwm(pid: int, field: str = "VmHWM") -> float | None:
+    """A memory field of /proc/<pid>/status in MiB (VmHWM: peak RSS; VmRSS: RSS now)."""
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1]) / 1024
     except OSError:
         return None
@@ -214,28 +228,22 @@ def searchable_pages(index: Path) -> int:
         reader.close()
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--fetchers", type=int, default=2, help="fetcher processes")
-    parser.add_argument("--tier", choices=["default", "large"], default="default")
-    parser.add_argument("--max-seconds", type=float, default=900)
-    parser.add_argument("--scrapy-rate", type=float, default=None)
-    parser.add_argument("--log-level", default="WARNING", help="of the engine's processes")
-    parser.add_argument("--keep", type=Path, default=None,
-                        help="copy the processes' logs into this folder")
-    args = parser.parse_args()
-    seeds = ensure_localweb(args.tier)
+def crawl_tier(args: argparse.Namespace, tier: str) -> dict:
+    """Crawl one tier through fresh processes; the figures of that crawl."""
+    seeds = ensure_localweb(tier)
+    samples: list[tuple[float, dict[str, float]]] = []  # (seconds into the crawl, RSS)
     with tempfile.TemporaryDirectory(prefix="crawl-bench-") as tmp:
         engine = Engine(Path(tmp), args.fetchers, args.log_level)
         try:
             engine.boot()
             time.sleep(3)
             since = time.time()
-            engine.start_crawl(seeds, other_tier_hosts(args.tier))
+            engine.start_crawl(seeds, other_tier_hosts(tier))
             started = time.monotonic()
             row: dict = {}
             while time.monotonic() - started < args.max_seconds:
                 row = engine.crawl_row()
+                samples.append((time.monotonic() - started, engine.rss()))
                 if row.get("status") in ("stopped", "resumable", "closed"):
                     break
                 time.sleep(1)
@@ -248,7 +256,7 @@ def main() -> int:
             if args.keep is not None:
                 args.keep.mkdir(parents=True, exist_ok=True)
                 for log_file in Path(tmp).glob("*.log"):
-                    (args.keep / log_file.name).write_bytes(log_file.read_bytes())
+                    (args.keep / f"{tier}-{log_file.name}").write_bytes(log_file.read_bytes())
         until = time.time()
         index = Path(tmp) / "var" / "work" / "qs0" / f"IndexData{row.get('timestamp')}"
         pages = searchable_pages(index) if index.exists() else 0
@@ -257,33 +265,94 @@ def main() -> int:
              str(since), "--until", str(until), "--ua", USER_AGENT],
             capture_output=True, text=True, check=True)
         log = json.loads(check.stdout)
+    return {"tier": tier, "row": row, "elapsed": elapsed, "memory": memory, "cpu": cpu_used,
+            "finished": finished, "pages": pages, "log": log, "samples": samples}
+
+
+def rss_growth(samples: list[tuple[float, dict[str, float]]]) -> dict[str, tuple[float, float]]:
+    """Per process: (median RSS over the crawl's second quarter, over its last quarter). Flat
+    memory means the second is not much above the first."""
+    if len(samples) < 8:
+        return {}
+    total = samples[-1][0]
+    out = {}
+    for name in samples[-1][1]:
+        early = [r[name] for t, r in samples if total / 4 <= t < total / 2 and r.get(name)]
+        late = [r[name] for t, r in samples if t >= 3 * total / 4 and r.get(name)]
+        if early and late:
+            out[name] = (statistics.median(early), statistics.median(late))
+    return out
+
+
+def report(args: argparse.Namespace, run: dict, prefix: str) -> list[str]:
+    """Print one crawl's figures (names prefixed); its target lines, to print at the end."""
+    row, log, elapsed, tier = run["row"], run["log"], run["elapsed"], run["tier"]
     fetched = int(row.get("pages_fetched", 0))
     short_gaps = sum(h["gaps_below_delay"] for h in log["crawl_delay"].values())
-    fetch_rate = fetched / elapsed
-    index_rate = pages / elapsed
-    scrapy = args.scrapy_rate or SCRAPY_RATES[args.tier]
-    print(f"tier: {args.tier}")
-    print(f"fetcher_processes: {args.fetchers}")
-    print(f"crawl_finished: {int(finished)} bool")
-    print(f"elapsed: {elapsed:.1f} s")
-    print(f"pages_fetched: {fetched} pages")
-    print(f"pages_searchable: {pages} pages")
-    print(f"documents_indexed: {row.get('documents_indexed', 0)} documents")
-    print(f"fetch_rate: {fetch_rate:.1f} pages/s")
-    print(f"searchable_rate: {index_rate:.1f} pages/s")
-    for name, mib in sorted(memory.items()):
-        print(f"peak_memory_{name.replace('-', '_')}: {mib:.0f} MiB")
-    for name, seconds in sorted(cpu_used.items()):
-        print(f"cpu_{name.replace('-', '_')}: {seconds:.1f} s")
-    print(f"server_requests: {log['requests']} requests")
-    print(f"disallowed_requests: {log['robots_violations']} requests")
-    print(f"short_crawl_delay_gaps: {short_gaps} gaps")
-    print(f"target: pages indexed per second {index_rate:.1f} (goal >= {scrapy:.0f}, Scrapy) "
-          f"{'met' if index_rate >= scrapy and finished else 'NOT met'}")
-    print(f"target: requests to disallowed urls {log['robots_violations']} (goal 0) "
-          f"{'met' if log['robots_violations'] == 0 else 'NOT met'}")
-    print(f"target: crawl-delay gaps shorter than the delay {short_gaps} (goal 0) "
-          f"{'met' if short_gaps == 0 else 'NOT met'}")
+    index_rate = run["pages"] / elapsed
+    scrapy = args.scrapy_rate or SCRAPY_RATES[tier]
+    print(f"{prefix}tier: {tier}")
+    print(f"{prefix}fetcher_processes: {args.fetchers}")
+    print(f"{prefix}crawl_finished: {int(run['finished'])} bool")
+    print(f"{prefix}elapsed: {elapsed:.1f} s")
+    print(f"{prefix}pages_fetched: {fetched} pages")
+    print(f"{prefix}pages_searchable: {run['pages']} pages")
+    print(f"{prefix}documents_indexed: {row.get('documents_indexed', 0)} documents")
+    print(f"{prefix}fetch_rate: {fetched / elapsed:.1f} pages/s")
+    print(f"{prefix}searchable_rate: {index_rate:.1f} pages/s")
+    for name, mib in sorted(run["memory"].items()):
+        print(f"{prefix}peak_memory_{name.replace('-', '_')}: {mib:.0f} MiB")
+    for name, (early, late) in sorted(rss_growth(run["samples"]).items()):
+        key = name.replace("-", "_")
+        print(f"{prefix}rss_second_quarter_{key}: {early:.0f} MiB")
+        print(f"{prefix}rss_last_quarter_{key}: {late:.0f} MiB")
+    for name, seconds in sorted(run["cpu"].items()):
+        print(f"{prefix}cpu_{name.replace('-', '_')}: {seconds:.1f} s")
+    print(f"{prefix}server_requests: {log['requests']} requests")
+    print(f"{prefix}disallowed_requests: {log['robots_violations']} requests")
+    print(f"{prefix}short_crawl_delay_gaps: {short_gaps} gaps")
+    met = index_rate >= scrapy and run["finished"]
+    return [
+        f"target: {tier} tier pages indexed per second {index_rate:.1f} (goal >= {scrapy:.0f}, "
+        f"Scrapy) {'met' if met else 'NOT met'}",
+        f"target: {tier} tier requests to disallowed urls {log['robots_violations']} (goal 0) "
+        f"{'met' if log['robots_violations'] == 0 else 'NOT met'}",
+        f"target: {tier} tier crawl-delay gaps shorter than the delay {short_gaps} (goal 0) "
+        f"{'met' if short_gaps == 0 else 'NOT met'}",
+    ]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--fetchers", type=int, default=2, help="fetcher processes")
+    parser.add_argument("--tier", choices=["default", "large", "both"], default="default",
+                        help="both: the default tier, then the large tier, and the memory "
+                             "target (large-tier peaks at most 20%% above the default's)")
+    parser.add_argument("--max-seconds", type=float, default=900, help="per crawl")
+    parser.add_argument("--scrapy-rate", type=float, default=None)
+    parser.add_argument("--log-level", default="WARNING", help="of the engine's processes")
+    parser.add_argument("--keep", type=Path, default=None,
+                        help="copy the processes' logs into this folder")
+    args = parser.parse_args()
+    tiers = ["default", "large"] if args.tier == "both" else [args.tier]
+    if args.scrapy_rate is not None and len(tiers) > 1:
+        parser.error("--scrapy-rate applies to one tier")
+    runs = {tier: crawl_tier(args, tier) for tier in tiers}
+    targets: list[str] = []
+    for tier, run in runs.items():
+        targets += report(args, run, f"{tier}_" if len(runs) > 1 else "")
+    if len(runs) == 2:
+        base, large = runs["default"]["memory"], runs["large"]["memory"]
+        ratios = {name: large[name] / base[name] for name in large
+                  if name != "redis" and base.get(name)}
+        for name, ratio in sorted(ratios.items()):
+            print(f"memory_ratio_{name.replace('-', '_')}: {ratio:.2f} large/default")
+        worst = max(ratios.values(), default=float("inf"))
+        flat = worst <= 1.2 and runs["large"]["finished"]
+        targets.append(f"target: peak memory per process, large tier over default tier "
+                       f"{worst:.2f} (goal <= 1.20) {'met' if flat else 'NOT met'}")
+    for line in targets:
+        print(line)
     return 0
 
 

@@ -33,6 +33,8 @@ from __future__ import annotations
 import json
 import logging
 import os
+import struct
+import zlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -41,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from .document import IndexDocument
-from .documents import PartitionDocumentBundle, gzip_bytes
+from .documents import PartitionDocumentBundle
 from .errors import CorruptIndexError, IndexStateError
 from .ids import DOC_TYPE, TEXT_HASH, DocType
 from .layout import (
@@ -119,11 +121,71 @@ class EncodedDocument:
 
 def encode_document(doc: IndexDocument, level: int = SUMMARY_COMPRESSION_LEVEL
                     ) -> EncodedDocument:
-    """``doc`` as the bundle stores it (what :meth:`IndexBundleWriter.append_encoded` takes)."""
-    p = _prepare_document(doc, level)
+    """``doc`` as the bundle stores it (what :meth:`IndexBundleWriter.append_encoded` takes).
+
+    Fetchers call this for every document, most of them link documents of a few terms, so
+    the index blob is built with ``struct`` here (numpy's per-call cost dominates for small
+    documents); the bytes are those of :func:`~indexer.core.partition_index.encode_doc_index`,
+    which large documents (and any that ``struct`` refuses) still use."""
+    summary = _gzip(json.dumps(doc.summary, separators=(",", ":"), ensure_ascii=False,
+                               default=_json_default).encode("utf-8"), level)
+    cache = _gzip(doc.cached_page, level) if doc.cached_page else b""
+    blob = _small_doc_index(doc) if len(doc.terms) <= SMALL_DOC_TERMS else None
+    if blob is None:
+        blob = encode_doc_index(doc)[0]
     source = doc.summary.get("source") if doc.doc_type == DocType.LINK else None
-    return EncodedDocument(p.doc_id, p.summary, p.cache, p.blob, p.url,
+    return EncodedDocument(doc.doc_id, summary, cache, blob, doc.url,
                            source if isinstance(source, str) else "")
+
+
+SMALL_DOC_TERMS = 64
+_BLOB_HEAD = struct.Struct(">IIIIIB")
+
+
+def _gzip(data: bytes, level: int) -> bytes:
+    """The bytes of :func:`~indexer.core.documents.gzip_bytes`, in one C call."""
+    return zlib.compress(data, level, wbits=31)
+
+
+def _joined(strings: Iterable[str]) -> bytes | None:
+    items = list(strings)
+    if not items:
+        return b""
+    text = "\0".join(items) + "\0"
+    if text.count("\0") != len(items):
+        return None  # a NUL inside a term: encode_doc_index reports it
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _small_doc_index(doc: IndexDocument) -> bytes | None:
+    """``encode_doc_index(doc)[0]`` without numpy; None when the slow path must decide (a
+    NUL in a term, a negative or huge value, a value that is not an int)."""
+    try:
+        values = list(doc.terms.values())
+        counts = [len(v) for v in values]
+        positions = [p for v in values for p in v]
+        wide = bool(positions) and max(positions) > 0xFFFF or bool(counts) and max(
+            counts) > 0xFFFF
+        small = "I" if wide else "H"
+        raw_terms = _joined(doc.terms)
+        raw_meta = _joined(doc.meta_words)
+        if raw_terms is None or raw_meta is None:
+            return None
+        regions = doc.region_weights
+        scores = doc.classifier_scores
+        parts = [
+            _BLOB_HEAD.pack(doc.length, len(counts), len(doc.meta_words), len(regions),
+                            len(scores), wide),
+            struct.pack(">I", len(raw_terms)), raw_terms,
+            struct.pack(">I", len(raw_meta)), raw_meta,
+            struct.pack(f">{len(counts)}{small}", *counts),
+            struct.pack(f">{len(positions)}{small}", *positions),
+            b"".join(struct.pack(">Id", p, w) for p, w in regions),
+            struct.pack(f">{len(scores)}d", *scores),
+        ]
+    except (struct.error, TypeError, ValueError, OverflowError):
+        return None
+    return zlib.compress(b"".join(parts), 1)
 
 
 def scale_regions(item: EncodedDocument, factor: float) -> EncodedDocument:
@@ -170,9 +232,9 @@ class _Prepared:
 
 
 def _prepare_document(doc: IndexDocument, level: int) -> _Prepared:
-    summary = gzip_bytes(json.dumps(doc.summary, separators=(",", ":"), ensure_ascii=False,
-                                    default=_json_default).encode("utf-8"), level)
-    cache = gzip_bytes(doc.cached_page, level) if doc.cached_page else b""
+    summary = _gzip(json.dumps(doc.summary, separators=(",", ":"), ensure_ascii=False,
+                               default=_json_default).encode("utf-8"), level)
+    cache = _gzip(doc.cached_page, level) if doc.cached_page else b""
     blob, terms, counts, positions = encode_doc_index(doc)
     return _Prepared(doc.doc_id, summary, cache, blob, doc.url, doc.length, terms, counts,
                      positions, tuple(doc.meta_words), tuple(doc.region_weights),

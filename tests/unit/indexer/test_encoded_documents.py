@@ -77,3 +77,21 @@ def test_scale_regions_multiplies_the_weights_only() -> None:
     assert scaled.doc_id == item.doc_id and scaled.summary == item.summary
     assert zlib.decompress(scaled.summary, 31)  # still the same gzip summary
     assert base64.b64encode(scaled.doc_id)
+
+
+@pytest.mark.parametrize("i", range(40))
+def test_the_fast_small_document_encoding_is_byte_identical(i: int) -> None:
+    from dataclasses import replace
+
+    from indexer.core.bundle import _small_doc_index
+    from indexer.core.partition_index import encode_doc_index
+
+    doc = make_doc(i, words=[0, 1, 5, 40, 200][i % 5])
+    if i % 7 == 3:  # positions past 65535 switch the blob to 4-byte numbers
+        doc = replace(doc, terms={t: [p + 70_000 for p in ps] for t, ps in doc.terms.items()},
+                      length=doc.length + 70_000)
+    if i % 11 == 4:
+        doc = replace(doc, region_weights=(), classifier_scores=(), meta_words=())
+    assert _small_doc_index(doc) == encode_doc_index(doc)[0]
+    bad = replace(doc, terms={"x\0y": [1]}) if i % 2 else replace(doc, terms={"x": [-1]})
+    assert _small_doc_index(bad) is None  # left to encode_doc_index, which decides
