@@ -129,14 +129,18 @@ class DecodedList:
     occurrences: int
     # every posting's positions, decoded on first use: (positions row after row, row starts)
     _positions: list[tuple[IntArray, IntArray]] = field(default_factory=list)
+    # arrays a user derives from the whole list's positions, aligned with them (the shard
+    # keeps each position's region there), dropped with the list
+    memo: dict[str, np.ndarray] = field(default_factory=dict)
 
     @property
     def size(self) -> int:
-        return int(self.keys.size) + sum(int(p.size) for p, _ in self._positions)
+        return int(self.keys.size) + sum(int(p.size) for p, _ in self._positions) + \
+            sum(int(a.size) for a in self.memo.values())
 
-    def positions(self, decoder: PostingsCursor, keys: IntArray) -> tuple[IntArray, IntArray]:
-        """Positions of the postings at ``keys`` (all in the list), row after row, and the
-        per-row counts; the whole list's positions are decoded once and kept."""
+    def all_positions(self, decoder: PostingsCursor) -> tuple[IntArray, IntArray]:
+        """Every posting's positions, row after row, and the row starts (length docs + 1),
+        decoded on first use and kept."""
         col = self.column
         assert col is not None
         if not self._positions:
@@ -144,12 +148,24 @@ class DecodedList:
             starts = np.zeros(counts.size + 1, dtype=np.int64)
             np.cumsum(counts, out=starts[1:])
             self._positions.append((pos, starts))
-        pos, starts = self._positions[0]
+        return self._positions[0]
+
+    def position_rows(self, decoder: PostingsCursor, keys: IntArray
+                      ) -> tuple[IntArray, IntArray]:
+        """Where the positions of the postings at ``keys`` (all in the list) are in
+        :meth:`all_positions`, row after row, and the per-row counts."""
+        _, starts = self.all_positions(decoder)
         rows = np.searchsorted(self.keys, keys)
         counts = starts[rows + 1] - starts[rows]
         before = np.cumsum(counts) - counts
         at = np.repeat(starts[rows] - before, counts) + np.arange(int(counts.sum()))
-        return pos[at], counts
+        return at, counts
+
+    def positions(self, decoder: PostingsCursor, keys: IntArray) -> tuple[IntArray, IntArray]:
+        """Positions of the postings at ``keys`` (all in the list), row after row, and the
+        per-row counts; the whole list's positions are decoded once and kept."""
+        at, counts = self.position_rows(decoder, keys)
+        return self.all_positions(decoder)[0][at], counts
 
     @staticmethod
     def of(cursor: PostingsCursor, positional: bool) -> DecodedList:

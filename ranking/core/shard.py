@@ -345,6 +345,38 @@ class LocalShard:
             regions = self._regions[partition] = _PartitionRegions(self.reader, partition)
         return regions
 
+    def _list_regions(self, decoded: DecodedList, decoder: Any) -> dict[str, np.ndarray]:
+        """The region of every position of a decoded list (query-independent, kept in the
+        list's memo): its partition, its index in the partition's region codes (-1 after the
+        last region), its kind (DESCRIPTION there) and its region weight (1 there)."""
+        memo = decoded.memo
+        if "region_at" in memo:
+            return memo
+        pos, starts = decoded.all_positions(decoder)
+        counts = np.diff(starts)
+        keys = np.repeat(decoded.keys, counts)
+        part = key_partition(keys)
+        entry = key_index(keys)
+        at_all = np.full(pos.size, -1, dtype=np.int64)
+        kind = np.full(pos.size, DESCRIPTION, dtype=np.int64)
+        weight = np.ones(pos.size)
+        for p in np.unique(part).tolist():
+            regions = self._partition_regions(p)
+            sel = np.flatnonzero(part == p)
+            if not sel.size or not regions.codes.size:
+                continue
+            e = entry[sel]
+            at = np.searchsorted(regions.codes, (e << 32) + pos[sel])
+            ok = at < regions.codes.size
+            ok[ok] = regions.entry[at[ok]] == e[ok]
+            sel, at = sel[ok], at[ok]
+            at_all[sel] = at
+            kind[sel] = regions.kinds[at]
+            weight[sel] = regions.weights[at]
+        memo.update(region_part=part, region_at=at_all, region_kind=kind,
+                    region_weight=weight)
+        return memo
+
     FILTER_PREFIXES = ("safe:", "lang:", "media:", "filetype:", "site:all", "code:")
 
     DECODED_POSTINGS = 8_000_000  # postings and positions kept decoded (8-40 bytes each)
@@ -493,11 +525,17 @@ class LocalShard:
         title_hits = np.zeros(m)
         positions = []
         link_hits: list[tuple[IntArray, IntArray, IntArray, FloatArray]] = []
+        loaded_at = np.zeros(max(numbers, default=0) + 1, dtype=np.int64)
+        for k, p in enumerate(np.unique(parts).tolist()):
+            loaded_at[p] = k
         for j, term in enumerate(terms):
             col = block.columns.get(term) or Column.empty(m)
             word = plan.words.get(term)
-            if isinstance(word, DecodedWordIterator) and (col.freq > 0).all():
-                pos, counts = word.decoded.positions(plan.decoder, keys)
+            decoded = word.decoded if isinstance(word, DecodedWordIterator) and \
+                (col.freq > 0).all() else None
+            if decoded is not None:
+                flat, counts = decoded.position_rows(plan.decoder, keys)
+                pos = decoded.all_positions(plan.decoder)[0][flat]
             else:
                 pos, counts = decode_column_positions(plan.decoder, keys, col)
             positions.append((pos, counts))
@@ -506,10 +544,21 @@ class LocalShard:
             # codes: title positions weigh the title weight, description positions their
             # (rescaled) sentence score times the description weight, anchor text its weight
             # times the link weight; positions after the last region the description weight
-            w = np.full(pos.size, float(options.description_weight))
-            kind = np.full(pos.size, DESCRIPTION, dtype=np.int64)
-            region = np.full(pos.size, -1, dtype=np.int64)
-            for k, regions in enumerate(loaded):
+            if decoded is not None:  # looked up once for the whole list, kept with it
+                memo = self._list_regions(decoded, plan.decoder)
+                kind = memo["region_kind"][flat]
+                at = memo["region_at"][flat]
+                w = np.where(kind == TITLE, kind_weight[TITLE],
+                             memo["region_weight"][flat] * kind_weight[kind])
+                region = np.where(at >= 0, (loaded_at[memo["region_part"][flat]] << 40) | at,
+                                  -1)
+                loaded_now: list[_PartitionRegions] = []
+            else:
+                w = np.full(pos.size, float(options.description_weight))
+                kind = np.full(pos.size, DESCRIPTION, dtype=np.int64)
+                region = np.full(pos.size, -1, dtype=np.int64)
+                loaded_now = loaded
+            for k, regions in enumerate(loaded_now):
                 sel = np.flatnonzero(entry_part[prow] == k) if len(loaded) > 1 else \
                     np.arange(pos.size)
                 if not sel.size or not regions.codes.size:
