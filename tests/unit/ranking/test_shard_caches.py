@@ -1,0 +1,71 @@
+"""A shard's query-independent caches (decoded lists with their position regions, url
+features, result heads) give exactly the candidates and results of a shard without them."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from indexer.core.ids import DocType
+from ranking.core.pipeline import Searcher
+from ranking.core.shard import LocalShard
+
+from .helpers import Doc, build, text_doc
+
+WORDS = ("thread", "queue", "lock", "pool", "event", "python", "docs", "library", "timer")
+QUERIES = ("thread", "thread queue", "lock pool event", "python thread", "docs library",
+           "queue | timer", "thread -lock", '"thread queue"', "library timer thread",
+           "site:docs.python.org thread", "nothingmatches")
+
+
+class UncachedShard(LocalShard):
+    """Every list decoded block by block on every query, url items recomputed, heads read."""
+
+    DECODED_POSTINGS = 0
+
+    def summary_heads(self, doc_ids):
+        self._heads.clear()
+        return super().summary_heads(doc_ids)
+
+    def _bonuses(self, *args, **kwargs):
+        self._url_features.clear()
+        return super()._bonuses(*args, **kwargs)
+
+
+@pytest.fixture(scope="module")
+def reader(tmp_path_factory):
+    rnd = random.Random(11)
+    docs = []
+    for i in range(240):
+        host = ("docs.python.org", "thread.test", "www.queue.example")[i % 3]
+        path = "/".join(rnd.choice(WORDS) for _ in range(rnd.randint(0, 3)))
+        title = " ".join(rnd.choice(WORDS) for _ in range(rnd.randint(1, 4)))
+        body = " ".join(rnd.choice(WORDS) for _ in range(rnd.randint(3, 40)))
+        docs.append(text_doc(f"https://{host}/{path}?p={i}", title, body))
+    for i in range(30):  # anchor text folded into pages
+        url = docs[i].url
+        docs.append(Doc(url, ("thread", "queue"), doc_type=DocType.LINK,
+                        summary={"url": url, "title": url, "description": "thread queue",
+                                 "source": f"https://x.test/{i}", "kind": "a"}))
+    return build(tmp_path_factory.mktemp("caches") / "b", docs, partition_docs=70)
+
+
+def test_candidates_equal_with_and_without_caches(reader):
+    cached, plain = LocalShard(reader), UncachedShard(reader)
+    a, b = Searcher([cached]), Searcher([plain])
+    for _ in range(2):  # the second round reads every cache
+        for q in QUERIES:
+            parsed = a.parser.parse(q)
+            got = cached.candidates(q, parsed, 200, a.options)
+            want = plain.candidates(q, parsed, 200, b.options)
+            for name in ("doc_ids", "partition", "index", "doc_rank", "relevance", "proximity",
+                         "doc_length", "freq", "term_relevance", "bonuses"):
+                assert np.array_equal(getattr(got, name), getattr(want, name)), (q, name)
+            ra = a.search(q, num=10, snippets=False)
+            rb = b.search(q, num=10, snippets=False)
+            assert [(r.url, r.title, r.score) for r in ra.results] == \
+                [(r.url, r.title, r.score) for r in rb.results], q
+    assert cached._decoded and any("region_at" in d.memo for d in cached._decoded.values())
+    assert all(d.docs == 0 for d in plain._decoded.values())  # only empty lists
