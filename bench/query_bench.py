@@ -13,10 +13,16 @@ Single thread, warm (one untimed pass over all judged queries first), over
 * Whoosh 2.7 (../shared/peers/whoosh_eval.py, BM25F, AND) on the same pages, installed in its
   own virtual environment under /tmp (never into the project).
 
-Usage: ``.venv/bin/python bench/query_bench.py [--no-whoosh] [--http]``. ``--http`` times the
-search page through gunicorn and the whole Django stack against the bare query (with snippets):
-the page's p95 should be within 2x of the bare p95.
-Prints ``name: value unit`` lines and ``target:`` lines (our p95 <= Whoosh's p95).
+Usage: ``.venv/bin/python bench/query_bench.py [--no-whoosh] [--http] [--index DIR]
+[--default-only] [--runs N]``. ``--http`` times the search page through gunicorn and the whole
+Django stack against the bare query (with snippets): the page's p95 should be within 2x of the
+bare p95. ``--index`` searches an existing bundle of the default tier (say, the one
+bench/relevance_eval.py crawled before the crawler's code changed) instead of the cached crawl;
+``--default-only`` skips the large tier and the 3 shards (each needs a crawl of its own).
+``--runs`` times the default tier N times (default 3) and reports the median of each
+percentile; the machine is shared, so one pass is noisy.
+Prints ``name: value unit`` lines and ``target:`` lines (our p95 <= Whoosh's p95, both measured
+in this run).
 """
 
 from __future__ import annotations
@@ -67,11 +73,25 @@ def measure(searcher: Searcher, queries: list[str], snippets: bool) -> list[floa
     return out
 
 
+def percentiles(lat: list[float]) -> dict[str, float]:
+    return {k: 1000 * percentile(lat, q) for k, q in (("p50", .5), ("p95", .95), ("p99", .99))}
+
+
 def report(name: str, lat: list[float]) -> dict[str, float]:
-    p = {k: 1000 * percentile(lat, q) for k, q in (("p50", .5), ("p95", .95), ("p99", .99))}
+    return report_percentiles(name, percentiles(lat))
+
+
+def report_percentiles(name: str, p: dict[str, float]) -> dict[str, float]:
     for k, v in p.items():
         sys.stdout.write(f"{name}_{k}: {v:.2f} ms\n")
     return p
+
+
+def median_of_runs(searcher: Searcher, queries: list[str], snippets: bool,
+                   runs: int) -> dict[str, float]:
+    """Each percentile's median over ``runs`` timed passes (each after its warm-up pass)."""
+    passes = [percentiles(measure(searcher, queries, snippets)) for _ in range(max(1, runs))]
+    return {k: sorted(p[k] for p in passes)[len(passes) // 2] for k in passes[0]}
 
 
 def sharded_bundles(tier: str) -> list[Path]:
@@ -187,33 +207,49 @@ def main() -> int:
     ap.add_argument("--http", action="store_true",
                     help="time the search page through gunicorn and Django, against the bare "
                          "query with snippets, and stop there")
+    ap.add_argument("--index", type=Path,
+                    help="an existing index bundle of the default tier to search")
+    ap.add_argument("--default-only", action="store_true",
+                    help="skip the large tier and the 3 shards")
+    ap.add_argument("--runs", type=int, default=3,
+                    help="timed passes over the default tier (median of each percentile)")
     args = ap.parse_args()
     queries = [q for _, q in rel.load_queries()]
     sys.stdout.write(f"queries: {len(queries)} queries\n")
-    bundle, _ = rel.build_index("default")
+    bundle = args.index if args.index is not None else rel.build_index("default")[0]
     if args.http:
         bare = Searcher([LocalShard(IndexBundleReader(bundle))])
         bare_p95 = report("bare_snippets", measure(bare, queries, snippets=True))["p95"]
         return http_bench(bundle, queries, bare_p95)
     searcher = Searcher([LocalShard(IndexBundleReader(bundle))])
-    ours = report("default_top10", measure(searcher, queries, snippets=False))
-    report("default_snippets", measure(searcher, queries, snippets=True))
+    ours = report_percentiles("default_top10",
+                              median_of_runs(searcher, queries, False, args.runs))
+    report_percentiles("default_snippets", median_of_runs(searcher, queries, True, args.runs))
 
     large_sites = [s for s in rel.sites.sites("large") if s["tier"] == "large"]
-    if large_sites:
-        big, _ = rel.build_index("large")
-        big_searcher = Searcher([LocalShard(IndexBundleReader(big))])
-        report("large_top10", measure(big_searcher, queries, snippets=False))
-        report("large_snippets", measure(big_searcher, queries, snippets=True))
+    if args.default_only:
+        sys.stdout.write("large_tier: 0 measured (skipped: --default-only)\n")
+    elif large_sites:
+        try:
+            big, _ = rel.build_index("large")
+        except (Exception, SystemExit) as exc:  # a crawl that did not finish: go on
+            sys.stdout.write(f"large_build: 0 built ({type(exc).__name__}: {exc})\n")
+        else:
+            big_searcher = Searcher([LocalShard(IndexBundleReader(big))])
+            report("large_top10", measure(big_searcher, queries, snippets=False))
+            report("large_snippets", measure(big_searcher, queries, snippets=True))
     else:
         sys.stdout.write("large_tier: 0 installed (skipped: setup.sh --large not run)\n")
 
     servers = []
-    try:
-        shard_paths = sharded_bundles("default")
-    except Exception as exc:  # report and go on with the other measurements
-        sys.stdout.write(f"shards3_build: 0 built ({type(exc).__name__}: {exc})\n")
-        shard_paths = []
+    shard_paths: list[Path] = []
+    if args.default_only:
+        sys.stdout.write("shards3: 0 measured (skipped: --default-only)\n")
+    else:
+        try:
+            shard_paths = sharded_bundles("default")
+        except (Exception, SystemExit) as exc:  # report and go on with the other measurements
+            sys.stdout.write(f"shards3_build: 0 built ({type(exc).__name__}: {exc})\n")
     for path in shard_paths:
         srv = ShardHTTPServer(LocalShard(IndexBundleReader(path)), TOKEN)
         threading.Thread(target=srv.serve_forever, daemon=True).start()
