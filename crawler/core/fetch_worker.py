@@ -333,15 +333,16 @@ class ScheduleWorker:
                 for entry, result in zip(entries, results, strict=True):
                     if isinstance(result, Future):
                         stragglers.append((entry, result))
-                    else:
-                        handle(entry, result)
+                        continue
+                    handle(entry, result)
+                    # checked after every page: processing a round takes seconds
+                    now = time.monotonic()
+                    if since_ship >= self._ship_every or (
+                            since_ship and now - last_ship >= self._ship_seconds):
+                        self._flush(schedule, origin_server, done=False)
+                        since_ship = 0
+                        last_ship = now
                 handle_finished(wait=False)
-                now = time.monotonic()
-                if since_ship >= self._ship_every or (
-                        since_ship and now - last_ship >= self._ship_seconds):
-                    self._flush(schedule, origin_server, done=False)
-                    since_ship = 0
-                    last_ship = now
         stopped = state == "stopped"
         # Downloads still blocked at the end are not waited for: each counts as a failed
         # download (its result, if it ever comes, is dropped; the page deadline ends it).
