@@ -11,7 +11,10 @@ both call :func:`shard_search_payload` / :func:`shard_summaries_payload`):
 
 * ``GET /api/shard/search?q=&n=&lang=&safe=&its=`` -> ``{"candidates": {...}}``
   (:meth:`Candidates.to_json`);
-* ``GET /api/shard/summaries?ids=<hex doc_id>,...&its=`` -> ``{"summaries": [...]}``.
+* ``GET /api/shard/summaries?ids=<hex doc_id>,...&its=[&heads=1]`` -> ``{"summaries": [...]}``
+  (:meth:`LocalShard.summaries`; with ``heads=1`` only each summary's url and title,
+  :meth:`LocalShard.summary_heads`: a result list without snippets needs no page text, and a
+  stored summary holds the whole text of the page).
 
 Every request carries the shared token in the ``X-Shard-Token`` header; without it the answer is
 403.
@@ -31,6 +34,8 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from indexer.core.ids import DOC_ID_LEN
 
 from .errors import ShardError
 from .options import SearchOptions
@@ -93,7 +98,15 @@ class HttpShard:
             raise ShardError(self.name, f"malformed answer: {exc}") from exc
 
     def summaries(self, doc_ids: Sequence[bytes]) -> list[dict[str, Any] | None]:
-        data = self._get(SUMMARIES_PATH, {"ids": ",".join(d.hex() for d in doc_ids)})
+        return self._summaries(doc_ids, heads=False)
+
+    def summary_heads(self, doc_ids: Sequence[bytes]) -> list[dict[str, Any] | None]:
+        """Only each summary's url and title (see :meth:`LocalShard.summary_heads`)."""
+        return self._summaries(doc_ids, heads=True)
+
+    def _summaries(self, doc_ids: Sequence[bytes], heads: bool) -> list[dict[str, Any] | None]:
+        data = self._get(SUMMARIES_PATH, {"ids": ",".join(d.hex() for d in doc_ids),
+                                          "heads": "1" if heads else None})
         out = data.get("summaries")
         if not isinstance(out, list) or len(out) != len(doc_ids):
             raise ShardError(self.name, "malformed summaries answer")
@@ -166,7 +179,10 @@ def shard_summaries_payload(shard: LocalShard, params: Mapping[str, str]) -> dic
             except ValueError:
                 raw = b""
             ids.append(raw)
-    return {"summaries": [shard.reader.summary(i) if len(i) == 24 else None for i in ids]}
+    valid = [i for i in ids if len(i) == DOC_ID_LEN]
+    got = iter(shard.summary_heads(valid) if params.get("heads") == "1" else
+               shard.summaries(valid))
+    return {"summaries": [next(got) if len(i) == DOC_ID_LEN else None for i in ids]}
 
 
 class ShardHTTPServer(ThreadingHTTPServer):

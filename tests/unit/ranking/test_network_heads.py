@@ -1,0 +1,74 @@
+"""Result lists through real loopback shard servers equal the in-process ones: without
+snippets only the summaries' heads (url and title) travel; link documents resolve to their
+pages on the shard, as in-process."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from indexer.core.ids import DocType
+from ranking.core.network import HttpShard, ShardHTTPServer, shard_summaries_payload
+from ranking.core.pipeline import Searcher
+from ranking.core.shard import LocalShard
+
+from .helpers import Doc, build, text_doc
+
+TOKEN = "heads-token"
+
+
+def _docs(host: str) -> list[Doc]:
+    pages = [text_doc(f"https://{host}/{i}", f"alpha page {i}",
+                      "alpha beta gamma " * (i + 1) + "delta " * 40) for i in range(6)]
+    links = [Doc(f"https://{host}/0", ("alpha", "anchor"), doc_type=DocType.LINK,
+                 summary={"url": f"https://{host}/0", "title": f"https://{host}/0",
+                          "description": "alpha anchor", "source": "https://x.test/",
+                          "kind": "a"}),
+             Doc(f"https://{host}/never-crawled", ("alpha", "orphan"), doc_type=DocType.LINK,
+                 summary={"url": f"https://{host}/never-crawled",
+                          "title": f"https://{host}/never-crawled",
+                          "description": "alpha orphan", "source": "https://x.test/",
+                          "kind": "a"})]
+    return pages + links
+
+
+@pytest.fixture
+def shards(tmp_path):
+    servers, local = [], []
+    for name in ("a", "b"):
+        shard = LocalShard(build(tmp_path / name, _docs(f"{name}.test"), 4), name)
+        srv = ShardHTTPServer(shard, TOKEN)
+        threading.Thread(target=srv.serve_forever, daemon=True).start()
+        servers.append(srv)
+        local.append(shard)
+    yield local, [HttpShard(s.url, TOKEN, name=n) for s, n in zip(servers, "ab", strict=True)]
+    for srv in servers:
+        srv.shutdown()
+        srv.server_close()
+
+
+@pytest.mark.parametrize("snippets", [False, True])
+def test_network_results_equal_local(shards, snippets):
+    local, remote = shards
+    for q in ("alpha", "alpha beta", "orphan", "anchor"):
+        mine = Searcher(local).search(q, num=10, snippets=snippets)
+        theirs = Searcher(remote).search(q, num=10, snippets=snippets)
+        assert [(r.url, r.title, r.snippet, r.score) for r in theirs.results] == \
+            [(r.url, r.title, r.snippet, r.score) for r in mine.results], q
+        assert not theirs.partial
+    assert not any("never-crawled" in r.url
+                   for r in Searcher(remote).search("orphan", snippets=False).results)
+
+
+def test_heads_payload_has_no_page_text(shards):
+    local, _ = shards
+    shard = local[0]
+    dm = shard.reader.doc_map(shard.reader.partitions[0].number)
+    ids = [dm.doc_id(0).hex(), "zz", dm.doc_id(1).hex()]
+    heads = shard_summaries_payload(shard, {"ids": ",".join(ids), "heads": "1"})["summaries"]
+    full = shard_summaries_payload(shard, {"ids": ",".join(ids)})["summaries"]
+    assert heads[1] is None and full[1] is None
+    for head, summary in zip(heads[::2], full[::2], strict=True):
+        assert head == {"url": summary["url"], "title": summary["title"]}
+        assert "description" in summary
