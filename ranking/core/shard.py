@@ -62,6 +62,24 @@ def query_word_terms(parsed: ParsedQuery) -> tuple[list[str], list[int]]:
     return list(mult), list(mult.values())
 
 
+_INT, _FLOAT = np.dtype("<i8"), np.dtype("<f8")
+_INT_FIELDS = frozenset({"partition", "index", "docs_after", "doc_length"})
+
+
+def _pack(a: np.ndarray, dtype: np.dtype) -> str:
+    return base64.b64encode(np.ascontiguousarray(a, dtype=dtype).tobytes()).decode("ascii")
+
+
+def _unpack(value: Any, dtype: np.dtype) -> np.ndarray:
+    """An array sent by :func:`_pack` (or, from an older shard, as a JSON list)."""
+    if isinstance(value, str):
+        raw = base64.b64decode(value, validate=True)
+        if len(raw) % dtype.itemsize:
+            raise ValueError("array bytes are not a whole number of values")
+        return np.frombuffer(raw, dtype=dtype).astype(dtype.newbyteorder("="))
+    return np.asarray(value, dtype=dtype.newbyteorder("="))
+
+
 @dataclass(frozen=True, slots=True)
 class Candidates:
     """Raw scored matches of one shard (arrays of length m, terms of length T)."""
@@ -101,16 +119,17 @@ class Candidates:
                           0, True, partial, shard)
 
     def to_json(self) -> dict[str, Any]:
+        """A JSON object for the shard search endpoint; numeric arrays travel as base64 of
+        their little-endian bytes (exact, and decoded without parsing a number at a time)."""
         return {
             "doc_ids": base64.b64encode(self.doc_ids.tobytes()).decode("ascii"),
-            **{k: getattr(self, k).tolist() for k in (
+            **{k: _pack(getattr(self, k), _INT if k in _INT_FIELDS else _FLOAT) for k in (
                 "partition", "index", "docs_after", "doc_rank", "relevance", "proximity",
-                "proximity_raw", "doc_length", "freq", "term_relevance")},
+                "proximity_raw", "doc_length", "freq", "term_relevance", "bonuses")},
             "terms": list(self.terms), "occurrences": list(self.occurrences),
             "documents": self.documents, "average_length": self.average_length,
             "estimate": self.estimate, "exhausted": self.exhausted, "partial": self.partial,
             "shard": self.shard, "messages": list(self.messages),
-            "bonuses": self.bonuses.tolist(),
         }
 
     @staticmethod
@@ -121,7 +140,7 @@ class Candidates:
         t = len(data["terms"])
 
         def arr(name: str, dtype: Any, shape: tuple[int, ...] | None = None) -> Any:
-            a = np.asarray(data[name], dtype=dtype)
+            a = _unpack(data[name], _INT if dtype is np.int64 else _FLOAT)
             return a.reshape(shape) if shape is not None else a
 
         out = Candidates(

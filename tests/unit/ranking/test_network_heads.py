@@ -4,14 +4,16 @@ pages on the shard, as in-process."""
 
 from __future__ import annotations
 
+import json
 import threading
 
+import numpy as np
 import pytest
 
 from indexer.core.ids import DocType
 from ranking.core.network import HttpShard, ShardHTTPServer, shard_summaries_payload
 from ranking.core.pipeline import Searcher
-from ranking.core.shard import LocalShard
+from ranking.core.shard import Candidates, LocalShard
 
 from .helpers import Doc, build, text_doc
 
@@ -72,3 +74,28 @@ def test_heads_payload_has_no_page_text(shards):
     for head, summary in zip(heads[::2], full[::2], strict=True):
         assert head == {"url": summary["url"], "title": summary["title"]}
         assert "description" in summary
+
+
+def test_candidates_travel_exactly(shards):
+    local, _ = shards
+    shard = local[0]
+    searcher = Searcher([shard])
+    parsed = searcher.parser.parse("alpha beta")
+    got = shard.candidates("alpha beta", parsed, 50, searcher.options)
+    data = json.loads(json.dumps(got.to_json()))
+    assert isinstance(data["freq"], str)  # base64, not a list of numbers
+    back = Candidates.from_json(data, "a")
+    # an older shard's answer: numbers as JSON lists
+    lists = {**data, **{k: getattr(got, k).tolist() for k in ("doc_rank", "freq", "index")}}
+    older = Candidates.from_json(json.loads(json.dumps(lists)), "a")
+    for name in ("doc_ids", "partition", "index", "docs_after", "doc_rank", "relevance",
+                 "proximity", "proximity_raw", "doc_length", "freq", "term_relevance",
+                 "bonuses"):
+        for other in (back, older):
+            assert np.array_equal(getattr(other, name), getattr(got, name)), name
+            assert getattr(other, name).dtype == getattr(got, name).dtype, name
+    assert back.terms == got.terms and back.estimate == got.estimate
+    with pytest.raises(ValueError):
+        Candidates.from_json({**data, "doc_rank": data["doc_rank"][:-4] + "@@@@"}, "a")
+    with pytest.raises(ValueError):
+        Candidates.from_json({**data, "freq": data["doc_rank"]}, "a")
