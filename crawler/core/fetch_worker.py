@@ -405,26 +405,42 @@ class ScheduleWorker:
         return results  # type: ignore[return-value]
 
     def _fetch_plain(self, entries: Sequence[ScheduleEntry]) -> list[FetchResult | Future]:
-        """Start every download at once; wait while any is active (in flight for less than
-        ``slow_seconds``), then hand back the blocked ones as futures."""
+        """Start every download at once and wait while any is *active*: in flight for less
+        than ``slow_seconds``, or waiting for a slot of a host none of whose downloads is
+        blocked. Then downloads still waiting for a slot (of a blocked host) give up at once
+        (their urls are deferred), and the blocked ones are handed back as futures."""
         if not entries:
             return []
         cancel = threading.Event()
-        futures = [self._fetcher.submit(FetchRequest(e.url, etag=e.etag), cancel)
-                   for e in entries]
-        _, blocked = wait(futures, timeout=self._slow_seconds)
-        # downloads still waiting for a slot of their (stalled) host give up at once: their
-        # urls are deferred; those in flight go on in the background
+        starts: list[float | None] = [None] * len(entries)
+
+        def started(i: int) -> Callable[[], None]:
+            def mark() -> None:
+                starts[i] = time.monotonic()
+            return mark
+
+        futures = [self._fetcher.submit(FetchRequest(e.url, etag=e.etag), cancel, started(i))
+                   for i, e in enumerate(entries)]
+        index = {future: i for i, future in enumerate(futures)}
+        origins = [origin_of(e.url) for e in entries]
+        slow = self._slow_seconds
+        left = set(futures)
+        blocked_hosts: set[str] = set()
+        while left:
+            _, left = wait(left, timeout=min(slow, 0.25))
+            now = time.monotonic()
+            ages = {f: None if starts[index[f]] is None else now - starts[index[f]]
+                    for f in left}
+            blocked_hosts = {origins[index[f]] for f, age in ages.items()
+                             if age is not None and age >= slow}
+            if not any((age is None and origins[index[f]] not in blocked_hosts)
+                       or (age is not None and age < slow) for f, age in ages.items()):
+                break
         cancel.set()
-        out: list[FetchResult | Future] = []
-        stalled: set[str] = set()
-        for entry, future in zip(entries, futures, strict=True):
-            if future in blocked and not future.done():
-                stalled.add(origin_of(entry.url))
-                out.append(future)
-            else:
-                out.append(future.result())
-        for origin in stalled:
+        out: list[FetchResult | Future] = [
+            future if future in left and not future.done() else future.result()
+            for future in futures]
+        for origin in blocked_hosts:
             self.watch.record_blocked(origin)
         return out
 

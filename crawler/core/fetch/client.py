@@ -26,7 +26,7 @@ import logging
 import ssl
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from types import TracebackType
@@ -117,6 +117,7 @@ class _Hop:
     status: int = 0
     headers: dict[str, str] = field(default_factory=dict)
     ip: str | None = None
+    started: float = 0.0  # monotonic: when the page got its first slot (or was asked for)
 
 
 class Fetcher:
@@ -151,32 +152,32 @@ class Fetcher:
         futures = [self.submit(r) for r in requests]
         return [f.result() for f in futures]
 
-    def submit(self, request: FetchRequest | str,
-               cancel: threading.Event | None = None) -> Future[FetchResult]:
+    def submit(self, request: FetchRequest | str, cancel: threading.Event | None = None,
+               on_start: Callable[[], None] | None = None) -> Future[FetchResult]:
         """Start fetching one page in a worker; the future never raises for a URL or a
         server (its result carries the error). Lets a caller stop waiting for a download that
         stalls (it still ends by the page deadline). Setting ``cancel`` while the page waits
-        for a slot of its host ends it at once with a :class:`Cancelled` error."""
+        for a slot of its host ends it at once with a :class:`Cancelled` error; ``on_start``
+        is called when the page got its slot (its deadline starts then)."""
         if self._closed:
             raise RuntimeError("Fetcher is closed")
         item = request if isinstance(request, FetchRequest) else FetchRequest(request)
-        return self._executor.submit(self.fetch, item, cancel)
+        return self._executor.submit(self.fetch, item, cancel, on_start)
 
-    def fetch(self, request: FetchRequest | str,
-              cancel: threading.Event | None = None) -> FetchResult:
+    def fetch(self, request: FetchRequest | str, cancel: threading.Event | None = None,
+              on_start: Callable[[], None] | None = None) -> FetchResult:
         """Fetch one page in the calling thread (``fetch_many`` runs this in its workers);
-        ``cancel``: see :meth:`submit`."""
+        ``cancel``, ``on_start``: see :meth:`submit`."""
         if isinstance(request, str):
             request = FetchRequest(request)
-        started = time.monotonic()
-        hop = _Hop(url=request.url)
+        hop = _Hop(url=request.url, started=time.monotonic())
         try:
-            result = self._fetch_page(request, hop, started, cancel)
+            result = self._fetch_page(request, hop, cancel, on_start)
         except FetchError as exc:
-            result = self._failure(request, hop, started, exc)
+            result = self._failure(request, hop, exc)
         except Exception as exc:  # the contract: errors are values, so nothing escapes
             log.exception("unexpected fetch failure url=%s", hop.url)
-            result = self._failure(request, hop, started, UnexpectedError(
+            result = self._failure(request, hop, UnexpectedError(
                 f"{type(exc).__name__}: {exc}", url=hop.url))
         finally:
             self._clock.stop()
@@ -211,8 +212,9 @@ class Fetcher:
                 self._host_slots[host] = slot
             return slot
 
-    def _fetch_page(self, request: FetchRequest, hop: _Hop, started: float,
-                    cancel: threading.Event | None = None) -> FetchResult:
+    def _fetch_page(self, request: FetchRequest, hop: _Hop,
+                    cancel: threading.Event | None = None,
+                    on_start: Callable[[], None] | None = None) -> FetchResult:
         config = self.config
         url = check_url(request.url)
         hop.url = url
@@ -235,6 +237,9 @@ class Fetcher:
                                             url=url)
                 self._clock.start(config.page_deadline)
                 clock_started = True
+                hop.started = time.monotonic()  # a page's time excludes waiting for a slot
+                if on_start is not None:
+                    on_start()
             try:
                 response = self._request(url, request, hop)
                 try:
@@ -242,7 +247,7 @@ class Fetcher:
                     if hop.status in REDIRECT_STATUSES and location:
                         self._discard(response)
                     else:
-                        return self._finish(request, hop, response, started)
+                        return self._finish(request, hop, response)
                 finally:
                     response.release_conn()
             finally:
@@ -336,8 +341,8 @@ class Fetcher:
                 log.debug("could not drain a discarded body", exc_info=True)
         response.close()
 
-    def _finish(self, request: FetchRequest, hop: _Hop, response: urllib3.BaseHTTPResponse,
-                started: float) -> FetchResult:
+    def _finish(self, request: FetchRequest, hop: _Hop, response: urllib3.BaseHTTPResponse
+                ) -> FetchResult:
         config = self.config
         coding = hop.headers.get("content-encoding", "").strip().lower()
         try:
@@ -361,16 +366,15 @@ class Fetcher:
             body=read.body, truncated=truncated,
             content_type=_media_type(hop.headers.get("content-type", "")),
             redirects=tuple(hop.redirects), ip=hop.ip,
-            elapsed=time.monotonic() - started, error=None)
+            elapsed=time.monotonic() - hop.started, error=None)
 
-    def _failure(self, request: FetchRequest, hop: _Hop, started: float,
-                 error: FetchError) -> FetchResult:
+    def _failure(self, request: FetchRequest, hop: _Hop, error: FetchError) -> FetchResult:
         return FetchResult(
             url=request.url, final_url=hop.url, status=hop.status, headers=hop.headers,
             body=b"", truncated=False,
             content_type=_media_type(hop.headers.get("content-type", "")),
             redirects=tuple(hop.redirects), ip=hop.ip,
-            elapsed=time.monotonic() - started, error=error)
+            elapsed=time.monotonic() - hop.started, error=error)
 
     def _classify(self, exc: BaseException, url: str) -> FetchError:
         """Map a urllib3/http.client/ssl/socket failure to a FetchError."""

@@ -48,7 +48,7 @@ class FetchResult:
     lower-case names (repeated headers joined by ``", "``) and is bounded by the config;
     ``redirects`` lists the hops followed, in order, ending at ``final_url``; ``ip`` is the
     address the last hop connected to (None when no connection was made); ``elapsed`` is wall
-    time in seconds, including every hop.
+    time in seconds, including every hop, from when the page got a slot of its host.
     """
 
     url: str

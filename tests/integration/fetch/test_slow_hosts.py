@@ -139,3 +139,24 @@ def test_a_host_that_keeps_stalling_is_dropped_and_the_crawl_goes_on(tmp_path) -
     for page in site.pages.values():
         if page.allowed:
             assert find(readers, page.word) >= 1, page.path
+
+
+def test_a_busy_but_steady_host_is_not_a_stall() -> None:
+    """Downloads that wait for a slot of a host whose pages each come in time are active, not
+    blocked: the round waits for them, nothing is deferred."""
+    crawl = CrawlConfig(crawl_id=1, timestamp=1700000000, name="t")
+    config = FetchConfig(allowed_networks=LOOPBACK, page_deadline=DEADLINE,
+                         per_host_concurrency=2)
+    batches: list[dict] = []
+    with FixtureServer(hostile_router(), host="127.0.0.4") as busy, Fetcher(config) as fetcher:
+        urls = [busy.url(f"/hold?seconds=0.4&n={k}") for k in range(10)]
+        worker = ScheduleWorker(crawl, config, PageProcessor(), 1,
+                                lambda server, batch: batches.append(batch),
+                                fetcher=fetcher, slow_seconds=SLOW)
+        report = worker.run(schedule_of([urls], round_size=100), 0)
+        worker.close()
+        requested = [e.path for e in busy.log]
+    # ten pages, two at a time, 0.4 s each: the round takes about 2 s, twice SLOW
+    assert len(requested) == 10 and report.fetched == 10
+    assert report.deferred == 0 and report.stalls == {} and report.errors == 0
+    assert batches[-1]["deferred"] == [] and batches[-1]["stalls"] == {}
