@@ -5,9 +5,13 @@ output: groups with a representative row and combined scores.
 
 1. By url hash (doc_id bytes 0-7): a page and the link documents filed under its url (from other
    partitions or shards) form one group. The representative is the page with the highest Doc
-   Rank, else the best link. Doc Rank = the maximum; relevance = the representative's plus its
-   link members' (anchor text is evidence for the page, as Yioop adds grouped relevance);
-   proximity = the maximum.
+   Rank, else the best link. Doc Rank = the maximum; relevance = the best of its page members'
+   plus its link members' (anchor text is evidence for the page, as Yioop adds grouped
+   relevance); proximity = the maximum. A page indexed in two partitions has an entry in each,
+   and the anchor text folded into one entry at index time is only in that entry's relevance:
+   the best page entry's relevance counts, not the one with the highest Doc Rank's, so the
+   evidence of anchors filed beside the later copy is not lost (the copies hold the same text,
+   so nothing is added up twice).
 2. Groups whose representatives are pages with the same text hash (doc_id bytes 9-15) merge:
    the one with the highest score represents them; Doc Rank, relevance and proximity are the
    maxima (duplicates carry the same text, so nothing adds up).
@@ -72,9 +76,12 @@ def group_candidates(doc_ids: npt.NDArray[np.uint8], doc_rank: FloatArray,
     np.maximum.at(dr1, g1, doc_rank)
     px1 = np.full(n1, -np.inf)
     np.maximum.at(px1, g1, proximity)
+    page_rel = np.full(n1, -np.inf)
+    np.maximum.at(page_rel, g1[~is_link], relevance[~is_link])
     extra = np.where(is_link, relevance, 0.0)
     extra[rep1] = 0.0
-    rel1 = relevance[rep1] + np.bincount(g1, weights=extra, minlength=n1)
+    base = np.where(np.isfinite(page_rel), page_rel, relevance[rep1])
+    rel1 = base + np.bincount(g1, weights=extra, minlength=n1)
     # phase 2: pages with equal text
     w_dr, w_rel, w_px = score_weights
     score1 = w_dr * dr1 + w_rel * rel1 + w_px * px1

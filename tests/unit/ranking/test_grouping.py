@@ -42,3 +42,21 @@ def test_page_is_representative_over_better_ranked_link():
     g = group_candidates(doc_ids, np.array([5.0, 1.0]), np.ones(2), np.zeros(2))
     assert g.rep.tolist() == [1]
     assert g.doc_rank.tolist() == [5.0]
+
+
+def test_page_in_two_partitions_keeps_the_best_entry_relevance():
+    # one page indexed in two partitions: the earlier entry has the higher Doc Rank, the later
+    # one also holds anchor text folded in at index time (a higher relevance); the group keeps
+    # the best page relevance (not added up: both copies hold the same text), plus its links'
+    doc_ids = ids(("https://a/", DocType.PAGE, "text"),           # 0 earlier copy
+                  ("https://a/", DocType.PAGE, "text"),           # 1 later copy + anchors
+                  ("https://a/", DocType.LINK, "anchor"),         # 2 link from another partition
+                  ("https://b/", DocType.PAGE, "other"))          # 3
+    dr = np.array([4.0, 3.0, 1.0, 3.5])
+    rel = np.array([2.0, 17.0, 0.5, 6.0])
+    g = group_candidates(doc_ids, dr, rel, np.zeros(4))
+    groups = {int(g.rep[i]): i for i in range(len(g))}
+    a = groups[0]                     # the page with the highest Doc Rank represents it
+    assert g.doc_rank[a] == 4.0
+    assert g.relevance[a] == 17.5
+    assert g.relevance[groups[3]] == 6.0
