@@ -14,7 +14,7 @@ Single thread, warm (one untimed pass over all judged queries first), over
   own virtual environment under /tmp (never into the project).
 
 Usage: ``.venv/bin/python bench/query_bench.py [--no-whoosh] [--http] [--index DIR]
-[--default-only] [--runs N]``. ``--http`` times the search page through gunicorn and the whole
+[--default-only] [--no-large] [--runs N]``. ``--http`` times the search page through gunicorn and the whole
 Django stack against the bare query (with snippets): the page's p95 should be within 2x of the
 bare p95. ``--index`` searches an existing bundle of the default tier (say, the one
 bench/relevance_eval.py crawled before the crawler's code changed) instead of the cached crawl;
@@ -212,6 +212,8 @@ def main() -> int:
                     help="an existing index bundle of the default tier to search")
     ap.add_argument("--default-only", action="store_true",
                     help="skip the large tier and the 3 shards")
+    ap.add_argument("--no-large", action="store_true",
+                    help="skip the large tier (its crawl takes the better part of an hour)")
     ap.add_argument("--runs", type=int, default=3,
                     help="timed passes over the default tier (median of each percentile)")
     args = ap.parse_args()
@@ -230,8 +232,8 @@ def main() -> int:
     large_sites = [s for s in rel.sites.sites("large") if s["tier"] == "large"]
     large: dict[str, float] | None = None
     shards3: dict[str, float] | None = None
-    if args.default_only:
-        sys.stdout.write("large_tier: 0 measured (skipped: --default-only)\n")
+    if args.default_only or args.no_large:
+        sys.stdout.write("large_tier: 0 measured (skipped: --default-only or --no-large)\n")
     elif large_sites:
         try:
             big, _ = rel.build_index("large")
