@@ -14,11 +14,12 @@ Single thread, warm (one untimed pass over all judged queries first), over
   own virtual environment under /tmp (never into the project).
 
 Usage: ``.venv/bin/python bench/query_bench.py [--no-whoosh] [--http] [--index DIR]
-[--default-only] [--no-large] [--runs N]``. ``--http`` times the search page through gunicorn and the whole
+[--shard-index DIR ...] [--default-only] [--no-large] [--runs N]``. ``--http`` times the search page through gunicorn and the whole
 Django stack against the bare query (with snippets): the page's p95 should be within 2x of the
 bare p95. ``--index`` searches an existing bundle of the default tier (say, the one
 bench/relevance_eval.py crawled before the crawler's code changed) instead of the cached crawl;
-``--default-only`` skips the large tier and the 3 shards (each needs a crawl of its own).
+``--shard-index`` does the same for the 3 shards' bundles. ``--default-only`` skips the large
+tier and the 3 shards (each needs a crawl of its own), ``--no-large`` the large tier.
 ``--runs`` times the default tier N times (default 3) and reports the median of each
 percentile; the machine is shared, so one pass is noisy.
 Prints ``name: value unit`` lines and ``target:`` lines (our p95 <= Whoosh's p95, both measured
@@ -212,6 +213,9 @@ def main() -> int:
                     help="an existing index bundle of the default tier to search")
     ap.add_argument("--default-only", action="store_true",
                     help="skip the large tier and the 3 shards")
+    ap.add_argument("--shard-index", type=Path, action="append", default=[],
+                    help="existing index bundles of the default tier crawled by 3 queue "
+                         "servers (give it once per bundle) instead of the cached crawl")
     ap.add_argument("--no-large", action="store_true",
                     help="skip the large tier (its crawl takes the better part of an hour)")
     ap.add_argument("--runs", type=int, default=3,
@@ -252,7 +256,7 @@ def main() -> int:
         sys.stdout.write("shards3: 0 measured (skipped: --default-only)\n")
     else:
         try:
-            shard_paths = sharded_bundles("default")
+            shard_paths = args.shard_index or sharded_bundles("default")
         except (Exception, SystemExit) as exc:  # report and go on with the other measurements
             sys.stdout.write(f"shards3_build: 0 built ({type(exc).__name__}: {exc})\n")
     for path in shard_paths:
