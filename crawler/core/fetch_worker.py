@@ -39,7 +39,6 @@ from indexer.core.text import TextAnalyzer
 from .crawl import CrawlConfig, CrawlOrder
 from .fetch import (
     Cancelled,
-    DeadlineExceeded,
     DnsError,
     FetchConfig,
     Fetcher,
@@ -136,6 +135,7 @@ class _Outbox:
     fetched: list[list[Any]] = field(default_factory=list)
     deferred: list[list[Any]] = field(default_factory=list)
     stalls: dict[str, int] = field(default_factory=dict)
+    hopeless: list[str] = field(default_factory=list)
     counters: dict[str, int] = field(default_factory=lambda: defaultdict(int))
 
     def empty(self) -> bool:
@@ -344,15 +344,17 @@ class ScheduleWorker:
                         last_ship = now
                 handle_finished(wait=False)
         stopped = state == "stopped"
-        # Downloads still blocked at the end are not waited for: each counts as a failed
-        # download (its result, if it ever comes, is dropped; the page deadline ends it).
+        # Downloads still blocked at the end are not waited for: their urls go back to the
+        # queue like the host's other remaining urls (a result that comes later is dropped;
+        # the page deadline ends it). A host that keeps stalling is dropped by the queue
+        # server, so a trickling url is not tried for ever.
         if stragglers:  # those waiting for a slot end within CANCEL_POLL
             wait([future for _, future in stragglers], timeout=4 * CANCEL_POLL)
         for entry, future in stragglers:
             if future.done():
                 finish_straggler(entry, future.result())
             else:
-                handle(entry, self._abandoned(entry), blocked=True)
+                deferred.append(entry)
         own = self._outboxes[origin_server]
         # Host errors of this schedule go to the owning queue server (it delays such hosts).
         for origin, count in host_errors.items():
@@ -361,6 +363,10 @@ class ScheduleWorker:
         stalls = self.watch.stalls()
         if stalls:
             own.stalls.update(stalls)
+            # hosts none of whose downloads in this schedule came in time: only these count
+            # towards dropping a host (a big host with a few slow pages is not dropped)
+            own.hopeless.extend(sorted(o for o in stalls if self.watch.times(o).pages
+                                       <= self.watch.times(o).stalls))
         if deferred and not stopped:  # a stopped schedule is handed out again whole
             own.deferred.extend(deferred_to_wire(e) for e in deferred)
             logger.info("schedule %s: %d urls of %d stalled hosts deferred", schedule.id,
@@ -370,13 +376,6 @@ class ScheduleWorker:
         self._flush(schedule, origin_server, done=not stopped)
         return WorkerReport(fetched, errors, documents, self._batches, stopped,
                             self._clock() - started, len(deferred), stalls)
-
-    def _abandoned(self, entry: ScheduleEntry) -> FetchResult:
-        error = DeadlineExceeded(f"stalled: still downloading after {self._slow_seconds:g}s "
-                                 f"when the schedule ended", url=entry.url)
-        return FetchResult(url=entry.url, final_url=entry.url, status=0, headers={}, body=b"",
-                           truncated=False, content_type="", redirects=(), ip=None,
-                           elapsed=self._slow_seconds, error=error)
 
     # --- downloading --------------------------------------------------------------------
 
@@ -593,7 +592,7 @@ class ScheduleWorker:
                 "schedule": schedule.id if server == origin_server else None,
                 "done": final, "docs": box.docs, "discovered": box.discovered,
                 "robots": box.robots, "host_errors": box.host_errors, "fetched": box.fetched,
-                "deferred": box.deferred, "stalls": box.stalls,
+                "deferred": box.deferred, "stalls": box.stalls, "hopeless": box.hopeless,
                 "counters": dict(box.counters),
             }
             self._ship(server, batch)

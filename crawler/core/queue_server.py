@@ -202,8 +202,11 @@ class QueueServerCore:
         encoded = _boost_encoded(encoded, scores)
         discovered = [discovered_from_wire(r) for r in batch.get("discovered", [])]
         deferred = [deferred_from_wire(r) for r in batch.get("deferred") or []]
+        hopeless = batch.get("hopeless")
+        hopeless = None if hopeless is None else {str(o) for o in hopeless}
         for origin, count in (batch.get("stalls") or {}).items():
-            self._record_stalls(str(origin), int(count))
+            self._record_stalls(str(origin), int(count),
+                                counts=hopeless is None or str(origin) in hopeless)
         if self.dropped_hosts:
             kept = [d for d in discovered if origin_of(d.url) not in self.dropped_hosts]
             kept_deferred = [d for d in deferred if origin_of(d[0]) not in self.dropped_hosts]
@@ -247,15 +250,18 @@ class QueueServerCore:
                             self._delayed_last[origin_of(entry.url)] = now
             self.queue.acknowledge(schedule_id)
 
-    def _record_stalls(self, origin: str, count: int) -> None:
+    def _record_stalls(self, origin: str, count: int, counts: bool = True) -> None:
         """A fetcher's schedule saw ``count`` stalled downloads of ``origin`` (fetchers report
         a schedule's stalls once, at its end): they show among the error hosts, and a host
-        that stalled ``stall_drop_threshold`` schedules is dropped for the rest of the crawl."""
+        that stalled ``stall_drop_threshold`` schedules (``counts``: none of its downloads in
+        the schedule came in time) is dropped for the rest of the crawl."""
         if count <= 0:
+            return
+        self.error_hosts[origin] = self.error_hosts.get(origin, 0) + count
+        if not counts:
             return
         stalled = self.host_stalls.get(origin, 0) + 1
         self.host_stalls[origin] = stalled
-        self.error_hosts[origin] = self.error_hosts.get(origin, 0) + count
         if stalled >= self.config.stall_drop_threshold and origin not in self.dropped_hosts:
             self.dropped_hosts[origin] = f"stalled {stalled} schedules"
             logger.warning("queue server %d: host %s dropped for this crawl: it stalled %d "

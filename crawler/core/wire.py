@@ -8,14 +8,15 @@ A *batch* is what a fetcher ships to one queue server::
     {"crawl": <timestamp>, "server": n, "schedule": <id or null>, "done": bool,
      "docs": [document, ...], "discovered": [url tuple, ...],
      "deferred": [[url, depth, weight, tier, policy, policy depth], ...],
-     "stalls": {origin: count},
+     "stalls": {origin: count}, "hopeless": [origin, ...],
      "robots": [{"origin", "status", "body"}], "host_errors": {origin: count},
      "fetched": [[url, etag, expires], ...], "counters": {name: int}}
 
 ``done`` is set on the last batch a fetcher sends to the schedule's own queue server: that
 queue server then acknowledges the schedule. ``deferred`` are urls of the schedule the fetcher
 did not fetch because their host stalled (they go back into the queue), ``stalls`` counts each
-such host's stalled downloads (the queue server backs off from, and finally drops, the host).
+such host's stalled downloads, ``hopeless`` names those none of whose downloads came in time
+(the queue server drops a host that was hopeless in several schedules).
 
 A document travels *encoded* (:func:`encoded_document_to_wire`): the fetcher has already built
 the bytes the index stores (gzipped summary and cached page, compressed document index), so the

@@ -47,6 +47,8 @@ def test_stalls_defer_then_drop_a_host(tmp_path) -> None:
     put(core, stalls={SLOW: 1}, discovered=[[SLOW + "/a", 1, 0, SLOW + "/", 0.0, 0, False,
                                              True, 0.0]])
     assert SLOW not in core.dropped_hosts
+    put(core, stalls={SLOW: 5}, hopeless=[])  # some of its downloads came in time: no count
+    assert core.host_stalls[SLOW] == 2 and core.error_hosts[SLOW] == 8
     put(core, schedule=second.id, done=True, stalls={SLOW: 1},
         deferred=[[SLOW + "/", 0, 0.0, 0, "default", 0]],
         discovered=[[SLOW + "/b", 1, 1, SLOW + "/", 0.0, 0, False, True, 0.0]])
@@ -55,7 +57,7 @@ def test_stalls_defer_then_drop_a_host(tmp_path) -> None:
     assert core.counters["dropped_host_urls"] == 2
     stats = core.stats()
     assert stats["dropped_hosts"] == {SLOW: "stalled 3 schedules"}
-    assert stats["error_hosts"][SLOW] == 4 and stats["stalled_hosts"] == 1
+    assert stats["error_hosts"][SLOW] == 9 and stats["stalled_hosts"] == 1
     (third,) = core.take_schedules()  # /a, queued before the drop
     assert pages(third) == [SLOW + "/a"] and core.skip_hosts(third) == [SLOW]
     core.close()
