@@ -415,6 +415,19 @@ class Searcher:
             norm = float(np.log2(1.0 + (c.average_length or 1.0) / ld))
             terms.append({"term": term, "f": f, "f_prime": f * norm, "l_t": c.occurrences[j],
                           "value": float(c.term_relevance[j, r])})
+        relevance: dict[str, Any] = {
+            "value": float(groups.relevance[g]), "weight": o.relevance_weight,
+            "representative": float(c.relevance[r]), "N": c.documents,
+            "l_avg": c.average_length, "l_d": int(c.doc_length[r]), "terms": terms,
+            "formula": "sum_t (log2(1+l_t/N) + f' log2(1+N/l_t)) / (f'+1), "
+                       "f' = f log2(1 + l_avg/l_d)"}
+        best = self._best_page_entry(merged, groups, g)
+        if best is not None and best != rep:  # the page's copy in another partition counted
+            bc = merged.cands[int(merged.shard_of[best])]
+            br = int(merged.local_row[best])
+            relevance["best_page_entry"] = {
+                "relevance": float(bc.relevance[br]), "partition": int(bc.partition[br]),
+                "index": int(bc.index[br]), "l_d": int(bc.doc_length[br])}
         return {
             "score": final,
             "weight": parsed.controls.weight,
@@ -424,12 +437,7 @@ class Searcher:
                          "partition": int(c.partition[r]), "index": int(c.index[r]),
                          "group_members": int(np.count_nonzero(groups.member_group == g)),
                          "formula": "log10(documents after); max over the group"},
-            "relevance": {"value": float(groups.relevance[g]), "weight": o.relevance_weight,
-                          "representative": float(c.relevance[r]), "N": c.documents,
-                          "l_avg": c.average_length, "l_d": int(c.doc_length[r]),
-                          "terms": terms,
-                          "formula": "sum_t (log2(1+l_t/N) + f' log2(1+N/l_t)) / (f'+1), "
-                                     "f' = f log2(1 + l_avg/l_d)"},
+            "relevance": relevance,
             "proximity": {"value": float(groups.proximity[g]), "weight": o.proximity_weight,
                           "raw_span_sum": float(c.proximity_raw[r]), "query_terms": k,
                           "span_starts": max(int(c.doc_length[r]) - k + 1, 1),
@@ -439,6 +447,16 @@ class Searcher:
             "bonuses": bonus,
             "shard": c.shard,
         }
+
+    @staticmethod
+    def _best_page_entry(merged: _Merged, groups: Groups, g: int) -> int | None:
+        """The page entry of group ``g`` whose relevance the group counts (the grouping's
+        best page member), or None for a group of link documents only."""
+        rows = groups.members(g)
+        pages = rows[merged.doc_ids[rows, DOC_TYPE] != DocType.LINK]
+        if not pages.size:
+            return None
+        return int(pages[np.argmax(merged.relevance[pages])])
 
     def _explain_link(self, links: _LinkValues, g: int) -> dict[str, Any]:
         row = int(links.best_row[g])
