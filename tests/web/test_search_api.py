@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ranking import views
+from ranking.core.shard import Candidates
 from tests.unit.ranking.helpers import build, text_doc
 
 TOKEN = "test-shard-token"
@@ -85,6 +86,6 @@ def test_shard_endpoint_requires_token(client, work):
     ok = client.get("/api/shard/search", {"q": "threading", "n": "5"},
                     HTTP_X_SHARD_TOKEN=TOKEN)
     assert ok.status_code == 200
-    cands = ok.json()["candidates"]
-    assert cands["terms"] == ["thread"] and len(cands["doc_rank"]) == 2
+    cands = Candidates.from_json(ok.json()["candidates"], "shard")
+    assert list(cands.terms) == ["thread"] and len(cands.doc_rank) == 2
     assert client.get("/api/shard/summaries", {"ids": "00"}).status_code == 403
