@@ -29,6 +29,7 @@ the JSON API.
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any
 from urllib.parse import urlencode
 
@@ -73,12 +74,29 @@ def parse_int(value: str | None, default: int | None) -> int | None:
         return default
 
 
+_OPTIONS: list[tuple[float, SearchOptions]] = []  # (read at, options) of this process
+
+
 def options_for_search() -> SearchOptions:
+    """The Search Time options, read from the database at most every SEARCH_OPTIONS_TTL
+    seconds (two queries that cost as much as a warm search); defaults, not cached, when the
+    database cannot give them."""
+    ttl = float(getattr(settings, "SEARCH_OPTIONS_TTL", 0.0))
+    now = time.monotonic()
+    if ttl > 0 and _OPTIONS and now - _OPTIONS[0][0] < ttl:
+        return _OPTIONS[0][1]
     try:
-        return search_options_get()
+        options = search_options_get()
     except (ConfigNotFound, DatabaseError):
         logger.warning("search options unavailable, using defaults", exc_info=True)
         return SearchOptions()
+    _OPTIONS[:] = [(now, options)]
+    return options
+
+
+def forget_search_options(**_: Any) -> None:
+    """Signal receiver: Page Options or a crawl changed, read the options again."""
+    _OPTIONS.clear()
 
 
 def index_shards(its: int | None) -> tuple[int | None, list[ShardClient]]:

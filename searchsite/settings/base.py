@@ -150,6 +150,9 @@ DOWNLOAD_SIZE_INTERVAL = env.int("DOWNLOAD_SIZE_INTERVAL", default=5000)  # urls
 QUEUE_SERVER_MAX_SCHEDULES = env.int("QUEUE_SERVER_MAX_SCHEDULES", default=4)
 SCHEDULE_TIMEOUT = env.float("SCHEDULE_TIMEOUT", default=1800.0)  # then handed out again
 INDEX_REFRESH_SECONDS = env.float("INDEX_REFRESH_SECONDS", default=10.0)
+# Search Time Page Options are read from the database at most this often per web process (an
+# admin's edit reaches every process within it; 0 reads them on every search).
+SEARCH_OPTIONS_TTL = env.float("SEARCH_OPTIONS_TTL", default=5.0)
 
 # --- Crawling ---------------------------------------------------------------------------------
 

@@ -7,6 +7,8 @@ from .base import *  # noqa: F403
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # Tests crawl fixture sites on loopback only.
 CRAWLER_ALLOWED_NETWORKS = ("127.0.0.0/8", "::1/128")
+# Each test's database rolls back without signals: read the search options every time.
+SEARCH_OPTIONS_TTL = 0.0
 LOGGING["root"]["level"] = "WARNING"  # noqa: F405
 
 # A file, not an in-memory database, for SQLite test runs: the browser tests' live server
