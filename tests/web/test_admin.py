@@ -4,6 +4,7 @@ import pytest
 from django.urls import reverse
 
 from crawler.models import Crawl, PageOptions, QueueServer, Scraper, SeedSite
+from tests.web.forms import admin_change_data
 
 pytestmark = pytest.mark.django_db
 
@@ -84,12 +85,7 @@ def test_add_crawl_with_a_bad_site_rule(admin_client, options):
 
 def test_page_options_out_of_range_shows_message(admin_client, options):
     url = reverse("admin:crawler_pageoptions_change", args=[options.pk])
-    page = admin_client.get(url)
-    data = {k: v for k, v in page.context["adminform"].form.initial.items()
-            if v is not None and k != "scrapers"}
-    data.update({k: "on" for k, v in data.items() if v is True})
-    for k in [k for k, v in data.items() if v is False]:
-        del data[k]
+    data = admin_change_data(admin_client, url)
     data["server_alpha"] = "0.1"
     response = admin_client.post(url, data)
     assert response.status_code == 200
@@ -162,10 +158,7 @@ def test_buttons_and_status_page(admin_client, objects):
 def test_setting_a_new_default_page_options(admin_client, options):
     other = PageOptions.objects.create(name="Other")
     url = reverse("admin:crawler_pageoptions_change", args=[other.pk])
-    page = admin_client.get(url)
-    data = {k: v for k, v in page.context["adminform"].form.initial.items()
-            if v is not None and k != "scrapers" and v is not False}
-    data.update({k: "on" for k, v in data.items() if v is True})
+    data = admin_change_data(admin_client, url)
     data["is_default"] = "on"
     response = admin_client.post(url, data)
     assert response.status_code == 302, response.content.decode()[:2000]

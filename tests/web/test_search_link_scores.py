@@ -13,6 +13,7 @@ from ranking import views
 from ranking.core.linkgraph import scores_path, write_scores
 from tests.unit.linkgraph.helpers import graph_of
 from tests.unit.ranking.helpers import build, text_doc
+from tests.web.forms import admin_change_data
 
 ITS = 1000
 PLAIN = "https://plain.example/widgets.html"
@@ -82,7 +83,7 @@ def test_missing_scores_file_still_searches(client, work):
 ])
 def test_admin_refuses_out_of_range_weight(admin_client, options, value, message):
     url = reverse("admin:crawler_pageoptions_change", args=[options.pk])
-    data = _form_data(admin_client, url)
+    data = admin_change_data(admin_client, url)
     data["link_score_weight"] = value
     response = admin_client.post(url, data)
     assert response.status_code == 200 and message in response.content.decode()
@@ -94,7 +95,7 @@ def test_admin_saves_weight_and_search_options_follow(admin_client, options):
     from crawler.selectors import search_options_get
 
     url = reverse("admin:crawler_pageoptions_change", args=[options.pk])
-    data = _form_data(admin_client, url)
+    data = admin_change_data(admin_client, url)
     assert "link_score_weight" in data
     data["link_score_weight"] = "2.5"
     response = admin_client.post(url, data)
@@ -102,13 +103,3 @@ def test_admin_saves_weight_and_search_options_follow(admin_client, options):
     options.refresh_from_db()
     assert options.link_score_weight == pytest.approx(2.5)
     assert search_options_get().link_score_weight == pytest.approx(2.5)
-
-
-def _form_data(admin_client, url):
-    page = admin_client.get(url)
-    data = {k: v for k, v in page.context["adminform"].form.initial.items()
-            if v is not None and k != "scrapers"}
-    data.update({k: "on" for k, v in data.items() if v is True})
-    for k in [k for k, v in data.items() if v is False]:
-        del data[k]
-    return data
