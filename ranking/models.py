@@ -1,7 +1,7 @@
 """Search-side rows: the query log that needy-query crawl prioritisation reads (seed 001).
 
 Layer: Django glue. The search view writes one :class:`QueryLog` row per first-page search
-(:func:`ranking.views.log_query`); ``crawler.needy`` aggregates the rows into needy queries for
+(:meth:`QueryLog.record`, from ``ranking.views.run_search``); ``crawler.needy`` aggregates the rows into needy queries for
 the queue servers, which share only the database with the web machine.
 """
 
