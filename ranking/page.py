@@ -3,8 +3,10 @@ messages, and the lookups of stored pages (for the cache link and the cached pag
 
 Layer: glue of the ``ranking`` app (no Django imports; :mod:`ranking.views` renders). The
 pipeline's :class:`~ranking.core.pipeline.Result` carries the url, the highlighted title and
-snippet, the score and its explanation; the rest comes from the page's stored summary, read
-again here for the results shown only (ten per page by default):
+snippet, the score and its explanation, and what the links below need from the page's stored
+summary, read by the pipeline for the results shown (its robot metas and keywords, and whether
+a cached copy is kept); a result without them (a list without snippets, a url shown in place of
+its redirect's target) has its stored page read again here:
 
 * a "cached" link when the summary's robot metas allow archiving (no NOARCHIVE, no NONE) and
   the bundle holds a cached copy of the page (its doc_map member has a cache length);
@@ -53,8 +55,7 @@ class StoredPage:
 
     @property
     def archivable(self) -> bool:
-        metas = {str(m).upper() for m in self.summary.get("robot_metas", ())}
-        return not (metas & NO_ARCHIVE)
+        return may_archive(self.summary.get("robot_metas", ()))
 
     @property
     def fetched_at(self) -> datetime | None:
@@ -98,6 +99,19 @@ def stored_page(shard: LocalShard, url: str) -> StoredPage | None:
         return StoredPage(doc_id, dict(summary), int(dm.cache_length[row]) > 0, shard.name)
 
 
+def may_archive(robot_metas: Sequence[str]) -> bool:
+    return not ({str(m).upper() for m in robot_metas} & NO_ARCHIVE)
+
+
+def carried(result: Result) -> bool:
+    """Whether ``result`` carries what its links need from the stored summary (robot metas,
+    keywords, cached copy kept): the pipeline's results with snippets do, as read for them.
+    Results without (heads only), and results shown under another url than their page's (a
+    redirect's source, whose stored page is the redirect), are looked up again."""
+    return result.has_cache is not None and \
+        "representative_url" not in result.explanation
+
+
 def find_stored_page(shards: Sequence[ShardClient], url: str) -> StoredPage | None:
     for shard in shards:
         if isinstance(shard, LocalShard):
@@ -128,10 +142,14 @@ def host_of(url: str) -> str:
     return (urlsplit(url).hostname or "").lower()
 
 
-def similar_query(summary: dict[str, Any] | None, plain_title: str) -> str:
-    """The page's word cloud as a disjunction: its stored keywords, else its title's words."""
+def similar_query(summary: dict[str, Any] | None, plain_title: str,
+                  keywords: Sequence[str] | None = None) -> str:
+    """The page's word cloud as a disjunction: its stored keywords (``keywords``, else the
+    summary's), else its title's words."""
     words: list[str] = []
-    for word in (summary or {}).get("keywords", ()) or ():
+    if keywords is None:
+        keywords = (summary or {}).get("keywords", ()) or ()
+    for word in keywords:
         word = str(word).lower()
         if _WORD.fullmatch(word) and word not in _STOP and word not in words:
             words.append(word)
@@ -210,17 +228,26 @@ def result_views(result: SearchResult, shards: Sequence[ShardClient], its: int |
                  options: Any, base: dict[str, str]) -> list[ResultView]:
     """The page's results with their links; ``base`` holds the parameters links keep
     (its, safe)."""
+    local = {s.name for s in shards if isinstance(s, LocalShard)}
     out = []
     for i, r in enumerate(result.results):
         host = host_of(r.url)
         view = ResultView(r, result.offset + i + 1, display_url(r.url), host)
-        page = find_stored_page(shards, r.url) if shards else None
-        if options.show_cache_link and page is not None and page.archivable and page.has_cache:
+        if carried(r):
+            cache = r.shard in local and bool(r.has_cache) and may_archive(r.robot_metas)
+            keywords: Sequence[str] | None = r.keywords
+            summary = None
+        else:  # read the stored page again (see carried)
+            page = find_stored_page(shards, r.url) if shards else None
+            cache = page is not None and page.archivable and page.has_cache
+            keywords = None
+            summary = page.summary if page else None
+        if options.show_cache_link and cache:
             view.cache_href = "/cache?" + urlencode(
                 {"url": r.url, **({"its": str(its)} if its is not None else {}),
                  "q": result.query})
         if options.show_similar_link:
-            similar = similar_query(page.summary if page else None, r.plain_title)
+            similar = similar_query(summary, r.plain_title, keywords)
             if similar:
                 view.similar_href = "/?" + urlencode({"q": similar, **base})
         if options.show_inlinks_link:

@@ -99,6 +99,12 @@ class Result:
     doc_id: str           # hex
     shard: str
     plain_title: str = ""
+    # from the stored summary already read for the result, so that the page around the
+    # results need not read it again: the page's robot metas and keywords, and whether the
+    # shard keeps a cached copy of it (None: the shard did not say)
+    robot_metas: tuple[str, ...] = ()
+    keywords: tuple[str, ...] = ()
+    has_cache: bool | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {"url": self.url, "title": self.title, "snippet": self.snippet,
@@ -276,6 +282,10 @@ class Searcher:
                 doc_id=merged.doc_ids[rep].tobytes().hex(),
                 shard=shard.shard,
                 plain_title=title_text(title, description, url),
+                robot_metas=tuple(str(m) for m in metas),
+                keywords=tuple(str(k) for k in summary.get("keywords", ()) or ()),
+                has_cache=summary["has_cache"] if isinstance(summary.get("has_cache"), bool)
+                else None,
             ))
         return out
 

@@ -441,15 +441,28 @@ class LocalShard:
     def summaries(self, doc_ids: Sequence[bytes]) -> list[dict[str, Any] | None]:
         """Summaries of ``doc_ids``. For a link document (a group with no page among the
         candidates) the target page's summary is looked up through its ``info:`` meta word, as
-        Yioop does; when the page was never indexed the summary says ``page_indexed: False``."""
+        Yioop does; when the page was never indexed the summary says ``page_indexed: False``.
+        A page's summary also says whether a cached copy is kept (``has_cache``)."""
         with self.lock:
             out = []
             for doc_id in doc_ids:
                 summary = self.reader.summary(doc_id)
                 if summary is not None and doc_id[DOC_TYPE] == DocType.LINK:
                     summary = self._page_for_link(summary)
+                elif summary is not None:
+                    summary["has_cache"] = self._has_cache(doc_id)
                 out.append(summary)
             return out
+
+    def _has_cache(self, doc_id: bytes) -> bool:
+        """Whether the bundle keeps a cached copy of ``doc_id`` (its newest doc_map member
+        has a cache length): the search page's "cached" link, told with the summary so that
+        the page need not look the document up again."""
+        for part in reversed(self.reader.partitions):
+            row = part.doc_map.find_member(doc_id)
+            if row is not None:
+                return int(part.doc_map.cache_length[row]) > 0
+        return False
 
     def summary_heads(self, doc_ids: Sequence[bytes]) -> list[dict[str, Any] | None]:
         """Like :meth:`summaries` but only each summary's url and title, read from the head
@@ -493,8 +506,11 @@ class LocalShard:
         block = cursor.next_block()
         if block is None:
             return {**link, "page_indexed": False}
-        page = self.reader.summary(self.reader.doc_id(block.partition, int(block.doc_index[0])))
-        return {**page, "page_indexed": True} if page else {**link, "page_indexed": False}
+        page_id = self.reader.doc_id(block.partition, int(block.doc_index[0]))
+        page = self.reader.summary(page_id)
+        if not page:
+            return {**link, "page_indexed": False}
+        return {**page, "page_indexed": True, "has_cache": self._has_cache(page_id)}
 
     def candidates(self, query: str, parsed: ParsedQuery, n: int,
                    options: SearchOptions) -> Candidates:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from crawler.core.indexing import batch_documents
 from crawler.core.page import FetchedPage
 from crawler.core.process import PageProcessor
 from indexer.core.bundle import IndexBundleWriter
+from ranking import page as glue
 from ranking import views
 from ranking.suggest import Lexicon, damerau, lexicon_path, read_lexicon
 
@@ -131,6 +133,37 @@ def test_noarchive_page_has_no_cache_link(client, site):
     page = html_of(client.get("/", {"q": "secrets archive"}))
     assert "private.example.test/secret.html" in page
     assert "/cache?url=http%3A%2F%2Fprivate" not in page
+
+
+def test_result_links_use_what_the_pipeline_read(client, site, monkeypatch):
+    """The pipeline's results carry the robot metas, keywords and cached-copy flag of the
+    summaries it read; the page does not read the stored pages again."""
+    def read_again(*args, **kwargs):
+        raise AssertionError("a result's stored page was read again")
+
+    monkeypatch.setattr(glue, "find_stored_page", read_again)
+    shown = html_of(client.get("/", {"q": "threading locks"}))
+    assert 'class="cache-link"' in shown and 'class="similar-link"' in shown
+    private = html_of(client.get("/", {"q": "secrets archive"}))
+    assert "private.example.test/secret.html" in private
+    assert "/cache?url=http%3A%2F%2Fprivate" not in private
+
+
+def test_carried_links_are_those_of_the_stored_pages(site):
+    """Links made from the carried fields equal those made by reading each stored page."""
+    its, shards = views.index_shards(None)
+    options = views.options_for_search()
+    for query in ("threading", "secrets archive", "hostile threading"):
+        result = views.Searcher(shards, options).search(query, num=30)
+        assert result.results and all(glue.carried(r) for r in result.results)
+        looked_up = replace(result, results=tuple(replace(r, has_cache=None)
+                                                  for r in result.results))
+        assert not any(glue.carried(r) for r in looked_up.results)
+        got = glue.result_views(result, shards, its, options, {})
+        want = glue.result_views(looked_up, shards, its, options, {})
+        assert [(v.cache_href, v.similar_href, v.inlinks_href, v.site_href) for v in got] == \
+            [(v.cache_href, v.similar_href, v.inlinks_href, v.site_href) for v in want]
+        assert any(v.cache_href for v in got) == (query != "secrets archive")
 
 
 def test_pagination_with_num_and_limit(client, site):
