@@ -23,13 +23,13 @@ Every request carries the shared token in the ``X-Shard-Token`` header; without 
 from __future__ import annotations
 
 import hmac
+import http.client
 import json
 import logging
 import math
+import ssl
 import threading
-import urllib.error
 import urllib.parse
-import urllib.request
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -62,7 +62,14 @@ def token_ok(expected: str, given: str | None) -> bool:
 
 
 class HttpShard:
-    """A remote shard reached over HTTP (loopback or the cluster's network)."""
+    """A remote shard reached over HTTP (loopback or the cluster's network).
+
+    Connections are kept open between requests (HTTP/1.1 keep-alive) in a small pool, so that
+    a query's requests (candidates, then summaries) do not each pay for a new TCP connection;
+    a pooled connection the server has closed in the meantime is replaced and the request
+    sent again once (every request is an idempotent GET)."""
+
+    MAX_IDLE = 8  # idle connections kept per shard
 
     def __init__(self, base_url: str, token: str, *, timeout: float = 5.0,
                  name: str | None = None, its: int | None = None) -> None:
@@ -71,20 +78,73 @@ class HttpShard:
         self.timeout = timeout
         self.name = name or self.base_url
         self.its = its
+        split = urllib.parse.urlsplit(self.base_url)
+        if split.scheme not in ("http", "https") or not split.hostname:
+            raise ValueError(f"not an http(s) url: {base_url!r}")
+        self._https = split.scheme == "https"
+        self._host = split.hostname
+        self._port = split.port
+        self._prefix = split.path.rstrip("/")
+        self._idle: list[http.client.HTTPConnection] = []
+        self._idle_lock = threading.Lock()
+        self._ssl: ssl.SSLContext | None = None
+
+    def _connection(self) -> tuple[http.client.HTTPConnection, bool]:
+        """(a connection, whether it was used before)."""
+        with self._idle_lock:
+            if self._idle:
+                return self._idle.pop(), True
+        if self._https:
+            if self._ssl is None:
+                self._ssl = ssl.create_default_context()
+            return http.client.HTTPSConnection(self._host, self._port, timeout=self.timeout,
+                                               context=self._ssl), False
+        return http.client.HTTPConnection(self._host, self._port, timeout=self.timeout), False
+
+    def _release(self, conn: http.client.HTTPConnection) -> None:
+        with self._idle_lock:
+            if len(self._idle) < self.MAX_IDLE:
+                self._idle.append(conn)
+                return
+        conn.close()
+
+    def close(self) -> None:
+        """Close the idle connections (the shard stays usable)."""
+        with self._idle_lock:
+            idle, self._idle = self._idle, []
+        for conn in idle:
+            conn.close()
 
     def _get(self, path: str, params: Mapping[str, object]) -> dict[str, Any]:
         query = {k: v for k, v in params.items() if v is not None}
         if self.its is not None:
             query["its"] = self.its
-        url = f"{self.base_url}{path}?{urllib.parse.urlencode(query)}"
-        request = urllib.request.Request(url, headers={TOKEN_HEADER: self.token})
+        target = f"{self._prefix}{path}?{urllib.parse.urlencode(query)}"
+        headers = {TOKEN_HEADER: self.token, "Accept": "application/json"}
+        while True:
+            conn, reused = self._connection()
+            try:
+                conn.request("GET", target, headers=headers)
+                response = conn.getresponse()
+                body = response.read()
+            except (http.client.RemoteDisconnected, ConnectionResetError,
+                    BrokenPipeError) as exc:
+                conn.close()
+                if reused:
+                    continue  # the server closed an idle connection: send it on a new one
+                raise ShardError(self.name, f"unreachable: {exc}") from exc
+            except (http.client.HTTPException, TimeoutError, OSError) as exc:
+                conn.close()
+                raise ShardError(self.name, f"unreachable: {exc}") from exc
+            if response.will_close:
+                conn.close()
+            else:
+                self._release(conn)
+            break
+        if response.status != 200:
+            raise ShardError(self.name, f"HTTP {response.status}")
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                return json.loads(response.read())
-        except urllib.error.HTTPError as exc:
-            raise ShardError(self.name, f"HTTP {exc.code}") from exc
-        except (urllib.error.URLError, TimeoutError, OSError) as exc:
-            raise ShardError(self.name, f"unreachable: {exc}") from exc
+            return json.loads(body)
         except ValueError as exc:
             raise ShardError(self.name, f"bad JSON: {exc}") from exc
 
@@ -209,6 +269,7 @@ class ShardHTTPServer(ThreadingHTTPServer):
 
 class _ShardHandler(BaseHTTPRequestHandler):
     server: ShardHTTPServer
+    protocol_version = "HTTP/1.1"  # keep-alive: every answer has a Content-Length
 
     def log_message(self, format: str, *args: Any) -> None:
         logger.debug(format, *args)
