@@ -133,6 +133,31 @@ def gather_fields(bits: npt.NDArray[np.uint8], starts: IntArray, widths: IntArra
     return (picked * weights).sum(axis=1)
 
 
+WINDOW_FIELD_BITS = 57  # the widest field :func:`window_fields` reads (8 bytes less 7 bits)
+_EIGHT = np.arange(8, dtype=np.int64)
+
+
+def padded_bytes(data: bytes | memoryview, start_byte: int, end_byte: int) -> npt.NDArray[np.uint8]:
+    """``data[start_byte:end_byte]`` as a uint8 array followed by 8 zero bytes, so that
+    :func:`window_fields` can read a whole 8-byte window at any of its bytes."""
+    buf = np.zeros(end_byte - start_byte + 8, dtype=np.uint8)
+    buf[:end_byte - start_byte] = np.frombuffer(data, dtype=np.uint8,
+                                                count=end_byte - start_byte, offset=start_byte)
+    return buf
+
+
+def window_fields(buf: npt.NDArray[np.uint8], starts: IntArray,
+                  widths: IntArray | int) -> IntArray:
+    """Fields of ``widths`` bits (0 to :data:`WINDOW_FIELD_BITS`) at bit offsets ``starts`` of
+    ``buf`` (from :func:`padded_bytes`; every start below its unpadded length): each field is
+    cut out of the big-endian 8-byte window beginning at the field's first byte, so a field
+    costs a few array operations whatever its width."""
+    window = buf[(starts >> 3)[:, None] + _EIGHT].view(">u8").ravel()
+    shift = np.asarray(63 - np.asarray(widths), dtype=np.uint64)
+    return (((window << (starts & 7).astype(np.uint64)) >> np.uint64(1)) >> shift).astype(
+        np.int64)
+
+
 def unpack_fixed(bits: npt.NDArray[np.uint8], start: int, count: int, width: int) -> IntArray:
     """``count`` consecutive fields of ``width`` bits from bit ``start``."""
     if count == 0 or width == 0:

@@ -35,17 +35,21 @@ from dataclasses import dataclass
 import numpy as np
 
 from .codes import (
+    WINDOW_FIELD_BITS,
     BitPacker,
     BitReader,
     CodeError,
     IntArray,
     bit_length,
     gamma_width,
+    padded_bytes,
     to_bits,
     unpack_fixed,
+    window_fields,
 )
 
 BLOCK_SIZE = 128
+_HEADER_WINDOW = 24  # bytes read at once for a block header's gamma codes
 
 
 def _segment_max(values: IntArray, first: IntArray) -> IntArray:
@@ -187,12 +191,35 @@ class PostingListReader:
         self.block_size = block_size
 
     def _header(self) -> tuple[int, int, int, int, int, int, int, int]:
+        """The block header's seven gamma codes, cut from one integer window (they are short);
+        when the window does not hold all seven, the bit reader reads them one by one."""
         r = self._reader
-        first = self._prev_last + r.gamma()
-        last = first + r.gamma() - 1
-        pos_bits = r.gamma() - 1
-        wd, wf, wo, wl = r.gamma() - 1, r.gamma() - 1, r.gamma() - 1, r.gamma() - 1
-        return first, last, pos_bits, wd, wf, wo, wl, r.pos
+        pos = r.pos
+        first_byte = pos >> 3
+        chunk = self._data[first_byte:first_byte + _HEADER_WINDOW]
+        avail = len(chunk) * 8 - (pos & 7)
+        window = int.from_bytes(chunk, "big") & ((1 << avail) - 1) if avail > 0 else 0
+        if avail > self._end - pos:  # never read past the list
+            window = window >> (avail - self._end + pos) if self._end > pos else 0
+            avail = max(self._end - pos, 0)
+        values = []
+        left = avail
+        while window and len(values) < 7:
+            size = 2 * (left - window.bit_length()) + 1
+            if size > left:
+                break
+            left -= size
+            values.append(window >> left)
+            window &= (1 << left) - 1
+        if len(values) == 7:
+            r.pos = pos + avail - left
+            delta, span1, pos1, wd1, wf1, wo1, wl1 = values
+        else:
+            delta, span1, pos1 = r.gamma(), r.gamma(), r.gamma()
+            wd1, wf1, wo1, wl1 = r.gamma(), r.gamma(), r.gamma(), r.gamma()
+        first = self._prev_last + delta
+        last = first + span1 - 1
+        return first, last, pos1 - 1, wd1 - 1, wf1 - 1, wo1 - 1, wl1 - 1, r.pos
 
     def _skip_block(self, m: int, wd: int, wf: int, wo: int, wl: int, body: int) -> None:
         end = body + (m - 1) * wd + m * (wf + wo + wl)
@@ -209,19 +236,32 @@ class PostingListReader:
         if end > self._end:
             raise CodeError("block runs past its list")
         byte0 = body >> 3
-        bits = to_bits(self._data, byte0, (end + 7) >> 3)
         base = body - byte0 * 8
-        d = unpack_fixed(bits, base, m - 1, wd)
-        f = unpack_fixed(bits, base + (m - 1) * wd, m, wf)
-        o = unpack_fixed(bits, base + (m - 1) * wd + m * wf, m, wo)
-        ln = unpack_fixed(bits, base + (m - 1) * wd + m * (wf + wo), m, wl)
+        if max(wd, wf, wo, wl) <= WINDOW_FIELD_BITS:
+            # the four columns in one pass: field widths, then their bit offsets
+            buf = padded_bytes(self._data, byte0, (end + 7) >> 3)
+            widths = np.repeat(np.array((wd, wf, wo, wl), dtype=np.int64), (m - 1, m, m, m))
+            offsets = np.cumsum(widths) - widths + base
+            cols = window_fields(buf, offsets, widths)
+            d = cols[:m - 1]
+            f = cols[m - 1:2 * m - 1]
+            o = cols[2 * m - 1:3 * m - 1]
+            ln = cols[3 * m - 1:]
+        else:
+            bits = to_bits(self._data, byte0, (end + 7) >> 3)
+            d = unpack_fixed(bits, base, m - 1, wd)
+            f = unpack_fixed(bits, base + (m - 1) * wd, m, wf)
+            o = unpack_fixed(bits, base + (m - 1) * wd + m * wf, m, wo)
+            ln = unpack_fixed(bits, base + (m - 1) * wd + m * (wf + wo), m, wl)
         docs = np.empty(m, dtype=np.int64)
         docs[0] = first
         if m > 1:
-            docs[1:] = first + np.cumsum(d + 1)
+            docs[1:] = np.cumsum(d + 1)
+            docs[1:] += first
         if int(docs[-1]) != last or int(ln.sum()) != pos_bits:
             raise CodeError("block columns disagree with the block header")
-        ends = self._pos + np.cumsum(o + ln)
+        ends = np.cumsum(o + ln) if wo else np.cumsum(ln)
+        ends += self._pos
         starts = ends - ln
         self._pos = int(ends[-1])
         self._reader.pos = end
