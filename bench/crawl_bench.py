@@ -22,6 +22,11 @@ same pages at the same concurrency (62 on the default tier, 37 on the large tier
 both``, memory stays flat: each process's peak on the large tier (44,000 pages) at most 20%
 above its peak on the default tier. A default-tier crawl leaves the large tier's hosts out
 (their roots are linked from the default tier's root pages once the large tier is installed).
+
+The crawl is restricted to its seed sites (the admin's "Restrict to seeds"), the same scope as
+Scrapy's ``allowed_domains`` in ../shared/peers/scrapy_crawl.py: the manuals' 37,000 links to
+the real web are still indexed as link documents, but their hosts are not queued (each would
+cost a robots.txt request that fails at DNS on this machine, which has no internet).
 """
 
 from __future__ import annotations
@@ -135,6 +140,7 @@ class Engine:
             from crawler import services
             from crawler.models import Crawl
             crawl = Crawl.objects.create(name="bench", disallowed_sites={disallowed!r},
+                                         restrict_to_seeds=True,
                                          page_options=services.page_options_default_get())
             services.seed_sites_add_bulk(crawl.pk, {chr(10).join(seeds)!r})
             services.crawl_start(crawl.pk)

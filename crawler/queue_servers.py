@@ -66,15 +66,18 @@ class QueueServerProcess:
                     self.num_servers, self.directory)
         try:
             while not self._stop.is_set():
-                self.tick()
-                self._stop.wait(self._tick)
+                # after a tick that applied batches or handed out schedules, the next one
+                # comes at once: the fetchers wait for what it produces
+                self._stop.wait(0.0 if self.tick() else self._tick)
         finally:
             self._close()
             self._heartbeat(force=True)
 
     # --- one round ----------------------------------------------------------------------
 
-    def tick(self) -> None:
+    def tick(self) -> bool:
+        """One round of work; True if it applied batches or handed out schedules."""
+        busy = False
         crawl = (Crawl.objects.filter(active_lock=True).only("pk", "status", "timestamp")
                  .first())
         if crawl is None or (self.crawl_id is not None and crawl.pk != self.crawl_id):
@@ -82,7 +85,7 @@ class QueueServerProcess:
         if crawl is not None and crawl.status == CrawlStatus.RUNNING:
             if self.core is None:
                 self._open(crawl.pk)
-            self._work(crawl)
+            busy = self._work(crawl)
         elif crawl is not None and crawl.status == CrawlStatus.STOPPING:
             if self.core is not None:
                 self.core.ingest(limit=None)
@@ -91,6 +94,7 @@ class QueueServerProcess:
         self._heartbeat()
         if crawl is not None and crawl.status == CrawlStatus.STOPPING:
             self._maybe_mark_saved(crawl.pk)
+        return busy
 
     def _open(self, crawl_id: int) -> None:
         config = crawl_config_get(crawl_id)
@@ -111,12 +115,14 @@ class QueueServerProcess:
             [sys.executable, "-m", "indexer.core.updater", str(self.core.paths["index"]),
              "--loop"], stdin=subprocess.DEVNULL)
 
-    def _work(self, crawl: Crawl) -> None:
+    def _work(self, crawl: Crawl) -> bool:
         core = self.core
         assert core is not None
         now = time.monotonic()
+        busy = False
         if core.ingest(limit=200):
             self._last_activity = now
+            busy = True
         core.maybe_refresh()
         if core.config.crawl.needy_threshold > 0:  # the query log, read from the shared DB
             refresh_needy(core.queue, core.config.crawl.needy_threshold)
@@ -126,6 +132,7 @@ class QueueServerProcess:
             message["skip"] = core.skip_hosts(schedule)
             self._send(message)
             self._last_activity = now
+            busy = True
         # Idle means: nothing queued, waiting, out or in the inbox, and nothing applied or
         # handed out for IDLE_SECONDS, so a batch still on its way through the broker is
         # not mistaken for the end of the crawl.
@@ -133,6 +140,7 @@ class QueueServerProcess:
         self._idle_ticks = self._idle_ticks + 1 if (core.idle() and quiet) else 0
         if self._idle_ticks == 3:
             self._last_heartbeat = 0.0  # report "idle" at once: the crawl may have finished
+        return busy
 
     def _close(self) -> None:
         if self._updater is not None:

@@ -62,6 +62,9 @@ from .wire import deferred_to_wire, discovered_to_wire, encoded_document_to_wire
 
 logger = logging.getLogger(__name__)
 
+# robots.txt requests of a schedule's new hosts run beside its rounds, and the schedule's last
+# batch waits for all of them: a new host may first cost a slow or failing DNS lookup
+ROBOTS_THREADS = 32
 SEEN_URLS_BEFORE_UPDATE_SCHEDULER = 380   # MEMORY_PROFILE (4) x 95
 SHIP_SECONDS = 4.0   # ...or after this long, so that discovered links return to the queue soon
 SLOW_SHARE_OF_DEADLINE = 1 / 3   # a download this share of the page deadline old is blocked
@@ -289,7 +292,7 @@ class ScheduleWorker:
                 handle(entry, result, blocked=True)
 
         with ThreadPoolExecutor(1, thread_name_prefix="round") as ahead, \
-                ThreadPoolExecutor(16, thread_name_prefix="robots") as robots_pool:
+                ThreadPoolExecutor(ROBOTS_THREADS, thread_name_prefix="robots") as robots_pool:
             def submit_next() -> str:
                 nonlocal skipped
                 for round_entries in rounds:
