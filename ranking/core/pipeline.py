@@ -11,11 +11,13 @@ Steps of :meth:`Searcher.search`:
    the network iterator (:mod:`ranking.core.network`), failures reported and skipped;
 3. group the merged candidates by url hash and text hash (:mod:`ranking.core.grouping`), unless
    the query says ``raw:``;
-4. score each group: Doc Rank + link score + bonuses + relevance + proximity (the shards
-   computed every candidate's bonus factors; a group takes its best member's; the link score,
-   LinkRank and trust from the crawl's ``scores.npz``, is looked up for every candidate at once
-   and a group takes its maximum); sort, then read the stored summaries of the groups shown
-   only (``num`` results from ``offset``, skipping dropped ones);
+4. score each group: S = Doc Rank + link score + bonuses + relevance (the shards computed
+   every candidate's bonus factors; a group takes its best member's; the link score, LinkRank
+   and trust from the crawl's ``scores.npz``, is looked up for every candidate at once and a
+   group takes its maximum), fused by rank with the proximity (span sums, a group's maximum)
+   for queries of two or more terms (:func:`ranking.core.scoring.fuse`); sort, then read the
+   stored summaries of the groups shown only (``num`` results from ``offset``, skipping
+   dropped ones);
 5. representative urls: a result that other urls redirect to (``location:`` meta words of the
    local shards) shows whichever of them has the higher link score (seed 002's BasicFields);
 6. snippets and highlighted titles for those results (:mod:`ranking.core.snippets`).
@@ -47,7 +49,7 @@ from .linkgraph.scores import LinkScores, cached_link_scores
 from .network import fan_out, per_shard_results
 from .options import SearchOptions
 from .query import ParsedQuery, QueryParser
-from .scoring import BONUS_NAMES, combine, link_score
+from .scoring import BONUS_NAMES, RRF_K, combine, fuse, link_score
 from .shard import Candidates, ShardClient, query_word_terms
 from .snippets import snippet, title_html, title_text
 
@@ -138,7 +140,7 @@ class _Merged:
     doc_ids: np.ndarray
     doc_rank: np.ndarray
     relevance: np.ndarray
-    proximity: np.ndarray
+    proximity: np.ndarray  # the span sums (Candidates.proximity_raw)
     local_row: np.ndarray
     bonuses: np.ndarray
 
@@ -152,7 +154,7 @@ class _Merged:
             np.concatenate(ids) if ids else np.zeros((0, 24), np.uint8),
             np.concatenate([c.doc_rank for c in cands] or [np.zeros(0)]),
             np.concatenate([c.relevance for c in cands] or [np.zeros(0)]),
-            np.concatenate([c.proximity for c in cands] or [np.zeros(0)]),
+            np.concatenate([c.proximity_raw for c in cands] or [np.zeros(0)]),
             np.concatenate([np.arange(len(c)) for c in cands] or [np.zeros(0, np.int64)]),
             np.concatenate([c.bonuses for c in cands] or [np.zeros((len(BONUS_NAMES), 0))],
                            axis=1),
@@ -199,7 +201,7 @@ class Searcher:
             messages.extend(m for m in c.messages if m not in messages)
         partial = bool(failures) or any(c.partial for c in answers)
         merged = _Merged.of(answers)
-        weights = (options.doc_rank_weight, options.relevance_weight, options.proximity_weight)
+        weights = (options.doc_rank_weight, options.relevance_weight, 0.0)
         if parsed.controls.raw:
             groups = no_grouping(merged.doc_rank, merged.relevance, merged.proximity)
         else:
@@ -227,8 +229,16 @@ class Searcher:
         np.maximum.at(group_bonus, groups.member_group, bonus_rows)
         group_bonus[~np.isfinite(group_bonus)] = 0.0
         links = self._link_values(merged, groups)
-        final = combine(groups.doc_rank, groups.relevance, groups.proximity, options,
-                        group_bonus, weight, links.group)
+        fusion = None
+        if parsed.word_count >= 2 and options.proximity_weight > 0 and \
+                options.proximity_bonus > 0 and bool((groups.proximity > 0).any()):
+            s = combine(groups.doc_rank, groups.relevance, np.zeros(len(groups)), options,
+                        group_bonus, 1.0, links.group)
+            final, rank_s, rank_p = fuse(s, groups.proximity, options.proximity_bonus, weight)
+            fusion = (s, rank_s, rank_p)
+        else:
+            final = combine(groups.doc_rank, groups.relevance, np.zeros(len(groups)), options,
+                            group_bonus, weight, links.group)
         order = np.argsort(-final, kind="stable")
         # summaries only for the page of results shown (plus those dropped on the way)
         chosen: list[tuple[int, dict[str, Any]]] = []
@@ -267,7 +277,7 @@ class Searcher:
             if summary.get("kind") and summary.get("source") and title == url:
                 title = ""  # a link document's "title" is its target url
             explanation = self._explain(parsed, merged, groups, g, rep, bonus, float(final[g]),
-                                        links)
+                                        links, fusion)
             if rep_url is not None:
                 explanation["representative_url"] = rep_url
                 url = rep_url["url"]
@@ -413,7 +423,9 @@ class Searcher:
         return " .. ".join(texts)
 
     def _explain(self, parsed: ParsedQuery, merged: _Merged, groups: Groups, g: int, rep: int,
-                 bonus: dict[str, Any], final: float, links: _LinkValues) -> dict[str, Any]:
+                 bonus: dict[str, Any], final: float, links: _LinkValues,
+                 fusion: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+                 ) -> dict[str, Any]:
         o = self.options
         c = merged.cands[int(merged.shard_of[rep])]
         r = int(merged.local_row[rep])
@@ -438,7 +450,14 @@ class Searcher:
             relevance["best_page_entry"] = {
                 "relevance": float(bc.relevance[br]), "partition": int(bc.partition[br]),
                 "index": int(bc.index[br]), "l_d": int(bc.doc_length[br])}
-        return {
+        proximity: dict[str, Any] = {
+            # never added to the score: it is fused by rank (below) or left out
+            "value": float(groups.proximity[g]), "weight": 0.0,
+            "proximity_weight": o.proximity_weight, "normalised": float(c.proximity[r]), "query_terms": k,
+            "span_starts": max(int(c.doc_length[r]) - k + 1, 1), "bonus": o.proximity_bonus,
+            "formula": "sum 1/(v-u+1) over the minimal spans; max over the group "
+                       "(normalised: * k / (l_d - k + 1) * proximity bonus)"}
+        out: dict[str, Any] = {
             "score": final,
             "weight": parsed.controls.weight,
             "doc_rank": {"value": float(groups.doc_rank[g]), "weight": o.doc_rank_weight,
@@ -448,15 +467,21 @@ class Searcher:
                          "group_members": int(np.count_nonzero(groups.member_group == g)),
                          "formula": "log10(documents after); max over the group"},
             "relevance": relevance,
-            "proximity": {"value": float(groups.proximity[g]), "weight": o.proximity_weight,
-                          "raw_span_sum": float(c.proximity_raw[r]), "query_terms": k,
-                          "span_starts": max(int(c.doc_length[r]) - k + 1, 1),
-                          "bonus": o.proximity_bonus,
-                          "formula": "sum 1/(v-u+1) * k / (l_d - k + 1) * proximity bonus"},
+            "proximity": proximity,
             "link_score": self._explain_link(links, g),
             "bonuses": bonus,
             "shard": c.shard,
         }
+        if fusion is not None:
+            s, rank_s, rank_p = fusion
+            out["fusion"] = {
+                "score": float(s[g]), "score_rank": int(rank_s[g]),
+                "proximity_rank": int(rank_p[g]), "k": RRF_K,
+                "proximity_share": o.proximity_bonus,
+                "formula": "w: weight * 200 * (2 / (k + score rank) + proximity bonus / "
+                           "(k + proximity rank)); score = Doc Rank + relevance + link score "
+                           "+ bonuses, ranks from 0 (ties share one)"}
+        return out
 
     @staticmethod
     def _best_page_entry(merged: _Merged, groups: Groups, g: int) -> int | None:

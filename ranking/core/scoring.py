@@ -24,9 +24,12 @@ the unit tests check each against values worked out by hand from the formulas.
   as ``Σ α_i Rel_i``, ``α_i = 1/2^i`` by decreasing relevance (:func:`record_relevance`,
   ../shared/yioop-notes.md §5.1); the page part uses the page's own length.
 * Proximity (two or more non-meta terms): minimal spans ``[u, v]`` holding every query term
-  (repeats included) with no smaller interval inside holding them all;
-  ``Prox(d) = sum 1/(v - u + 1) * k / max(1, l_d - k + 1)`` with ``k`` the number of query
-  terms and ``l_d - k + 1`` the positions where a span could start; times the proximity bonus.
+  (repeats included) with no smaller interval inside holding them all; the span sum
+  ``sum 1/(v - u + 1)`` (Yioop 2021's cover proximity) is what the ranking uses. The seed's
+  normalisation ``* k / max(1, l_d - k + 1)`` (``k`` query terms, ``l_d - k + 1`` positions
+  where a span could start) is still computed and shown, but it measures density: on a whole
+  manual page of 10,000 words it is about 0.0001 whatever the page holds, so it cannot tell
+  the page that has the query's words side by side from one that has them far apart.
 * Bonuses (computed by the shard for every candidate, not only the top few): host url (the url is a host root), company-level-domain url (a root whose host is
   its CLD), wiki, number of slashes (``bonus / (1 + slashes after the host)``), and the keyword
   bonuses ``bonus * (query terms in the item) / (terms in the item)`` for the host, the title
@@ -41,8 +44,14 @@ the unit tests check each against values worked out by hand from the formulas.
   times as important as an average one gains about 2, like Doc Rank's gap between the first
   and the hundredth document. ``trust`` is signed (favored > 0, distrusted < 0, 0 elsewhere).
   Urls the graph does not know score 0. A group takes the maximum of its members'.
-* Final score: ``w_dr * DR + w_rel * Rel + w_prox * Prox + w_link * Link + bonuses`` (times a
-  ``w:`` weight).
+* Score S = ``w_dr * DR + w_rel * Rel + w_link * Link + bonuses``. The final score (times a
+  ``w:`` weight) is S for a query of one term, and for two or more terms the reciprocal rank
+  fusion of S and the proximity (:func:`fuse`: Yioop's ``(600/|F|) / (59 + rank)``, S counting
+  for the two fields Doc Rank and relevance it sums, the proximity bonus weighting the
+  proximity). A proximity weight of 0 leaves proximity out (the final score is then
+  :func:`combine`, i.e. S). Fusing by rank keeps the proximity's scale (which grows with the
+  number of spans) from swamping S, while a page whose words stand together still moves up
+  past pages that only hold them apart.
 """
 
 from __future__ import annotations
@@ -314,3 +323,38 @@ def combine(doc_rank: FloatArray, relevance: FloatArray, prox: FloatArray,
     return weight * (options.doc_rank_weight * doc_rank + options.relevance_weight * relevance
                      + options.proximity_weight * prox + options.link_score_weight * link
                      + bonuses)
+
+
+# reciprocal rank fusion, with Yioop's constants (../shared/yioop-notes.md §7.4)
+RRF_K = 59
+RRF_SCALE = 600.0
+
+
+def dense_ranks(values: FloatArray) -> IntArray:
+    """Yioop's fusion ranks: sorted descending, the rank starts at 0 and goes up by one only
+    when the value changes (equal values share a rank)."""
+    values = np.asarray(values, dtype=np.float64)
+    if not values.size:
+        return np.zeros(0, dtype=np.int64)
+    _, inverse = np.unique(-values, return_inverse=True)
+    return inverse.ravel().astype(np.int64)
+
+
+def fuse(score: FloatArray, prox: FloatArray, proximity_share: float = 1.0,
+         weight: float = 1.0) -> tuple[FloatArray, IntArray, IntArray]:
+    """Reciprocal rank fusion of the score S = Doc Rank + relevance (with the link score and
+    the bonuses) and the proximity, for queries of two or more terms (v9: "this score is then
+    combined with a proximity score ... using reciprocal rank fusion").
+
+    Yioop's 2021 fusion gives each of its |F| = 3 fields (Doc Rank, relevance, proximity)
+    ``(600/|F|) / (59 + rank)``; S stands for two of them, so it counts twice::
+
+        fused = weight * 200 * (2 / (59 + rank_S) + proximity_share / (59 + rank_Prox))
+
+    ``proximity_share`` is the Proximity Bonus ("the weighting factor" of proximity).
+    Returns (fused, rank_S, rank_Prox)."""
+    rank_s = dense_ranks(score)
+    rank_p = dense_ranks(prox)
+    per_field = RRF_SCALE / 3.0
+    fused = weight * per_field * (2.0 / (RRF_K + rank_s) + proximity_share / (RRF_K + rank_p))
+    return fused, rank_s, rank_p

@@ -63,6 +63,43 @@ def test_known_item_first_with_explanation(searcher):
     assert "<b>" in res.results[0].title
 
 
+def test_two_terms_fuse_score_and_proximity_by_rank(tmp_path):
+    # both pages hold "module" and "thread"; the first has the higher S (the title holds
+    # "thread") with the words far apart, the second has them side by side
+    far = ("thread " + "filler words here " * 30 + "module")
+    reader = build(tmp_path / "f", [
+        text_doc("https://a.test/far.html", "thread notes", far),
+        text_doc("https://b.test/near.html", "notes", "a thread module"),
+        text_doc("https://c.test/other.html", "other", "nothing to see here"),
+    ])
+    res = Searcher([LocalShard(reader)]).search("thread module")
+    for r in res.results:
+        exp = r.explanation
+        fusion = exp["fusion"]
+        expected = 200 * (2 / (59 + fusion["score_rank"])
+                          + SearchOptions().proximity_bonus / (59 + fusion["proximity_rank"]))
+        assert r.score == pytest.approx(expected)
+        # S is the linear sum of the parts; proximity is not added to it
+        s = (exp["doc_rank"]["value"] * exp["doc_rank"]["weight"]
+             + exp["relevance"]["value"] * exp["relevance"]["weight"]
+             + exp["link_score"]["value"] * exp["link_score"]["weight"]
+             + exp["bonuses"]["total"])
+        assert fusion["score"] == pytest.approx(s)
+        assert exp["proximity"]["weight"] == 0.0
+    near = next(r for r in res.results if "near" in r.url).explanation
+    far_ = next(r for r in res.results if "far" in r.url).explanation
+    # span sums: [1, 2] -> 1/2 on the near page; one span of 92 words on the far one
+    assert near["proximity"]["value"] == pytest.approx(0.5)
+    assert near["fusion"]["proximity_rank"] == 0 and far_["fusion"]["proximity_rank"] == 1
+    # one term: no fusion, the score is S
+    one = Searcher([LocalShard(reader)]).search("thread").results[0]
+    assert "fusion" not in one.explanation
+    # a proximity weight of 0 leaves proximity out: the score is S
+    off = Searcher([LocalShard(reader)], SearchOptions(proximity_weight=0.0)).search(
+        "thread module").results[0]
+    assert "fusion" not in off.explanation
+
+
 def test_duplicate_text_grouped(searcher):
     urls = [r.url for r in searcher.search("threading interfaces").results]
     assert "https://docs.python.org/3/library/threading.html" in urls

@@ -14,7 +14,9 @@ from ranking.core.options import SearchOptions
 from ranking.core.scoring import (
     combine,
     company_level_domain,
+    dense_ranks,
     dfr_relevance,
+    fuse,
     minimal_spans,
     proximity,
     record_relevance,
@@ -156,3 +158,40 @@ def test_combine_weights():
     o = SearchOptions(doc_rank_weight=2.0, relevance_weight=3.0, proximity_weight=0.5)
     s = combine(A([1.0]), A([2.0]), A([4.0]), o, bonuses=1.0, weight=2.0)
     assert s[0] == pytest.approx(2 * (2 * 1 + 3 * 2 + 0.5 * 4 + 1))
+
+
+def test_dense_ranks_share_ties():
+    # descending; equal values share a rank and the next value takes the next rank
+    assert dense_ranks(A([3.0, 5.0, 3.0, 1.0, 5.0])).tolist() == [1, 0, 1, 2, 0]
+    assert dense_ranks(A([])).tolist() == []
+
+
+def test_fuse_by_hand():
+    # S = [10, 8, 9], Prox = [0.5, 2.0, 0.5]: S ranks 0, 2, 1; Prox ranks 1, 0, 1
+    # 200 * (2/(59 + rS) + 1/(59 + rP)):
+    #   row 0: 200 * (2/59 + 1/60) = 6.7796610 + 3.3333333 = 10.1129944
+    #   row 1: 200 * (2/61 + 1/59) = 6.5573770 + 3.3898305 = 9.9472075
+    #   row 2: 200 * (2/60 + 1/60) = 6.6666667 + 3.3333333 = 10.0
+    fused, rs, rp = fuse(A([10.0, 8.0, 9.0]), A([0.5, 2.0, 0.5]))
+    assert rs.tolist() == [0, 2, 1] and rp.tolist() == [1, 0, 1]
+    assert fused.tolist() == pytest.approx([10.1129944, 9.9472075, 10.0], abs=1e-6)
+    # the proximity bonus weighs the proximity's share, a w: weight multiplies the whole:
+    #   row 1 with share 0.5, weight 2: 400 * (2/61 + 0.5/59) = 400 * 0.0412615 = 16.5045846
+    fused, _, _ = fuse(A([10.0, 8.0, 9.0]), A([0.5, 2.0, 0.5]), proximity_share=0.5,
+                       weight=2.0)
+    assert fused[1] == pytest.approx(16.5045846, abs=1e-6)
+
+
+def test_fuse_weighs_the_score_twice():
+    # S ranks 0, 1, 2, 3; proximity ranks 3, 0, 1, 2:
+    #   row 0: 2/59 + 1/62 = 0.0500273; row 1: 2/60 + 1/59 = 0.0502825 (the close pair wins
+    #   over the score one rank better); row 2: 2/61 + 1/60 = 0.0494536
+    fused, _, _ = fuse(A([20.0, 19.5, 19.0, 5.0]), A([0.01, 3.0, 2.0, 0.02]))
+    assert fused[:3].tolist() == pytest.approx([200 * 0.0500273, 200 * 0.0502825,
+                                                200 * 0.0494536], abs=1e-4)
+    assert int(np.argmax(fused)) == 1
+    # but the best proximity does not lift a score two ranks down past the first: rows
+    # with S ranks 0 and 2 and proximity ranks 1 and 0: 2/59 + 1/60 = 0.0505650 against
+    # 2/61 + 1/59 = 0.0497360
+    fused, _, _ = fuse(A([20.0, 19.0, 18.0]), A([2.0, 1.0, 3.0]))
+    assert int(np.argmax(fused)) == 0
