@@ -14,7 +14,8 @@ Steps of :meth:`Searcher.search`:
 4. score each group: S = Doc Rank + link score + bonuses + relevance (the shards computed
    every candidate's bonus factors; a group takes its best member's; the link score, LinkRank
    and trust from the crawl's ``scores.npz``, is looked up for every candidate at once and a
-   group takes its maximum), fused by rank with the proximity (span sums, a group's maximum)
+   group takes its maximum), fused by rank with the proximity (span sums normalised for the
+   page's length, a group's maximum)
    for queries of two or more terms (:func:`ranking.core.scoring.fuse`); sort, then read the
    stored summaries of the groups shown only (``num`` results from ``offset``, skipping
    dropped ones);
@@ -49,7 +50,7 @@ from .linkgraph.scores import LinkScores, cached_link_scores
 from .network import fan_out, per_shard_results
 from .options import SearchOptions
 from .query import ParsedQuery, QueryParser
-from .scoring import BONUS_NAMES, RRF_K, combine, fuse, link_score
+from .scoring import BONUS_NAMES, RRF_K, combine, fuse, link_score, proximity_frequency
 from .shard import Candidates, ShardClient, query_word_terms
 from .snippets import snippet, title_html, title_text
 
@@ -140,7 +141,7 @@ class _Merged:
     doc_ids: np.ndarray
     doc_rank: np.ndarray
     relevance: np.ndarray
-    proximity: np.ndarray  # the span sums (Candidates.proximity_raw)
+    proximity: np.ndarray  # span sums normalised for length (scoring.proximity_frequency)
     local_row: np.ndarray
     bonuses: np.ndarray
 
@@ -154,7 +155,9 @@ class _Merged:
             np.concatenate(ids) if ids else np.zeros((0, 24), np.uint8),
             np.concatenate([c.doc_rank for c in cands] or [np.zeros(0)]),
             np.concatenate([c.relevance for c in cands] or [np.zeros(0)]),
-            np.concatenate([c.proximity_raw for c in cands] or [np.zeros(0)]),
+            np.concatenate([proximity_frequency(c.proximity_raw, c.doc_length,
+                                                c.average_length) for c in cands]
+                           or [np.zeros(0)]),
             np.concatenate([np.arange(len(c)) for c in cands] or [np.zeros(0, np.int64)]),
             np.concatenate([c.bonuses for c in cands] or [np.zeros((len(BONUS_NAMES), 0))],
                            axis=1),
@@ -455,8 +458,11 @@ class Searcher:
             "value": float(groups.proximity[g]), "weight": 0.0,
             "proximity_weight": o.proximity_weight, "normalised": float(c.proximity[r]), "query_terms": k,
             "span_starts": max(int(c.doc_length[r]) - k + 1, 1), "bonus": o.proximity_bonus,
-            "formula": "sum 1/(v-u+1) over the minimal spans; max over the group "
-                       "(normalised: * k / (l_d - k + 1) * proximity bonus)"}
+            "span_sum": float(c.proximity_raw[r]), "l_d": int(c.doc_length[r]),
+            "l_avg": c.average_length,
+            "formula": "sum 1/(v-u+1) over the minimal spans * log2(1 + l_avg/l_d); max "
+                       "over the group (normalised: span sum * k / (l_d - k + 1) * proximity "
+                       "bonus)"}
         out: dict[str, Any] = {
             "score": final,
             "weight": parsed.controls.weight,

@@ -25,11 +25,13 @@ the unit tests check each against values worked out by hand from the formulas.
   ../shared/yioop-notes.md §5.1); the page part uses the page's own length.
 * Proximity (two or more non-meta terms): minimal spans ``[u, v]`` holding every query term
   (repeats included) with no smaller interval inside holding them all; the span sum
-  ``sum 1/(v - u + 1)`` (Yioop 2021's cover proximity) is what the ranking uses. The seed's
-  normalisation ``* k / max(1, l_d - k + 1)`` (``k`` query terms, ``l_d - k + 1`` positions
-  where a span could start) is still computed and shown, but it measures density: on a whole
-  manual page of 10,000 words it is about 0.0001 whatever the page holds, so it cannot tell
-  the page that has the query's words side by side from one that has them far apart.
+  ``sum 1/(v - u + 1)`` (Yioop 2021's cover proximity), normalised for the document's length
+  as a term frequency is in the relevance: ``Prox(d) = sum 1/(v - u + 1) * log2(1 + l_avg /
+  l_d)`` (:func:`proximity_frequency`). The seed's normalisation ``* k / max(1, l_d - k + 1)``
+  (``k`` query terms, ``l_d - k + 1`` positions where a span could start) is still computed
+  and shown, but it measures density: on a whole manual page of 10,000 words it is about
+  0.0001 whatever the page holds, so it cannot tell the page that has the query's words side
+  by side from one that has them far apart.
 * Bonuses (computed by the shard for every candidate, not only the top few): host url (the url is a host root), company-level-domain url (a root whose host is
   its CLD), wiki, number of slashes (``bonus / (1 + slashes after the host)``), and the keyword
   bonuses ``bonus * (query terms in the item) / (terms in the item)`` for the host, the title
@@ -189,6 +191,16 @@ def minimal_spans(term_positions: Sequence[tuple[IntArray, IntArray]],
     new = np.ones(v.size, dtype=bool)
     new[1:] = (r[1:] != r[:-1]) | (u[1:] != u[:-1])
     return r[new], u[new] % _BIG, v[new] % _BIG
+
+
+def proximity_frequency(span_sum: FloatArray, doc_len: IntArray, avg_len: float) -> FloatArray:
+    """The span sum normalised for the document's length as the relevance normalises a term's
+    frequency (DFR normalisation 2): ``span_sum * log2(1 + l_avg / l_d)``. A long page holds
+    more spans by its length alone; this weighs them as the seed asks (proximity normalised
+    for the document's length) without the density normalisation's vanishing values."""
+    ld = np.maximum(np.asarray(doc_len, dtype=np.float64), 1.0)
+    avg = avg_len if avg_len > 0 else 1.0
+    return np.asarray(span_sum, dtype=np.float64) * np.log2(1.0 + avg / ld)
 
 
 def proximity(term_positions: Sequence[tuple[IntArray, IntArray]], multiplicity: Sequence[int],

@@ -3,6 +3,7 @@ paging, time budget, bad syntax."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from indexer.core.ids import DocType
@@ -88,8 +89,10 @@ def test_two_terms_fuse_score_and_proximity_by_rank(tmp_path):
         assert exp["proximity"]["weight"] == 0.0
     near = next(r for r in res.results if "near" in r.url).explanation
     far_ = next(r for r in res.results if "far" in r.url).explanation
-    # span sums: [1, 2] -> 1/2 on the near page; one span of 92 words on the far one
-    assert near["proximity"]["value"] == pytest.approx(0.5)
+    # span sum 1/2 on the near page ("thread module" side by side), normalised for length
+    px = near["proximity"]
+    assert px["span_sum"] == pytest.approx(0.5)
+    assert px["value"] == pytest.approx(0.5 * np.log2(1 + px["l_avg"] / px["l_d"]))
     assert near["fusion"]["proximity_rank"] == 0 and far_["fusion"]["proximity_rank"] == 1
     # one term: no fusion, the score is S
     one = Searcher([LocalShard(reader)]).search("thread").results[0]

@@ -19,6 +19,7 @@ from ranking.core.scoring import (
     fuse,
     minimal_spans,
     proximity,
+    proximity_frequency,
     record_relevance,
     region_weighted_frequency,
     url_bonuses,
@@ -75,6 +76,13 @@ def test_proximity_by_hand():
     prox, raw = proximity([(A([0, 10]), A([2])), (A([3, 11]), A([2]))], [1, 1], A([20]), 1)
     assert raw[0] == pytest.approx(0.875)
     assert prox[0] == pytest.approx(0.875 * 2 / 19)
+
+
+def test_proximity_frequency_by_hand():
+    # span sum 0.875 on a page of 20 words, l_avg 60: 0.875 * log2(1 + 3) = 1.75;
+    # the same sum on a page of 180 words: 0.875 * log2(4/3) = 0.875 * 0.4150375 = 0.3631578
+    got = proximity_frequency(A([0.875, 0.875, 0.0]), A([20, 180, 5]), 60.0)
+    assert got.tolist() == pytest.approx([1.75, 0.3631578, 0.0], abs=1e-6)
 
 
 def test_proximity_counts_repeats():
