@@ -37,6 +37,7 @@ import struct
 import zlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -61,8 +62,9 @@ from .layout import (
     write_partition_manifest,
 )
 from .partition_index import (
+    ActiveDocs,
+    DocBatch,
     DocIndexData,
-    PartitionDoc,
     Vocabulary,
     build_partition,
     decode_doc_index,
@@ -209,39 +211,128 @@ def scale_regions(item: EncodedDocument, factor: float) -> EncodedDocument:
     return replace(item, index_blob=encode_doc_index(doc)[0])
 
 
-@dataclass(frozen=True, slots=True)
-class _Prepared:
-    """One document ready to store: its bytes and its decoded index data."""
+@dataclass(slots=True)
+class _Pending:
+    """A batch ready to store: its documents' bytes and their index data (column-wise)."""
 
-    doc_id: bytes
-    summary: bytes
-    cache: bytes
-    blob: bytes
-    url: str
-    length: int
-    terms: list[str]
-    counts: np.ndarray
-    positions: np.ndarray
-    meta_words: tuple[str, ...] | list[str]
-    regions: tuple[tuple[int, float], ...]
-    classifier_scores: tuple[float, ...]
+    batch: DocBatch
+    summaries: list[bytes]
+    caches: list[bytes]
+    blobs: list[bytes]
+    urls: list[str]
 
-    @property
-    def size(self) -> int:
-        return len(self.summary) + len(self.cache) + len(self.blob)
+    def __len__(self) -> int:
+        return len(self.urls)
 
+    def sizes(self) -> list[int]:
+        return [len(s) + len(c) + len(b)
+                for s, c, b in zip(self.summaries, self.caches, self.blobs, strict=True)]
 
-def _prepare_document(doc: IndexDocument, level: int) -> _Prepared:
-    summary = _gzip(json.dumps(doc.summary, separators=(",", ":"), ensure_ascii=False,
-                               default=_json_default).encode("utf-8"), level)
-    cache = _gzip(doc.cached_page, level) if doc.cached_page else b""
-    blob, terms, counts, positions = encode_doc_index(doc)
-    return _Prepared(doc.doc_id, summary, cache, blob, doc.url, doc.length, terms, counts,
-                     positions, tuple(doc.meta_words), tuple(doc.region_weights),
-                     tuple(doc.classifier_scores))
+    def slice(self, a: int, b: int) -> _Pending:
+        if a == 0 and b == len(self):
+            return self
+        return _Pending(self.batch.slice(a, b), self.summaries[a:b], self.caches[a:b],
+                        self.blobs[a:b], self.urls[a:b])
 
 
-def _prepare_encoded(item: EncodedDocument) -> _Prepared:
+_HEAD_AND_TERMS = struct.Struct(">IIIIIBI")  # the blob head, then the terms' byte length
+_U32 = struct.Struct(">I")
+_REGION = np.dtype([("p", ">u4"), ("w", ">f8")])
+
+
+def _joined_pieces(strings: list[str], per_doc: np.ndarray) -> list[bytes]:
+    """Each document's strings, each followed by NUL (``_joined`` of its slice of
+    ``strings``), from one join and one encode for the whole batch."""
+    n = per_doc.size
+    if not strings:
+        return [b""] * n
+    raw = ("\0".join(strings) + "\0").encode("utf-8", "surrogatepass")
+    nul = np.flatnonzero(np.frombuffer(raw, dtype=np.uint8) == 0)
+    if nul.size != len(strings):
+        raise ValueError("a term contains a NUL character")
+    last = np.cumsum(per_doc)
+    ends = np.where(last > 0, nul[np.maximum(last - 1, 0)] + 1, 0)
+    starts = np.concatenate(([0], ends[:-1]))
+    return [raw[x:y] for x, y in zip(starts.tolist(), ends.tolist(), strict=True)]
+
+
+def _encode_blobs(batch: DocBatch) -> list[bytes]:
+    """``encode_doc_index(doc)[0]`` of every document of ``batch``, the same bytes, with the
+    array work done once for the batch (only the zlib call is per document)."""
+    n = len(batch)
+    terms = _joined_pieces(batch.terms, batch.nterms)
+    metas = _joined_pieces(batch.meta, batch.nmeta)
+    counts, positions = batch.counts, batch.positions
+    npos = batch.npos()
+    t_end = np.cumsum(batch.nterms)
+    p_end = np.cumsum(npos)
+    big_doc = np.zeros(n, dtype=bool)
+    if counts.size and int(counts.max()) > 0xFFFF:
+        big_doc[np.searchsorted(t_end, np.flatnonzero(counts > 0xFFFF), side="right")] = True
+    if positions.size and int(positions.max()) > 0xFFFF:
+        big_doc[np.searchsorted(p_end, np.flatnonzero(positions > 0xFFFF), side="right")] = True
+    c_small = counts.astype(">u2").tobytes()
+    p_small = positions.astype(">u2").tobytes()
+    nreg = np.fromiter(map(len, batch.regions), dtype=np.int64, count=n)
+    flat = [r for regs in batch.regions for r in regs]
+    regions = np.zeros(len(flat), dtype=_REGION)
+    if flat:
+        pos = np.array([int(p) for p, _ in flat], dtype=np.int64)
+        if int(pos.min()) < 0 or int(pos.max()) > 0xFFFFFFFF:
+            raise ValueError("a region's last position is out of range")
+        regions["p"] = pos
+        regions["w"] = [float(w) for _, w in flat]
+    r_bytes = regions.tobytes()
+    r_end = np.cumsum(nreg) * _REGION.itemsize
+    ncls = np.fromiter(map(len, batch.classifier_scores), dtype=np.int64, count=n)
+    s_bytes = np.array([float(c) for cls in batch.classifier_scores for c in cls],
+                       dtype=">f8").tobytes()
+    s_end = np.cumsum(ncls) * 8
+    rows = zip(batch.lengths, batch.nterms.tolist(), batch.nmeta.tolist(), nreg.tolist(),
+               ncls.tolist(), big_doc.tolist(), terms, metas, t_end.tolist(), p_end.tolist(),
+               r_end.tolist(), s_end.tolist(), strict=True)
+    out = []
+    t0 = p0 = r0 = s0 = 0
+    compress = zlib.compress
+    for length, nt, nm, nr, nc, wide, raw_t, raw_m, t1, p1, r1, s1 in rows:
+        if wide:
+            c_raw = counts[t0:t1].astype(">u4").tobytes()
+            p_raw = positions[p0:p1].astype(">u4").tobytes()
+        else:
+            c_raw = c_small[2 * t0:2 * t1]
+            p_raw = p_small[2 * p0:2 * p1]
+        out.append(compress(b"".join((
+            _HEAD_AND_TERMS.pack(length, nt, nm, nr, nc, wide, len(raw_t)), raw_t,
+            _U32.pack(len(raw_m)), raw_m, c_raw, p_raw, r_bytes[r0:r1], s_bytes[s0:s1])), 1))
+        t0, p0, r0, s0 = t1, p1, r1, s1
+    return out
+
+
+def _prepare_documents(docs: list[IndexDocument], level: int) -> _Pending:
+    """Encode a batch of documents: summaries and cached pages gzipped one by one, terms,
+    positions and meta words gathered into batch arrays, index blobs from those arrays."""
+    n = len(docs)
+    summaries = [_gzip(json.dumps(doc.summary, separators=(",", ":"), ensure_ascii=False,
+                                  default=_json_default).encode("utf-8"), level)
+                 for doc in docs]
+    caches = [_gzip(doc.cached_page, level) if doc.cached_page else b"" for doc in docs]
+    term_maps = [doc.terms for doc in docs]
+    values = list(chain.from_iterable(t.values() for t in term_maps))
+    counts = np.fromiter(map(len, values), dtype=np.int64, count=len(values))
+    metas = [doc.meta_words for doc in docs]
+    batch = DocBatch(
+        [doc.doc_id for doc in docs], [doc.length for doc in docs],
+        [tuple(tuple(r) for r in doc.region_weights) for doc in docs],
+        [tuple(doc.classifier_scores) for doc in docs],
+        list(chain.from_iterable(term_maps)),
+        np.fromiter(map(len, term_maps), dtype=np.int64, count=n), counts,
+        np.fromiter(chain.from_iterable(values), dtype=np.int64, count=int(counts.sum())),
+        list(chain.from_iterable(metas)), np.fromiter(map(len, metas), dtype=np.int64, count=n))
+    _validate_batch(batch, [doc.url for doc in docs])
+    return _Pending(batch, summaries, caches, _encode_blobs(batch), [doc.url for doc in docs])
+
+
+def _check_encoded(item: EncodedDocument) -> DocIndexData:
     """Check an encoded document (doc id, gzip framing, index blob) and decode its index."""
     if not isinstance(item.doc_id, bytes) or len(item.doc_id) != 24:
         raise ValueError(f"{item.url}: a doc id is 24 bytes")
@@ -253,36 +344,39 @@ def _prepare_encoded(item: EncodedDocument) -> _Prepared:
     if not item.summary:
         raise ValueError(f"{item.url}: the summary is empty")
     try:
-        parsed: DocIndexData = decode_doc_index(item.index_blob)
+        return decode_doc_index(item.index_blob)
     except Exception as exc:  # zlib.error, ValueError, struct.error
         raise ValueError(f"{item.url}: bad document index blob: {exc}") from None
-    return _Prepared(item.doc_id, item.summary, item.cache, item.index_blob, item.url,
-                     parsed.length, parsed.terms, parsed.counts.astype(np.int32),
-                     parsed.positions.astype(np.int32), tuple(parsed.meta_words),
-                     parsed.regions, parsed.classifier_scores)
 
 
-def _validate_batch(prepared: list[_Prepared]) -> None:
-    """Positions non-negative and strictly increasing per term, lengths non-negative: checked
-    for a whole batch with array operations."""
-    if not prepared:
+def _prepare_encoded(items: list[EncodedDocument]) -> _Pending:
+    parsed = [_check_encoded(item) for item in items]
+    urls = [item.url for item in items]
+    batch = DocBatch.concat(parsed, [item.doc_id for item in items])
+    _validate_batch(batch, urls)
+    return _Pending(batch, [item.summary for item in items], [item.cache for item in items],
+                    [item.index_blob for item in items], urls)
+
+
+def _validate_batch(batch: DocBatch, urls: list[str]) -> None:
+    """Positions non-negative, below 2**31 and strictly increasing per term, lengths
+    non-negative: checked for a whole batch with array operations."""
+    n = len(batch)
+    if not n:
         return
-    counts = np.concatenate([p.counts for p in prepared]).astype(np.int64)
-    positions = np.concatenate([p.positions for p in prepared]).astype(np.int64)
-    per_doc = np.array([p.positions.size for p in prepared], dtype=np.int64)
-    bad_doc = np.zeros(len(prepared), dtype=bool)
-    bad_doc |= np.array([p.length < 0 for p in prepared])
+    counts, positions = batch.counts, batch.positions
+    bad_doc = np.array([length < 0 for length in batch.lengths], dtype=bool)
     if positions.size:
-        doc_of = np.repeat(np.arange(len(prepared)), per_doc)
+        doc_of = np.repeat(np.arange(n), batch.npos())
         first = np.cumsum(counts) - counts
         starts = np.zeros(positions.size, dtype=bool)
         starts[first[counts > 0]] = True
-        bad = positions < 0
-        bad[1:] |= (np.diff(positions) <= 0) & ~starts[1:]
+        bad = (positions < 0) | (positions >= 1 << 31)
+        bad[1:] |= (positions[1:] <= positions[:-1]) & ~starts[1:]
         bad_doc[doc_of[bad]] = True
     if bad_doc.any():
-        doc = prepared[int(np.flatnonzero(bad_doc)[0])]
-        raise ValueError(f"{doc.url}: positions must be non-negative and increase strictly per "
+        url = urls[int(np.flatnonzero(bad_doc)[0])]
+        raise ValueError(f"{url}: positions must be non-negative and increase strictly per "
                          f"term, and the length non-negative")
 
 
@@ -315,7 +409,7 @@ class IndexBundleWriter:
                                                  max_docs=cfg.max_partition_docs,
                                                  max_bytes=cfg.max_partition_bytes,
                                                  writable=True)
-        self._docs: list[PartitionDoc] = []
+        self._docs = ActiveDocs()
         self._vocab = Vocabulary()
         self._generation = 0
         self._since_refresh = 0
@@ -347,19 +441,19 @@ class IndexBundleWriter:
         path = self.documents.blob_path(number)
         with open(path, "rb") as handle:
             data = handle.read()
+        parsed = []
         for rec in records:
             blob = data[rec.index_offset:rec.index_offset + rec.index_length]
             try:
-                parsed = decode_doc_index(blob)
+                parsed.append(decode_doc_index(blob))
             except Exception as exc:  # zlib.error, ValueError, struct.error
                 raise CorruptIndexError(path, f"document index blob at {rec.index_offset}: "
                                               f"{exc}") from exc
-            self._docs.append(PartitionDoc(
-                rec.doc_id, parsed.length, self._vocab.lookup_many(parsed.terms),
-                parsed.counts.astype(np.int32), parsed.positions.astype(np.int32),
-                self._vocab.lookup_many(parsed.meta_words), parsed.regions,
-                parsed.classifier_scores, rec.summary_offset, rec.summary_length,
-                rec.cache_offset, rec.cache_length, rec.end, rec.blob_crc))
+        store = np.array([[rec.summary_offset, rec.summary_length, rec.cache_offset,
+                           rec.cache_length, rec.end, rec.blob_crc] for rec in records],
+                         dtype=np.int64)
+        self._docs.add(DocBatch.concat(parsed, [rec.doc_id for rec in records]), self._vocab,
+                       store)
         logger.info("partition %d: reloaded %d documents", number, len(self._docs))
 
     def _delete_stale_generations(self, number: int, keep: set[int]) -> None:
@@ -386,7 +480,7 @@ class IndexBundleWriter:
             raise IndexStateError("writer is closed")
         level = self.config.summary_compression_level
         with gc_paused():
-            return self._append([_prepare_document(doc, level) for doc in docs])
+            return self._append(_prepare_documents(list(docs), level))
 
     def append_encoded(self, items: Iterable[EncodedDocument]) -> int:
         """:meth:`append` for documents already encoded (:func:`encode_document`). Every item
@@ -394,44 +488,45 @@ class IndexBundleWriter:
         if self._lock is None:
             raise IndexStateError("writer is closed")
         with gc_paused():
-            return self._append([_prepare_encoded(item) for item in items])
+            return self._append(_prepare_encoded(list(items)))
 
-    def _append(self, prepared: list[_Prepared]) -> int:
+    def _append(self, pending: _Pending) -> int:
+        """Store a checked batch, closing the active partition whenever the next document
+        would take it past its limits."""
         cfg = self.config
-        _validate_batch(prepared)  # a bad document rejects the batch before anything is stored
-        pending: list[_Prepared] = []
-        pending_bytes = 0
-        for item in prepared:
-            size = item.size
+        n = len(pending)
+        sizes = pending.sizes()
+        i = 0
+        while i < n:
             state = self.documents.active_state
-            docs_now = state.docs + len(pending)
-            if docs_now and (docs_now + 1 > cfg.max_partition_docs
-                             or state.blob_bytes + pending_bytes + size
-                             > cfg.max_partition_bytes):
-                self._flush(pending)
-                pending = []
-                pending_bytes = 0
+            j = i
+            added = 0
+            while j < n:
+                docs_now = state.docs + j - i
+                if docs_now and (docs_now + 1 > cfg.max_partition_docs
+                                 or state.blob_bytes + added + sizes[j]
+                                 > cfg.max_partition_bytes):
+                    break
+                added += sizes[j]
+                j += 1
+            if j > i:
+                self._flush(pending.slice(i, j))
+            i = j
+            if i < n:
                 self.close_partition()
-            pending.append(item)
-            pending_bytes += size
-        self._flush(pending)
         if cfg.refresh_every_docs and self._since_refresh >= cfg.refresh_every_docs:
             self.refresh()
-        return len(prepared)
+        return n
 
-    def _flush(self, pending: list[_Prepared]) -> None:
-        if not pending:
+    def _flush(self, pending: _Pending) -> None:
+        if not len(pending):
             return
-        stored = self.documents.add([(p.doc_id, p.summary, p.cache, p.blob,
-                                      p.doc_id[DOC_TYPE] == DocType.LINK) for p in pending])
+        batch = pending.batch
+        links = sum(1 for doc_id in batch.doc_ids if doc_id[DOC_TYPE] == DocType.LINK)
+        store = self.documents.add(batch.doc_ids, pending.summaries, pending.caches,
+                                   pending.blobs, links)
         self.documents.commit()
-        vocab = self._vocab
-        for rec, p in zip(stored, pending, strict=True):
-            self._docs.append(PartitionDoc(
-                p.doc_id, p.length, vocab.lookup_many(p.terms), p.counts, p.positions,
-                vocab.lookup_many(p.meta_words), tuple(p.regions),
-                tuple(p.classifier_scores), rec.summary_offset, rec.summary_length,
-                rec.cache_offset, rec.cache_length, rec.end, rec.blob_crc))
+        self._docs.add(batch, self._vocab, store)
         self._since_refresh += len(pending)
 
     # -- derived files ----------------------------------------------------------------------
@@ -479,7 +574,7 @@ class IndexBundleWriter:
         write_partition_manifest(self.path, number, manifest)
         self.documents.start_partition()
         self._delete_stale_generations(number, keep=set())
-        self._docs = []
+        self._docs = ActiveDocs()
         self._vocab = Vocabulary()
         self._generation = 0
         self._since_refresh = 0

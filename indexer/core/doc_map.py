@@ -40,7 +40,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .ids import DOC_ID_LEN
-from .packed_table import PackedTableTool, RecordFormatError
+from .packed_table import PackedTableTool, RecordFormatError, _codes, escape
 
 PSL_TOOL = PackedTableTool.of("regions:INT", repeat="position:INT score:FLOAT")
 _COUNTS = struct.Struct(">II")
@@ -73,35 +73,117 @@ class DocMapFormatError(ValueError):
 
 
 def encode_doc_map(entries: Sequence[DocMapEntry], members: Sequence[MemberRow]) -> bytes:
-    n, m = len(entries), len(members)
-    blobs = [PSL_TOOL.pack((len(e.regions),),
-                           [(e.ix_index, float(e.score)), *e.regions,
-                            *((0, float(c)) for c in e.classifier_scores)])
-             for e in entries]
-    offsets = np.zeros(n + 1, dtype=">u4")
-    if n:
-        offsets[1:] = np.cumsum([len(b) for b in blobs])
-    parts = [
-        _COUNTS.pack(n, m),
-        b"".join(e.doc_id for e in entries),
-        np.array([e.ix_index for e in entries], dtype=">u4").tobytes(),
-        np.array([e.score for e in entries], dtype=">f8").tobytes(),
-        np.array([e.length for e in entries], dtype=">u4").tobytes(),
-        offsets.tobytes(),
-        b"".join(r.doc_id for r in members),
-        np.array([r.group for r in members], dtype=">u4").tobytes(),
-        np.array([r.summary_offset for r in members], dtype=">u8").tobytes(),
-        np.array([r.summary_length for r in members], dtype=">u4").tobytes(),
-        np.array([r.cache_offset for r in members], dtype=">u8").tobytes(),
-        np.array([r.cache_length for r in members], dtype=">u4").tobytes(),
-        np.array([r.blob_end for r in members], dtype=">u8").tobytes(),
-        np.array([r.blob_crc for r in members], dtype=">u4").tobytes(),
-        b"".join(blobs),
-    ]
+    """The doc_map payload of ``entries`` (doc_map order) and ``members`` (partition order)."""
     for e in entries:
         if len(e.doc_id) != DOC_ID_LEN:
             raise ValueError("doc_id must be 24 bytes")
+    rows = [[(e.ix_index, float(e.score)), *e.regions, *((0, float(c)) for c in e.classifier_scores)]
+            for e in entries]
+    flat = [row for r in rows for row in r]
+    member_cols = np.array([[r.group, r.summary_offset, r.summary_length, r.cache_offset,
+                             r.cache_length, r.blob_end, r.blob_crc] for r in members],
+                           dtype=np.int64).reshape(len(members), 7)
+    return encode_doc_map_columns(
+        b"".join(e.doc_id for e in entries),
+        np.array([e.ix_index for e in entries], dtype=np.int64),
+        np.array([e.score for e in entries], dtype=np.float64),
+        np.array([e.length for e in entries], dtype=np.int64),
+        np.array([len(e.regions) for e in entries], dtype=np.int64),
+        np.array([len(r) for r in rows], dtype=np.int64),
+        np.array([p for p, _ in flat], dtype=np.int64),
+        np.array([w for _, w in flat], dtype=np.float64),
+        b"".join(r.doc_id for r in members), member_cols)
+
+
+def encode_doc_map_columns(rep_ids: bytes, ix_index: npt.NDArray[np.int64],
+                           score: npt.NDArray[np.float64], length: npt.NDArray[np.int64],
+                           nregions: npt.NDArray[np.int64], nrows: npt.NDArray[np.int64],
+                           row_position: npt.NDArray[np.int64],
+                           row_score: npt.NDArray[np.float64], member_ids: bytes,
+                           members: npt.NDArray[np.int64]) -> bytes:
+    """:func:`encode_doc_map` from columns: ``rep_ids`` the representatives' doc_ids joined;
+    per entry its ``nregions`` and the ``nrows`` rows of its position_score_list (the first is
+    (ix_index, score)), all rows' positions and scores back to back; ``member_ids`` joined and
+    ``members`` (m x 7: group, summary offset and length, cache offset and length, blob end and
+    crc)."""
+    n = ix_index.size
+    m = members.shape[0]
+    if len(rep_ids) != n * DOC_ID_LEN or len(member_ids) != m * DOC_ID_LEN:
+        raise ValueError("doc_id must be 24 bytes")
+    blob, ends = pack_psl(nregions, nrows, row_position, row_score)
+    offsets = np.zeros(n + 1, dtype=">u4")
+    offsets[1:] = ends
+    parts = [
+        _COUNTS.pack(n, m), rep_ids,
+        ix_index.astype(">u4").tobytes(), score.astype(">f8").tobytes(),
+        length.astype(">u4").tobytes(), offsets.tobytes(), member_ids,
+    ]
+    for column, dtype in zip(members.T, (">u4", ">u8", ">u4", ">u8", ">u4", ">u8", ">u4"),
+                             strict=True):
+        parts.append(column.astype(dtype).tobytes())
+    parts.append(blob)
     return b"".join(parts)
+
+
+def pack_psl(nregions: npt.NDArray[np.int64], nrows: npt.NDArray[np.int64],
+             row_position: npt.NDArray[np.int64], row_score: npt.NDArray[np.float64]
+             ) -> tuple[bytes, npt.NDArray[np.int64]]:
+    """``b"".join(PSL_TOOL.pack((nregions[e],), rows of e) for e ...)`` computed column-wise,
+    and the end offset of each record. A record is: the row count (varint), the 2-bit size
+    codes of its INTs (the region count, then each row's position), the region count, then each
+    row's position and 8-byte score; escaped and terminated by 0xFF."""
+    n = nregions.size
+    if n == 0:
+        return b"", np.zeros(0, dtype=np.int64)
+    if int(nrows.max()) >= 128:  # a two-byte row count: the record codec's general path
+        records = []
+        start = 0
+        for e in range(n):
+            rows = list(zip(row_position[start:start + nrows[e]].tolist(),
+                            row_score[start:start + nrows[e]].tolist(), strict=True))
+            start += int(nrows[e])
+            records.append(PSL_TOOL.pack((int(nregions[e]),), rows))
+        return b"".join(records), np.cumsum([len(r) for r in records])
+    nints = nrows + 1
+    istart = np.cumsum(nints) - nints
+    ints = np.empty(int(nints.sum()), dtype=np.int64)
+    is_row = np.ones(ints.size, dtype=bool)
+    is_row[istart] = False
+    ints[istart] = nregions
+    ints[is_row] = row_position
+    codes = _codes(ints)
+    sizes = np.left_shift(1, codes)
+    entry = np.repeat(np.arange(n), nints)
+    j = np.arange(ints.size) - istart[entry]
+    plen = (2 * nints + 7) // 8
+    step = sizes + 8 * is_row  # bytes each INT takes with the score that follows it
+    step_cum = np.cumsum(step) - step
+    length = 1 + plen + np.add.reduceat(step, istart)
+    rec_start = np.cumsum(length) - length
+    total = int(length.sum())
+    out = np.zeros(total, dtype=np.uint8)
+    out[rec_start] = nrows
+    pre = np.bincount(rec_start[entry] + 1 + (j >> 2), weights=codes << (6 - 2 * (j & 3)),
+                      minlength=total)
+    out += pre.astype(np.uint8)
+    at = (rec_start + 1 + plen)[entry] + step_cum - step_cum[istart][entry]
+    be = ints.astype(">i8").view(np.uint8).reshape(-1, 8)
+    for b in range(8):
+        sel = sizes > b
+        out[at[sel] + sizes[sel] - 1 - b] = be[sel, 7 - b]
+    score_at = (at + sizes)[is_row]
+    out[score_at[:, None] + np.arange(8)] = np.asarray(row_score, dtype=">f8").view(
+        np.uint8).reshape(-1, 8)
+    special = (out >= 0xFE).astype(np.int64)
+    esc_len = length + np.add.reduceat(special, rec_start)
+    escaped = np.frombuffer(escape(out.tobytes()), dtype=np.uint8)
+    final = np.empty(escaped.size + n, dtype=np.uint8)
+    seps = np.cumsum(esc_len + 1) - 1
+    mask = np.ones(final.size, dtype=bool)
+    mask[seps] = False
+    final[mask] = escaped
+    final[seps] = 0xFF
+    return final.tobytes(), seps + 1
 
 
 class DocMap:

@@ -39,8 +39,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from .errors import CorruptIndexError
-from .packed_table import PackedTableTool, RecordFormatError, split_records
+from .packed_table import PackedTableTool, RecordFormatError, pack_columns, split_records
 from .storage import HEADER_SIZE, AppendLog, check_log_header, read_text, write_text
 
 logger = logging.getLogger(__name__)
@@ -154,38 +156,42 @@ class PartitionDocumentBundle:
             self.partitions[self.active] = PartitionState(state.number, 0, HEADER_SIZE,
                                                           HEADER_SIZE)
 
-    def add(self, items: Sequence[tuple[bytes, bytes, bytes, bytes, bool]]
-            ) -> list[StoredDocument]:
-        """Append ``(doc_id, summary_gz, cache_gz, index_blob, is_link)`` items to the active
-        partition (no rollover here: the writer applies the limits). Not durable
-        until :meth:`commit`."""
+    def add(self, doc_ids: Sequence[bytes], summaries: Sequence[bytes], caches: Sequence[bytes],
+            index_blobs: Sequence[bytes], links: int) -> np.ndarray:
+        """Append documents (their doc_ids, gzipped summaries and cached pages, index blobs) to
+        the active partition (no rollover here: the writer applies the limits); ``links`` of
+        them are link documents. Returns one row per document: summary offset and length,
+        cache offset and length, end and crc32 of its bytes. Not durable until
+        :meth:`commit`. The ``.ix`` records are packed column-wise (the record codec's bytes)."""
         assert self._logs is not None
         ix_log, blob_log = self._logs
-        stored = []
-        records = []
-        blobs = []
-        offset = blob_log.size
-        links = 0
-        for doc_id, summary, cache, index_blob, is_link in items:
-            s_off = offset
-            c_off = s_off + len(summary)
-            i_off = c_off + len(cache)
-            numbers = (s_off, len(summary), c_off, len(cache), i_off, len(index_blob))
-            data = summary + cache + index_blob
-            crc = zlib.crc32(data)
-            blobs.append(data)
-            offset += len(data)
-            records.append(IX_TOOL.pack((doc_id, *numbers, _record_crc(doc_id, numbers, crc), crc)))
-            stored.append(StoredDocument(doc_id, *numbers, crc))
-            links += is_link
-        blob_log.append(b"".join(blobs))
-        ix_log.append(b"".join(records))
+        n = len(doc_ids)
+        if not n:
+            return np.zeros((0, 6), dtype=np.int64)
+        data = [s + c + b for s, c, b in zip(summaries, caches, index_blobs, strict=True)]
+        crcs = list(map(zlib.crc32, data))
+        s_len = np.fromiter(map(len, summaries), dtype=np.int64, count=n)
+        c_len = np.fromiter(map(len, caches), dtype=np.int64, count=n)
+        i_len = np.fromiter(map(len, index_blobs), dtype=np.int64, count=n)
+        total = s_len + c_len + i_len
+        s_off = blob_log.size + np.cumsum(total) - total
+        c_off = s_off + s_len
+        i_off = c_off + c_len
+        numbers = np.column_stack([s_off, s_len, c_off, c_len, i_off, i_len])
+        rows = numbers.tolist()
+        rec_crcs = [_record_crc(doc_id, row, crc)
+                    for doc_id, row, crc in zip(doc_ids, rows, crcs, strict=True)]
+        blob_crc = np.array(crcs, dtype=np.int64)
+        records = pack_columns(IX_TOOL, doc_ids, np.column_stack(
+            [numbers, np.array(rec_crcs, dtype=np.int64), blob_crc]))
+        blob_log.append(b"".join(data))
+        ix_log.append(records)
         state = self.active_state
         self.partitions[self.active] = PartitionState(
-            state.number, state.docs + len(items), ix_log.size, blob_log.size)
-        self.params["active_count"] += len(items) - links
+            state.number, state.docs + n, ix_log.size, blob_log.size)
+        self.params["active_count"] += n - links
         self.params["visited_urls_count"] += links
-        return stored
+        return np.column_stack([s_off, s_len, c_off, c_len, i_off + i_len, blob_crc])
 
     def commit(self) -> None:
         """Make everything added durable: fsync both logs, then replace the parameters file."""

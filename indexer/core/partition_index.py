@@ -20,18 +20,18 @@ from __future__ import annotations
 
 import struct
 import zlib
+from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import chain
+from itertools import chain, count, islice
 
 import numpy as np
 import numpy.typing as npt
 
-from .codes import IntArray
-from .doc_map import DocMapEntry, MemberRow, encode_doc_map
+from .doc_map import encode_doc_map_columns
 from .document import IndexDocument
-from .grouping import Group, group_partition
-from .ids import DOC_TYPE, DocType, term_id
+from .grouping import group_partition
+from .ids import DOC_ID_LEN, DOC_TYPE, DocType, term_ids
 from .packed_table import PackedTableTool, pack_columns
 from .positions import encode_positions
 from .postings import BLOCK_SIZE, encode_postings
@@ -43,52 +43,165 @@ _BLOB_HEAD = struct.Struct(">IIIIIB")
 
 
 class Vocabulary:
-    """Terms of one partition, numbered in order of first sight, with their term_ids."""
+    """Terms of one partition, numbered in order of first sight, with their term_ids.
 
-    __slots__ = ("ids", "term_ids", "terms")
+    ``ids`` numbers an unseen term on first lookup (a ``defaultdict`` whose factory counts), so
+    a batch's terms are numbered by one ``map`` in C; term_ids are computed in batches when
+    a partition is built (:meth:`term_ids`)."""
+
+    __slots__ = ("ids", "terms", "_term_ids")
 
     def __init__(self) -> None:
-        self.ids: dict[str, int] = {}
-        self.term_ids: list[bytes] = []
+        self.ids: defaultdict[str, int] = defaultdict(count().__next__)
         self.terms: list[str] = []
+        self._term_ids: list[bytes] = []
 
     def lookup_many(self, terms: Sequence[str]) -> npt.NDArray[np.int32]:
-        ids = self.ids
-        numbers = list(map(ids.get, terms))
-        if None in numbers:
-            for i, number in enumerate(numbers):
-                if number is None:
-                    term = terms[i]
-                    number = ids.get(term)
-                    if number is None:
-                        number = ids[term] = len(self.terms)
-                        self.terms.append(term)
-                        self.term_ids.append(term_id(term))
-                    numbers[i] = number
-        return np.array(numbers, dtype=np.int32)
+        known = len(self.ids)
+        numbers = np.fromiter(map(self.ids.__getitem__, terms), dtype=np.int32,
+                              count=len(terms))
+        if len(self.ids) > known:
+            self.terms.extend(islice(self.ids, known, None))
+        return numbers
+
+    def term_ids(self) -> list[bytes]:
+        """The term_id of every term, by number."""
+        if len(self._term_ids) < len(self.terms):
+            self._term_ids.extend(term_ids(self.terms[len(self._term_ids):]))
+        return self._term_ids
 
     def __len__(self) -> int:
         return len(self.terms)
 
 
-@dataclass(frozen=True, slots=True)
-class PartitionDoc:
-    """What the writer keeps in memory per document of the active partition."""
+@dataclass(slots=True)
+class DocBatch:
+    """Documents to append, column-wise: per document its id, length, regions and classifier
+    scores; all terms, frequencies, positions and meta words of the batch back to back
+    (``nterms``/``nmeta`` per document cut them)."""
 
-    doc_id: bytes
-    length: int
-    terms: npt.NDArray[np.int32]       # vocabulary numbers
-    counts: npt.NDArray[np.int32]      # frequency of each term
-    positions: npt.NDArray[np.int32]   # positions, term after term
-    meta: npt.NDArray[np.int32]        # vocabulary numbers of meta words
-    regions: tuple[tuple[int, float], ...]
-    classifier_scores: tuple[float, ...]
-    summary_offset: int
-    summary_length: int
-    cache_offset: int
-    cache_length: int
-    blob_end: int
-    blob_crc: int
+    doc_ids: list[bytes]
+    lengths: list[int]
+    regions: list[tuple[tuple[int, float], ...]]
+    classifier_scores: list[tuple[float, ...]]
+    terms: list[str]
+    nterms: npt.NDArray[np.int64]
+    counts: npt.NDArray[np.int64]
+    positions: npt.NDArray[np.int64]
+    meta: list[str]
+    nmeta: npt.NDArray[np.int64]
+
+    def __len__(self) -> int:
+        return len(self.doc_ids)
+
+    def npos(self) -> npt.NDArray[np.int64]:
+        """Positions per document."""
+        ends = np.cumsum(self.nterms)
+        cum = np.concatenate(([0], np.cumsum(self.counts)))
+        return cum[ends] - cum[ends - self.nterms]
+
+    def slice(self, a: int, b: int) -> DocBatch:
+        """Documents ``a`` to ``b`` (exclusive) as a batch."""
+        t0, t1 = int(self.nterms[:a].sum()), int(self.nterms[:b].sum())
+        npos = self.npos()
+        p0, p1 = int(npos[:a].sum()), int(npos[:b].sum())
+        m0, m1 = int(self.nmeta[:a].sum()), int(self.nmeta[:b].sum())
+        return DocBatch(self.doc_ids[a:b], self.lengths[a:b], self.regions[a:b],
+                        self.classifier_scores[a:b], self.terms[t0:t1], self.nterms[a:b],
+                        self.counts[t0:t1], self.positions[p0:p1], self.meta[m0:m1],
+                        self.nmeta[a:b])
+
+    @staticmethod
+    def concat(docs: Sequence[DocIndexData], doc_ids: list[bytes]) -> DocBatch:
+        """A batch of decoded document index blobs."""
+        def cat(parts: list[npt.NDArray[np.int64]]) -> npt.NDArray[np.int64]:
+            return np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, np.int64)
+
+        return DocBatch(doc_ids, [d.length for d in docs], [d.regions for d in docs],
+                        [d.classifier_scores for d in docs],
+                        [t for d in docs for t in d.terms],
+                        np.array([len(d.terms) for d in docs], dtype=np.int64),
+                        cat([d.counts for d in docs]), cat([d.positions for d in docs]),
+                        [w for d in docs for w in d.meta_words],
+                        np.array([len(d.meta_words) for d in docs], dtype=np.int64))
+
+
+_STORE_COLUMNS = ("summary_offset", "summary_length", "cache_offset", "cache_length",
+                  "blob_end", "blob_crc")
+
+
+class ActiveDocs:
+    """What the writer keeps in memory of the active partition, column-wise.
+
+    Per document: doc_id, length, regions, classifier scores, where its bytes are stored
+    (``_STORE_COLUMNS``) and the range of its *entries* and positions. A document's entries are
+    its terms (vocabulary numbers, with frequencies) followed by its meta words (frequency 0);
+    its positions follow its terms' order. Arrays are kept per appended batch and joined when a
+    partition is built."""
+
+    def __init__(self) -> None:
+        self.doc_ids: list[bytes] = []
+        self.lengths: list[int] = []
+        self.regions: list[tuple[tuple[int, float], ...]] = []
+        self.classifier_scores: list[tuple[float, ...]] = []
+        self._entry_terms: list[npt.NDArray[np.int32]] = []
+        self._entry_counts: list[npt.NDArray[np.int32]] = []
+        self._positions: list[npt.NDArray[np.int32]] = []
+        self._nentries: list[npt.NDArray[np.int64]] = []
+        self._npos: list[npt.NDArray[np.int64]] = []
+        self._store: list[npt.NDArray[np.int64]] = []
+
+    def __len__(self) -> int:
+        return len(self.doc_ids)
+
+    def add(self, batch: DocBatch, vocab: Vocabulary, store: npt.NDArray[np.int64]) -> None:
+        """Append ``batch``; ``store`` holds one row of ``_STORE_COLUMNS`` per document."""
+        n = len(batch)
+        if not n:
+            return
+        term_no = vocab.lookup_many(batch.terms)
+        meta_no = vocab.lookup_many(batch.meta)
+        nt, nm = batch.nterms, batch.nmeta
+        ne = nt + nm
+        start = np.cumsum(ne) - ne
+        terms = np.empty(int(ne.sum()), dtype=np.int32)
+        counts = np.zeros(terms.size, dtype=np.int32)
+        t_at = np.repeat(start - (np.cumsum(nt) - nt), nt) + np.arange(term_no.size)
+        m_at = np.repeat(start + nt - (np.cumsum(nm) - nm), nm) + np.arange(meta_no.size)
+        terms[t_at] = term_no
+        terms[m_at] = meta_no
+        counts[t_at] = batch.counts
+        self._entry_terms.append(terms)
+        self._entry_counts.append(counts)
+        self._positions.append(batch.positions.astype(np.int32))
+        self._nentries.append(ne)
+        self._npos.append(batch.npos())
+        self._store.append(np.asarray(store, dtype=np.int64).reshape(n, len(_STORE_COLUMNS)))
+        self.doc_ids.extend(batch.doc_ids)
+        self.lengths.extend(batch.lengths)
+        self.regions.extend(batch.regions)
+        self.classifier_scores.extend(batch.classifier_scores)
+        if len(self._store) > 64:
+            self._compact()
+
+    def _compact(self) -> None:
+        for name in ("_entry_terms", "_entry_counts", "_positions", "_nentries", "_npos",
+                     "_store"):
+            parts = getattr(self, name)
+            if len(parts) > 1:
+                setattr(self, name, [np.concatenate(parts)])
+
+    def columns(self) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32],
+                               npt.NDArray[np.int32], npt.NDArray[np.int64],
+                               npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """(entry terms, entry counts, positions, entries per doc, positions per doc,
+        store rows (n x 6))."""
+        self._compact()
+        if not self._store:
+            z32, z64 = np.zeros(0, np.int32), np.zeros(0, np.int64)
+            return z32, z32, z32, z64, z64, np.zeros((0, len(_STORE_COLUMNS)), np.int64)
+        return (self._entry_terms[0], self._entry_counts[0], self._positions[0],
+                self._nentries[0], self._npos[0], self._store[0])
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,100 +310,133 @@ class BuiltPartition:
     positions_count: int
 
 
-def _contributors(group: Group, docs: Sequence[PartitionDoc]) -> list[int]:
-    """Members whose text is posted under the group: the representative, then its link
-    documents (anchor text describes the target). Duplicate pages (same text) are not posted
-    twice."""
-    rep = group.representative
-    return [rep, *[i for i in group.members[1:] if docs[i].doc_id[DOC_TYPE] == DocType.LINK]]
-
-
-def build_partition(docs: Sequence[PartitionDoc], vocab: Vocabulary,
+def build_partition(docs: ActiveDocs, vocab: Vocabulary,
                     block_size: int = BLOCK_SIZE) -> BuiltPartition:
     """Group ``docs`` (in append order), then encode doc_map, positions, postings and the term
-    table (last_entries) of the partition."""
-    groups = group_partition([d.doc_id for d in docs])
+    table (last_entries) of the partition.
+
+    The text posted under a group is that of its *contributors*: the representative, then its
+    link documents (anchor text describes the target), each shifted past the previous ones'
+    lengths. Duplicate pages (same text) are not posted twice."""
+    doc_ids = docs.doc_ids
+    n = len(doc_ids)
+    groups = group_partition(doc_ids)
     ngroups = len(groups)
-    entries: list[DocMapEntry] = []
-    member_group = np.zeros(len(docs), dtype=np.int64)
-    seg_terms: list[npt.NDArray[np.int32]] = []
-    seg_counts: list[npt.NDArray[np.int32]] = []
-    seg_pos: list[npt.NDArray[np.int32]] = []
-    seg_group: list[int] = []
-    seg_shift: list[int] = []
-    seg_npos: list[int] = []
-    meta_terms: list[npt.NDArray[np.int32]] = []
-    meta_group: list[int] = []
+    e_terms, e_counts, positions, nentries, npos, store = docs.columns()
+    lengths, regions = docs.lengths, docs.regions
+    id_bytes = b"".join(doc_ids)
+    is_link = (np.frombuffer(id_bytes, dtype=np.uint8)[DOC_TYPE::DOC_ID_LEN]
+               == DocType.LINK).tolist()
+    contrib: list[int] = []
+    contrib_group: list[int] = []
+    member_order: list[int] = []
+    member_group_of: list[int] = []
+    group_regions: list[tuple[tuple[int, float], ...]] = []
+    group_length: list[int] = []
     for g, group in enumerate(groups):
-        for member in group.members:
-            member_group[member] = g
+        rep = group.representative
+        members = group.members
+        if len(members) == 1:
+            contrib.append(rep)
+            contrib_group.append(g)
+            member_order.append(rep)
+            member_group_of.append(g)
+            group_regions.append(regions[rep])
+            group_length.append(lengths[rep])
+            continue
+        member_order.extend(members)
+        member_group_of.extend([g] * len(members))
         shift = 0
-        regions: list[tuple[int, float]] = []
-        for member in _contributors(group, docs):
-            doc = docs[member]
-            seg_terms.append(doc.terms)
-            seg_counts.append(doc.counts)
-            seg_pos.append(doc.positions)
-            seg_group.append(g)
-            seg_shift.append(shift)
-            seg_npos.append(doc.positions.size)
-            if doc.meta.size:
-                meta_terms.append(doc.meta)
-                meta_group.append(g)
-            if doc.regions:
-                regions.extend((p + shift, w) for p, w in doc.regions)
-            elif shift and doc.length:
-                regions.append((shift + doc.length - 1, 1.0))
-            shift += doc.length
-        rep = docs[group.representative]
-        entries.append(DocMapEntry(rep.doc_id, group.representative, float(group.score), shift,
-                                   tuple(regions), rep.classifier_scores))
-    members = [MemberRow(d.doc_id, int(member_group[i]), d.summary_offset, d.summary_length,
-                         d.cache_offset, d.cache_length, d.blob_end, d.blob_crc)
-               for i, d in enumerate(docs)]
-    doc_map = encode_doc_map(entries, members)
+        regs: list[tuple[int, float]] = []
+        for member in (rep, *[i for i in members[1:] if is_link[i]]):
+            contrib.append(member)
+            contrib_group.append(g)
+            if regions[member]:
+                regs.extend((p + shift, w) for p, w in regions[member])
+            elif shift and lengths[member]:
+                regs.append((shift + lengths[member] - 1, 1.0))
+            shift += lengths[member]
+        group_regions.append(tuple(regs))
+        group_length.append(shift)
+    member_group = np.empty(n, dtype=np.int64)
+    member_group[np.array(member_order, dtype=np.int64)] = np.array(member_group_of,
+                                                                   dtype=np.int64)
+    reps = np.array([group.representative for group in groups], dtype=np.int64)
+    classifier = [docs.classifier_scores[r] for r in reps.tolist()]
+    nregions = np.fromiter(map(len, group_regions), dtype=np.int64, count=ngroups)
+    ncls = np.fromiter(map(len, classifier), dtype=np.int64, count=ngroups)
+    nrows = 1 + nregions + ncls
+    row_start = np.cumsum(nrows) - nrows
+    row_pos = np.zeros(int(nrows.sum()), dtype=np.int64)
+    row_score = np.zeros(row_pos.size, dtype=np.float64)
+    scores = np.array([float(group.score) for group in groups], dtype=np.float64)
+    row_pos[row_start] = reps
+    row_score[row_start] = scores
+    flat_regions = [r for regs in group_regions for r in regs]
+    if flat_regions:
+        at = np.repeat(row_start + 1 - (np.cumsum(nregions) - nregions), nregions) + np.arange(
+            len(flat_regions))
+        row_pos[at] = [p for p, _ in flat_regions]
+        row_score[at] = [w for _, w in flat_regions]
+    flat_cls = [c for cls in classifier for c in cls]
+    if flat_cls:
+        at = np.repeat(row_start + 1 + nregions - (np.cumsum(ncls) - ncls), ncls) + np.arange(
+            len(flat_cls))
+        row_score[at] = flat_cls
+    rep_bytes = b"".join([doc_ids[r] for r in reps.tolist()])
+    doc_map = encode_doc_map_columns(
+        rep_bytes, reps, scores, np.array(group_length, dtype=np.int64), nregions, nrows,
+        row_pos, row_score, id_bytes, np.column_stack([member_group, store]))
 
-    # entries: one per (contributing document, term); their positions are contiguous in
-    # ``pos_value`` and increasing; a group's contributors come in shift order, so equal
-    # (term, group) keys in a stable sort line up with increasing positions
-    def cat(parts: list[npt.NDArray[np.int32]]) -> IntArray:
-        return np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, np.int64)
-
-    terms_cat = cat(seg_terms)
-    counts_cat = cat(seg_counts)
-    npos = np.array(seg_npos, dtype=np.int64)
-    pos_value = cat(seg_pos) + np.repeat(np.array(seg_shift, dtype=np.int64), npos)
-    entry_group = np.repeat(np.array(seg_group, dtype=np.int64),
-                            [t.size for t in seg_terms]) if seg_terms else np.zeros(0, np.int64)
-    meta_term = cat(meta_terms)
-    meta_grp = np.repeat(np.array(meta_group, dtype=np.int64),
-                         [m.size for m in meta_terms]) if meta_terms else np.zeros(0, np.int64)
+    # entries: one per (contributing document, term or meta word), gathered in group order,
+    # each contributor's positions shifted past the group's earlier contributors
+    c = np.array(contrib, dtype=np.int64)
+    cgroup = np.array(contrib_group, dtype=np.int64)
+    clen = np.array(lengths, dtype=np.int64)[c] if n else np.zeros(0, np.int64)
+    cum = np.cumsum(clen) - clen
+    first_contrib = np.flatnonzero(np.diff(cgroup, prepend=-1) != 0)
+    shift = cum - cum[first_contrib][cgroup]
+    e_start = np.cumsum(nentries) - nentries
+    p_start = np.cumsum(npos) - npos
+    ce, cp = nentries[c], npos[c]
+    if np.array_equal(c, np.arange(n)):  # every document contributes, in append order
+        entry_terms, entry_counts, pos_value = e_terms, e_counts, positions.astype(np.int64)
+    else:
+        take = np.repeat(e_start[c] - (np.cumsum(ce) - ce), ce) + np.arange(int(ce.sum()))
+        entry_terms, entry_counts = e_terms[take], e_counts[take]
+        take = np.repeat(p_start[c] - (np.cumsum(cp) - cp), cp) + np.arange(int(cp.sum()))
+        pos_value = positions[take].astype(np.int64)
+    if shift.any():
+        pos_value += np.repeat(shift, cp)
+    entry_group = np.repeat(cgroup, ce)
     # term lists in term_id order
-    seen = np.bincount(np.concatenate([terms_cat, meta_term]), minlength=len(vocab))
-    order = sorted(np.flatnonzero(seen).tolist(), key=vocab.term_ids.__getitem__)
-    rank_of = np.zeros(len(vocab) + 1, dtype=np.int64)
-    rank_of[np.array(order, dtype=np.int64)] = np.arange(len(order), dtype=np.int64)
+    all_ids = vocab.term_ids()
+    seen = np.bincount(entry_terms, minlength=len(vocab))
+    order = sorted(np.flatnonzero(seen).tolist(), key=all_ids.__getitem__)
     nlists = len(order)
-    width = max(ngroups, 1)
-    all_keys = np.concatenate([rank_of[terms_cat] * width + entry_group,
-                               rank_of[meta_term] * width + meta_grp])
-    all_counts = np.concatenate([counts_cat, np.zeros(meta_term.size, np.int64)])
-    all_start = np.concatenate([np.cumsum(counts_cat) - counts_cat,
-                                np.zeros(meta_term.size, np.int64)])
-    perm = np.argsort(all_keys, kind="stable")
-    sorted_keys = all_keys[perm]
-    sorted_counts = all_counts[perm]
-    sorted_start = all_start[perm]
+    rank_of = np.zeros(len(vocab) + 1, dtype=np.uint16 if nlists <= 1 << 16 else np.int64)
+    rank_of[np.array(order, dtype=np.int64)] = np.arange(nlists)
+    # entries come in group order, so a stable sort by list keeps each list in doc_map order
+    # (and equal (list, group) pairs adjacent, positions increasing)
+    rank = rank_of[entry_terms]
+    perm = np.argsort(rank, kind="stable")
+    sorted_rank = rank[perm].astype(np.int64)
+    sorted_group = entry_group[perm]
+    entry_counts = entry_counts.astype(np.int64)
+    sorted_counts = entry_counts[perm]
+    sorted_start = (np.cumsum(entry_counts) - entry_counts)[perm]
     total = int(sorted_counts.sum())
     # gather positions in entry order
     gather = np.repeat(sorted_start - (np.cumsum(sorted_counts) - sorted_counts),
                        sorted_counts) + np.arange(total, dtype=np.int64)
     pos_value = pos_value[gather]
-    boundary = np.flatnonzero(np.diff(sorted_keys, prepend=-1) != 0)
-    keys = sorted_keys[boundary]
+    change = np.empty(perm.size, dtype=bool)
+    change[:1] = True
+    change[1:] = (sorted_rank[1:] != sorted_rank[:-1]) | (sorted_group[1:] != sorted_group[:-1])
+    boundary = np.flatnonzero(change)
     freq = np.add.reduceat(sorted_counts, boundary) if boundary.size else np.zeros(0, np.int64)
-    entry_list = keys // width
-    entry_doc = keys % width
+    entry_list = sorted_rank[boundary]
+    entry_doc = sorted_group[boundary]
     entry_first = np.cumsum(freq) - freq
     steps = np.diff(pos_value)
     inside = np.ones(total, dtype=bool)
@@ -308,8 +454,8 @@ def build_partition(docs: Sequence[PartitionDoc], vocab: Vocabulary,
     last_entry = np.cumsum(docs_per_list) - 1
     last_doc = entry_doc[last_entry] if nlists else last_entry
     last_off = entry_start[last_entry] if nlists else last_entry
-    term_ids = [vocab.term_ids[v] for v in order]
-    last_entries = pack_columns(LAST_ENTRIES_TOOL, term_ids, np.column_stack(
+    list_ids = [all_ids[v] for v in order]
+    last_entries = pack_columns(LAST_ENTRIES_TOOL, list_ids, np.column_stack(
         [docs_per_list, occurrences, list_offset, list_length, last_doc, last_off]))
     return BuiltPartition(doc_map, positions_payload, postings_payload, last_entries, ngroups,
-                          nlists, int(keys.size), total)
+                          nlists, int(boundary.size), total)

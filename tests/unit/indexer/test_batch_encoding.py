@@ -1,0 +1,74 @@
+"""Column-wise encoders write exactly the bytes of their one-record-at-a-time references:
+position_score_lists (``pack_psl`` vs the record codec), document index blobs
+(``_encode_blobs`` vs ``encode_doc_index``), term_ids, ``.ix`` records."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from indexer.core.bundle import _encode_blobs, _prepare_documents
+from indexer.core.doc_map import PSL_TOOL, pack_psl
+from indexer.core.document import IndexDocument
+from indexer.core.ids import DocType, hash7, term_id, term_ids
+from indexer.core.partition_index import encode_doc_index
+
+ints = st.one_of(st.integers(0, 300), st.integers(-(2 ** 40), 2 ** 40),
+                 st.sampled_from([0xFE, 0xFF, 0xFEFF, 0xFFFF, 0xFFFE, 2 ** 31, -1]))
+floats = st.floats(allow_nan=False)
+entries = st.lists(st.tuples(st.integers(0, 5), st.lists(st.tuples(ints, floats), min_size=1,
+                                                         max_size=6)), min_size=1, max_size=12)
+
+
+def _psl_columns(items: list[tuple[int, list[tuple[int, float]]]]):
+    nregions = np.array([k for k, _ in items], dtype=np.int64)
+    nrows = np.array([len(rows) for _, rows in items], dtype=np.int64)
+    pos = np.array([p for _, rows in items for p, _ in rows], dtype=np.int64)
+    score = np.array([w for _, rows in items for _, w in rows], dtype=np.float64)
+    return nregions, nrows, pos, score
+
+
+@given(entries)
+@settings(max_examples=150, deadline=None)
+def test_pack_psl_matches_the_record_codec(items) -> None:
+    data, ends = pack_psl(*_psl_columns(items))
+    records = [PSL_TOOL.pack((k,), rows) for k, rows in items]
+    assert data == b"".join(records)
+    assert ends.tolist() == np.cumsum([len(r) for r in records]).tolist()
+
+
+def test_pack_psl_long_lists_take_the_general_path() -> None:
+    items = [(1, [(i, 0.5) for i in range(130)]), (0, [(7, 1.0)])]
+    data, _ = pack_psl(*_psl_columns(items))
+    assert data == b"".join(PSL_TOOL.pack((k,), rows) for k, rows in items)
+
+
+terms = st.text(alphabet=st.characters(blacklist_characters="\0", blacklist_categories=("Cs",)),
+                min_size=1, max_size=12)
+documents = st.lists(st.tuples(
+    st.dictionaries(terms, st.lists(st.integers(0, 70_000), min_size=1, max_size=5, unique=True)
+                    .map(sorted), max_size=8),
+    st.lists(terms, max_size=3),
+    st.lists(st.tuples(st.integers(0, 2 ** 32 - 1), floats), max_size=3),
+    st.lists(floats, max_size=2)), min_size=1, max_size=6)
+
+
+@given(documents)
+@settings(max_examples=100, deadline=None)
+def test_batch_blobs_match_encode_doc_index(items) -> None:
+    docs = [IndexDocument(url=f"https://h.example/{i}", host="h.example",
+                          doc_type=DocType.PAGE, text_hash=hash7(str(i)), summary={"i": i},
+                          terms=t, length=1 + max((p[-1] for p in t.values()), default=0),
+                          meta_words=tuple(m), region_weights=tuple(r),
+                          classifier_scores=tuple(c))
+            for i, (t, m, r, c) in enumerate(items)]
+    pending = _prepare_documents(docs, 4)
+    assert pending.blobs == [encode_doc_index(d)[0] for d in docs]
+    assert _encode_blobs(pending.batch) == pending.blobs
+
+
+@given(st.lists(terms, max_size=20))
+@settings(max_examples=100, deadline=None)
+def test_term_ids_in_a_batch(words: list[str]) -> None:
+    assert term_ids(words) == [term_id(w) for w in words]
