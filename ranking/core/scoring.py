@@ -35,7 +35,8 @@ the unit tests check each against values worked out by hand from the formulas.
 * Bonuses (computed by the shard for every candidate, not only the top few): host url (the url is a host root), company-level-domain url (a root whose host is
   its CLD), wiki, number of slashes (``bonus / (1 + slashes after the host)``), and the keyword
   bonuses ``bonus * (query terms in the item) / (terms in the item)`` for the host, the title
-  and the url path.
+  and the url path; the title's also times the share of the distinct query terms it holds
+  (:func:`title_keyword_bonus`).
 * Link score (seed 002's document boost from LinkRank, seed 004's trust), from the crawl's
   ``scores.npz`` (:mod:`ranking.core.linkgraph.scores`)::
 
@@ -296,6 +297,20 @@ def url_items(url: str, title: str, analyzer: TextAnalyzer, lang: str) -> UrlIte
                     tuple(analyzer.terms(title, lang) if title else ()))
 
 
+def title_keyword_bonus(bonus: float, title_hits: FloatArray, title_len: FloatArray,
+                        title_terms: FloatArray, query_terms: int) -> FloatArray:
+    """The title bonus of each document: ``bonus * (query term occurrences in the title /
+    title words) * (distinct query terms in the title / distinct query terms)``. The seed's
+    share of title words, times the share of the query the title covers (Lucene's classic
+    coordination factor): a one-word title holding one of two query words no longer gets
+    the whole bonus, as much as a title holding both."""
+    hits = np.asarray(title_hits, dtype=np.float64)
+    length = np.asarray(title_len, dtype=np.float64)
+    share = np.divide(hits, length, out=np.zeros(hits.size), where=length > 0)
+    cover = np.asarray(title_terms, dtype=np.float64) / max(int(query_terms), 1)
+    return bonus * share * cover
+
+
 def bonuses_of(items: UrlItems, query_terms: Sequence[str], options: SearchOptions) -> UrlBonuses:
     qset = set(query_terms)
     hm, hn = keyword_share(items.host_words, qset)
@@ -307,7 +322,8 @@ def bonuses_of(items: UrlItems, query_terms: Sequence[str], options: SearchOptio
         wiki=options.wiki_bonus if "wikipedia" in items.host else 0.0,
         num_slashes=options.num_slashes_bonus / (1 + items.slashes),
         host_keyword=options.host_keyword_bonus * hm / hn if hn else 0.0,
-        title_keyword=options.title_bonus * tm / tn if tn else 0.0,
+        title_keyword=options.title_bonus * tm / tn * len(qset & set(items.title_words))
+        / max(len(qset), 1) if tn else 0.0,
         path_keyword=options.path_bonus * pm / pn if pn else 0.0,
         inputs={"host": items.host, "root": items.is_root, "cld": items.is_cld,
                 "slashes": items.slashes, "host_terms": [hm, hn], "title_terms": [tm, tn],

@@ -41,6 +41,7 @@ from .scoring import (
     dfr_relevance,
     proximity,
     record_relevance,
+    title_keyword_bonus,
     url_items,
 )
 
@@ -322,10 +323,11 @@ class LocalShard:
 
     def _bonuses(self, parts: IntArray, index: IntArray, terms: Sequence[str],
                  title_hits: FloatArray, title_len: FloatArray, lang: str,
-                 options: SearchOptions) -> FloatArray:
+                 options: SearchOptions, title_terms: FloatArray) -> FloatArray:
         """The bonus factors of every candidate, rows in BONUS_NAMES order: the url bonuses
         from its url (read from the head of its summary), the title keyword bonus from its
-        positions in the title region (title words that are query terms / title words)."""
+        positions in the title region (title words that are query terms / title words, times
+        the distinct query terms in the title / distinct query terms)."""
         m = parts.size
         out = np.zeros((len(BONUS_NAMES), m))
         for p in np.unique(parts).tolist():
@@ -345,8 +347,8 @@ class LocalShard:
                 hits = f.hits(at[rows], n, query_ids)
                 out[row, sel] = np.divide(bonus * hits, n, out=np.zeros(sel.size),
                                           where=n > 0)
-        out[5] = options.title_bonus * np.divide(title_hits, title_len,
-                                                 out=np.zeros(m), where=title_len > 0)
+        out[5] = title_keyword_bonus(options.title_bonus, title_hits, title_len, title_terms,
+                                     len(terms))
         return out
 
     @staticmethod
@@ -558,6 +560,7 @@ class LocalShard:
         T = len(terms)
         freq = np.zeros((T, m))
         title_hits = np.zeros(m)
+        title_terms = np.zeros(m)  # distinct query terms in the title
         positions = []
         link_hits: list[tuple[IntArray, IntArray, IntArray, FloatArray]] = []
         loaded_at = np.zeros(max(numbers, default=0) + 1, dtype=np.int64)
@@ -610,7 +613,9 @@ class LocalShard:
                 region[sel] = (k << 40) | at
             page = kind != LINK
             freq[j] = np.bincount(prow[page], weights=w[page], minlength=m)
-            title_hits += np.bincount(prow[kind == TITLE], minlength=m)
+            in_title = np.bincount(prow[kind == TITLE], minlength=m)
+            title_hits += in_title
+            title_terms += in_title > 0
             lk = ~page
             if lk.any():
                 link_hits.append((np.full(int(lk.sum()), j), region[lk], prow[lk], w[lk]))
@@ -648,7 +653,7 @@ class LocalShard:
         messages = ("search stopped at the time budget; results are partial",) \
             if budget.partial else ()
         bonuses = self._bonuses(parts, index, terms, title_hits, title_len, parsed.lang,
-                                options)
+                                options, title_terms)
         return Candidates(ids, parts, index, after, dr, rel, prox, prox_raw, ld, freq,
                           parts_rel if T else np.zeros((0, m)), tuple(terms), occurrences,
                           stats.documents, stats.average_length, int(est), exhausted,

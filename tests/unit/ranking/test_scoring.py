@@ -22,6 +22,7 @@ from ranking.core.scoring import (
     proximity_frequency,
     record_relevance,
     region_weighted_frequency,
+    title_keyword_bonus,
     url_bonuses,
 )
 
@@ -146,6 +147,10 @@ def test_url_bonuses_by_hand():
     assert b.host_keyword == 0.0          # docs, python, org
     assert b.num_slashes == pytest.approx(0.5 / 4)   # three slashes after the host
     assert b.host_url == b.cld_url == 0.0
+    # query "thread queue": the title holds 1 of its 2 terms -> 2 * 2/4 * 1/2
+    two = url_bonuses("https://docs.python.org/3/library/threading.html",
+                      "threading - Thread-based parallelism", ["thread", "queue"], o, a, "en")
+    assert two.title_keyword == pytest.approx(0.5)
     root = url_bonuses("https://www.yahoo.co.uk/", "", ["yahoo"], o, a, "en")
     assert root.host_url == 0.5 and root.cld_url == 2.0 and root.num_slashes == 0.5
     # host keywords yahoo, co, uk: 1 of 3 -> host keyword bonus 2 * 1/3
@@ -203,3 +208,16 @@ def test_fuse_weighs_the_score_twice():
     # 2/61 + 1/59 = 0.0497360
     fused, _, _ = fuse(A([20.0, 19.0, 18.0]), A([2.0, 1.0, 3.0]))
     assert int(np.argmax(fused)) == 0
+
+
+def test_title_keyword_bonus_by_hand():
+    # query "default value" (2 distinct terms), bonus 2:
+    #   title "VALUES": 1 hit of 1 word, 1 of 2 query terms: 2 * 1/1 * 1/2 = 1.0
+    #   title "5.2. Default Values": 2 hits of 4 words, 2 of 2 terms: 2 * 2/4 * 2/2 = 1.0
+    #   title "Column Defaults Default": 2 hits of 3 words, 1 term: 2 * 2/3 * 1/2 = 0.6666667
+    #   no title: 0
+    got = title_keyword_bonus(2.0, A([1.0, 2.0, 2.0, 0.0]), A([1.0, 4.0, 3.0, 0.0]),
+                              A([1.0, 2.0, 1.0, 0.0]), 2)
+    assert got.tolist() == pytest.approx([1.0, 1.0, 0.6666667, 0.0], abs=1e-6)
+    # one query term: the seed's share of title words
+    assert title_keyword_bonus(2.0, A([1.0]), A([4.0]), A([1.0]), 1)[0] == pytest.approx(0.5)
