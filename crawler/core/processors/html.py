@@ -23,13 +23,23 @@ Layer: ``crawler.core.processors``. Steps, in order:
 9. description: the configured summarizer over the meta description and the blocks;
 10. meta refresh to another URL, or a canonical link more than 3 edits away from the URL, make
     the page a redirect: one ``location`` link and the description ``url => target``.
+
+Speed: the tree is walked by C code, not Python loops over elements. Two small XSLT
+stylesheets (compiled once per thread) write the block text with boundary markers
+(:func:`text_blocks`) and the link records (:func:`_link_records`) as single strings that
+regular expressions then cut up; the hash text is lxml's text serialisation. A page whose
+markup spells a marker character as a character reference (so that it could reach the tree)
+takes the element-by-element path instead, which gives the same result for ordinary pages.
 """
 
 from __future__ import annotations
 
+import bisect
 import logging
 import re
+import threading
 from dataclasses import replace
+from itertools import accumulate
 
 from lxml import etree
 
@@ -64,6 +74,15 @@ _NON_WORD = re.compile(r"\W+")
 _XML_LANG = re.compile(r"""^\s*<\?xml[^>]*?\blang\s*=\s*["']([^"']+)""")
 _REFRESH_URL = re.compile(r"""url\s*=\s*['"]?\s*([^'";\s]+)""", re.IGNORECASE)
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ue000-\ue004]")
+# Control characters -> space on UTF-8 bytes (they are single bytes there); the markers are
+# three-byte sequences starting EE 80, rare enough to check for before a full regex pass.
+_CONTROL_CODES = bytes([*range(0x09), 0x0B, 0x0C, *range(0x0E, 0x20)])
+_CONTROL_BYTES = bytes.maketrans(_CONTROL_CODES, b" " * len(_CONTROL_CODES))
+_MARKER_PREFIX = b"\xee\x80"
+# A character reference to a marker would put one in the tree: such pages take the
+# element-by-element path. (False alarms, such as &#xe0001;, only cost time.)
+_MARKER_REFERENCE = re.compile(r"&#(?:[xX]0*[eE]00[0-4]|0*5734[4-8])")
+_ASCII_NON_WORD = bytes(c for c in range(128) if not re.match(r"\w", chr(c)))
 REDIRECT_EDIT_DISTANCE = 3
 
 
@@ -76,18 +95,51 @@ def _text(element: etree._Element) -> str:
     return " ".join("".join(element.itertext()).split())
 
 
-def parse_html(text: str) -> etree._Element | None:
-    """An lxml document for ``text`` (any HTML, however broken), or ``None`` if empty."""
+_local = threading.local()
+
+
+def _parser() -> etree.HTMLParser:
     # etree's parser, not lxml.html's: plain elements avoid a Python class lookup per node.
-    parser = etree.HTMLParser(
-        recover=True, remove_comments=True, remove_pis=True, encoding="utf-8",
-        no_network=True, default_doctype=False,
-    )
+    # One per thread: a parser must not be used by two threads at once.
+    parser: etree.HTMLParser | None = getattr(_local, "parser", None)
+    if parser is None:
+        parser = _local.parser = etree.HTMLParser(
+            recover=True, remove_comments=True, remove_pis=True, encoding="utf-8",
+            no_network=True, default_doctype=False,
+        )
+    return parser
+
+
+def _parse_bytes(data: bytes) -> etree._Element | None:
     try:
-        root = etree.fromstring(text.encode("utf-8", "replace"), parser)
+        return etree.fromstring(data, _parser())
     except (etree.ParserError, etree.XMLSyntaxError, ValueError):
         return None
-    return root
+
+
+def parse_html(text: str) -> etree._Element | None:
+    """An lxml document for ``text`` (any HTML, however broken), or ``None`` if empty."""
+    return _parse_bytes(text.encode("utf-8", "replace"))
+
+
+def _clean(text: str) -> tuple[str | None, bytes]:
+    """``text`` with control characters and our marker characters blanked, as UTF-8 for the
+    parser; the cleaned text itself only when it had to be made (else ``None``: the caller
+    cleans what it needs of ``text`` on demand)."""
+    data = text.encode("utf-8", "replace").translate(_CONTROL_BYTES)
+    if _MARKER_PREFIX in data:  # maybe a marker character: the exact (slower) way
+        cleaned = _CONTROL.sub(" ", text)
+        return cleaned, cleaned.encode("utf-8", "replace")
+    return None, data
+
+
+def _hash_text(doc: etree._Element) -> str:
+    """The page's text with every non-word character removed (the deduplication text)."""
+    text = etree.tostring(doc, method="text", encoding=str)
+    # Dropping the ASCII non-word characters on bytes first leaves little for the regex.
+    text = text.encode("utf-8", "surrogatepass").translate(None, _ASCII_NON_WORD).decode(
+        "utf-8", "surrogatepass")
+    return text if text.isascii() else _NON_WORD.sub("", text)
 
 
 class HtmlProcessor:
@@ -104,18 +156,22 @@ class HtmlProcessor:
     ) -> Extraction:
         """Extraction from decoded HTML (also used for XHTML and the Page Options test)."""
         config = ctx.config
-        text = _CONTROL.sub(" ", text)  # also keeps our block markers out of the page text
-        doc = parse_html(text)
+        # Blank control characters; this also keeps our block markers out of the page text.
+        cleaned, data = _clean(text)
+        doc = _parse_bytes(data)
         if doc is None:
-            return Extraction(hash_text=_NON_WORD.sub("", text), errors=("empty document",))
+            if cleaned is None:
+                cleaned = _CONTROL.sub(" ", text)
+            return Extraction(hash_text=_NON_WORD.sub("", cleaned), errors=("empty document",))
         errors: list[str] = []
+        fast = _MARKER_REFERENCE.search(text) is None
 
         # 2. Head facts.
         metas: list[tuple[str, str]] = []
         descriptions: list[str] = []
         keywords: list[str] = []
         declared: list[str] = []
-        match = _XML_LANG.match(text[:512])
+        match = _XML_LANG.match(_CONTROL.sub(" ", text[:512]))
         if match:
             declared.append(match.group(1))
         declared.append(_attr(doc, "lang") or _attr(doc, "{http://www.w3.org/XML/1998/namespace}lang"))
@@ -157,7 +213,7 @@ class HtmlProcessor:
 
         # 3. Strip non-text elements; the dedup hash text.
         etree.strip_elements(doc, *STRIP_TAGS, with_tail=False)
-        hash_text = _NON_WORD.sub("", "".join(doc.itertext()))
+        hash_text = _hash_text(doc)
         if not title:
             for heading in doc.iter("h1", "h2", "h3", "h4", "h5", "h6"):
                 title = _text(heading)
@@ -167,29 +223,30 @@ class HtmlProcessor:
 
         # 4. Links (whole page, before any scraper).
         collector = LinkCollector(url, base, config.max_links_to_extract)
-        for element in doc.iter(*LINK_TAGS):
+        records = _link_records(doc) if fast else None
+        if records is None:
+            records = _link_records_by_element(doc)
+        add = collector.add
+        for tag, href, rel, anchor, title_attr, alts in records:
             if collector.full:
                 break
-            tag = element.tag
-            if tag in ("a", "area"):
-                href = element.get("href")
+            if tag == "a" or tag == "area":
                 if not href:
                     continue
-                rel = (element.get("rel") or "").lower()
-                if "nofollow" in rel:
+                if "nofollow" in rel.lower():
                     continue
-                anchor = _text(element) if tag == "a" else _attr(element, "alt")
+                anchor = " ".join(anchor.split())
                 if not anchor and tag == "a":
-                    anchor = " ".join(_attr(img, "alt") for img in element.iter("img"))
+                    anchor = alts
                 if not anchor:
-                    anchor = _attr(element, "title")
-                collector.add(href, anchor, tag)
-            elif tag in ("frame", "iframe"):
-                collector.add(element.get("src"), _attr(element, "title"), tag)
-            else:  # img
-                alt = _attr(element, "alt")
+                    anchor = title_attr.strip()
+                add(href, anchor, tag)
+            elif tag == "img":
+                alt = anchor.strip()
                 if alt:
-                    collector.add(element.get("src"), alt, "img")
+                    add(href or None, alt, "img")
+            else:  # frame, iframe
+                add(href or None, title_attr.strip(), tag)
 
         # 5. Scraper.
         scraper_name = None
@@ -198,7 +255,9 @@ class HtmlProcessor:
         if root is None:
             root = doc
         if ctx.scrapers:
-            scraper = ctx.scrapers.choose(doc, text)
+            if cleaned is None:
+                cleaned = _CONTROL.sub(" ", text)
+            scraper = ctx.scrapers.choose(doc, cleaned)
             if scraper is not None:
                 scraper_name = scraper.name
                 chosen, scraped = ctx.scrapers.apply(scraper, doc)
@@ -207,7 +266,7 @@ class HtmlProcessor:
                     root = chosen
 
         # 6. Blocks and a language sample.
-        blocks, sample = text_blocks(root, config.language_sample_chars)
+        blocks, sample = text_blocks(root, config.language_sample_chars, fast=fast)
 
         # 7. Language.
         guess = guess_language(declared=declared, charset=charset, url=url, text=sample)
@@ -249,13 +308,191 @@ class HtmlProcessor:
         )
 
 
-def text_blocks(root: etree._Element, sample_chars: int) -> tuple[list[TextBlock], str]:
+# -- links ----------------------------------------------------------------------------------
+
+# One record per link element, in document order: tag, href (or src), rel, text (an ``a``'s
+# text, an ``area``'s or ``img``'s alt), title, and for an ``a`` the alts of its images.
+_LINK_XSLT = """<xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform">
+<xsl:output method="text" encoding="UTF-8"/>
+<xsl:template match="text()"/>
+<xsl:template match="a">&#xe000;a&#xe001;<xsl:value-of select="@href"/>&#xe001;<xsl:value-of
+ select="@rel"/>&#xe001;<xsl:value-of select="."/>&#xe001;<xsl:value-of
+ select="@title"/>&#xe001;<xsl:for-each select=".//img"><xsl:value-of
+ select="@alt"/><xsl:text> </xsl:text></xsl:for-each><xsl:apply-templates/></xsl:template>
+<xsl:template match="area">&#xe000;area&#xe001;<xsl:value-of select="@href"/>&#xe001;<xsl:value-of
+ select="@rel"/>&#xe001;<xsl:value-of select="@alt"/>&#xe001;<xsl:value-of
+ select="@title"/>&#xe001;<xsl:apply-templates/></xsl:template>
+<xsl:template match="frame|iframe|img">&#xe000;<xsl:value-of
+ select="local-name()"/>&#xe001;<xsl:value-of select="@src"/>&#xe001;&#xe001;<xsl:value-of
+ select="@alt"/>&#xe001;<xsl:value-of select="@title"/>&#xe001;<xsl:apply-templates/></xsl:template>
+</xsl:stylesheet>"""
+
+LinkRecord = tuple[str, str, str, str, str, str]
+
+
+def _alone(element: etree._Element) -> bool:
+    """False for a root element with top-level siblings (a broken page can parse so): XSLT
+    would read the siblings too, the element's own ``iter`` does not."""
+    return (element.getparent() is not None
+            or (element.getprevious() is None and element.getnext() is None))
+
+
+def _link_records(doc: etree._Element) -> list[LinkRecord] | None:
+    """The link records of the page from one XSLT pass; ``None`` if that failed."""
+    if not _alone(doc):
+        return None
+    try:
+        stream = str(_stylesheets().links(doc))
+    except etree.XSLTError:
+        return None
+    records = [tuple(record.split(_TAGEND)) for record in stream.split(_OPEN)[1:]]
+    if any(len(record) != 6 for record in records):
+        return None
+    return records  # type: ignore[return-value]
+
+
+def _link_records_by_element(doc: etree._Element) -> list[LinkRecord]:
+    """The same records, element by element."""
+    records: list[LinkRecord] = []
+    for element in doc.iter(*LINK_TAGS):
+        tag = element.tag
+        if tag == "a":
+            alts = " ".join(_attr(img, "alt") for img in element.iter("img"))
+            text = "".join(element.itertext())
+        else:
+            alts, text = "", element.get("alt") or ""
+        records.append((tag, element.get("src" if tag in ("frame", "iframe", "img") else "href")
+                        or "", element.get("rel") or "", text, element.get("title") or "", alts))
+    return records
+
+
+# -- blocks ---------------------------------------------------------------------------------
+
+
+def _block_xslt() -> str:
+    """The block stylesheet. Its modes say which block the text being written is in (and
+    whether it is code), so that every block boundary is written as the marker
+    ``OPEN tag TAGEND`` of the block the following text belongs to: after a block ends, that
+    is its parent block (``body`` at the top). Code (``pre``, and ``code``... not inside other
+    code) is written between ``CODE_OPEN`` and ``CODE_CLOSE``."""
+
+    def mode(tag: str, code: bool) -> str:
+        if tag == "body" and not code:
+            return ""  # the default mode: the top of the block stack is "body"
+        return f' mode="{tag}{"-code" if code else ""}"'
+
+    out = ['<xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform">',
+           '<xsl:output method="text" encoding="UTF-8"/>']
+    for current in BLOCK_TAGS:
+        for code in (False, True):
+            here = mode(current, code)
+            back = f"&#xe000;{current}&#xe001;"
+            for tag in BLOCK_TAGS:
+                if tag == "pre":
+                    start, end = ("", "") if code else ("&#xe003;", "&#xe004;")
+                    inner = mode("pre", True)
+                else:
+                    start, end, inner = "", "", mode(tag, code)
+                out.append(f'<xsl:template match="{tag}"{here}>&#xe000;{tag}&#xe001;{start}'
+                           f'<xsl:apply-templates{inner}/>{end}{back}</xsl:template>')
+            if not code:  # inside code, code elements are plain (XSLT's built-in rule)
+                out.append(f'<xsl:template match="{"|".join(CODE_TAGS)}"{here}>&#xe003;'
+                           f'<xsl:apply-templates{mode(current, True)}/>&#xe004;</xsl:template>')
+            out.append(f'<xsl:template match="br"{here}><xsl:text> </xsl:text></xsl:template>')
+    out.append("</xsl:stylesheet>")
+    return "\n".join(out)
+
+
+class _Stylesheets:
+    __slots__ = ("blocks", "links")
+
+    def __init__(self) -> None:
+        self.blocks = etree.XSLT(etree.XML(_BLOCK_XSLT))
+        self.links = etree.XSLT(etree.XML(_LINK_XSLT))
+
+
+_BLOCK_XSLT = _block_xslt()
+
+
+def _stylesheets() -> _Stylesheets:
+    sheets: _Stylesheets | None = getattr(_local, "sheets", None)
+    if sheets is None:
+        sheets = _local.sheets = _Stylesheets()
+    return sheets
+
+
+_BOUNDARY = re.compile("\ue000([^\ue001]*)\ue001")
+_CODE_REGION = re.compile("\ue003[^\ue004]*(?:\ue004|\\Z)")
+_PIECE_BREAK = re.compile("\ue000[^\ue001]*\ue001|\ue002")
+
+
+def text_blocks(
+    root: etree._Element, sample_chars: int, *, fast: bool = True
+) -> tuple[list[TextBlock], str]:
     """Blocks of text under ``root`` in document order, and a language sample of at most
     ``sample_chars`` characters that leaves out code (``pre``, ``code``, ``kbd``...).
 
-    The tree is modified: block boundaries are marked in the text so that one ``itertext``
-    call (C speed) yields everything; the caller must not use the tree's text afterwards.
+    A block is the text between two block boundaries (the start or end of a block element),
+    spaces collapsed, with the tag of the innermost block around it. The sample is the
+    non-code text, in pieces cut at every block or code boundary, joined with spaces; pieces
+    are taken until they hold ``sample_chars`` characters.
+
+    ``fast=False`` (the text may hold our marker characters) walks the elements in Python;
+    that path modifies the tree's text, so the caller must not use it afterwards.
     """
+    stream = _block_stream(root) if fast else None
+    if stream is None:
+        return _text_blocks_by_element(root, sample_chars)
+    has_code = _CODE_OPEN in stream
+    parts = _BOUNDARY.split(stream.replace(_CODE_OPEN, "").replace(_CODE_CLOSE, "")
+                            if has_code else stream)
+    tags = parts[1::2]
+    tags.insert(0, "body")
+    blocks: list[TextBlock] = []
+    offset = 0
+    for value, tag in zip(map(" ".join, map(str.split, parts[0::2])), tags, strict=True):
+        if value:
+            blocks.append(TextBlock(value, tag, offset))
+            offset += len(value) + 1
+    outside = _CODE_REGION.sub(_CLOSE, stream) if has_code else stream
+    if len(outside) > sample_chars:
+        pieces = _PIECE_BREAK.split(outside)
+        ends = list(accumulate(map(len, pieces)))
+        if ends[-1] >= sample_chars:  # pieces are taken while fewer characters are held
+            del pieces[bisect.bisect_left(ends, sample_chars) + 1:]
+        outside = " ".join(pieces)
+    else:
+        outside = _PIECE_BREAK.sub(" ", outside)
+    return blocks, " ".join(outside.split())[:sample_chars]
+
+
+def _block_stream(root: etree._Element) -> str | None:
+    """The text under ``root`` with block and code boundaries marked (see
+    :func:`_block_xslt`), as an element-by-element walk would see it: without what ``root``'s
+    tail would add (its end marker); ``None`` if the transformation failed."""
+    if not _alone(root):
+        return None
+    try:
+        stream = str(_stylesheets().blocks(root))
+    except etree.XSLTError:
+        return None
+    tag = root.tag
+    if tag in BLOCK_TAGS:
+        stream = stream[: stream.rfind(_OPEN)]
+        if tag == "pre" and stream.endswith(_CODE_CLOSE):
+            stream = stream[:-1]
+    elif tag in CODE_TAGS:
+        if stream.endswith(_CODE_CLOSE):
+            stream = stream[:-1]
+    elif tag == "br" and stream.endswith(" "):
+        stream = stream[:-1]
+    return stream
+
+
+def _text_blocks_by_element(root: etree._Element, sample_chars: int
+                            ) -> tuple[list[TextBlock], str]:
+    """:func:`text_blocks` walking the elements in Python: block boundaries are marked in the
+    tree's text so that one ``itertext`` call yields everything (the tree is modified)."""
     for element in root.iter(*BLOCK_TAGS, *CODE_TAGS, "br"):
         tag = element.tag
         if tag == "br":
