@@ -3,9 +3,11 @@
 Layer: ``ranking.core``. ``crawler.selectors.search_options_get`` builds it from the PageOptions
 row; the search pipeline receives nothing else. Defaults follow the seed document 000 and
 ../shared/yioop-notes.md §7, §8, §13, except two tuned on the dev judgments
-(``bench/relevance_eval.py``, issues 6 and 8): the proximity weight (10: the seed's
-normalisation by the positions a span could start makes proximity tiny on whole manual pages)
-and the link score weight (2, the better of on and off).
+(``bench/relevance_eval.py``, issues 6 and 8): the proximity weight (10, from when proximity
+was added to the score; it is now fused by rank with the rest of the score, see
+:func:`ranking.core.scoring.fuse`, so any positive weight gives the same order and 0 leaves
+proximity out; the proximity bonus weighs its share of the fusion) and the link score weight
+(2, the better of on and off).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ class SearchOptions:
     # the three main scores
     doc_rank_weight: float = 1.0
     relevance_weight: float = 1.0
-    proximity_weight: float = 10.0  # proximity is normalised by l_d: small on long pages
+    proximity_weight: float = 10.0  # > 0: fused by rank with the score (0: left out)
     # link analysis (issue 8): LinkRank and trust from score_update, beside Doc Rank
     link_score_weight: float = 2.0
     # region weights of the DFR frequency
@@ -39,7 +41,7 @@ class SearchOptions:
     wiki_bonus: float = 0.5
     num_slashes_bonus: float = 0.5
     # multipliers
-    proximity_bonus: float = 1.0
+    proximity_bonus: float = 1.0  # the proximity's weight in the fusion by rank
     user_rank_bonus: float = 1.0
     # snippets
     description_length: int = 150
