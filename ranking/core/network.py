@@ -9,8 +9,10 @@ reported and skipped; the others' candidates are still used.
 Protocol (served by ``ranking/api.py``, and by :class:`ShardHTTPServer` for tests and benches;
 both call :func:`shard_search_payload` / :func:`shard_summaries_payload`):
 
-* ``GET /api/shard/search?q=&n=&lang=&safe=&its=`` -> ``{"candidates": {...}}``
-  (:meth:`Candidates.to_json`);
+* ``GET /api/shard/search?q=&n=&lang=&safe=&its=[&heads=k]`` -> ``{"candidates": {...},
+  "heads": {hex doc_id: head}}`` (:meth:`Candidates.to_json`; ``heads``: the summary heads of
+  the representatives of the shard's ``k`` best groups, scored without the link score, which
+  :class:`HttpShard` then does not ask for again);
 * ``GET /api/shard/summaries?ids=<hex doc_id>,...&its=[&heads=1]`` -> ``{"summaries": [...]}``
   (:meth:`LocalShard.summaries`; with ``heads=1`` only each summary's url and title,
   :meth:`LocalShard.summary_heads`: a result list without snippets needs no page text, and a
@@ -27,6 +29,7 @@ import http.client
 import json
 import logging
 import math
+import os
 import ssl
 import threading
 import urllib.parse
@@ -35,11 +38,15 @@ from concurrent.futures import ThreadPoolExecutor, wait
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+import numpy as np
+
 from indexer.core.ids import DOC_ID_LEN
 
 from .errors import ShardError
+from .grouping import group_candidates
 from .options import SearchOptions
 from .query import ParsedQuery, QueryParser
+from .scoring import combine, fuse
 from .shard import Candidates, LocalShard, ShardClient
 
 logger = logging.getLogger(__name__)
@@ -47,6 +54,10 @@ TOKEN_HEADER = "X-Shard-Token"
 SEARCH_PATH = "/api/shard/search"
 SUMMARIES_PATH = "/api/shard/summaries"
 MAX_SHARD_RESULTS = 10_000
+# summary heads a search answer carries for its best candidates (a result list of ten, and
+# some to spare for the groups other shards' candidates outrank or that are dropped)
+PREFETCH_HEADS = 16
+MAX_PREFETCH_HEADS = 100
 
 
 def per_shard_results(n: int, alpha: float, shards: int) -> int:
@@ -87,6 +98,8 @@ class HttpShard:
         self._prefix = split.path.rstrip("/")
         self._idle: list[http.client.HTTPConnection] = []
         self._idle_lock = threading.Lock()
+        # heads that came with the latest search answers (doc_id -> head), oldest out
+        self._heads: dict[bytes, dict[str, Any] | None] = {}
         self._ssl: ssl.SSLContext | None = None
 
     def _connection(self) -> tuple[http.client.HTTPConnection, bool]:
@@ -151,18 +164,55 @@ class HttpShard:
     def candidates(self, query: str, parsed: ParsedQuery, n: int,
                    options: SearchOptions) -> Candidates:
         data = self._get(SEARCH_PATH, {"q": query, "n": n, "lang": parsed.lang,
-                                       "safe": "1" if _safe(parsed) else "0"})
+                                       "safe": "1" if _safe(parsed) else "0",
+                                       "heads": PREFETCH_HEADS})
         try:
-            return Candidates.from_json(data["candidates"], self.name)
+            found = Candidates.from_json(data["candidates"], self.name)
         except (KeyError, TypeError, ValueError) as exc:
             raise ShardError(self.name, f"malformed answer: {exc}") from exc
+        self._keep_heads(data.get("heads"))
+        return found
+
+    PREFETCH_KEEP = 4 * PREFETCH_HEADS  # heads kept from the latest answers
+
+    def _keep_heads(self, heads: Any) -> None:
+        """Keep the heads a search answer carried (an older shard sends none)."""
+        if not isinstance(heads, dict):
+            return
+        with self._idle_lock:
+            for key, head in heads.items():
+                try:
+                    doc_id = bytes.fromhex(key)
+                except (TypeError, ValueError):
+                    continue
+                if len(doc_id) == DOC_ID_LEN and (head is None or isinstance(head, dict)):
+                    self._heads.pop(doc_id, None)
+                    self._heads[doc_id] = head
+            while len(self._heads) > self.PREFETCH_KEEP:
+                self._heads.pop(next(iter(self._heads)))
 
     def summaries(self, doc_ids: Sequence[bytes]) -> list[dict[str, Any] | None]:
         return self._summaries(doc_ids, heads=False)
 
     def summary_heads(self, doc_ids: Sequence[bytes]) -> list[dict[str, Any] | None]:
-        """Only each summary's url and title (see :meth:`LocalShard.summary_heads`)."""
-        return self._summaries(doc_ids, heads=True)
+        """Only each summary's url and title (see :meth:`LocalShard.summary_heads`). Heads
+        that came with the latest search answers are not asked for again: a result list
+        without snippets then usually needs no second request."""
+        out: list[dict[str, Any] | None] = []
+        missing: list[int] = []
+        with self._idle_lock:
+            for i, doc_id in enumerate(doc_ids):
+                if doc_id in self._heads:
+                    head = self._heads[doc_id]
+                    out.append(dict(head) if head is not None else None)
+                else:
+                    out.append(None)
+                    missing.append(i)
+        if missing:
+            fetched = self._summaries([doc_ids[i] for i in missing], heads=True)
+            for i, head in zip(missing, fetched, strict=True):
+                out[i] = head
+        return out
 
     def _summaries(self, doc_ids: Sequence[bytes], heads: bool) -> list[dict[str, Any] | None]:
         data = self._get(SUMMARIES_PATH, {"ids": ",".join(d.hex() for d in doc_ids),
@@ -186,28 +236,41 @@ def fan_out(shards: Sequence[ShardClient], call: Callable[[ShardClient], Any],
             return [call(shards[0])], []
         except ShardError as exc:
             return [], [f"shard {exc.shard} skipped: {exc.reason}"]
-    pool = ThreadPoolExecutor(max_workers=len(shards), thread_name_prefix="shard")
-    try:
-        futures = [pool.submit(call, s) for s in shards]
-        wait(futures, timeout=timeout)
-        answers, failures = [], []
-        for shard, future in zip(shards, futures, strict=True):
-            if not future.done():
-                future.cancel()
-                failures.append(f"shard {shard.name} skipped: no answer within {timeout:g} s")
-                continue
-            exc = future.exception()
-            if exc is None:
-                answers.append(future.result())
-            elif isinstance(exc, ShardError):
-                failures.append(f"shard {exc.shard} skipped: {exc.reason}")
-            else:
-                raise exc
-        for message in failures:
-            logger.warning("%s", message)
-        return answers, failures
-    finally:
-        pool.shutdown(wait=False, cancel_futures=True)
+    pool = _pool()
+    futures = [pool.submit(call, s) for s in shards]
+    wait(futures, timeout=timeout)
+    answers, failures = [], []
+    for shard, future in zip(shards, futures, strict=True):
+        if not future.done():
+            future.cancel()
+            failures.append(f"shard {shard.name} skipped: no answer within {timeout:g} s")
+            continue
+        exc = future.exception()
+        if exc is None:
+            answers.append(future.result())
+        elif isinstance(exc, ShardError):
+            failures.append(f"shard {exc.shard} skipped: {exc.reason}")
+        else:
+            raise exc
+    for message in failures:
+        logger.warning("%s", message)
+    return answers, failures
+
+
+FAN_OUT_THREADS = 64  # a shard that does not answer keeps its thread until its own timeout
+_POOL: list[tuple[int, ThreadPoolExecutor]] = []  # (pid, the threads asking the shards)
+_POOL_LOCK = threading.Lock()
+
+
+def _pool() -> ThreadPoolExecutor:
+    """The process's threads for :func:`fan_out`, started on first use and kept: starting a
+    thread per shard per query costs more than a loopback request (the new thread waits for
+    the interpreter lock). A forked child makes its own."""
+    with _POOL_LOCK:
+        if not _POOL or _POOL[0][0] != os.getpid():
+            _POOL[:] = [(os.getpid(), ThreadPoolExecutor(max_workers=FAN_OUT_THREADS,
+                                                         thread_name_prefix="shard"))]
+        return _POOL[0][1]
 
 
 # -- serving side (used by ranking/api.py and the local test/bench server) -------------------
@@ -227,7 +290,44 @@ def shard_search_payload(shard: LocalShard, params: Mapping[str, str], parser: Q
     n = min(max(n, 1), MAX_SHARD_RESULTS)
     query = params.get("q", "")
     parsed = parse_for_shard(params, parser)
-    return {"candidates": shard.candidates(query, parsed, n, options).to_json()}
+    found = shard.candidates(query, parsed, n, options)
+    payload: dict[str, Any] = {"candidates": found.to_json()}
+    try:
+        k = min(max(int(params.get("heads", 0)), 0), MAX_PREFETCH_HEADS)
+    except ValueError:
+        k = 0
+    if k and len(found):
+        ids = best_representatives(found, parsed, options, k)
+        payload["heads"] = {i.hex(): head for i, head in zip(ids, shard.summary_heads(ids),
+                                                                strict=True)}
+    return payload
+
+
+def best_representatives(found: Candidates, parsed: ParsedQuery, options: SearchOptions,
+                         k: int) -> list[bytes]:
+    """doc_ids of the representatives of the ``k`` best groups of one shard's candidates,
+    scored as the name server scores groups (:meth:`Searcher._rank
+    <ranking.core.pipeline.Searcher._rank>`) but without the link score, which the shard does
+    not have: the ones whose heads the name server will most likely ask for. A guess: a head
+    it asks for and did not get is fetched then."""
+    groups = group_candidates(found.doc_ids, found.doc_rank, found.relevance, found.proximity,
+                              (options.doc_rank_weight, options.relevance_weight,
+                               options.proximity_weight))
+    n = len(groups)
+    if not n:
+        return []
+    bonus = np.full(n, -np.inf)
+    np.maximum.at(bonus, groups.member_group, found.bonuses.sum(axis=0))
+    bonus[~np.isfinite(bonus)] = 0.0
+    weight = parsed.controls.weight
+    if parsed.word_count >= 2 and options.proximity_weight > 0 and \
+            options.proximity_bonus > 0 and bool((groups.proximity > 0).any()):
+        score = combine(groups.doc_rank, groups.relevance, np.zeros(n), options, bonus)
+        score = fuse(score, groups.proximity, options.proximity_bonus, weight)[0]
+    else:
+        score = combine(groups.doc_rank, groups.relevance, np.zeros(n), options, bonus, weight)
+    top = np.argsort(-score, kind="stable")[:k]
+    return [found.doc_ids[int(r)].tobytes() for r in groups.rep[top]]
 
 
 def shard_summaries_payload(shard: LocalShard, params: Mapping[str, str]) -> dict[str, Any]:
@@ -270,6 +370,10 @@ class ShardHTTPServer(ThreadingHTTPServer):
 class _ShardHandler(BaseHTTPRequestHandler):
     server: ShardHTTPServer
     protocol_version = "HTTP/1.1"  # keep-alive: every answer has a Content-Length
+    # an answer is written in two parts (head, body): without TCP_NODELAY the second waits
+    # for the client's delayed ACK of the first (tens of milliseconds) on a kept-alive
+    # connection
+    disable_nagle_algorithm = True
 
     def log_message(self, format: str, *args: Any) -> None:
         logger.debug(format, *args)
@@ -297,11 +401,11 @@ class _ShardHandler(BaseHTTPRequestHandler):
 
     def _send(self, status: int, payload: dict[str, Any]) -> None:
         body = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        try:
-            self.wfile.write(body)
+        self.log_request(status)
+        head = (f"{self.protocol_version} {status} {self.responses[status][0]}\r\n"
+                f"Server: {self.version_string()}\r\nDate: {self.date_time_string()}\r\n"
+                f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n")
+        try:  # one write: head and body in as few packets as the size allows
+            self.wfile.write(head.encode("latin-1") + body)
         except OSError:
             pass

@@ -11,7 +11,14 @@ import numpy as np
 import pytest
 
 from indexer.core.ids import DocType
-from ranking.core.network import HttpShard, ShardHTTPServer, shard_summaries_payload
+from ranking.core import network
+from ranking.core.network import (
+    SEARCH_PATH,
+    SUMMARIES_PATH,
+    HttpShard,
+    ShardHTTPServer,
+    shard_summaries_payload,
+)
 from ranking.core.pipeline import Searcher
 from ranking.core.shard import Candidates, LocalShard
 
@@ -99,3 +106,53 @@ def test_candidates_travel_exactly(shards):
         Candidates.from_json({**data, "doc_rank": data["doc_rank"][:-4] + "@@@@"}, "a")
     with pytest.raises(ValueError):
         Candidates.from_json({**data, "freq": data["doc_rank"]}, "a")
+
+
+def _requests(monkeypatch) -> list[str]:
+    paths: list[str] = []
+    real = HttpShard._get
+
+    def counting(self, path, params):
+        paths.append(path)
+        return real(self, path, params)
+
+    monkeypatch.setattr(HttpShard, "_get", counting)
+    return paths
+
+
+def test_heads_come_with_the_search_answer(shards, monkeypatch):
+    """Without snippets the heads of the results came with the shards' search answers: no
+    summaries request; the same results as when every head is asked for."""
+    local, remote = shards
+    paths = _requests(monkeypatch)
+    for q in ("alpha", "alpha beta", "anchor"):
+        paths.clear()
+        got = Searcher(remote).search(q, num=5, snippets=False)
+        assert paths == [SEARCH_PATH] * len(remote), q
+        want = Searcher(local).search(q, num=5, snippets=False)
+        assert [(r.url, r.title) for r in got.results] == \
+            [(r.url, r.title) for r in want.results], q
+
+
+def test_heads_not_sent_are_asked_for(shards, monkeypatch):
+    """An answer without heads (an older shard, or heads=0) costs a summaries request."""
+    local, remote = shards
+    monkeypatch.setattr(network, "PREFETCH_HEADS", 0)
+    fresh = [HttpShard(s.base_url, TOKEN, name=s.name) for s in remote]
+    paths = _requests(monkeypatch)
+    got = Searcher(fresh).search("alpha", num=5, snippets=False)
+    assert SUMMARIES_PATH in paths
+    want = Searcher(local).search("alpha", num=5, snippets=False)
+    assert [(r.url, r.title) for r in got.results] == [(r.url, r.title) for r in want.results]
+
+
+def test_best_representatives_are_the_best_groups(shards):
+    local, _ = shards
+    shard = local[0]
+    searcher = Searcher([shard])
+    parsed = searcher.parser.parse("alpha")
+    found = shard.candidates("alpha", parsed, 50, searcher.options)
+    shown = searcher.search("alpha", num=3, snippets=False).results
+    ids = network.best_representatives(found, parsed, searcher.options, 5)
+    assert len(ids) == len(set(ids)) == 5
+    assert {bytes.fromhex(r.doc_id) for r in shown} <= set(ids)
