@@ -34,6 +34,8 @@ logger = logging.getLogger(__name__)
 
 HEARTBEAT_SECONDS = 3.0
 IDLE_SECONDS = 3.0
+ACTIVE_TICK = 0.05
+STATUS_SECONDS = 0.25  # the crawl's row (running, stopping...) is read at most this often
 COUNTER_FIELDS = {"pages_fetched": "pages_fetched", "fetch_errors": "fetch_errors",
                   "bytes_downloaded": "bytes_downloaded",
                   "documents_indexed": "documents_indexed", "seen": "urls_seen",
@@ -57,6 +59,8 @@ class QueueServerProcess:
         self._saved_for: int | None = None
         self._idle_ticks = 0
         self._last_activity = time.monotonic()
+        self._crawl: Crawl | None = None
+        self._crawl_checked = -STATUS_SECONDS
 
     def request_stop(self, *_: object) -> None:
         self._stop.set()
@@ -68,7 +72,11 @@ class QueueServerProcess:
             while not self._stop.is_set():
                 # after a tick that applied batches or handed out schedules, the next one
                 # comes at once: the fetchers wait for what it produces
-                self._stop.wait(0.0 if self.tick() else self._tick)
+                busy = self.tick()
+                # while a crawl is open, quiet ticks come often: a fetcher waiting for its
+                # next schedule waits for the tick that applies its batch
+                idle = self._tick if self.core is None else min(self._tick, ACTIVE_TICK)
+                self._stop.wait(0.0 if busy else idle)
         finally:
             self._close()
             self._heartbeat(force=True)
@@ -78,8 +86,12 @@ class QueueServerProcess:
     def tick(self) -> bool:
         """One round of work; True if it applied batches or handed out schedules."""
         busy = False
-        crawl = (Crawl.objects.filter(active_lock=True).only("pk", "status", "timestamp")
-                 .first())
+        now = time.monotonic()
+        if now - self._crawl_checked >= STATUS_SECONDS or self.core is None:
+            self._crawl = (Crawl.objects.filter(active_lock=True)
+                           .only("pk", "status", "timestamp").first())
+            self._crawl_checked = now
+        crawl = self._crawl
         if crawl is None or (self.crawl_id is not None and crawl.pk != self.crawl_id):
             self._close()
         if crawl is not None and crawl.status == CrawlStatus.RUNNING:
