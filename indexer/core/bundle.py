@@ -35,7 +35,8 @@ import logging
 import os
 import struct
 import zlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from itertools import chain
 from pathlib import Path
@@ -71,7 +72,7 @@ from .partition_index import (
     encode_doc_index,
 )
 from .runtime import gc_paused
-from .storage import FileLock, remove_temporaries, write_framed
+from .storage import FileLock, atomic_write_many, frame, remove_temporaries
 
 logger = logging.getLogger(__name__)
 
@@ -142,6 +143,25 @@ def encode_document(doc: IndexDocument, level: int = SUMMARY_COMPRESSION_LEVEL
 
 SMALL_DOC_TERMS = 64
 _BLOB_HEAD = struct.Struct(">IIIIIB")
+
+
+_POOL: tuple[int, ThreadPoolExecutor] | None = None
+
+
+def _background(call: Callable[..., Any], *args: Any) -> Future[Any]:
+    """Run ``call(*args)`` on the process's helper thread (created on first use, and again
+    in a forked child, which does not inherit threads). Used for work that mostly runs
+    outside the GIL (fsync, zlib) while the caller computes."""
+    global _POOL
+    if _POOL is None or _POOL[0] != os.getpid():
+        _POOL = (os.getpid(), ThreadPoolExecutor(max_workers=1,
+                                                 thread_name_prefix="index-writer"))
+    return _POOL[1].submit(call, *args)
+
+
+def _compress_all(texts: list[bytes], level: int, wbits: int) -> list[bytes]:
+    compress = zlib.compress
+    return [compress(text, level, wbits) for text in texts]
 
 
 def _gzip(data: bytes, level: int) -> bytes:
@@ -259,6 +279,11 @@ def _joined_pieces(strings: list[str], per_doc: np.ndarray) -> list[bytes]:
 def _encode_blobs(batch: DocBatch) -> list[bytes]:
     """``encode_doc_index(doc)[0]`` of every document of ``batch``, the same bytes, with the
     array work done once for the batch (only the zlib call is per document)."""
+    return _compress_all(_raw_blobs(batch), 1, zlib.MAX_WBITS)
+
+
+def _raw_blobs(batch: DocBatch) -> list[bytes]:
+    """The uncompressed document index blobs of ``batch``."""
     n = len(batch)
     terms = _joined_pieces(batch.terms, batch.nterms)
     metas = _joined_pieces(batch.meta, batch.nmeta)
@@ -293,7 +318,6 @@ def _encode_blobs(batch: DocBatch) -> list[bytes]:
                r_end.tolist(), s_end.tolist(), strict=True)
     out = []
     t0 = p0 = r0 = s0 = 0
-    compress = zlib.compress
     for length, nt, nm, nr, nc, wide, raw_t, raw_m, t1, p1, r1, s1 in rows:
         if wide:
             c_raw = counts[t0:t1].astype(">u4").tobytes()
@@ -301,9 +325,9 @@ def _encode_blobs(batch: DocBatch) -> list[bytes]:
         else:
             c_raw = c_small[2 * t0:2 * t1]
             p_raw = p_small[2 * p0:2 * p1]
-        out.append(compress(b"".join((
+        out.append(b"".join((
             _HEAD_AND_TERMS.pack(length, nt, nm, nr, nc, wide, len(raw_t)), raw_t,
-            _U32.pack(len(raw_m)), raw_m, c_raw, p_raw, r_bytes[r0:r1], s_bytes[s0:s1])), 1))
+            _U32.pack(len(raw_m)), raw_m, c_raw, p_raw, r_bytes[r0:r1], s_bytes[s0:s1])))
         t0, p0, r0, s0 = t1, p1, r1, s1
     return out
 
@@ -312,9 +336,10 @@ def _prepare_documents(docs: list[IndexDocument], level: int) -> _Pending:
     """Encode a batch of documents: summaries and cached pages gzipped one by one, terms,
     positions and meta words gathered into batch arrays, index blobs from those arrays."""
     n = len(docs)
-    summaries = [_gzip(json.dumps(doc.summary, separators=(",", ":"), ensure_ascii=False,
-                                  default=_json_default).encode("utf-8"), level)
-                 for doc in docs]
+    texts = [json.dumps(doc.summary, separators=(",", ":"), ensure_ascii=False,
+                        default=_json_default).encode("utf-8") for doc in docs]
+    # the summaries compress on the helper thread while this one builds the index blobs
+    summaries = _background(_compress_all, texts, level, 31)
     caches = [_gzip(doc.cached_page, level) if doc.cached_page else b"" for doc in docs]
     term_maps = [doc.terms for doc in docs]
     values = list(chain.from_iterable(t.values() for t in term_maps))
@@ -329,7 +354,8 @@ def _prepare_documents(docs: list[IndexDocument], level: int) -> _Pending:
         np.fromiter(chain.from_iterable(values), dtype=np.int64, count=int(counts.sum())),
         list(chain.from_iterable(metas)), np.fromiter(map(len, metas), dtype=np.int64, count=n))
     _validate_batch(batch, [doc.url for doc in docs])
-    return _Pending(batch, summaries, caches, _encode_blobs(batch), [doc.url for doc in docs])
+    blobs = _encode_blobs(batch)
+    return _Pending(batch, summaries.result(), caches, blobs, [doc.url for doc in docs])
 
 
 def _check_encoded(item: EncodedDocument) -> DocIndexData:
@@ -525,8 +551,12 @@ class IndexBundleWriter:
         links = sum(1 for doc_id in batch.doc_ids if doc_id[DOC_TYPE] == DocType.LINK)
         store = self.documents.add(batch.doc_ids, pending.summaries, pending.caches,
                                    pending.blobs, links)
-        self.documents.commit()
-        self._docs.add(batch, self._vocab, store)
+        # the commit waits for the disk (fsync releases the GIL) while this thread numbers
+        # the batch's terms; the documents join the partition only once the commit returned
+        committing = _background(self.documents.commit)
+        chunk = ActiveDocs.chunk(batch, self._vocab, store)
+        committing.result()
+        self._docs.add_chunk(chunk)
         self._since_refresh += len(pending)
 
     # -- derived files ----------------------------------------------------------------------
@@ -535,13 +565,12 @@ class IndexBundleWriter:
         with gc_paused():
             built = build_partition(self._docs, self._vocab)
         pdir = partition_dir(self.path, number)
-        files = {}
-        for kind, payload in zip(DERIVED_FILES, (built.doc_map, built.positions,
-                                                 built.postings, built.last_entries),
-                                 strict=True):
-            name = kind + suffix
-            write_framed(pdir / name, kind, payload)
-            files[kind] = name
+        files = {kind: kind + suffix for kind in DERIVED_FILES}
+        atomic_write_many(pdir, {
+            files[kind]: frame(kind, payload)
+            for kind, payload in zip(DERIVED_FILES, (built.doc_map, built.positions,
+                                                     built.postings, built.last_entries),
+                                     strict=True)})
         return {"state": state, "generation": self._generation, "docs": len(self._docs),
                 "groups": built.groups, "terms": built.terms,
                 "postings": built.postings_count, "positions": built.positions_count,

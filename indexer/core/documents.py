@@ -150,8 +150,10 @@ class PartitionDocumentBundle:
     def _open_active(self) -> None:
         state = self.active_state
         ix_path, blob_path = partition_paths(self.directory, state.number)
-        self._logs = (AppendLog(ix_path, IX_KIND, state.ix_bytes or None),
-                      AppendLog(blob_path, BLOB_KIND, state.blob_bytes or None))
+        # the new logs' directory entries become durable with the parameters file that
+        # names them (commit replaces it in the same directory and fsyncs the directory)
+        self._logs = (AppendLog(ix_path, IX_KIND, state.ix_bytes or None, sync_dir=False),
+                      AppendLog(blob_path, BLOB_KIND, state.blob_bytes or None, sync_dir=False))
         if not state.ix_bytes:
             self.partitions[self.active] = PartitionState(state.number, 0, HEADER_SIZE,
                                                           HEADER_SIZE)
@@ -196,8 +198,7 @@ class PartitionDocumentBundle:
     def commit(self) -> None:
         """Make everything added durable: fsync both logs, then replace the parameters file."""
         if self._logs is not None:
-            for log in self._logs:
-                log.sync()
+            AppendLog.sync_all(list(self._logs))
         params = dict(self.params)
         params["partitions"] = [[p.number, p.docs, p.ix_bytes, p.blob_bytes]
                                 for p in self.partitions]

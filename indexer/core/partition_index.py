@@ -130,6 +130,19 @@ _STORE_COLUMNS = ("summary_offset", "summary_length", "cache_offset", "cache_len
                   "blob_end", "blob_crc")
 
 
+@dataclass(frozen=True, slots=True)
+class _Chunk:
+    """A batch as :class:`ActiveDocs` keeps it (see :meth:`ActiveDocs.chunk`)."""
+
+    batch: DocBatch
+    entry_terms: npt.NDArray[np.int32]
+    entry_counts: npt.NDArray[np.int32]
+    positions: npt.NDArray[np.int32]
+    nentries: npt.NDArray[np.int64]
+    npos: npt.NDArray[np.int64]
+    store: npt.NDArray[np.int64]
+
+
 class ActiveDocs:
     """What the writer keeps in memory of the active partition, column-wise.
 
@@ -156,9 +169,13 @@ class ActiveDocs:
 
     def add(self, batch: DocBatch, vocab: Vocabulary, store: npt.NDArray[np.int64]) -> None:
         """Append ``batch``; ``store`` holds one row of ``_STORE_COLUMNS`` per document."""
+        self.add_chunk(self.chunk(batch, vocab, store))
+
+    @staticmethod
+    def chunk(batch: DocBatch, vocab: Vocabulary, store: npt.NDArray[np.int64]) -> _Chunk:
+        """``batch`` in the form :meth:`add_chunk` keeps (numbering its new terms in ``vocab``;
+        a term numbered by a chunk that is never added costs nothing but its number)."""
         n = len(batch)
-        if not n:
-            return
         term_no = vocab.lookup_many(batch.terms)
         meta_no = vocab.lookup_many(batch.meta)
         nt, nm = batch.nterms, batch.nmeta
@@ -171,12 +188,19 @@ class ActiveDocs:
         terms[t_at] = term_no
         terms[m_at] = meta_no
         counts[t_at] = batch.counts
-        self._entry_terms.append(terms)
-        self._entry_counts.append(counts)
-        self._positions.append(batch.positions.astype(np.int32))
-        self._nentries.append(ne)
-        self._npos.append(batch.npos())
-        self._store.append(np.asarray(store, dtype=np.int64).reshape(n, len(_STORE_COLUMNS)))
+        return _Chunk(batch, terms, counts, batch.positions.astype(np.int32), ne, batch.npos(),
+                      np.asarray(store, dtype=np.int64).reshape(n, len(_STORE_COLUMNS)))
+
+    def add_chunk(self, chunk: _Chunk) -> None:
+        batch = chunk.batch
+        if not len(batch):
+            return
+        self._entry_terms.append(chunk.entry_terms)
+        self._entry_counts.append(chunk.entry_counts)
+        self._positions.append(chunk.positions)
+        self._nentries.append(chunk.nentries)
+        self._npos.append(chunk.npos)
+        self._store.append(chunk.store)
         self.doc_ids.extend(batch.doc_ids)
         self.lengths.extend(batch.lengths)
         self.regions.extend(batch.regions)

@@ -36,6 +36,7 @@ import fcntl
 import logging
 import os
 import struct
+import threading
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -86,6 +87,61 @@ def atomic_write(path: PathLike, data: bytes | memoryview) -> None:
         os.close(fd)
     os.replace(tmp, path)
     fsync_dir(path.parent)
+
+
+def fsync_all(fds: list[int], data_only: bool = False) -> None:
+    """fsync (or fdatasync) every descriptor, concurrently: the waits for the disk overlap
+    (``os.fsync`` releases the GIL), so several files cost about one flush. Raises the first
+    error after every call has finished."""
+    sync = os.fdatasync if data_only else os.fsync
+    if len(fds) <= 1:
+        for fd in fds:
+            sync(fd)
+        return
+    errors: list[BaseException] = []
+
+    def run(fd: int) -> None:
+        try:
+            sync(fd)
+        except BaseException as exc:  # re-raised in the caller's thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(fd,)) for fd in fds[1:]]
+    for thread in threads:
+        thread.start()
+    run(fds[0])
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
+
+
+def atomic_write_many(directory: PathLike, files: dict[str, bytes | memoryview]) -> None:
+    """:func:`atomic_write` for several files of one directory: write every temporary file,
+    fsync them all at once, rename each over its final name, then fsync the directory once.
+    When this returns every file is durable; a crash before leaves each name with either its
+    old or its new content."""
+    directory = Path(directory)
+    fds: list[int] = []
+    tmps: list[tuple[Path, Path]] = []
+    try:
+        for name, data in files.items():
+            path = directory / name
+            tmp = path.with_name(f"{path.name}{TMP_MARK}{os.getpid()}")
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            fds.append(fd)
+            tmps.append((tmp, path))
+            view = memoryview(data)
+            while view:
+                written = os.write(fd, view)
+                view = view[written:]
+        fsync_all(fds)
+    finally:
+        for fd in fds:
+            os.close(fd)
+    for tmp, path in tmps:
+        os.replace(tmp, path)
+    fsync_dir(directory)
 
 
 def remove_temporaries(directory: PathLike) -> None:
@@ -211,9 +267,13 @@ class AppendLog:
     returns the offset written at; ``sync`` makes everything appended durable.
     """
 
-    def __init__(self, path: PathLike, kind: str, committed: int | None) -> None:
+    def __init__(self, path: PathLike, kind: str, committed: int | None,
+                 sync_dir: bool = True) -> None:
+        """``sync_dir=False``: the caller fsyncs the directory (after creating several logs,
+        or by replacing a file of the same directory) before anything names the new log."""
         self.path = Path(path)
         self.kind = kind
+        self.dirty = False  # appended since the last sync
         exists = self.path.exists()
         self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         size = os.fstat(self._fd).st_size
@@ -223,7 +283,8 @@ class AppendLog:
             size = HEADER_SIZE
             committed = HEADER_SIZE
             os.fsync(self._fd)
-            fsync_dir(self.path.parent)
+            if sync_dir:
+                fsync_dir(self.path.parent)
         else:
             check_log_header(self.path, os.pread(self._fd, HEADER_SIZE, 0), kind)
             if size < committed:
@@ -245,10 +306,20 @@ class AppendLog:
             view = view[written:]
             position += written
         self.size = position
+        self.dirty = True
         return offset
 
     def sync(self) -> None:
         os.fdatasync(self._fd)  # data and size; the file's other metadata does not matter
+        self.dirty = False
+
+    @staticmethod
+    def sync_all(logs: list[AppendLog]) -> None:
+        """:meth:`sync` every log that was appended to, concurrently."""
+        dirty = [log for log in logs if log.dirty]
+        fsync_all([log._fd for log in dirty], data_only=True)
+        for log in dirty:
+            log.dirty = False
 
     def close(self) -> None:
         if self._fd >= 0:
