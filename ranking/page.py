@@ -17,6 +17,7 @@ its redirect's target) has its stored page read again here:
 
 from __future__ import annotations
 
+import html
 import math
 import re
 from collections.abc import Sequence
@@ -174,6 +175,7 @@ class ResultView:
     site_href: str = ""
     explanation_rows: list[tuple[str, str]] = field(default_factory=list)
     term_rows: list[dict[str, Any]] = field(default_factory=list)
+    explanation_html: str = ""  # the two tables of the rows above, escaped (see explain_html)
 
 
 def _fmt(value: Any) -> str:
@@ -224,6 +226,33 @@ def explanation_rows(explanation: dict[str, Any]) -> tuple[list[tuple[str, str]]
     return rows, terms
 
 
+def explain_html(rows: Sequence[tuple[str, str]], terms: Sequence[dict[str, Any]]) -> str:
+    """The "Why this result?" tables of one result, every value escaped. Made here rather than
+    in the template: ten results' rows are a few hundred template nodes, as much time as
+    the rest of the page."""
+    out = ['<table class="explain">\n'
+           '            <caption class="visually-hidden">Score explanation</caption>\n'
+           '            ']
+    out.extend(f'<tr><th scope="row">{_esc(label)}</th><td>{_esc(value)}</td></tr>'
+               for label, value in rows)
+    out.append("\n          </table>")
+    if terms:
+        out.append('\n          <table class="explain terms">\n'
+                   "            <caption>Query terms</caption>\n"
+                   '            <tr><th scope="col">Term</th><th scope="col">Weighted frequency'
+                   '</th><th scope="col">Occurrences in index</th><th scope="col">Relevance'
+                   "</th></tr>\n            ")
+        out.extend(f"<tr><td>{_esc(t.get('term'))}</td><td>{_esc(t.get('f'))}</td>"
+                   f"<td>{_esc(t.get('l_t'))}</td><td>{_esc(t.get('value'))}</td></tr>"
+                   for t in terms)
+        out.append("\n          </table>")
+    return "".join(out)
+
+
+def _esc(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
 def result_views(result: SearchResult, shards: Sequence[ShardClient], its: int | None,
                  options: Any, base: dict[str, str]) -> list[ResultView]:
     """The page's results with their links; ``base`` holds the parameters links keep
@@ -255,6 +284,8 @@ def result_views(result: SearchResult, shards: Sequence[ShardClient], its: int |
         if host:
             view.site_href = "/?" + urlencode({"q": f"site:{host}", **base})
         view.explanation_rows, view.term_rows = explanation_rows(dict(r.explanation))
+        if options.show_result_score:
+            view.explanation_html = explain_html(view.explanation_rows, view.term_rows)
         out.append(view)
     return out
 

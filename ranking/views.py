@@ -29,6 +29,7 @@ the JSON API.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from typing import Any
 from urllib.parse import urlencode
@@ -99,6 +100,43 @@ def forget_search_options(**_: Any) -> None:
     _OPTIONS.clear()
 
 
+KEPT = 32  # remote shards and searchers kept per process (each its own key)
+_REMOTE: dict[tuple[str, str, int | None], HttpShard] = {}
+_SEARCHERS: dict[tuple[tuple[int, ...], SearchOptions], Searcher] = {}
+_KEPT_LOCK = threading.Lock()
+
+
+def remote_shard(url: str, token: str, its: int | None) -> HttpShard:
+    """The process's client of a remote queue server (kept, so that its connections stay open
+    from one search to the next)."""
+    key = (url, token, its)
+    with _KEPT_LOCK:
+        shard = _REMOTE.get(key)
+        if shard is None:
+            if len(_REMOTE) >= KEPT:
+                for old in _REMOTE.values():
+                    old.close()
+                _REMOTE.clear()
+            shard = _REMOTE[key] = HttpShard(url, token, its=its, timeout=SHARD_TIMEOUT)
+        return shard
+
+
+def searcher_for(shards: list[ShardClient], options: SearchOptions) -> Searcher:
+    """A Searcher over ``shards`` with ``options``, kept while both stay the same: its query
+    parser keeps what it derives once per language (the stop words' terms, the stemmers)."""
+    key = (tuple(id(s) for s in shards), options)
+    with _KEPT_LOCK:
+        searcher = _SEARCHERS.get(key)
+        # the kept searcher holds its shards, so their ids cannot be reused meanwhile
+        if searcher is None or not all(a is b for a, b in zip(searcher.shards, shards,
+                                                               strict=True)):
+            if len(_SEARCHERS) >= KEPT:
+                _SEARCHERS.clear()
+            searcher = _SEARCHERS[key] = Searcher(shards, options, analyzer=_ANALYZER,
+                                                  shard_timeout=SHARD_TIMEOUT)
+        return searcher
+
+
 def index_shards(its: int | None) -> tuple[int | None, list[ShardClient]]:
     """(crawl timestamp, shards of crawl ``its`` (default the newest)): local bundles, then
     remote servers."""
@@ -112,7 +150,7 @@ def index_shards(its: int | None) -> tuple[int | None, list[ShardClient]]:
         if not remote:
             raise
     token = str(settings.QUEUE_SERVER_TOKEN)
-    shards.extend(HttpShard(url, token, its=its, timeout=SHARD_TIMEOUT) for url in remote)
+    shards.extend(remote_shard(url, token, its) for url in remote)
     return its, shards
 
 
@@ -159,8 +197,8 @@ def run_search(request: HttpRequest, options: SearchOptions | None = None
     searched = effective_query(query, lang)
     try:
         its, shards = index_shards(its)
-        result = Searcher(shards, options, shard_timeout=SHARD_TIMEOUT).search(
-            searched, num=num, offset=offset, safe_search=safe)
+        result = searcher_for(shards, options).search(searched, num=num, offset=offset,
+                                                      safe_search=safe)
     except (NoIndexError, CorruptIndexError) as exc:
         result = SearchResult(searched, searched, (), 0, 0.0, False, (str(exc),), offset, num)
     if offset == 0 and num > 0:  # the query log needy-query crawling reads (crawler.needy)

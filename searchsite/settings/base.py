@@ -97,6 +97,11 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         {"timeout": 30, "transaction_mode": "IMMEDIATE",
          "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"}
     )
+# Keep a web process's database connection between requests: the search page reads its
+# options and logs its query on every request, and opening a connection (and, for SQLite,
+# closing the last one, which checkpoints and removes the WAL file) cost more than the search.
+DATABASES["default"].setdefault("CONN_MAX_AGE", 600)
+DATABASES["default"].setdefault("CONN_HEALTH_CHECKS", True)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

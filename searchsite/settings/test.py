@@ -18,3 +18,6 @@ LOGGING["root"]["level"] = "WARNING"  # noqa: F405
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
     DATABASES["default"]["TEST"] = {  # noqa: F405
         "NAME": str(VAR_DIRECTORY / f"test-db-{os.getpid()}.sqlite3")}  # noqa: F405
+# The live server's request threads come and go: they close their connections as each
+# request ends rather than leaving them to the thread's end.
+DATABASES["default"]["CONN_MAX_AGE"] = 0  # noqa: F405

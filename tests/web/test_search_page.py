@@ -402,3 +402,23 @@ def test_lexicon_completion_and_correction():
         'python "exact phrase" site:x.test -qeue'
     assert lexicon.suggest_queries("learn pyt") == ["learn python"]
     assert damerau("abcd", "acbd", 2) == 1 and damerau("kitten", "sitting", 5) == 3
+
+
+def test_explanation_tables_escape_every_value():
+    rows = [("Score", "1.5"), ("Index", "<script>alert(1)</script>")]
+    terms = [{"term": 'a"b', "f": "2", "l_t": None, "value": "x&y"}]
+    made = glue.explain_html(rows, terms)
+    assert "<script>" not in made and "&lt;script&gt;alert(1)&lt;/script&gt;" in made
+    assert "a&quot;b" in made and "x&amp;y" in made and "<td>None</td>" in made
+    assert made.count('<th scope="row">') == 2 and made.count("<caption>Query terms") == 1
+    assert 'class="explain terms"' not in glue.explain_html(rows, [])
+
+
+def test_search_page_reuses_its_searcher(client, site):
+    client.get("/", {"q": "threading"})
+    options = views.options_for_search()
+    first = views.searcher_for(views.index_shards(None)[1], options)
+    client.get("/", {"q": "python locks"})
+    assert views.searcher_for(views.index_shards(None)[1], options) is first
+    views.POOL.close()  # the bundle reopened: new shards, a new searcher
+    assert views.searcher_for(views.index_shards(None)[1], options) is not first
