@@ -108,16 +108,17 @@ class PageOptions(models.Model):
     doc_rank_weight = models.FloatField(default=1.0, validators=_range(0.0, 100.0),
                                         help_text="Multiplier of Doc Rank. 0 to 100; default 1.")
     link_score_weight = models.FloatField(
-        default=2.0, validators=_range(0.0, 100.0),
+        default=0.5, validators=_range(0.0, 100.0),
         help_text="Multiplier of the link-analysis boost (LinkRank relative score and trust, "
                   "from score_update) added beside Doc Rank; 0 turns it off. 0 to 100; "
-                  "default 2.")
+                  "default 0.5.")
     relevance_weight = models.FloatField(default=1.0, validators=_range(0.0, 100.0),
                                          help_text="Multiplier of DFR relevance. 0 to 100; default 1.")
     proximity_weight = models.FloatField(
         default=10.0, validators=_range(0.0, 100.0),
-        help_text="Multiplier of proximity (normalised by the page's length, so small on long "
-                  "pages). 0 to 100; default 10.")
+        help_text="Proximity of the query's words (for queries of two or more words): above "
+                  "0 it is fused by rank with the rest of the score (its share is the "
+                  "proximity bonus); 0 leaves it out. 0 to 100; default 10.")
     title_weight = models.FloatField(default=4.0, validators=_range(0.0, 100.0),
                                      help_text="Region weight of title words. 0 to 100; default 4.")
     description_weight = models.FloatField(
@@ -151,7 +152,8 @@ class PageOptions(models.Model):
                   "default 0.5.")
     proximity_bonus = models.FloatField(
         default=1.0, validators=_range(0.0, 100.0),
-        help_text="Multiplier of the normalised proximity score. 0 to 100; default 1.")
+        help_text="Weight of proximity in the fusion by rank with the rest of the score. "
+                  "0 to 100; default 1.")
     user_rank_bonus = models.FloatField(
         default=1.0, validators=_range(0.0, 100.0),
         help_text="Multiplier of classifier scores. 0 to 100; default 1.")

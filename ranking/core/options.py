@@ -7,7 +7,7 @@ row; the search pipeline receives nothing else. Defaults follow the seed documen
 was added to the score; it is now fused by rank with the rest of the score, see
 :func:`ranking.core.scoring.fuse`, so any positive weight gives the same order and 0 leaves
 proximity out; the proximity bonus weighs its share of the fusion) and the link score weight
-(2, the better of on and off).
+(0.5, the better of on and off since proximity is fused by rank; it was 2 before).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ class SearchOptions:
     relevance_weight: float = 1.0
     proximity_weight: float = 10.0  # > 0: fused by rank with the score (0: left out)
     # link analysis (issue 8): LinkRank and trust from score_update, beside Doc Rank
-    link_score_weight: float = 2.0
+    link_score_weight: float = 0.5
     # region weights of the DFR frequency
     title_weight: float = 4.0
     description_weight: float = 1.0
