@@ -217,17 +217,35 @@ def choose_rice_k(values: IntArray, group: IntArray, ngroups: int) -> IntArray:
     """The Rice parameter minimising the coded size of each group's values.
 
     ``values`` are the numbers to code (gap - 1, >= 0), ``group[i]`` the list value ``i``
-    belongs to. Groups with no values get ``k = 0``.
+    belongs to. Groups with no values get ``k = 0``; ties go to the smaller ``k``.
     """
     k_best = np.zeros(ngroups, dtype=np.int64)
     if values.size == 0:
         return k_best
-    counts = np.bincount(group, minlength=ngroups).astype(np.float64)
+    counts = np.bincount(group, minlength=ngroups)
     kmax = min(int(bit_length(np.array([values.max()]))[0]), MAX_RICE_K)
-    best = np.full(ngroups, np.inf)
-    for k in range(kmax + 1):
-        cost = np.bincount(group, weights=(values >> k), minlength=ngroups) + counts * (k + 1)
+    if values.size > 1 and np.any(group[1:] < group[:-1]):
+        best = np.full(ngroups, np.inf)
+        fcounts = counts.astype(np.float64)
+        for k in range(kmax + 1):
+            cost = np.bincount(group, weights=(values >> k), minlength=ngroups) + fcounts * (k + 1)
+            better = cost < best
+            best[better] = cost[better]
+            k_best[better] = k
+        return k_best
+    # values grouped in order (the positions encoder's case): exact integer sums per segment,
+    # the values halved in place from one k to the next
+    present = np.flatnonzero(counts)
+    seg_start = np.cumsum(counts) - counts
+    n_present = counts[present]
+    shifted = values.astype(np.int64, copy=True)
+    best = np.add.reduceat(shifted, seg_start[present]) + n_present
+    best_k = np.zeros(present.size, dtype=np.int64)
+    for k in range(1, kmax + 1):
+        shifted >>= 1
+        cost = np.add.reduceat(shifted, seg_start[present]) + n_present * (k + 1)
         better = cost < best
         best[better] = cost[better]
-        k_best[better] = k
+        best_k[better] = k
+    k_best[present] = best_k
     return k_best

@@ -64,44 +64,36 @@ def encode_positions(positions: IntArray, counts: IntArray, entry_list: IntArray
             raise ValueError("positions must increase strictly within an entry")
     if positions.size and int(positions.min()) < 0:
         raise ValueError("positions must be non-negative")
-    entry_of_pos = np.repeat(np.arange(nentries, dtype=np.int64), counts)
-    gap_entry = entry_of_pos[gaps_mask]
-    gap_list = entry_list[gap_entry] if gap_entry.size else gap_entry
-    k_list = choose_rice_k(gap_values, gap_list, nlists)
-    k_gap = k_list[gap_list] if gap_list.size else gap_list
-    # gap j of entry e: unary field then, after all unary fields of e, the remainder field
-    gap_rank = np.arange(gap_values.size, dtype=np.int64) - np.repeat(
-        np.cumsum(counts - nonempty) - (counts - nonempty), np.maximum(counts - 1, 0))
+    # per entry: its gaps are ``first_gap .. first_gap + ngaps - 1`` (entries in order)
+    ngaps = np.maximum(counts - 1, 0)
+    first_gap = np.cumsum(ngaps) - ngaps
+    gap_count = gap_values.size
+    k_list = choose_rice_k(gap_values, np.repeat(entry_list, ngaps), nlists)
+    k_entry = k_list[entry_list] if nentries else np.zeros(0, dtype=np.int64)
+    k_gap = np.repeat(k_entry, ngaps)
     firsts = positions[first_index[nonempty]] + 1
     gwidth = gamma_width(firsts)
-    quotients = gap_values >> k_gap
-    unary_width = quotients + 1
-    # bits per entry
-    entry_bits = np.zeros(nentries, dtype=np.int64)
-    entry_bits[nonempty] = gwidth
-    if gap_values.size:
-        entry_bits += np.bincount(gap_entry, weights=unary_width + k_gap,
-                                  minlength=nentries).astype(np.int64)
+    unary_width = (gap_values >> k_gap) + 1
+    unary_cum = np.zeros(gap_count + 1, dtype=np.int64)  # unary bits before each gap
+    np.cumsum(unary_width, out=unary_cum[1:])
+    unary_total = unary_cum[first_gap + ngaps] - unary_cum[first_gap]
+    # bits per entry: gamma code, unary fields, remainders
+    entry_bits = unary_total + k_entry * ngaps
+    entry_bits[nonempty] += gwidth
     entry_start = np.cumsum(entry_bits) - entry_bits
     total = int(entry_bits.sum())
-    # unary fields of an entry follow its gamma code in order
-    unary_cum = np.cumsum(unary_width) - unary_width  # global exclusive cumsum
-    first_gap_of_entry = np.cumsum(counts - nonempty) - (counts - nonempty)
-    base_unary = unary_cum[np.minimum(first_gap_of_entry, max(gap_values.size - 1, 0))] \
-        if gap_values.size else np.zeros(nentries, dtype=np.int64)
     gamma_end = entry_start.copy()
     gamma_end[nonempty] += gwidth
-    unary_start = gamma_end[gap_entry] + unary_cum - base_unary[gap_entry]
-    unary_total = np.zeros(nentries, dtype=np.int64)
-    if gap_values.size:
-        unary_total = np.bincount(gap_entry, weights=unary_width,
-                                  minlength=nentries).astype(np.int64)
-    rem_start = gamma_end[gap_entry] + unary_total[gap_entry] + gap_rank * k_gap
+    # gap j of entry e: its unary field ends (with the terminating 1) after the gamma code and
+    # the unary fields of gaps 0..j; all remainders follow the unary fields, k bits each
+    unary_end = np.repeat(gamma_end - unary_cum[first_gap], ngaps) + unary_cum[1:]
+    gap_index = np.arange(gap_count, dtype=np.int64)
+    rem_start = np.repeat(gamma_end + unary_total - first_gap * k_entry, ngaps) + gap_index * k_gap
     remainders = gap_values & ((np.int64(1) << k_gap) - 1)
-    packer = BitPacker(total)
-    packer.add(entry_start[nonempty], firsts, gwidth)
-    packer.add_ones(unary_start + unary_width)
-    packer.add(rem_start, remainders, k_gap)
+    packer = BitPacker(total)  # gamma codes, unary terminators, remainders in one pass
+    packer.add(np.concatenate([entry_start[nonempty], unary_end - 1, rem_start]),
+               np.concatenate([firsts, np.ones(gap_count, dtype=np.int64), remainders]),
+               np.concatenate([gwidth, np.ones(gap_count, dtype=np.int64), k_gap]))
     return packer.tobytes(), entry_bits, k_list, total
 
 
