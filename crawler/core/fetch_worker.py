@@ -6,9 +6,15 @@ Layer: ``crawler.core``. The Celery task (``crawler.tasks.fetch_schedule_task``)
 
 As the seed describes it:
 
-* the schedule is downloaded a round (about 100 urls) at a time, concurrently; a crawl-delayed
-  host has at most one url per round, and the next round waits until the host's delay since its
-  last request has passed;
+* the schedule is downloaded a round (about 100 urls) at a time, concurrently;
+* a crawl-delayed host's urls are not in the rounds: each such host has a *lane* that requests
+  its urls one at a time, each (and each redirect hop) once the host's delay since its previous
+  request has passed, beside the rounds and for the whole schedule. When the rounds are done the
+  schedule waits for its lanes, at most ``LANE_GRACE_SECONDS`` or twice the longest delay; urls
+  whose request has not started by then go back to the queue server (deferred), except a lane's
+  first url, which is always fetched (a schedule of delayed urls only still makes progress). The
+  queue server gives a delayed host to one outstanding schedule at a time, so the lane's pacing
+  holds across fetchers;
 * each page is processed (MIME type, summary, links, robot metas, meta words, terms) into index
   documents: the page itself, and one link document per outlink, filed under the link's target;
 * everything is partitioned by the queue server that owns its host (documents by their url's
@@ -65,6 +71,10 @@ logger = logging.getLogger(__name__)
 # robots.txt requests of a schedule's new hosts run beside its rounds, and the schedule's last
 # batch waits for all of them: a new host may first cost a slow or failing DNS lookup
 ROBOTS_THREADS = 32
+# crawl-delayed hosts of a schedule requested at the same time (each lane mostly waits)
+LANE_THREADS = 16
+# after its rounds, a schedule waits this long (or twice the longest delay) for its lanes
+LANE_GRACE_SECONDS = 3.0
 SEEN_URLS_BEFORE_UPDATE_SCHEDULER = 380   # MEMORY_PROFILE (4) x 95
 SHIP_SECONDS = 4.0   # ...or after this long, so that discovered links return to the queue soon
 SLOW_SHARE_OF_DEADLINE = 1 / 3   # a download this share of the page deadline old is blocked
@@ -146,6 +156,145 @@ class _Outbox:
                     or self.fetched or self.deferred or self.stalls or self.counters)
 
 
+@dataclass(slots=True)
+class _Lane:
+    """The urls of one crawl-delayed host name in one schedule, requested in order."""
+
+    queue: deque[ScheduleEntry] = field(default_factory=deque)
+    running: bool = False   # a lane thread works on it (or is about to)
+    started: int = 0        # urls taken for fetching: from then on they are fetched, not deferred
+    stopped: bool = False   # its host stalled: the rest went back to the queue server
+
+
+class _DelayLanes:
+    """One serial lane per crawl-delayed host name of a schedule (see the module docstring).
+
+    A lane thread takes its host's urls in order. For each it waits until ``crawl_delay`` has
+    passed since the host's last request (``last_request``: host name -> time, which ``fetch``
+    updates after every request to the host, redirect hops included), then takes the url (from
+    then on it is fetched, never handed back) and fetches it with ``fetch``. Results wait in
+    :meth:`take_results` for the schedule's main thread. :meth:`stop` and :meth:`cancel` hand
+    back urls not taken yet. Thread-safe."""
+
+    def __init__(self, fetch: Callable[[ScheduleEntry], FetchResult],
+                 last_request: dict[str, float], clock: Callable[[], float],
+                 threads: int) -> None:
+        self._fetch = fetch
+        self._last = last_request
+        self._clock = clock
+        self._cond = threading.Condition()
+        self._lanes: dict[str, _Lane] = {}
+        self._results: list[tuple[ScheduleEntry, FetchResult]] = []
+        self._failures: list[BaseException] = []
+        self._cancelled = False
+        self._keep_first = True
+        self._pool = ThreadPoolExecutor(threads, thread_name_prefix="lane")
+
+    def add(self, entry: ScheduleEntry) -> None:
+        host = host_of(entry.url)
+        with self._cond:
+            if self._cancelled:
+                raise RuntimeError("lanes already cancelled")
+            lane = self._lanes.get(host)
+            if lane is None:
+                lane = self._lanes[host] = _Lane()
+            lane.queue.append(entry)
+            if not lane.running:
+                lane.running = True
+                self._pool.submit(self._run, host, lane)
+
+    def _run(self, host: str, lane: _Lane) -> None:
+        while True:
+            entry = self._take(host, lane)
+            if entry is None:
+                return
+            try:
+                result = self._fetch(entry)
+            except BaseException as exc:  # a bug: surfaces in the main thread
+                with self._cond:
+                    self._failures.append(exc)
+                    lane.running = False
+                    self._cond.notify_all()
+                return
+            with self._cond:
+                self._results.append((entry, result))
+                self._cond.notify_all()
+
+    def _take(self, host: str, lane: _Lane) -> ScheduleEntry | None:
+        """The lane's next url once its host may be requested; None when the lane is done."""
+        with self._cond:
+            while True:
+                protected = self._keep_first and lane.started == 0
+                if not lane.queue or lane.stopped or (self._cancelled and not protected):
+                    lane.running = False
+                    self._cond.notify_all()
+                    return None
+                entry = lane.queue[0]
+                last = self._last.get(host)
+                pause = 0.0 if last is None else last + entry.crawl_delay - self._clock()
+                if pause <= 0:
+                    lane.queue.popleft()
+                    lane.started += 1
+                    return entry
+                self._cond.wait(min(pause, 0.5))
+
+    def take_results(self) -> list[tuple[ScheduleEntry, FetchResult]]:
+        with self._cond:
+            if self._failures:
+                raise self._failures[0]
+            out, self._results = self._results, []
+            return out
+
+    def busy(self) -> bool:
+        """Any url not fetched yet, or any result not taken?"""
+        with self._cond:
+            return bool(self._results) or any(lane.running or lane.queue
+                                              for lane in self._lanes.values())
+
+    def longest_delay(self) -> float:
+        """The longest delay among the hosts that still have urls to fetch."""
+        with self._cond:
+            return max((entry.crawl_delay for lane in self._lanes.values()
+                        for entry in lane.queue), default=0.0)
+
+    def wait(self, timeout: float) -> None:
+        """Until a result comes in or a lane ends (at most ``timeout`` seconds)."""
+        with self._cond:
+            if not self._results and not self._failures:
+                self._cond.wait(timeout)
+
+    def stop(self, host: str) -> list[ScheduleEntry]:
+        """Hand back the urls of ``host`` not taken yet; the lane takes no more."""
+        with self._cond:
+            lane = self._lanes.get(host)
+            if lane is None:
+                return []
+            lane.stopped = True
+            out = list(lane.queue)
+            lane.queue.clear()
+            self._cond.notify_all()
+            return out
+
+    def cancel(self, keep_first: bool) -> list[ScheduleEntry]:
+        """Hand back every url not taken yet, except (``keep_first``) the first url of a lane
+        that has not taken one yet; the lanes take no more (urls taken are still fetched)."""
+        with self._cond:
+            self._cancelled = True
+            self._keep_first = keep_first
+            out: list[ScheduleEntry] = []
+            for lane in self._lanes.values():
+                keep = 1 if keep_first and lane.started == 0 and lane.queue else 0
+                kept = [lane.queue.popleft() for _ in range(keep)]
+                out.extend(lane.queue)
+                lane.queue.clear()
+                lane.queue.extend(kept)
+            self._cond.notify_all()
+            return out
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True)
+
+
 def hop_fetcher_for(config: FetchConfig, resolver: Resolver | None = None) -> Fetcher:
     """The Fetcher for crawl-delayed urls: it follows no redirect by itself, so that the
     worker can space every hop to a delayed host by the delay."""
@@ -208,15 +357,12 @@ class ScheduleWorker:
         # host name -> when it was last requested (crawl-delayed hosts only)
         self._last_request: dict[str, float] = {}
         self._batches = 0
-        # crawl-delayed urls: fetched one hop at a time (each redirect hop waits for the delay
-        # too) by a Fetcher that follows no redirect itself, beside the round's other urls
+        # crawl-delayed urls: fetched in their hosts' lanes one hop at a time (each redirect
+        # hop waits for the delay too) by a Fetcher that follows no redirect itself
         self._hop_fetcher = hop_fetcher
         self._own_hop_fetcher = False
-        self._delayed_pool: ThreadPoolExecutor | None = None
 
     def close(self) -> None:
-        if self._delayed_pool is not None:
-            self._delayed_pool.shutdown(wait=True)
         if self._own_hop_fetcher and self._hop_fetcher is not None:
             self._hop_fetcher.close()
         if self._own_fetcher:
@@ -236,8 +382,10 @@ class ScheduleWorker:
         when its downloads have finished or every one still in flight is blocked (see
         :mod:`crawler.core.fetch.hostwatch`); blocked downloads finish in the background and
         are handled when they do, and their hosts' remaining urls are deferred to the queue
-        server. Batches go out every ``ship_every`` pages or ``ship_seconds``, whichever
-        comes first."""
+        server. Crawl-delayed urls are fetched in their hosts' lanes beside the rounds and
+        handled as they come in; after the rounds the schedule waits a bounded time for the
+        lanes and defers what they did not start. Batches go out every ``ship_every`` pages
+        or ``ship_seconds``, whichever comes first."""
         started = self._clock()
         for origin, at in (last_requests or {}).items():
             key = host_of(origin)
@@ -248,7 +396,21 @@ class ScheduleWorker:
         host_errors: dict[str, int] = defaultdict(int)
         deferred: list[ScheduleEntry] = []
         skipped = 0
-        rounds = iter(schedule.rounds())
+        # crawl-delayed urls go to their hosts' lanes at once; the rounds keep the others
+        plain_rounds: list[list[ScheduleEntry]] = []
+        delayed: list[ScheduleEntry] = []
+        for round_entries in schedule.rounds():
+            plain = []
+            for e in round_entries:
+                if e.crawl_delay <= 0 or e.is_robots:
+                    plain.append(e)
+                elif origin_of(e.url) in skip:
+                    skipped += 1
+                else:
+                    delayed.append(e)
+            plain_rounds.append(plain)
+        rounds = iter(plain_rounds)
+        lanes = self._lanes() if delayed else None
         pending: deque[tuple[list[ScheduleEntry], Future[list[FetchResult | Future]]]] = deque()
         # robots.txt requests (new hosts: each may wait on DNS) do not hold up their round:
         # their results are handled as they arrive, all of them before the last batch
@@ -256,9 +418,10 @@ class ScheduleWorker:
         # blocked downloads of earlier rounds, handled when they finish
         stragglers: list[tuple[ScheduleEntry, Future[FetchResult]]] = []
         state = "more"
+        lane_deferred = 0
 
         def handle(entry: ScheduleEntry, result: FetchResult, blocked: bool = False) -> None:
-            nonlocal fetched, errors, documents, since_ship
+            nonlocal fetched, errors, documents, since_ship, last_ship
             if not entry.is_robots:
                 self.watch.record(origin_of(entry.url), result, blocked=blocked)
             failed, docs = self._handle(entry, result, origin_server)
@@ -268,6 +431,22 @@ class ScheduleWorker:
             if failed:
                 errors += 1
                 host_errors[origin_of(entry.url)] += 1
+            # checked after every page: processing a round takes seconds
+            now = time.monotonic()
+            if since_ship >= self._ship_every or (
+                    since_ship and now - last_ship >= self._ship_seconds):
+                self._flush(schedule, origin_server, done=False)
+                since_ship = 0
+                last_ship = now
+
+        def handle_lane(entry: ScheduleEntry, result: FetchResult) -> None:
+            # a lane's download time excludes its waits for the delay: only a download that
+            # is itself slow counts as a stall, and then the host's other urls go back
+            handle(entry, result)
+            origin = origin_of(entry.url)
+            if lanes is not None and (self.watch.stalled(origin)
+                                      or host_errors[origin] >= DOWNLOAD_ERROR_THRESHOLD):
+                deferred.extend(lanes.stop(host_of(entry.url)))
 
         def handle_finished(wait: bool) -> None:
             keep = []
@@ -284,6 +463,9 @@ class ScheduleWorker:
                 else:
                     late.append((entry, future))
             stragglers[:] = late
+            if lanes is not None:
+                for entry, result in lanes.take_results():
+                    handle_lane(entry, result)
 
         def finish_straggler(entry: ScheduleEntry, result: FetchResult) -> None:
             if isinstance(result.error, Cancelled):
@@ -291,61 +473,82 @@ class ScheduleWorker:
             else:
                 handle(entry, result, blocked=True)
 
-        with ThreadPoolExecutor(1, thread_name_prefix="round") as ahead, \
-                ThreadPoolExecutor(ROBOTS_THREADS, thread_name_prefix="robots") as robots_pool:
-            def submit_next() -> str:
-                nonlocal skipped
-                for round_entries in rounds:
-                    if not self._continue():
-                        return "stopped"
-                    entries = []
-                    for e in round_entries:
-                        origin = origin_of(e.url)
-                        if host_errors[origin] >= DOWNLOAD_ERROR_THRESHOLD:
-                            continue
-                        if origin in skip:
-                            skipped += 1
-                        elif e.is_robots:
-                            robots.append((e, robots_pool.submit(
-                                self._fetcher.fetch, FetchRequest(e.url, etag=e.etag))))
-                        elif self.watch.stalled(origin):
-                            deferred.append(e)  # back off: the queue server has it again
-                        else:
-                            entries.append(e)
-                    if entries:
-                        pending.append((entries, ahead.submit(self._fetch_round, entries)))
-                        return "more"
-                return "end"
+        try:
+            for entry in delayed:
+                lanes.add(entry)  # type: ignore[union-attr]
+            with ThreadPoolExecutor(1, thread_name_prefix="round") as ahead, \
+                    ThreadPoolExecutor(ROBOTS_THREADS, thread_name_prefix="robots") as pool:
+                def submit_next() -> str:
+                    nonlocal skipped
+                    for round_entries in rounds:
+                        if not self._continue():
+                            return "stopped"
+                        entries = []
+                        for e in round_entries:
+                            origin = origin_of(e.url)
+                            if host_errors[origin] >= DOWNLOAD_ERROR_THRESHOLD:
+                                continue
+                            if origin in skip:
+                                skipped += 1
+                            elif e.is_robots:
+                                robots.append((e, pool.submit(
+                                    self._fetcher.fetch, FetchRequest(e.url, etag=e.etag))))
+                            elif self.watch.stalled(origin):
+                                deferred.append(e)  # back off: the queue server has it again
+                            else:
+                                entries.append(e)
+                        if entries:
+                            pending.append((entries, ahead.submit(self._fetch_plain, entries)))
+                            return "more"
+                    return "end"
 
-            state = submit_next()
-            while pending or robots or stragglers:
-                if not pending:
+                state = submit_next()
+                while pending or robots or stragglers:
+                    if not pending:
+                        if state == "more":
+                            state = submit_next()
+                            continue
+                        handle_finished(wait=False)
+                        if robots:
+                            handle_finished(wait=True)
+                        break
+                    entries, future = pending.popleft()
+                    results = future.result()
+                    # blocked downloads were recorded as stalls by _fetch_plain, so the next
+                    # round (chosen now) already leaves their hosts out
                     if state == "more":
                         state = submit_next()
-                        continue
+                    for entry, result in zip(entries, results, strict=True):
+                        if isinstance(result, Future):
+                            stragglers.append((entry, result))
+                            continue
+                        handle(entry, result)
                     handle_finished(wait=False)
-                    if robots:
-                        handle_finished(wait=True)
-                    break
-                entries, future = pending.popleft()
-                results = future.result()
-                # blocked downloads were recorded as stalls by _fetch_round, so the next round
-                # (chosen now) already leaves their hosts out
-                if state == "more":
-                    state = submit_next()
-                for entry, result in zip(entries, results, strict=True):
-                    if isinstance(result, Future):
-                        stragglers.append((entry, result))
-                        continue
-                    handle(entry, result)
-                    # checked after every page: processing a round takes seconds
-                    now = time.monotonic()
-                    if since_ship >= self._ship_every or (
-                            since_ship and now - last_ship >= self._ship_seconds):
-                        self._flush(schedule, origin_server, done=False)
-                        since_ship = 0
-                        last_ship = now
-                handle_finished(wait=False)
+            if lanes is not None:
+                # the lanes get a little longer than the rounds; then what they have not
+                # started goes back to the queue (a lane's first url is always fetched)
+                if state != "stopped":
+                    deadline = time.monotonic() + max(LANE_GRACE_SECONDS,
+                                                      2 * lanes.longest_delay())
+                    next_check = time.monotonic() + 1.0
+                    while lanes.busy() and (now := time.monotonic()) < deadline:
+                        if now >= next_check:
+                            if not self._continue():
+                                state = "stopped"
+                                break
+                            next_check = now + 1.0
+                        lanes.wait(min(0.25, deadline - now))
+                        handle_finished(wait=False)
+                taken = lanes.cancel(keep_first=state != "stopped")
+                lane_deferred = len(taken)
+                deferred.extend(taken)
+                while lanes.busy():  # requests already started, and first urls
+                    lanes.wait(0.25)
+                    handle_finished(wait=False)
+        finally:
+            if lanes is not None:
+                lanes.cancel(keep_first=False)
+                lanes.close()
         stopped = state == "stopped"
         # Downloads still blocked at the end are not waited for: their urls go back to the
         # queue like the host's other remaining urls (a result that comes later is dropped;
@@ -372,8 +575,9 @@ class ScheduleWorker:
                                        <= self.watch.times(o).stalls))
         if deferred and not stopped:  # a stopped schedule is handed out again whole
             own.deferred.extend(deferred_to_wire(e) for e in deferred)
-            logger.info("schedule %s: %d urls of %d stalled hosts deferred", schedule.id,
-                        len(deferred), len(stalls))
+            logger.info("schedule %s: %d urls deferred (%d of stalled hosts, %d not reached "
+                        "in crawl-delayed hosts' lanes)", schedule.id, len(deferred),
+                        len(deferred) - lane_deferred, lane_deferred)
         if skipped:
             own.counters["skipped_dropped_hosts"] += skipped
         self._flush(schedule, origin_server, done=not stopped)
@@ -382,29 +586,11 @@ class ScheduleWorker:
 
     # --- downloading --------------------------------------------------------------------
 
-    def _fetch_round(self, entries: Sequence[ScheduleEntry]) -> list[FetchResult | Future]:
-        """Download one round: crawl-delayed urls each wait for their host's delay (in their
-        own threads), the others start at once. A download still in flight ``slow_seconds``
-        after the round started is blocked: its host is recorded as stalled and its future
-        is returned in place of a result (the round does not wait for it)."""
-        delayed = [i for i, e in enumerate(entries) if e.crawl_delay > 0]
-        if not delayed:
-            return self._fetch_plain(entries)
-        if self._delayed_pool is None:
-            self._delayed_pool = ThreadPoolExecutor(4, thread_name_prefix="delayed")
-            if self._hop_fetcher is None and self._own_fetcher:
-                self._hop_fetcher = hop_fetcher_for(self._fetch_config, self._resolver)
-                self._own_hop_fetcher = True
-        futures = {i: self._delayed_pool.submit(self._fetch_delayed, entries[i])
-                   for i in delayed}
-        plain = [i for i in range(len(entries)) if i not in futures]
-        results: list[FetchResult | Future | None] = [None] * len(entries)
-        for i, result in zip(plain, self._fetch_plain([entries[i] for i in plain]),
-                             strict=True):
-            results[i] = result
-        for i, future in futures.items():
-            results[i] = future.result()
-        return results  # type: ignore[return-value]
+    def _lanes(self) -> _DelayLanes:
+        if self._hop_fetcher is None and self._own_fetcher:
+            self._hop_fetcher = hop_fetcher_for(self._fetch_config, self._resolver)
+            self._own_hop_fetcher = True
+        return _DelayLanes(self._fetch_paced, self._last_request, self._clock, LANE_THREADS)
 
     def _fetch_plain(self, entries: Sequence[ScheduleEntry]) -> list[FetchResult | Future]:
         """Start every download at once and wait while any is *active*: in flight for less
@@ -453,29 +639,33 @@ class ScheduleWorker:
             if pause > 0:
                 self._sleep(min(pause, 120.0))
 
-    def _fetch_delayed(self, entry: ScheduleEntry) -> FetchResult:
-        """A crawl-delayed url: wait for the delay, then fetch it; a redirect to the same host
-        name waits for the delay again before the next hop (up to max_redirects hops)."""
+    def _fetch_paced(self, entry: ScheduleEntry) -> FetchResult:
+        """A crawl-delayed url, in its host's lane once the delay has passed: fetch it; a
+        redirect to the same host name waits for the delay again before the next hop (up to
+        max_redirects hops). The result's ``elapsed`` is the time spent downloading (the
+        hops' times), not the waits between hops."""
         host = host_of(entry.url)
         hop_fetcher = self._hop_fetcher
-        self._wait_for_host(host, entry.crawl_delay)
         if hop_fetcher is None:  # an injected Fetcher: it follows the redirects itself
-            result = self._fetcher.fetch(FetchRequest(entry.url, etag=entry.etag))
-            self._last_request[host] = self._clock()
-            return result
-        started = self._clock()
+            try:
+                return self._fetcher.fetch(FetchRequest(entry.url, etag=entry.etag))
+            finally:
+                self._last_request[host] = self._clock()
+        spent = 0.0
         hops: list[Any] = []
         visited = {normalize_url(entry.url)}
         url, etag = entry.url, entry.etag
         max_redirects = self._fetch_config.max_redirects
         while True:
-            result = hop_fetcher.fetch(FetchRequest(url, etag=etag))
-            target_host = host_of(url)
-            if target_host == host:
-                self._last_request[host] = self._clock()
+            try:
+                result = hop_fetcher.fetch(FetchRequest(url, etag=etag))
+            finally:
+                if host_of(url) == host:
+                    self._last_request[host] = self._clock()
+            spent += max(0.0, result.elapsed)
             if not (isinstance(result.error, TooManyRedirects) and result.redirects):
                 return replace(result, url=entry.url, redirects=(*hops, *result.redirects),
-                               elapsed=self._clock() - started)
+                               elapsed=spent)
             hop = result.redirects[-1]
             hops.append(hop)
             error: Exception | None = None
@@ -485,7 +675,7 @@ class ScheduleWorker:
                 error = RedirectLoop(f"redirect loop: {url} -> {hop.target}", url=hop.target)
             if error is not None:
                 return replace(result, url=entry.url, redirects=tuple(hops), error=error,
-                               elapsed=self._clock() - started)
+                               elapsed=spent)
             visited.add(normalize_url(hop.target))
             url, etag = hop.target, None
             if host_of(url) == host:

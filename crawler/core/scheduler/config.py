@@ -26,6 +26,7 @@ NON_HTML_TIER_PENALTY = 1
 MAX_URL_BUFFER_BEFORE_WRITE = 500
 MAX_URL_FILE_SIZE = 1_000_000
 CRAWL_TIMEOUT = 1800.0              # an unacknowledged schedule is handed out again after this
+DELAYED_SCHEDULE_SECONDS = 30.0     # how long a schedule is expected to keep a delayed host busy
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +45,11 @@ class SchedulerConfig:
     with a need score go to the needy lane, ordered by
     ``importance_weight * importance + need_weight * log(1 + need)`` and scheduled before the
     tiers (at most ``needy_lane_size`` urls; the lowest spill into their tiers).
+
+    Crawl-delayed hosts: a schedule holds at most ``ceil(delayed_schedule_seconds / delay)``
+    urls of one such host (at least one), about what a fetcher requesting the host once per
+    delay gets through while it works on the schedule (the fetcher hands back what it did not
+    get to).
     """
 
     order: CrawlOrder = CrawlOrder.HOST_BUDGETING
@@ -76,6 +82,7 @@ class SchedulerConfig:
     shingle_width: int = 2
     shingle_rho: float = 0.5
     needy_lane_size: int = 100_000
+    delayed_schedule_seconds: float = DELAYED_SCHEDULE_SECONDS
 
     def __post_init__(self) -> None:
         checks = (
@@ -103,6 +110,7 @@ class SchedulerConfig:
             (self.shingle_width >= 1, "shingle_width must be at least 1"),
             (0.0 < self.shingle_rho <= 1.0, "shingle_rho must be in (0, 1]"),
             (self.needy_lane_size >= 1, "needy_lane_size must be positive"),
+            (self.delayed_schedule_seconds > 0, "delayed_schedule_seconds must be positive"),
         )
         for ok, message in checks:
             if not ok:

@@ -53,11 +53,20 @@ committed lengths, delete files the checkpoint does not know, replay journal <g>
 flushes and fsyncs url files, writes the generation-<g+1> files and an empty journal, then
 renames CURRENT (the commit point), then deletes generation <g> and url files already read.
 
+Crawl-delayed hosts. The seed spaces a delayed host's urls a request round (100 slots) apart,
+so a 5000-url schedule holds at most 50 of them and each round waits for the delay. Here the
+pacing is by time instead: a schedule holds at most ``ceil(delayed_schedule_seconds / delay)``
+urls of a delayed host (at least one, in any slots), and the fetcher requests them one at a time
+in the host's own lane, each once the delay since the host's previous request has passed
+(:mod:`crawler.core.fetch_worker`); urls it did not get to before the rest of the schedule was
+done come back deferred (:meth:`CrawlQueue.requeue`). Further urls of a host that has an
+outstanding schedule are parked in CrawlDelayedHosts until that schedule is acknowledged.
+
 Invariants: a url enters UrlQueue only after its host's robots rules allowed it (unless robots
-are ignored); a crawl-delayed host has at most one outstanding schedule and its urls in a
-schedule are at least ``round_size`` slots apart; a url handed out in a schedule is handed out
-again only in that same schedule (same id) after a timeout, never after the schedule was
-acknowledged.
+are ignored); a crawl-delayed host has at most one outstanding schedule (so the one fetcher
+holding it paces every request to it) and at most ``ceil(delayed_schedule_seconds / delay)``
+urls in it; a url handed out in a schedule is handed out again only in that same schedule (same
+id) after a timeout, never after the schedule was acknowledged.
 """
 
 from __future__ import annotations
@@ -82,7 +91,7 @@ from ..crawl import CrawlOrder, CrawlPolicy, RobotsBehaviour
 from . import opic
 from .bloom import BloomFilter, url_digests, url_hashes
 from .cldtable import CldTable
-from .config import SchedulerConfig
+from .config import DELAYED_SCHEDULE_SECONDS, SchedulerConfig
 from .errors import (
     CorruptQueueError,
     InvalidUrlError,
@@ -1191,7 +1200,8 @@ class CrawlQueue:
 
 
 class _Builder:
-    """Fills one schedule: slot placement with crawl-delay spacing, limits, recrawl checks."""
+    """Fills one schedule: slot placement, crawl-delayed hosts' shares, limits, recrawl
+    checks."""
 
     def __init__(self, queue: CrawlQueue, sid: str, now: float) -> None:
         cfg = queue._cfg
@@ -1199,7 +1209,6 @@ class _Builder:
         self.sid = sid
         self.now = now
         self.size = cfg.schedule_size
-        self.round = cfg.round_size
         self.follow = cfg.robots is not RobotsBehaviour.IGNORE
         self.recrawl = cfg.recrawl_enabled
         self.budget = (cfg.max_pages - queue._counters["scheduled"]) if cfg.max_pages else math.inf
@@ -1207,8 +1216,11 @@ class _Builder:
                         if cfg.max_cld_share < 1.0 else 0)
         self.cld_counts: dict[int, int] = {}
         self.pos = 0
-        self.occupied: set[int] = set()
-        self.next_slot: dict[str, int] = {}
+        # seconds of a schedule a delayed host's urls may fill (an older checkpoint's
+        # configuration, read while replaying its journal, has no such field)
+        self.delayed_seconds = getattr(cfg, "delayed_schedule_seconds",
+                                       DELAYED_SCHEDULE_SECONDS)
+        self.delayed_counts: dict[str, int] = {}
         self.entries: list[ScheduleEntry] = []
         self.delayed_hosts: dict[str, None] = {}
         self.robots_origins: list[str] = []
@@ -1222,25 +1234,19 @@ class _Builder:
     def place(self, url: str, depth: int, weight: float, tier: int, delay: float,
               etag: str | None, *, robots: bool = False, origin: str = "",
               policy: str = CrawlPolicy.DEFAULT.value, policy_depth: int = 0) -> bool:
-        """Put a url in the next free slot (a crawl-delayed one at least a round after its
-        host's previous slot). False when there is no slot for it."""
+        """Put a url in the next slot. False when there is none for it: the schedule is full,
+        or the url's host is crawl-delayed and already has its share of the schedule,
+        ``ceil(delayed_schedule_seconds / delay)`` urls (the fetcher paces them by time)."""
+        if self.pos >= self.size:
+            return False
         if delay > 0:
-            slot = max(self.pos, self.next_slot.get(origin, 0))
-            while slot in self.occupied:
-                slot += 1
-            if slot >= self.size:
+            count = self.delayed_counts.get(origin, 0)
+            if count >= max(1, math.ceil(self.delayed_seconds / delay)):
                 return False
-            self.next_slot[origin] = slot + self.round
+            self.delayed_counts[origin] = count + 1
             self.delayed_hosts[origin] = None
-        else:
-            slot = self.pos
-        if slot == self.pos:
-            self.pos += 1
-            while self.pos in self.occupied:
-                self.occupied.discard(self.pos)
-                self.pos += 1
-        else:
-            self.occupied.add(slot)
+        slot = self.pos
+        self.pos += 1
         self.entries.append(ScheduleEntry(url, depth, weight, tier, delay, etag, slot, policy,
                                           policy_depth))
         if robots:

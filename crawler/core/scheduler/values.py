@@ -47,10 +47,11 @@ class DiscoveredUrl:
 class ScheduleEntry:
     """One url of a schedule.
 
-    ``slot`` is the url's position in the schedule (0-based). Slots may have holes: urls of a
-    crawl-delayed host are at least ``round_size`` slots apart, so a fetcher that downloads
-    ``round_size`` urls per round should batch by ``slot // round_size`` (see
-    :meth:`Schedule.rounds`). ``weight`` is the url's link weight (host budgeting and
+    ``slot`` is the url's position in the schedule (0-based); a fetcher that downloads
+    ``round_size`` urls per round batches by ``slot // round_size`` (see
+    :meth:`Schedule.rounds`). ``crawl_delay`` > 0 marks a crawl-delayed host's url: the fetcher
+    requests such a host's urls one at a time, ``crawl_delay`` seconds apart, whatever their
+    slots. ``weight`` is the url's link weight (host budgeting and
     breadth-first) or its OPIC cash; ``etag`` is set for a conditional re-fetch. ``policy`` and
     ``policy_depth`` are the crawl policy the url was queued under; the fetcher passes them on
     to the links it finds (:func:`crawler.core.policy.child_policy`).

@@ -12,6 +12,7 @@ from crawler.core.scheduler import (
     CorruptQueueError,
     DiscoveredUrl,
     QueueLockedError,
+    SchedulerConfig,
     SchedulerConfigError,
 )
 from crawler.core.siterules import SiteRules, parse_site_rules
@@ -123,15 +124,15 @@ def _delayed_setup(queue) -> None:  # type: ignore[no-untyped-def]
                          + [DiscoveredUrl(f"http://fast.com/{i}", 1, 0) for i in range(1000)])
 
 
-def test_crawl_delay_spacing_and_parking(make_queue) -> None:  # type: ignore[no-untyped-def]
+def test_crawl_delay_share_and_parking(make_queue) -> None:  # type: ignore[no-untyped-def]
+    # time-based share (was: one url per 100-slot round): a host with a 5 s delay gets
+    # ceil(delayed_schedule_seconds / 5) urls of a schedule, in any slots
     queue = make_queue(robots=RobotsBehaviour.ALWAYS_FOLLOW, schedule_size=500, round_size=100)
+    assert queue.config.delayed_schedule_seconds == 30.0
     _delayed_setup(queue)
     first = queue.next_schedule()
     slow = [e for e in first.entries if e.url.startswith("http://slow.com")]
-    assert len(slow) == 5 and all(e.crawl_delay == 5.0 for e in slow)
-    slots = [e.slot for e in slow]
-    assert all(b - a >= 100 for a, b in zip(slots, slots[1:], strict=False))
-    assert len({e.slot // 100 for e in slow}) == 5
+    assert len(slow) == 6 and all(e.crawl_delay == 5.0 for e in slow)
     assert len(first) == 500 and len({e.slot for e in first.entries}) == 500
     stats = queue.stats()
     assert stats.crawl_delayed > 0 and stats.delayed_hosts == 1
@@ -148,6 +149,20 @@ def test_crawl_delay_spacing_and_parking(make_queue) -> None:  # type: ignore[no
                                        + [f"http://slow.com/{i}" for i in range(30)])
 
 
+def test_crawl_delay_share_follows_the_expected_schedule_time(make_queue) -> None:  # type: ignore[no-untyped-def]
+    queue = make_queue(robots=RobotsBehaviour.ALWAYS_FOLLOW, schedule_size=500,
+                       delayed_schedule_seconds=12.0)
+    _delayed_setup(queue)
+    counts = []
+    while (schedule := queue.next_schedule()) is not None:
+        counts.append(sum(u.startswith("http://slow.com") for u in schedule.urls))
+        queue.acknowledge(schedule.id)
+    # ceil(12 / 5) = 3 per schedule, until the host's 31 urls are all out
+    assert max(counts) == 3 and sum(counts) == 31
+    with pytest.raises(SchedulerConfigError):
+        SchedulerConfig(delayed_schedule_seconds=0)
+
+
 def test_error_threshold_delays_a_host(make_queue) -> None:  # type: ignore[no-untyped-def]
     queue = make_queue(robots=IGNORE, schedule_size=300)
     queue.add_seeds([f"http://bad.com/{i}" for i in range(10)])
@@ -156,7 +171,8 @@ def test_error_threshold_delays_a_host(make_queue) -> None:  # type: ignore[no-u
     queue.add_seeds([f"http://bad.com/more/{i}" for i in range(10)])
     queue.report_host_errors("http://bad.com/any/url", 50)
     schedule = queue.next_schedule()
-    assert [e.crawl_delay for e in schedule.entries] == [20.0] * 3   # slots 0, 100, 200
+    # delayed 20 s: ceil(30 s / 20 s) = 2 urls of the host per schedule
+    assert [e.crawl_delay for e in schedule.entries] == [20.0] * 2
     with pytest.raises(ValueError):
         queue.report_host_errors("bad.com", 50)       # a bare host is ambiguous
 
@@ -347,7 +363,9 @@ def test_invalid_urls_are_dropped_not_fatal(make_queue) -> None:  # type: ignore
 
 
 def test_opic_state_and_parked_urls_survive_a_crash(make_queue, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    settings = {"order": CrawlOrder.OPIC, "schedule_size": 250, "round_size": 100}
+    # a 3 s delay and 9 s of schedule: three urls of slow.com per schedule (was: one a round)
+    settings = {"order": CrawlOrder.OPIC, "schedule_size": 250, "round_size": 100,
+                "delayed_schedule_seconds": 9.0}
     queue = make_queue(**settings)
     queue.add_seeds(["http://slow.com/", "http://fast.com/"])
     robots = queue.next_schedule()
@@ -362,7 +380,7 @@ def test_opic_state_and_parked_urls_survive_a_crash(make_queue, tmp_path: Path) 
     slow = [e for e in first.entries if e.url.startswith("http://slow.com")]
     # cash 1.0, then 0.5 and 0.5 (ties in arrival order)
     assert [e.url for e in slow] == ["http://slow.com/0", "http://slow.com/", "http://slow.com/1"]
-    assert [e.slot for e in slow] == [0, 100, 200]
+    assert [e.slot for e in slow] == [0, 1, 3]   # fast.com/ (cash 0.5) took slot 2
     assert queue.stats().crawl_delayed == 8
     crashed = tmp_path / "crashed"
     shutil.copytree(tmp_path / "q", crashed)
