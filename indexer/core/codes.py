@@ -83,11 +83,11 @@ class BitPacker:
         low = (values << shift) & 0xFFFFFFFF
         high = values >> (32 - shift)
         size = self._words.size
-        self._words += np.bincount(last_word, weights=low.astype(np.float64), minlength=size)
         spill = np.flatnonzero(high)
-        if spill.size:
-            self._words += np.bincount(last_word[spill] - 1,
-                                       weights=high[spill].astype(np.float64), minlength=size)
+        if spill.size:  # one scatter-add for both parts
+            last_word = np.concatenate([last_word, last_word[spill] - 1])
+            low = np.concatenate([low, high[spill]])
+        self._words += np.bincount(last_word, weights=low, minlength=size)
 
     def tobytes(self) -> bytes:
         out = self._words.astype(np.uint64).astype(">u4").tobytes()
