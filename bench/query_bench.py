@@ -21,7 +21,7 @@ bench/relevance_eval.py crawled before the crawler's code changed) instead of th
 ``--shard-index`` does the same for the 3 shards' bundles, ``--large-index`` for the large
 tier. ``--default-only`` skips the large
 tier and the 3 shards (each needs a crawl of its own), ``--no-large`` the large tier.
-``--runs`` times the default tier N times (default 3) and reports the median of each
+``--runs`` times each configuration N times (default 3) and reports the median of each
 percentile (with ``--http``: N passes, each query timed bare then through the page); the
 machine is shared, so one pass is noisy.
 Prints ``name: value unit`` lines and ``target:`` lines (our p95 <= Whoosh's p95, both measured
@@ -78,10 +78,6 @@ def measure(searcher: Searcher, queries: list[str], snippets: bool) -> list[floa
 
 def percentiles(lat: list[float]) -> dict[str, float]:
     return {k: 1000 * percentile(lat, q) for k, q in (("p50", .5), ("p95", .95), ("p99", .99))}
-
-
-def report(name: str, lat: list[float]) -> dict[str, float]:
-    return report_percentiles(name, percentiles(lat))
 
 
 def report_percentiles(name: str, p: dict[str, float]) -> dict[str, float]:
@@ -242,8 +238,8 @@ def main() -> int:
     ap.add_argument("--no-large", action="store_true",
                     help="skip the large tier (its crawl takes the better part of an hour)")
     ap.add_argument("--runs", type=int, default=3,
-                    help="timed passes over the default tier, or with --http over the bare "
-                         "query and the page (median of each percentile)")
+                    help="timed passes over each configuration, or with --http over the "
+                         "bare query and the page (median of each percentile)")
     args = ap.parse_args()
     queries = [q for _, q in rel.load_queries()]
     sys.stdout.write(f"queries: {len(queries)} queries\n")
@@ -267,8 +263,10 @@ def main() -> int:
             sys.stdout.write(f"large_build: 0 built ({type(exc).__name__}: {exc})\n")
         else:
             big_searcher = Searcher([LocalShard(IndexBundleReader(big))])
-            large = report("large_top10", measure(big_searcher, queries, snippets=False))
-            report("large_snippets", measure(big_searcher, queries, snippets=True))
+            large = report_percentiles("large_top10", median_of_runs(
+                big_searcher, queries, False, args.runs))
+            report_percentiles("large_snippets", median_of_runs(big_searcher, queries, True,
+                                                                args.runs))
     else:
         sys.stdout.write("large_tier: 0 installed (skipped: setup.sh --large not run)\n")
 
@@ -287,8 +285,9 @@ def main() -> int:
         servers.append(srv)
     if servers:
         net = Searcher([HttpShard(s.url, TOKEN, name=f"qs{i}") for i, s in enumerate(servers)])
-        shards3 = report("shards3_top10", measure(net, queries, snippets=False))
-        report("shards3_snippets", measure(net, queries, snippets=True))
+        shards3 = report_percentiles("shards3_top10",
+                                     median_of_runs(net, queries, False, args.runs))
+        report_percentiles("shards3_snippets", median_of_runs(net, queries, True, args.runs))
     for srv in servers:
         srv.shutdown()
 
