@@ -25,7 +25,7 @@ import numpy.typing as npt
 
 from indexer.core.grouping import documents_after
 from indexer.core.ids import DOC_ID_LEN, DOC_TYPE, DocType
-from indexer.core.reader import IndexBundleReader
+from indexer.core.reader import CollectionStats, IndexBundleReader
 from indexer.core.text import TextAnalyzer
 
 from .blocks import Column, decode_column_positions, key_index, key_partition, make_keys
@@ -305,8 +305,18 @@ class LocalShard:
         self._decoded_size = 0
         self._decoded_sizes: dict[tuple[str, bool], int] = {}
         self._heads: dict[bytes, tuple[dict[str, Any] | None]] = {}
+        self._stats: tuple[object, CollectionStats] | None = None
         # a reader loads files lazily and shares file handles: one query at a time
         self.lock = threading.RLock()
+
+    def collection_stats(self) -> CollectionStats:
+        """The reader's collection statistics, summed once per snapshot of the bundle (the
+        reader sums every partition's document lengths each time it is asked; a refreshed
+        reader has a new partition list)."""
+        kept = self._stats
+        if kept is None or kept[0] is not self.reader.partitions:
+            kept = self._stats = (self.reader.partitions, self.reader.collection_stats())
+        return kept[1]
 
     def _features(self, partition: int, index: IntArray, lang: str) -> _UrlFeatures:
         """The url features of ``partition``'s entries, with entries ``index`` filled (their
@@ -522,7 +532,7 @@ class LocalShard:
     def _candidates(self, parsed: ParsedQuery, n: int, options: SearchOptions) -> Candidates:
         reader = self.reader
         terms, mult = query_word_terms(parsed)
-        stats = reader.collection_stats()
+        stats = self.collection_stats()
         if stats.documents == 0 or parsed.is_empty:
             return Candidates.empty(self.name, terms)
         budget = Budget(options.intersect_time_budget)

@@ -33,6 +33,9 @@ class UncachedShard(LocalShard):
         self._url_features.clear()
         return super()._bonuses(*args, **kwargs)
 
+    def collection_stats(self):
+        return self.reader.collection_stats()
+
 
 @pytest.fixture(scope="module")
 def reader(tmp_path_factory):
@@ -69,3 +72,14 @@ def test_candidates_equal_with_and_without_caches(reader):
                 [(r.url, r.title, r.score) for r in rb.results], q
     assert cached._decoded and any("region_at" in d.memo for d in cached._decoded.values())
     assert all(d.docs == 0 for d in plain._decoded.values())  # only empty lists
+
+
+def test_kept_collection_stats_follow_the_reader(tmp_path):
+    docs = [text_doc(f"https://s.test/{i}", f"page {i}", "thread queue " * (i + 1))
+            for i in range(5)]
+    shard = LocalShard(build(tmp_path / "s", docs))
+    assert shard.collection_stats() == shard.reader.collection_stats()
+    assert shard.collection_stats() is shard.collection_stats()
+    shard.reader.refresh()  # a new snapshot: the statistics are summed again
+    kept = shard.collection_stats()
+    assert kept == shard.reader.collection_stats() and shard._stats[0] is shard.reader.partitions
