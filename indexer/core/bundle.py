@@ -35,8 +35,7 @@ import logging
 import os
 import struct
 import zlib
-from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from itertools import chain
 from pathlib import Path
@@ -143,20 +142,6 @@ def encode_document(doc: IndexDocument, level: int = SUMMARY_COMPRESSION_LEVEL
 
 SMALL_DOC_TERMS = 64
 _BLOB_HEAD = struct.Struct(">IIIIIB")
-
-
-_POOL: tuple[int, ThreadPoolExecutor] | None = None
-
-
-def _background(call: Callable[..., Any], *args: Any) -> Future[Any]:
-    """Run ``call(*args)`` on the process's helper thread (created on first use, and again
-    in a forked child, which does not inherit threads). Used for work that mostly runs
-    outside the GIL (fsync, zlib) while the caller computes."""
-    global _POOL
-    if _POOL is None or _POOL[0] != os.getpid():
-        _POOL = (os.getpid(), ThreadPoolExecutor(max_workers=1,
-                                                 thread_name_prefix="index-writer"))
-    return _POOL[1].submit(call, *args)
 
 
 def _compress_all(texts: list[bytes], level: int, wbits: int) -> list[bytes]:
@@ -336,10 +321,9 @@ def _prepare_documents(docs: list[IndexDocument], level: int) -> _Pending:
     """Encode a batch of documents: summaries and cached pages gzipped one by one, terms,
     positions and meta words gathered into batch arrays, index blobs from those arrays."""
     n = len(docs)
-    texts = [json.dumps(doc.summary, separators=(",", ":"), ensure_ascii=False,
-                        default=_json_default).encode("utf-8") for doc in docs]
-    # the summaries compress on the helper thread while this one builds the index blobs
-    summaries = _background(_compress_all, texts, level, 31)
+    summaries = _compress_all([json.dumps(doc.summary, separators=(",", ":"),
+                                          ensure_ascii=False, default=_json_default
+                                          ).encode("utf-8") for doc in docs], level, 31)
     caches = [_gzip(doc.cached_page, level) if doc.cached_page else b"" for doc in docs]
     term_maps = [doc.terms for doc in docs]
     values = list(chain.from_iterable(t.values() for t in term_maps))
@@ -354,8 +338,7 @@ def _prepare_documents(docs: list[IndexDocument], level: int) -> _Pending:
         np.fromiter(chain.from_iterable(values), dtype=np.int64, count=int(counts.sum())),
         list(chain.from_iterable(metas)), np.fromiter(map(len, metas), dtype=np.int64, count=n))
     _validate_batch(batch, [doc.url for doc in docs])
-    blobs = _encode_blobs(batch)
-    return _Pending(batch, summaries.result(), caches, blobs, [doc.url for doc in docs])
+    return _Pending(batch, summaries, caches, _encode_blobs(batch), [doc.url for doc in docs])
 
 
 def _check_encoded(item: EncodedDocument) -> DocIndexData:
@@ -551,12 +534,8 @@ class IndexBundleWriter:
         links = sum(1 for doc_id in batch.doc_ids if doc_id[DOC_TYPE] == DocType.LINK)
         store = self.documents.add(batch.doc_ids, pending.summaries, pending.caches,
                                    pending.blobs, links)
-        # the commit waits for the disk (fsync releases the GIL) while this thread numbers
-        # the batch's terms; the documents join the partition only once the commit returned
-        committing = _background(self.documents.commit)
-        chunk = ActiveDocs.chunk(batch, self._vocab, store)
-        committing.result()
-        self._docs.add_chunk(chunk)
+        self.documents.commit()
+        self._docs.add(batch, self._vocab, store)
         self._since_refresh += len(pending)
 
     # -- derived files ----------------------------------------------------------------------
