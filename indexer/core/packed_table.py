@@ -446,7 +446,7 @@ def _unpack_columns_fast(tool: PackedTableTool, data: bytes, k: int, r: int
         return [], np.zeros((0, k), np.int64), np.zeros(0, np.int64), np.zeros((0, r), np.int64)
     if data[-1] != SEPARATOR:
         return None
-    parts = [unescape(part) for part in data[:-1].split(_SEP)]
+    parts = [part if b"\xfe" not in part else unescape(part) for part in data[:-1].split(_SEP)]
     n = len(parts)
     length = np.fromiter(map(len, parts), dtype=np.int64, count=n)
     if int(length.min()) < 1:
