@@ -28,7 +28,9 @@ As the seed describes it:
 
 from __future__ import annotations
 
+import heapq
 import logging
+import math
 import threading
 import time
 from collections import defaultdict, deque
@@ -71,8 +73,8 @@ logger = logging.getLogger(__name__)
 # robots.txt requests of a schedule's new hosts run beside its rounds, and the schedule's last
 # batch waits for all of them: a new host may first cost a slow or failing DNS lookup
 ROBOTS_THREADS = 32
-# crawl-delayed hosts of a schedule requested at the same time (each lane mostly waits)
-LANE_THREADS = 16
+# crawl-delayed hosts of a schedule requested at the same time (waiting for a delay takes none)
+LANE_THREADS = 8
 # after its rounds, a schedule waits this long (or twice the longest delay) for its lanes
 LANE_GRACE_SECONDS = 3.0
 SEEN_URLS_BEFORE_UPDATE_SCHEDULER = 380   # MEMORY_PROFILE (4) x 95
@@ -161,7 +163,7 @@ class _Lane:
     """The urls of one crawl-delayed host name in one schedule, requested in order."""
 
     queue: deque[ScheduleEntry] = field(default_factory=deque)
-    running: bool = False   # a lane thread works on it (or is about to)
+    state: str = "idle"     # "armed": waiting for the host's delay; "fetching"; "idle"
     started: int = 0        # urls taken for fetching: from then on they are fetched, not deferred
     stopped: bool = False   # its host stalled: the rest went back to the queue server
 
@@ -169,11 +171,13 @@ class _Lane:
 class _DelayLanes:
     """One serial lane per crawl-delayed host name of a schedule (see the module docstring).
 
-    A lane thread takes its host's urls in order. For each it waits until ``crawl_delay`` has
-    passed since the host's last request (``last_request``: host name -> time, which ``fetch``
+    A lane takes its host's urls in order. For each it waits until ``crawl_delay`` has passed
+    since the host's last request (``last_request``: host name -> time, which ``fetch``
     updates after every request to the host, redirect hops included), then takes the url (from
-    then on it is fetched, never handed back) and fetches it with ``fetch``. Results wait in
-    :meth:`take_results` for the schedule's main thread. :meth:`stop` and :meth:`cancel` hand
+    then on it is fetched, never handed back) and fetches it with ``fetch`` in one of
+    ``threads`` threads; only then does it arm for its next url. Waiting costs no thread: one
+    dispatcher thread starts each lane's next url when it is due. Results wait in
+    :meth:`take_results` for the schedule's main thread; :meth:`stop` and :meth:`cancel` hand
     back urls not taken yet. Thread-safe."""
 
     def __init__(self, fetch: Callable[[ScheduleEntry], FetchResult],
@@ -184,11 +188,16 @@ class _DelayLanes:
         self._clock = clock
         self._cond = threading.Condition()
         self._lanes: dict[str, _Lane] = {}
+        self._due: list[tuple[float, int, str]] = []   # heap: (ready at, seq, host)
+        self._seq = 0
         self._results: list[tuple[ScheduleEntry, FetchResult]] = []
         self._failures: list[BaseException] = []
         self._cancelled = False
         self._keep_first = True
+        self._closing = False
         self._pool = ThreadPoolExecutor(threads, thread_name_prefix="lane")
+        self._dispatcher = threading.Thread(target=self._dispatch, name="lanes", daemon=True)
+        self._dispatcher.start()
 
     def add(self, entry: ScheduleEntry) -> None:
         host = host_of(entry.url)
@@ -199,44 +208,63 @@ class _DelayLanes:
             if lane is None:
                 lane = self._lanes[host] = _Lane()
             lane.queue.append(entry)
-            if not lane.running:
-                lane.running = True
-                self._pool.submit(self._run, host, lane)
+            if lane.state == "idle":
+                self._arm(host, lane)
 
-    def _run(self, host: str, lane: _Lane) -> None:
-        while True:
-            entry = self._take(host, lane)
-            if entry is None:
-                return
-            try:
-                result = self._fetch(entry)
-            except BaseException as exc:  # a bug: surfaces in the main thread
-                with self._cond:
-                    self._failures.append(exc)
-                    lane.running = False
-                    self._cond.notify_all()
-                return
-            with self._cond:
-                self._results.append((entry, result))
-                self._cond.notify_all()
+    def _wanted(self, lane: _Lane) -> bool:
+        """May the lane take its next url? (Under the lock.)"""
+        protected = self._keep_first and lane.started == 0
+        return bool(lane.queue) and not lane.stopped and (protected or not self._cancelled)
 
-    def _take(self, host: str, lane: _Lane) -> ScheduleEntry | None:
-        """The lane's next url once its host may be requested; None when the lane is done."""
+    def _arm(self, host: str, lane: _Lane) -> None:
+        """(Under the lock.) Wait for the host's delay before the lane's next url, if any."""
+        if not self._wanted(lane):
+            lane.state = "idle"
+        else:
+            last = self._last.get(host)
+            ready = -math.inf if last is None else last + lane.queue[0].crawl_delay
+            lane.state = "armed"
+            self._seq += 1
+            heapq.heappush(self._due, (ready, self._seq, host))
+        self._cond.notify_all()
+
+    def _dispatch(self) -> None:
         with self._cond:
-            while True:
-                protected = self._keep_first and lane.started == 0
-                if not lane.queue or lane.stopped or (self._cancelled and not protected):
-                    lane.running = False
-                    self._cond.notify_all()
-                    return None
-                entry = lane.queue[0]
-                last = self._last.get(host)
-                pause = 0.0 if last is None else last + entry.crawl_delay - self._clock()
-                if pause <= 0:
-                    lane.queue.popleft()
+            while not self._closing:
+                now = self._clock()
+                while self._due and self._due[0][0] <= now:
+                    _, _, host = heapq.heappop(self._due)
+                    lane = self._lanes[host]
+                    if lane.state != "armed":
+                        continue  # stale: the lane was disarmed
+                    if not self._wanted(lane):
+                        lane.state = "idle"
+                        self._cond.notify_all()
+                        continue
+                    last = self._last.get(host)
+                    ready = -math.inf if last is None else last + lane.queue[0].crawl_delay
+                    if ready > now:  # (politeness never rests on the heap being right)
+                        heapq.heappush(self._due, (ready, self._seq, host))
+                        continue
+                    entry = lane.queue.popleft()
                     lane.started += 1
-                    return entry
-                self._cond.wait(min(pause, 0.5))
+                    lane.state = "fetching"
+                    self._pool.submit(self._fetch_one, host, lane, entry)
+                pause = self._due[0][0] - now if self._due else 0.5
+                self._cond.wait(min(max(pause, 0.001), 0.5))
+
+    def _fetch_one(self, host: str, lane: _Lane, entry: ScheduleEntry) -> None:
+        try:
+            result = self._fetch(entry)
+        except BaseException as exc:  # a bug: surfaces in the main thread
+            with self._cond:
+                self._failures.append(exc)
+                lane.state = "idle"
+                self._cond.notify_all()
+            return
+        with self._cond:
+            self._results.append((entry, result))
+            self._arm(host, lane)
 
     def take_results(self) -> list[tuple[ScheduleEntry, FetchResult]]:
         with self._cond:
@@ -248,7 +276,7 @@ class _DelayLanes:
     def busy(self) -> bool:
         """Any url not fetched yet, or any result not taken?"""
         with self._cond:
-            return bool(self._results) or any(lane.running or lane.queue
+            return bool(self._results) or any(lane.state != "idle" or lane.queue
                                               for lane in self._lanes.values())
 
     def longest_delay(self) -> float:
@@ -263,6 +291,10 @@ class _DelayLanes:
             if not self._results and not self._failures:
                 self._cond.wait(timeout)
 
+    def _disarm(self, lane: _Lane) -> None:
+        if lane.state == "armed" and not self._wanted(lane):
+            lane.state = "idle"  # its entry in the heap is now stale
+
     def stop(self, host: str) -> list[ScheduleEntry]:
         """Hand back the urls of ``host`` not taken yet; the lane takes no more."""
         with self._cond:
@@ -272,6 +304,7 @@ class _DelayLanes:
             lane.stopped = True
             out = list(lane.queue)
             lane.queue.clear()
+            self._disarm(lane)
             self._cond.notify_all()
             return out
 
@@ -288,10 +321,15 @@ class _DelayLanes:
                 out.extend(lane.queue)
                 lane.queue.clear()
                 lane.queue.extend(kept)
+                self._disarm(lane)
             self._cond.notify_all()
             return out
 
     def close(self) -> None:
+        with self._cond:
+            self._closing = True
+            self._cond.notify_all()
+        self._dispatcher.join()
         self._pool.shutdown(wait=True)
 
 
@@ -309,7 +347,7 @@ class WorkerReport:
     shipped_batches: int
     stopped_early: bool
     elapsed: float
-    deferred: int = 0                                   # urls handed back (stalled hosts)
+    deferred: int = 0                         # urls handed back (stalled hosts, lanes)
     stalls: dict[str, int] = field(default_factory=dict)  # origin -> stalled downloads
 
 

@@ -6,12 +6,21 @@ by their own request logs."""
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import Any
 
 from crawler.core.crawl import CrawlConfig
 from crawler.core.fetch import FetchConfig
-from crawler.core.fetch_worker import LANE_GRACE_SECONDS, ScheduleWorker, origin_of
+from crawler.core.fetch.result import FetchResult
+from crawler.core.fetch_worker import (
+    LANE_GRACE_SECONDS,
+    LANE_THREADS,
+    ScheduleWorker,
+    _DelayLanes,
+    host_of,
+    origin_of,
+)
 from crawler.core.process import PageProcessor
 from crawler.core.scheduler import Schedule, ScheduleEntry
 from crawler.core.wire import deferred_from_wire
@@ -143,3 +152,69 @@ def test_redirect_hops_of_a_delayed_url_wait_for_the_delay_and_are_no_stall() ->
     assert min(gaps(log)) >= 0.4 - SLACK, gaps(log)
     assert report.fetched == 2 and report.errors == 0 and report.deferred == 0
     assert report.stalls == {} and batches[-1]["stalls"] == {}
+
+
+def test_lanes_wait_without_holding_threads_and_cancel_keeps_each_lanes_first_url() -> None:
+    """Three times as many delayed hosts as lane threads, all just requested: waiting for a
+    delay takes no thread, so every host's urls go at the delay's pace together; a cancel
+    hands back what no lane has taken, except the first url of a lane that has none yet."""
+    delay = 0.5
+    hosts = [f"h{i}.test" for i in range(3 * LANE_THREADS)]
+    lock = threading.Lock()
+    calls: dict[str, list[float]] = {host: [] for host in hosts}
+    now = time.time()
+    last = dict.fromkeys(hosts, now)
+
+    def fetch(entry: ScheduleEntry) -> FetchResult:
+        host = host_of(entry.url)
+        with lock:
+            calls[host].append(time.time())
+        time.sleep(0.01)
+        last[host] = time.time()
+        return FetchResult(url=entry.url, final_url=entry.url, status=200)
+
+    lanes = _DelayLanes(fetch, last, time.time, LANE_THREADS)
+    try:
+        for host in hosts:
+            for k in range(3):
+                lanes.add(delayed(f"http://{host}/{k}", delay, k))
+        results = []
+        while lanes.busy() and time.time() - now < 30:
+            lanes.wait(0.25)
+            results.extend(lanes.take_results())
+        elapsed = time.time() - now
+    finally:
+        lanes.cancel(keep_first=False)
+        lanes.close()
+    assert len(results) == 3 * len(hosts)
+    for host in hosts:
+        times = calls[host]
+        assert len(times) == 3 and times[0] >= now + delay - SLACK
+        assert min(b - a for a, b in zip(times, times[1:], strict=False)) >= delay - SLACK
+    # 3 x 0.5 s at the delay's pace; a thread held per waiting lane would need three turns
+    assert elapsed < 3.5, elapsed
+
+    last = {}
+    started: list[str] = []
+
+    def slow_fetch(entry: ScheduleEntry) -> FetchResult:
+        started.append(entry.url)
+        time.sleep(0.05)
+        last[host_of(entry.url)] = time.time()
+        return FetchResult(url=entry.url, final_url=entry.url, status=200)
+
+    lanes = _DelayLanes(slow_fetch, last, time.time, 1)
+    try:
+        for host in ("a.test", "b.test"):
+            for k in range(3):
+                lanes.add(delayed(f"http://{host}/{k}", 5.0, k))
+        handed_back = lanes.cancel(keep_first=True)
+        while lanes.busy():
+            lanes.wait(0.25)
+            lanes.take_results()
+    finally:
+        lanes.close()
+    # one of the two first urls may have been taken already; both are fetched, nothing else
+    assert sorted(started) == ["http://a.test/0", "http://b.test/0"]
+    assert sorted(e.url for e in handed_back) == sorted(f"http://{h}/{k}" for h in ("a.test", "b.test")
+                                         for k in (1, 2))
