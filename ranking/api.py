@@ -4,7 +4,9 @@ Layer: glue (Django). The payloads come from :mod:`ranking.core.network`; this m
 shared token (``settings.QUEUE_SERVER_TOKEN``, sent in the ``X-Shard-Token`` header or a
 ``token`` parameter) and finds the bundle of the requested crawl on this machine.
 
-* ``GET /api/shard/search?q=&n=&its=&lang=&safe=&server=`` -> raw (ungrouped) scored candidates;
+* ``GET /api/shard/search?q=&n=&its=&lang=&safe=&server=[&heads=k]`` -> raw (ungrouped) scored
+  candidates, and the summary heads of the shard's ``k`` best groups
+  (:func:`ranking.core.network.shard_search_payload`);
 * ``GET /api/shard/summaries?ids=&its=&server=`` -> stored summaries of doc_ids.
 """
 
