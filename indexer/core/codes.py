@@ -45,17 +45,17 @@ class BitPacker:
     """Accumulates fields into a bit stream of ``total_bits``, one group of fields at a time.
 
     Fields must not overlap and each value must fit its width (callers guarantee both). Each
-    group costs a handful of array operations and one ``bincount`` over 32-bit words: a value
-    of at most 32 significant bits touches the word holding its last bit and perhaps the word
-    before; contributions never overlap, so summing them (exact in float64: each word's sum is
-    below 2**32) assembles the words.
+    group costs a handful of array operations and one scatter-add (``np.add.at``) into
+    unsigned 64-bit words: a value of at most 32 significant bits touches the word holding its
+    last bit and perhaps the word before; contributions never overlap, so adding them (no
+    carries) assembles the words. Wider values are split into 32-bit halves.
     """
 
     __slots__ = ("total_bits", "_words")
 
     def __init__(self, total_bits: int) -> None:
         self.total_bits = total_bits
-        self._words = np.zeros((total_bits + 31) // 32 + 1, dtype=np.float64)
+        self._words = np.zeros((total_bits + 63) // 64 + 1, dtype=np.uint64)
 
     def add(self, starts: npt.ArrayLike, values: npt.ArrayLike, widths: npt.ArrayLike) -> None:
         values = np.asarray(values, dtype=np.int64)
@@ -71,27 +71,24 @@ class BitPacker:
     def add_ones(self, ends: npt.ArrayLike) -> None:
         """Set the single bits just before each of ``ends`` (a unary code's terminating 1)."""
         ends = np.asarray(ends, dtype=np.int64)
-        last_word = (ends - 1) >> 5
-        weights = np.ldexp(1.0, (32 * (last_word + 1) - ends).astype(np.int32))
-        self._words += np.bincount(last_word, weights=weights, minlength=self._words.size)
+        last_word = (ends - 1) >> 6
+        shift = (64 * (last_word + 1) - ends).astype(np.uint64)
+        np.add.at(self._words, last_word, np.left_shift(np.uint64(1), shift))
 
     def _add_ends(self, ends: IntArray, values: IntArray) -> None:
         if ends.size == 0:
             return
-        last_word = (ends - 1) >> 5
-        shift = 32 * (last_word + 1) - ends
-        low = (values << shift) & 0xFFFFFFFF
-        high = values >> (32 - shift)
-        size = self._words.size
-        spill = np.flatnonzero(high)
-        if spill.size:  # one scatter-add for both parts
-            last_word = np.concatenate([last_word, last_word[spill] - 1])
-            low = np.concatenate([low, high[spill]])
-        self._words += np.bincount(last_word, weights=low, minlength=size)
+        last_word = (ends - 1) >> 6
+        shift = 64 * (last_word + 1) - ends  # 0..63: bits after the field in its last word
+        v = values.astype(np.uint64)
+        np.add.at(self._words, last_word, v << shift.astype(np.uint64))  # wraps: low part
+        spill = np.flatnonzero(shift > 32)  # only then can a value below 2**32 cross words
+        if spill.size:
+            high = v[spill] >> (64 - shift[spill]).astype(np.uint64)
+            np.add.at(self._words, last_word[spill] - 1, high)
 
     def tobytes(self) -> bytes:
-        out = self._words.astype(np.uint64).astype(">u4").tobytes()
-        return out[:(self.total_bits + 7) // 8]
+        return self._words.astype(">u8").tobytes()[:(self.total_bits + 7) // 8]
 
 
 def pack_fields(starts: npt.ArrayLike, values: npt.ArrayLike, widths: npt.ArrayLike,
