@@ -202,14 +202,32 @@ def run_search(request: HttpRequest, options: SearchOptions | None = None
     except (NoIndexError, CorruptIndexError) as exc:
         result = SearchResult(searched, searched, (), 0, 0.0, False, (str(exc),), offset, num)
     if offset == 0 and num > 0:  # the query log needy-query crawling reads (crawler.needy)
-        from .models import QueryLog
-
-        QueryLog.record(query, result.total, [r.score for r in result.results])
+        log_when_sent(request, query, result.total, [r.score for r in result.results])
     if messages:
         result = SearchResult(result.query, result.rewritten, result.results, result.total,
                               result.elapsed, result.partial, (*messages, *result.messages),
                               result.offset, result.num, result.failed_shards)
     return query, result, its, shards
+
+
+def log_when_sent(request: HttpRequest, query: str, total: int, scores: list[float]) -> None:
+    """Log the search (:meth:`QueryLog.record`) once its answer has been sent: the view hands
+    the response over with :func:`sent_then_log`, whose close (the WSGI server's call after
+    the last byte, the test client's at the end of the request) writes the row. The insert,
+    and now and then SQLite's WAL checkpoint, no longer delay the page."""
+    request._query_log = (query, total, scores)  # type: ignore[attr-defined]
+
+
+def sent_then_log(request: HttpRequest, response: HttpResponse) -> HttpResponse:
+    logged = getattr(request, "_query_log", None)
+    if logged is not None:
+        from .models import QueryLog
+
+        del request._query_log  # type: ignore[attr-defined]
+        # HttpResponse.close() runs its closers before request_finished closes the database
+        # connection; record() never raises
+        response._resource_closers.append(lambda: QueryLog.record(*logged))
+    return response
 
 
 def with_csp(response: HttpResponse, policy: str = PAGE_CSP) -> HttpResponse:
@@ -285,13 +303,14 @@ def search(request: HttpRequest) -> HttpResponse:
     query = request.GET.get("q", "")
     options = options_for_search()
     if fmt == "json":
-        return JsonResponse(run_search(request, options)[1].as_dict())
+        return sent_then_log(request, JsonResponse(run_search(request, options)[1].as_dict()))
     if fmt == "rss":
         _, result, _, _ = run_search(request, options)
         params = {k: v for k, v in request.GET.items() if k in ("q", "num", "limit", "its",
                                                                  "safe", "lang", "f")}
         body = feeds.rss(result, base_url(request), params)
-        return with_csp(HttpResponse(body, content_type="application/rss+xml; charset=utf-8"))
+        return sent_then_log(request, with_csp(HttpResponse(
+            body, content_type="application/rss+xml; charset=utf-8")))
     safe, lang = search_filters(request)
     context: dict[str, Any] = {
         "query": query.strip()[:MAX_QUERY_CHARS], "result": None, "safe": safe, "lang": lang,
@@ -308,7 +327,7 @@ def search(request: HttpRequest) -> HttpResponse:
                                    "errors": [f"the search failed: {exc}"]}
             status = 500
     response = render(request, "ranking/search.html", context, status=status)
-    return with_csp(response)
+    return sent_then_log(request, with_csp(response))
 
 
 def search_context(request: HttpRequest, options: SearchOptions, safe: bool,

@@ -83,3 +83,25 @@ def test_admin_needy_page_when_needy_queries_are_off(admin_client, make_crawl):
     body = admin_client.get(reverse("admin:crawler_crawl_needy", args=[crawl.pk])
                             ).content.decode()
     assert 'id="needy-off"' in body and "No live queue server" in body
+
+
+def test_the_search_is_logged_once_its_answer_is_sent(settings, tmp_path, rf, db):
+    """The row is written when the server closes the response (after its last byte), for
+    the page, JSON and RSS alike."""
+    from django.core.signals import request_finished
+    from django.db import close_old_connections
+
+    from ranking import views
+
+    settings.WORK_DIRECTORY = tmp_path
+    for params in ({"q": "page query"}, {"q": "json query", "f": "json"},
+                   {"q": "rss query", "f": "rss"}):
+        response = views.search(rf.get("/", params, HTTP_HOST="127.0.0.1"))
+        assert response.status_code == 200
+        assert not QueryLog.objects.filter(query=params["q"]).exists()
+        request_finished.disconnect(close_old_connections)  # as the test client does
+        try:
+            response.close()
+        finally:
+            request_finished.connect(close_old_connections)
+        assert QueryLog.objects.filter(query=params["q"]).count() == 1
