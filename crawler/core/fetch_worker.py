@@ -10,7 +10,8 @@ As the seed describes it:
 * a crawl-delayed host's urls are not in the rounds: each such host has a *lane* that requests
   its urls one at a time, each (and each redirect hop) once the host's delay since its previous
   request has passed, beside the rounds and for the whole schedule. When the rounds are done the
-  schedule waits for its lanes, at most ``LANE_GRACE_SECONDS`` or twice the longest delay; urls
+  schedule waits for its lanes, at most ``LANE_GRACE_SECONDS`` or twice the longest delay if
+  longer; urls
   whose request has not started by then go back to the queue server (deferred), except a lane's
   first url, which is always fetched (a schedule of delayed urls only still makes progress). The
   queue server gives a delayed host to one outstanding schedule at a time, so the lane's pacing
