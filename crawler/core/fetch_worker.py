@@ -11,11 +11,10 @@ As the seed describes it:
   its urls one at a time, each (and each redirect hop) once the host's delay since its previous
   request has passed, beside the rounds and for the whole schedule. When the rounds are done the
   schedule waits for its lanes, at most ``LANE_GRACE_SECONDS`` or twice the longest delay if
-  longer; urls
-  whose request has not started by then go back to the queue server (deferred), except a lane's
-  first url, which is always fetched (a schedule of delayed urls only still makes progress). The
-  queue server gives a delayed host to one outstanding schedule at a time, so the lane's pacing
-  holds across fetchers;
+  that is longer; urls whose request has not started by then go back to the queue server
+  (deferred), except a lane's first url, which is always fetched (a schedule of delayed urls
+  only still makes progress). The queue server gives a delayed host to one outstanding schedule
+  at a time, so the lane's pacing holds across fetchers;
 * each page is processed (MIME type, summary, links, robot metas, meta words, terms) into index
   documents: the page itself, and one link document per outlink, filed under the link's target;
 * everything is partitioned by the queue server that owns its host (documents by their url's
