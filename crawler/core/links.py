@@ -12,6 +12,9 @@ Layer: ``crawler.core``. Processors feed raw ``(href, text, kind)`` triples to a
   makes no link document).
 * A target seen again appends its text after `` .. `` (text capped at 200 characters).
 * At most ``max_links_to_extract`` (300) distinct targets are collected.
+* Resolved targets are remembered across pages (the same navigation links recur on every page
+  of a site): by the href alone for absolute URLs, with the base's scheme and host for
+  ``/paths``, and with the base's directory for relative paths (:func:`_resolution_key`).
 * Pruning (the seed's ``pruneLinks``): when more than ``max_links`` remain, keep the
   ``max_links`` with the highest *effective number of terms*: the number of terms in the
   link text times ``min(1, gzipped length / raw length)``; ties keep document order.
@@ -22,12 +25,13 @@ from __future__ import annotations
 import re
 import zlib
 from collections.abc import Iterable, Sequence
+from urllib.parse import urlsplit
 
 from indexer.core.text import remove_stop_words
 from indexer.core.text.tokenize import simple_words
 
 from .page import Link
-from .urls import canonicalize, file_extension, is_recursive
+from .urls import MAX_URL_LEN, MIN_URL_LEN, canonicalize, file_extension, is_recursive
 
 MIN_LINK_TEXT_CHARS = 3
 MAX_LINK_TEXT_CHARS = 200
@@ -35,6 +39,15 @@ _URL_NOISE = frozenset(
     "http https www com org net html htm php asp aspx jsp index default".split()
 )
 _SPACES = re.compile(r"\s+")
+# Hrefs whose resolution depends on the base URL only through its scheme (absolute URLs with
+# a host), its scheme and host (paths from the root), or its directory (relative paths that
+# are not empty: an empty path, "?query" or "#fragment" depend on the whole base). No white
+# space or control characters anywhere, which canonicalize and urljoin would strip.
+_ABSOLUTE_HREF = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://[^\s\x00-\x1f\x7f/?#\\][^\s\x00-\x1f\x7f\\]*\Z")
+_ROOT_HREF = re.compile(r"/[^\s\x00-\x1f\x7f/\\][^\s\x00-\x1f\x7f\\]*\Z|/\Z")
+_RELATIVE_HREF = re.compile(r"[^\s\x00-\x1f\x7f/?#;:\\][^\s\x00-\x1f\x7f:\\]*\Z")
+_RESOLVED_MAX = 50_000
+_resolved: dict[tuple[str, str, str | None, str], str | None] = {}
 
 
 def clean_link_text(text: str, lang: str | None) -> str:
@@ -62,6 +75,147 @@ def effective_terms(text: str) -> float:
     return terms * ratio
 
 
+class _Base:
+    """What resolving hrefs against one base URL needs, worked out once per page.
+
+    ``context`` is (scheme, host, directory) of an http(s) base as ``urljoin`` uses them (the
+    directory is ``None`` for a path without a slash, which ``urljoin`` drops), or ``None``
+    for other bases: nothing is remembered across pages for those. When the base is
+    canonical, ``origin`` and ``directory`` let :meth:`resolve_simple` resolve plain relative
+    paths directly (``origin`` is ``""`` otherwise).
+    """
+
+    __slots__ = ("context", "directory", "origin", "url")
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.context: tuple[str, str, str | None] | None = None
+        self.origin = ""
+        self.directory: list[str] = []
+        try:
+            parts = urlsplit(url)
+        except ValueError:
+            return
+        scheme = parts.scheme.lower()
+        if scheme not in ("http", "https"):
+            return
+        path = parts.path
+        slash = path.rfind("/")
+        if slash < 0:
+            # urljoin's urlparse cuts ";params" off the last segment; an empty rest is kept.
+            directory = "" if not path or path.find(";") == 0 else None
+        else:
+            directory = path[: slash + 1]
+        self.context = (scheme, parts.netloc, directory)
+        if canonicalize(url) == url and path.startswith("/"):
+            self.origin = f"{scheme}://{parts.netloc}"
+            self.directory = path.split("/")[:-1]  # urljoin's base_parts (the file dropped)
+
+    def resolve_simple(self, href: str) -> str | None:
+        """``canonicalize(href, base)`` unless a crawler trap, for the common simple hrefs:
+        an http(s) URL with a lower-case host and no port, user or dot segments; a fragment
+        only; a path of unreserved characters (with an optional plain query) against a
+        canonical base. ``""`` when it cannot tell (the caller then resolves the slow way)."""
+        if len(href) > 2 * MAX_URL_LEN:
+            return ""
+        first = href[:1]
+        if first == "#":
+            if not self.origin:
+                return ""
+            url = self.url  # the base itself (canonical URLs have no fragment)
+        elif first == "h" and href.startswith(("http://", "https://")):
+            match = _SIMPLE_URL.match(href)
+            if match is None:
+                return ""
+            url = match.group(1) + (match.group(2) or "/")
+            if match.group(3):
+                url = f"{url}?{match.group(3)}"
+            if "/." in url:
+                return ""
+        else:
+            url = self._resolve_path(href)
+            if not url:
+                return url
+        if not MIN_URL_LEN <= len(url) <= MAX_URL_LEN:
+            return None
+        return None if is_recursive(url) else url
+
+    def _resolve_path(self, href: str) -> str:
+        match = _SIMPLE_HREF.match(href) if self.origin else None
+        if match is None:
+            return ""
+        path, query = match.group(1), match.group(2)
+        # urljoin's resolution of dot segments, then canonicalize's forms.
+        if path.startswith("/"):
+            segments = path.split("/")
+        else:
+            segments = self.directory + path.split("/")
+            segments[1:-1] = filter(None, segments[1:-1])
+        resolved: list[str] = []
+        for segment in segments:
+            if segment == "..":
+                if resolved:
+                    resolved.pop()
+            elif segment != ".":
+                resolved.append(segment)
+        if segments[-1] in (".", ".."):
+            resolved.append("")
+        path = "/".join(resolved) or "/"
+        if not path.startswith("/"):
+            path = "/" + path
+        if "/." in path or "//" in path:
+            return ""
+        return f"{self.origin}{path}?{query}" if query else f"{self.origin}{path}"
+
+
+# An http(s) URL already in canonical form but for its fragment (dropped): lower-case host
+# without port, user or trailing dot; path and query as below.
+_SIMPLE_URL = re.compile(
+    r"(https?://[a-z0-9\-_]+(?:\.[a-z0-9\-_]+)*)(/[A-Za-z0-9._~\-/]*)?"
+    r"(?:\?([A-Za-z0-9._~\-/=&]*))?(?:#[^\s\x00-\x1f\x7f]*)?\Z")
+# A relative or root path (not "//host") of unreserved characters, an optional query of unreserved
+# characters, "=" and "&", and an optional fragment without spaces (canonical forms drop it).
+_SIMPLE_HREF = re.compile(
+    r"(?!//)([A-Za-z0-9._~\-/]+)(?:\?([A-Za-z0-9._~\-/=&]*))?(?:#[^\s\x00-\x1f\x7f]*)?\Z")
+
+
+def _resolution_key(context: tuple[str, str, str | None] | None, href: str
+                    ) -> tuple[str, str, str | None, str] | None:
+    """The part of the base that resolving ``href`` depends on, with ``href``; ``None`` when
+    that is more than the base's directory (the link is then resolved uncached)."""
+    if context is None:
+        return None
+    scheme, host, directory = context
+    if _RELATIVE_HREF.match(href):
+        return scheme, host, directory, href
+    if _ROOT_HREF.match(href):
+        return scheme, host, "", href
+    if _ABSOLUTE_HREF.match(href):
+        return scheme, "", "", href
+    return None
+
+
+def _resolve(base: _Base, href: str) -> str | None:
+    """``canonicalize(href, base)`` unless a crawler trap: directly for simple paths, else
+    remembered across pages when :func:`_resolution_key` allows."""
+    url = base.resolve_simple(href)
+    if url != "":
+        return url
+    key = _resolution_key(base.context, href)
+    if key is not None:
+        url = _resolved.get(key, "")
+        if url != "":
+            return url
+    url = canonicalize(href, base.url)
+    if url is not None and is_recursive(url):
+        url = None
+    if key is not None:
+        if len(_resolved) >= _RESOLVED_MAX:
+            _resolved.clear()
+        _resolved[key] = url
+    return url
+
+
 class LinkCollector:
     """Collects a page's links in document order (see module docstring for the rules).
 
@@ -73,7 +227,7 @@ class LinkCollector:
 
     def __init__(self, page_url: str, base: str | None, limit: int) -> None:
         self._page = page_url
-        self._base = base or page_url
+        self._base = _Base(base or page_url)
         self._limit = limit
         self._order: list[str] = []
         self._texts: dict[str, list[str]] = {}
@@ -92,8 +246,8 @@ class LinkCollector:
             return False
         url = self._cache.get(href, "")
         if url == "":
-            url = canonicalize(href, self._base)
-            if url is not None and (url == self._page or is_recursive(url)):
+            url = _resolve(self._base, href)
+            if url == self._page:
                 url = None
             self._cache[href] = url
         if url is None:
