@@ -8,7 +8,16 @@ returns the summarizer for a config name: ``basic``, ``centroid``, ``centroid_we
 from __future__ import annotations
 
 from ..errors import ConfigError
-from .base import Sentence, Summarizer, TextBlock, normalize_weights, select, split_sentences
+from .base import (
+    Sentence,
+    Summarizer,
+    TextBlock,
+    normalize_weights,
+    select,
+    select_texts,
+    sentence_parts,
+    split_sentences,
+)
 from .basic import BasicSummarizer
 from .centroid import CentroidSummarizer, CentroidWeightedSummarizer
 from .graph import GraphSummarizer
@@ -40,5 +49,7 @@ __all__ = [
     "get_summarizer",
     "normalize_weights",
     "select",
+    "select_texts",
+    "sentence_parts",
     "split_sentences",
 ]

@@ -13,7 +13,7 @@ import math
 from collections.abc import Sequence
 
 from ..page import ScoredSentence
-from .base import TextBlock, select, split_sentences
+from .base import TextBlock, select_texts, sentence_parts
 
 TAG_WEIGHTS = {"h1": 3.0, "h2": 3.0, "h3": 2.0, "pre": 0.5, "li": 0.5, "meta": 3.0}
 
@@ -26,13 +26,11 @@ class BasicSummarizer:
     def summarize(
         self, blocks: Sequence[TextBlock], lang: str, max_len: int
     ) -> tuple[ScoredSentence, ...]:
-        sentences = split_sentences(blocks)
-        scores = []
-        for sentence in sentences:
-            weight = TAG_WEIGHTS.get(sentence.tag, 1.0)
-            size = math.log(len(sentence.text) + 1)
-            if sentence.tag == "meta":
-                scores.append(weight * size)
-            else:
-                scores.append(weight * size / math.sqrt(1 + sentence.offset))
-        return select(sentences, scores, max_len)
+        texts, tags, offsets = sentence_parts(blocks)
+        log, sqrt, weights = math.log, math.sqrt, TAG_WEIGHTS
+        scores = [
+            weights.get(tag, 1.0) * log(len(text) + 1) if tag == "meta"
+            else weights.get(tag, 1.0) * log(len(text) + 1) / sqrt(1 + offset)
+            for text, tag, offset in zip(texts, tags, offsets, strict=True)
+        ]
+        return select_texts(texts, scores, max_len)

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..page import ScoredSentence
-from .base import MAX_DISTINCT_TERMS, TextBlock, content_words, select, split_sentences
+from .base import MAX_DISTINCT_TERMS, TextBlock, content_words, select_texts, sentence_parts
 
 
 def term_matrix(texts: Sequence[str], lang: str) -> np.ndarray:
@@ -55,16 +55,16 @@ class CentroidSummarizer:
     def summarize(
         self, blocks: Sequence[TextBlock], lang: str, max_len: int
     ) -> tuple[ScoredSentence, ...]:
-        sentences = split_sentences(blocks)
-        if not sentences:
+        texts = sentence_parts(blocks)[0]
+        if not texts:
             return ()
-        counts = term_matrix([s.text for s in sentences], lang)
+        counts = term_matrix(texts, lang)
         n = counts.shape[0]
         sentence_freq = np.count_nonzero(counts, axis=0)
         isf = np.log(n / np.maximum(sentence_freq, 1)) + 1e-3
         centroid = counts.sum(axis=0) * isf
         scores = _cosines(counts * isf, centroid)
-        return select(sentences, scores.tolist(), max_len)
+        return select_texts(texts, scores.tolist(), max_len)
 
 
 class CentroidWeightedSummarizer:
@@ -75,16 +75,16 @@ class CentroidWeightedSummarizer:
     def summarize(
         self, blocks: Sequence[TextBlock], lang: str, max_len: int
     ) -> tuple[ScoredSentence, ...]:
-        sentences = split_sentences(blocks)
-        if not sentences:
+        texts = sentence_parts(blocks)[0]
+        if not texts:
             return ()
-        counts = term_matrix([s.text for s in sentences], lang)
+        counts = term_matrix(texts, lang)
         norms = np.linalg.norm(counts, axis=1, keepdims=True)
         unit = np.divide(counts, norms, out=np.zeros_like(counts), where=norms > 0)
-        zipf = 1.0 / np.arange(1, len(sentences) + 1, dtype=np.float64)
+        zipf = 1.0 / np.arange(1, len(texts) + 1, dtype=np.float64)
         residual = (unit * zipf[:, None]).sum(axis=0) / zipf.sum()
-        scores = [0.0] * len(sentences)
-        available = np.ones(len(sentences), dtype=bool)
+        scores = [0.0] * len(texts)
+        available = np.ones(len(texts), dtype=bool)
         used = 0
         while used < max_len and available.any():
             cos = _cosines(unit, residual)
@@ -94,7 +94,7 @@ class CentroidWeightedSummarizer:
                 break
             available[best] = False
             scores[best] = float(cos[best])
-            used += len(sentences[best].text) + 1
+            used += len(texts[best]) + 1
             residual = residual - (residual @ unit[best]) * unit[best]
         # Sentences never picked keep score 0: they are chosen only if space is left.
-        return select(sentences, scores, max_len)
+        return select_texts(texts, scores, max_len)

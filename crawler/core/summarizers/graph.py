@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..page import ScoredSentence
-from .base import TextBlock, select, split_sentences
+from .base import TextBlock, select_texts, sentence_parts
 from .centroid import term_matrix
 
 MAX_GRAPH_SENTENCES = 300
@@ -31,13 +31,13 @@ class GraphSummarizer:
     def summarize(
         self, blocks: Sequence[TextBlock], lang: str, max_len: int
     ) -> tuple[ScoredSentence, ...]:
-        sentences = split_sentences(blocks)[:MAX_GRAPH_SENTENCES]
-        if not sentences:
+        texts = sentence_parts(blocks)[0][:MAX_GRAPH_SENTENCES]
+        if not texts:
             return ()
-        counts = term_matrix([s.text for s in sentences], lang)
+        counts = term_matrix(texts, lang)
         sums = counts.sum(axis=1, keepdims=True)
         dist = np.divide(counts, sums, out=np.zeros_like(counts), where=sums > 0)
-        n = len(sentences)
+        n = len(texts)
         # Pairwise L1 distances, computed per row to bound memory (n x n x terms is too big).
         similarity = np.empty((n, n), dtype=np.float64)
         for i in range(n):
@@ -54,4 +54,4 @@ class GraphSummarizer:
         for _ in range(ITERATIONS):
             rank = (1 - DAMPING) / n + DAMPING * (rank @ transition)
         scores = rank / np.sqrt(np.arange(1, n + 1, dtype=np.float64))
-        return select(sentences, scores.tolist(), max_len)
+        return select_texts(texts, scores.tolist(), max_len)
