@@ -138,7 +138,7 @@ class _Base:
                 return url
         if not MIN_URL_LEN <= len(url) <= MAX_URL_LEN:
             return None
-        return None if is_recursive(url) else url
+        return None if _maybe_recursive(url) and is_recursive(url) else url
 
     def _resolve_path(self, href: str) -> str:
         match = _SIMPLE_HREF.match(href) if self.origin else None
@@ -166,6 +166,14 @@ class _Base:
         if "/." in path or "//" in path:
             return ""
         return f"{self.origin}{path}?{query}" if query else f"{self.origin}{path}"
+
+
+def _maybe_recursive(url: str) -> bool:
+    """False when ``url`` cannot be a crawler trap (no path segment can occur 3 times)."""
+    if "?" in url or "#" in url:
+        return True
+    pieces = url.split("/")[3:]
+    return len(pieces) >= 3 and len(set(pieces)) <= len(pieces) - 2
 
 
 # An http(s) URL already in canonical form but for its fragment (dropped): lower-case host

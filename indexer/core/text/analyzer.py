@@ -38,17 +38,25 @@ class TextAnalyzer:
     def _stemmer(self, lang: str | None) -> Stemmer.Stemmer | None:
         if not self._stem:
             return None
+        # This thread's stemmers by language tag (and by algorithm, which tags share).
+        by_lang: dict[str | None, Stemmer.Stemmer | None] | None = getattr(
+            self._local, "by_lang", None)
+        if by_lang is None:
+            by_lang = self._local.by_lang = {}
+        try:
+            return by_lang[lang]
+        except KeyError:
+            pass
         algorithm = snowball_algorithm(lang)
-        if algorithm is None:
-            return None
-        stemmers: dict[str, Stemmer.Stemmer] | None = getattr(self._local, "stemmers", None)
-        if stemmers is None:
-            stemmers = {}
-            self._local.stemmers = stemmers
-        stemmer = stemmers.get(algorithm)
-        if stemmer is None:
-            stemmer = Stemmer.Stemmer(algorithm)
-            stemmers[algorithm] = stemmer
+        stemmer = None
+        if algorithm is not None:
+            stemmers: dict[str, Stemmer.Stemmer] | None = getattr(self._local, "stemmers", None)
+            if stemmers is None:
+                stemmers = self._local.stemmers = {}
+            stemmer = stemmers.get(algorithm)
+            if stemmer is None:
+                stemmer = stemmers[algorithm] = Stemmer.Stemmer(algorithm)
+        by_lang[lang] = stemmer
         return stemmer
 
     def terms(self, text: str, lang: str | None) -> list[str]:
@@ -57,6 +65,8 @@ class TextAnalyzer:
         stemmer = self._stemmer(lang)
         if stemmer is None or not tokens:
             return tokens
+        if kinds.count(WORD) == len(kinds) and not any(map(str.isdigit, tokens)):
+            return stemmer.stemWords(tokens)  # type: ignore[no-any-return]
         words = [i for i, kind in enumerate(kinds) if kind == WORD and not tokens[i].isdigit()]
         if words:
             stems = stemmer.stemWords([tokens[i] for i in words])

@@ -101,6 +101,13 @@ CANONICAL = 1
 NGRAM = 2
 
 
+# Every token other than a plain run of word characters (URL, e-mail, acronym, number, joined
+# word) holds one of these characters followed by a non-space; text without such a pair (and
+# without unspaced scripts) is cut by one findall.
+_SPECIAL = re.compile(r"[.,:@&']\S")
+_PLAIN = re.compile(rf"[{_WORD_CHARS}]+", re.IGNORECASE)
+
+
 def tokenize_with_kinds(text: str) -> tuple[list[str], list[int]]:
     """Tokens of ``text`` (see module docstring) and, in parallel, each token's kind.
 
@@ -109,29 +116,36 @@ def tokenize_with_kinds(text: str) -> tuple[list[str], list[int]]:
     if not text:
         return [], []
     text = unicodedata.normalize("NFKC", text)
+    ascii_text = text.isascii()
+    if ascii_text:
+        # Lower-casing ASCII changes no match (the pattern ignores case) and no length.
+        text = text.lower()
+    if _SPECIAL.search(text) is None and (ascii_text or _HAS_UNSPACED.search(text) is None):
+        tokens = _PLAIN.findall(text)
+        if not ascii_text:
+            tokens = [token.lower() for token in tokens]
+        return tokens, [WORD] * len(tokens)
     tokens: list[str] = []
     kinds: list[int] = []
-    for match in _TOKEN.finditer(text):
-        group = match.lastgroup
-        value = match.group()
-        if group == "word":
-            value = value.lower()
+    for url, email, acronym, number, word in _TOKEN.findall(text):
+        if word:
+            value = word if ascii_text else word.lower()
             if "&" in value or "'n'" in value:
                 tokens.append(value.replace("&", "_and_").replace("'n'", "_and_"))
                 kinds.append(CANONICAL)
-            elif _HAS_UNSPACED.search(value):
+            elif not ascii_text and _HAS_UNSPACED.search(value):
                 _split_unspaced(value, tokens, kinds)
             else:
                 tokens.append(value)
                 kinds.append(WORD)
-        elif group == "number":
-            tokens.append(value)
+        elif number:
+            tokens.append(number)
             kinds.append(CANONICAL)
-        elif group == "acronym":
-            tokens.append("_" + value.replace(".", "").lower())
+        elif acronym:
+            tokens.append("_" + acronym.replace(".", "").lower())
             kinds.append(CANONICAL)
         else:  # url or email
-            value = value.rstrip(_URL_TRAILING)
+            value = (url or email).rstrip(_URL_TRAILING)
             if value:
                 tokens.append(spell_url(value))
                 kinds.append(CANONICAL)
