@@ -188,12 +188,23 @@ def explanation_rows(explanation: dict[str, Any]) -> tuple[list[tuple[str, str]]
                                                            list[dict[str, Any]]]:
     """The score explanation as (label, value) rows and per-term rows."""
     rows: list[tuple[str, str]] = [("Score", _fmt(explanation.get("score", 0.0)))]
-    for key, label in (("doc_rank", "Doc Rank"), ("relevance", "Relevance"),
-                       ("proximity", "Proximity")):
+    for key, label in (("doc_rank", "Doc Rank"), ("relevance", "Relevance")):
         part = explanation.get(key) or {}
         if isinstance(part, dict):
             rows.append((label, f"{_fmt(part.get('value', 0.0))} × weight "
                                 f"{_fmt(part.get('weight', 1.0))}"))
+    proximity = explanation.get("proximity") or {}
+    fusion = explanation.get("fusion") or {}
+    if isinstance(proximity, dict) and proximity:
+        value = _fmt(proximity.get("value", 0.0))
+        if isinstance(fusion, dict) and fusion:
+            # proximity is not added to the score: the two are fused by their ranks
+            rows.append(("Proximity", f"{value} (rank {fusion.get('proximity_rank')}; fused "
+                                      f"with the score's rank {fusion.get('score_rank')}, "
+                                      f"k {_fmt(fusion.get('k'))}, share "
+                                      f"{_fmt(fusion.get('proximity_share'))})"))
+        else:
+            rows.append(("Proximity", f"{value} (not used: one-word query or weight 0)"))
     link = explanation.get("link_score") or {}
     if isinstance(link, dict) and link:
         inputs = ""
