@@ -22,6 +22,7 @@ If the text test agrees with a skipped English declaration, the declared form (`
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -74,13 +75,12 @@ def text_scores(text: str, sample_chars: int = SAMPLE_CHARS) -> dict[str, int]:
     languages = tuple(SPACED)
     index = _spaced_index()
     counts = [0] * len(languages)
-    for word in simple_words(sample):
-        hit = index.get(word)
-        if hit is not None:
-            # Lengths are UTF-8 bytes, as in Yioop (PHP's strlen): a CJK character weighs 3.
-            size = len(word.encode("utf-8")) + 1  # the word and the space it leaves behind
-            for i in hit:
-                counts[i] += size
+    words = Counter(simple_words(sample))
+    for word in words.keys() & index.keys():
+        # Lengths are UTF-8 bytes, as in Yioop (PHP's strlen): a CJK character weighs 3.
+        size = (len(word.encode("utf-8")) + 1) * words[word]  # with the space it leaves
+        for i in index[word]:
+            counts[i] += size
     for i, count in enumerate(counts):
         if count:
             scores[languages[i]] = count
