@@ -79,6 +79,10 @@ LANE_THREADS = 8
 LANE_GRACE_SECONDS = 3.0
 SEEN_URLS_BEFORE_UPDATE_SCHEDULER = 380   # MEMORY_PROFILE (4) x 95
 SHIP_SECONDS = 4.0   # ...or after this long, so that discovered links return to the queue soon
+# ...or once the documents waiting to go out hold this many bytes (their summaries, cached pages
+# and index blobs, as base64): a batch's size, and the memory of every process that carries it
+# (fetcher, broker, inbox worker, queue server), stays bounded whatever the pages are like
+SHIP_BYTES = 4 << 20
 SLOW_SHARE_OF_DEADLINE = 1 / 3   # a download this share of the page deadline old is blocked
 DOWNLOAD_ERROR_THRESHOLD = 50
 NON_HTML_EXTENSIONS = frozenset({"pdf", "txt", "csv", "tsv", "xml", "rss", "atom", "gif", "jpg",
@@ -368,6 +372,7 @@ class ScheduleWorker:
         analyzer: TextAnalyzer | None = None,
         ship_every: int = SEEN_URLS_BEFORE_UPDATE_SCHEDULER,
         ship_seconds: float = SHIP_SECONDS,
+        ship_bytes: int = SHIP_BYTES,
         slow_seconds: float | None = None,
         link_scores: Callable[[Sequence[str]], np.ndarray] | None = None,
         clock: Callable[[], float] = time.time,
@@ -384,6 +389,8 @@ class ScheduleWorker:
         self._analyzer = analyzer or processor.analyzer
         self._ship_every = ship_every
         self._ship_seconds = ship_seconds
+        self._ship_bytes = ship_bytes
+        self._outbox_bytes = 0  # bytes of the documents in the outboxes
         self._slow_seconds = (slow_seconds if slow_seconds is not None
                               else fetch_config.page_deadline * SLOW_SHARE_OF_DEADLINE)
         self.watch = HostWatch(self._slow_seconds)
@@ -471,7 +478,7 @@ class ScheduleWorker:
                 host_errors[origin_of(entry.url)] += 1
             # checked after every page: processing a round takes seconds
             now = time.monotonic()
-            if since_ship >= self._ship_every or (
+            if since_ship >= self._ship_every or self._outbox_bytes >= self._ship_bytes or (
                     since_ship and now - last_ship >= self._ship_seconds):
                 self._flush(schedule, origin_server, done=False)
                 since_ship = 0
@@ -758,7 +765,9 @@ class ScheduleWorker:
     def _emit(self, page: ProcessedPage, entry: ScheduleEntry, allow_links: bool) -> int:
         docs = to_index_documents(page, self._analyzer)
         for doc in docs:
-            self._outboxes[self._shard(doc.url)].docs.append(encoded_document_to_wire(doc))
+            wire = encoded_document_to_wire(doc)
+            self._outbox_bytes += len(wire["s"]) + len(wire["c"]) + len(wire["x"])
+            self._outboxes[self._shard(doc.url)].docs.append(wire)
         if not allow_links:
             return len(docs)
         links = [link for link in page.links if link.kind not in ("location", "canonical")
@@ -829,3 +838,4 @@ class ScheduleWorker:
             self._ship(server, batch)
             self._batches += 1
         self._outboxes.clear()
+        self._outbox_bytes = 0
