@@ -39,11 +39,12 @@ import logging
 import re
 import threading
 from dataclasses import replace
+from functools import partial
 from itertools import accumulate
 
 from lxml import etree
 
-from indexer.core.text import guess_language
+from indexer.core.text import declared_language, guess_language
 
 from ..config import MAX_TITLE_LEN
 from ..encoding import decode
@@ -265,11 +266,14 @@ class HtmlProcessor:
                 if chosen is not None:
                     root = chosen
 
-        # 6. Blocks and a language sample.
-        blocks, sample = text_blocks(root, config.language_sample_chars, fast=fast)
+        # 6. Blocks and a language sample (7. when the language is not declared).
+        guess = declared_language(declared=declared, charset=charset, url=url)
+        blocks, sample = text_blocks(
+            root, 0 if guess is not None else config.language_sample_chars, fast=fast)
 
         # 7. Language.
-        guess = guess_language(declared=declared, charset=charset, url=url, text=sample)
+        if guess is None:
+            guess = guess_language(declared=declared, charset=charset, url=url, text=sample)
         lang = guess.lang
 
         # 9. Description.
@@ -421,6 +425,7 @@ def _stylesheets() -> _Stylesheets:
     return sheets
 
 
+_new_block = partial(tuple.__new__, TextBlock)
 _BOUNDARY = re.compile("\ue000([^\ue001]*)\ue001")
 _CODE_REGION = re.compile("\ue003[^\ue004]*(?:\ue004|\\Z)")
 _PIECE_BREAK = re.compile("\ue000[^\ue001]*\ue001|\ue002")
@@ -448,12 +453,14 @@ def text_blocks(
                             if has_code else stream)
     tags = parts[1::2]
     tags.insert(0, "body")
-    blocks: list[TextBlock] = []
-    offset = 0
-    for value, tag in zip(map(" ".join, map(str.split, parts[0::2])), tags, strict=True):
-        if value:
-            blocks.append(TextBlock(value, tag, offset))
-            offset += len(value) + 1
+    kept = [(value, tag) for value, tag in zip(map(" ".join, map(str.split, parts[0::2])), tags,
+                                               strict=True) if value]
+    # Each block starts one character (a space) after the end of the one before.
+    offsets = list(accumulate((len(value) + 1 for value, _ in kept), initial=0))
+    blocks = list(map(_new_block, ((value, tag, offset) for (value, tag), offset in
+                                   zip(kept, offsets, strict=False))))
+    if sample_chars <= 0:
+        return blocks, ""
     outside = _CODE_REGION.sub(_CLOSE, stream) if has_code else stream
     if len(outside) > sample_chars:
         pieces = _PIECE_BREAK.split(outside)

@@ -14,7 +14,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from indexer.core.text import stop_words
 from indexer.core.text.tokenize import has_unspaced, simple_words, tokenize
@@ -28,11 +28,11 @@ MAX_DISTINCT_TERMS = 1000    # terms of the centroid vectors
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+(?=\S)|(?<=[。！？；])")
 
 
-@dataclass(frozen=True, slots=True)
-class TextBlock:
+class TextBlock(NamedTuple):
     """A block of a page's text: ``tag`` is the block element (``p``, ``h1``, ``li``...,
     ``meta`` for a meta description, ``text`` for plain text) and ``offset`` its character
-    position in the page."""
+    position in the page. (A named tuple: pages have hundreds of blocks, and a tuple is the
+    cheapest immutable record to make.)"""
 
     text: str
     tag: str = "p"

@@ -7,7 +7,8 @@ Public API:
 * :class:`TextAnalyzer` (``terms(text, lang)``, ``query_terms``, ``positions``) and
   :func:`analyze`: tokenise (canonical forms, n-grams) and stem;
 * :func:`tokenize`: the unstemmed tokens;
-* :func:`guess_language`, :func:`guess_text_language`, :class:`LanguageGuess`;
+* :func:`guess_language`, :func:`declared_language`, :func:`guess_text_language`,
+  :class:`LanguageGuess`;
 * :func:`stop_words`, :func:`link_stop_words`, :func:`remove_stop_words`;
 * :func:`normalize_tag`, :func:`major`, :func:`snowball_algorithm`.
 """
@@ -17,7 +18,13 @@ from __future__ import annotations
 from .analyzer import TextAnalyzer, analyze, term_positions
 from .errors import TextAnalysisError, UnknownLanguageError
 from .langtags import major, normalize_tag, snowball_algorithm
-from .language import LanguageGuess, guess_language, guess_text_language, language_from_url
+from .language import (
+    LanguageGuess,
+    declared_language,
+    guess_language,
+    guess_text_language,
+    language_from_url,
+)
 from .stopwords import link_stop_words, remove_stop_words, stop_words
 from .tokenize import char_ngrams, spell_url, tokenize
 
@@ -28,6 +35,7 @@ __all__ = [
     "UnknownLanguageError",
     "analyze",
     "char_ngrams",
+    "declared_language",
     "guess_language",
     "guess_text_language",
     "language_from_url",

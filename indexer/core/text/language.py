@@ -145,6 +145,29 @@ def language_from_url(url: str | None) -> str | None:
     return _path_language(parts.path)
 
 
+def declared_language(
+    *,
+    declared: Sequence[str | None] = (),
+    charset: str | None = None,
+    url: str | None = None,
+) -> LanguageGuess | None:
+    """What :func:`guess_language` answers from the declarations, the charset and the URL
+    alone (rules 1-3), or ``None`` when the text test would have its say: a caller can then
+    skip making a text sample."""
+    for tag in declared:
+        norm = normalize_tag(tag)
+        if norm is not None and norm not in _UNINFORMATIVE:
+            return LanguageGuess(norm, "declared")
+    if charset:
+        lang = CHARSET_LANGUAGES.get(charset.strip().lower())
+        if lang is not None:
+            return LanguageGuess(lang, "charset")
+    lang = language_from_url(url)
+    if lang is not None:
+        return LanguageGuess(lang, "url")
+    return None
+
+
 def guess_language(
     *,
     declared: Sequence[str | None] = (),
