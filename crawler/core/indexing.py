@@ -27,6 +27,7 @@ document, so it is fixed at indexing time, as a Lucene field boost is.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -48,6 +49,15 @@ from .page import Link, ProcessedPage
 from .urls import host_of
 
 LINK_KINDS_WITHOUT_DOCUMENT = frozenset({"location", "sitemap", "robots"})
+# Text that quote() changes only by spelling spaces %20 (unreserved characters, "/", " ").
+_QUOTE_SAFE = re.compile(r"[A-Za-z0-9_.~/ \-]*\Z")
+# The host of a URL in canonical form (lower-case host, optional port): host_of's answer.
+_CANONICAL_HOST = re.compile(r"https?://([a-z0-9.\-_]+)(?::[0-9]*)?(?=[/?#]|\Z)")
+
+
+def _host(url: str) -> str:
+    match = _CANONICAL_HOST.match(url)
+    return match.group(1).rstrip(".") if match else host_of(url)
 
 
 def page_summary(page: ProcessedPage) -> dict[str, Any]:
@@ -82,9 +92,10 @@ def link_document(
     terms = analyzer.terms(link.text, page.lang)
     if not terms:
         return None
-    target_host = host_of(link.url)
+    target_host = _host(link.url)
     relation = "iref" if target_host == page.host else "eref"
-    link_id = f"url|{link.url}|text|{quote(link.text)}|{relation}|{page.url}"
+    text = link.text.replace(" ", "%20") if _QUOTE_SAFE.match(link.text) else quote(link.text)
+    link_id = f"url|{link.url}|text|{text}|{relation}|{page.url}"
     positions: dict[str, list[int]] = {}
     for position, term in enumerate(terms):
         positions.setdefault(term, []).append(position)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 import zlib
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from urllib.parse import urlsplit
 
 from indexer.core.text import remove_stop_words
@@ -50,6 +51,7 @@ _RESOLVED_MAX = 50_000
 _resolved: dict[tuple[str, str, str | None, str], str | None] = {}
 
 
+@lru_cache(maxsize=8192)  # navigation link texts recur on every page of a site
 def clean_link_text(text: str, lang: str | None) -> str:
     """Anchor text less link stop words, spaces collapsed (lower case)."""
     if not text:
@@ -65,6 +67,7 @@ def url_words(url: str) -> str:
     return " ".join(words)[:MAX_LINK_TEXT_CHARS]
 
 
+@lru_cache(maxsize=8192)
 def effective_terms(text: str) -> float:
     """The seed's pruning score: terms in ``text`` x min(1, gzip length / raw length)."""
     if not text:

@@ -21,6 +21,7 @@ import base64
 import time
 from collections.abc import Iterable
 from email.utils import parsedate_to_datetime
+from functools import lru_cache
 
 from indexer.core.ids import hash8
 from indexer.core.text import major
@@ -63,14 +64,24 @@ def http_date(value: str) -> float | None:
 
 
 def site_words(host: str) -> list[str]:
-    return ["site:all"] + [f"site:{suffix}" for suffix in domain_suffixes(host)]
+    return list(_site_words(host))
+
+
+@lru_cache(maxsize=4096)
+def _site_words(host: str) -> tuple[str, ...]:
+    return ("site:all", *(f"site:{suffix}" for suffix in domain_suffixes(host)))
 
 
 def lang_words(lang: str) -> list[str]:
+    return list(_lang_words(lang))
+
+
+@lru_cache(maxsize=256)
+def _lang_words(lang: str) -> tuple[str, ...]:
     words = ["lang:all", f"lang:{major(lang).lower()}"]
     if lang.lower() != major(lang).lower():
         words.append(f"lang:{lang.lower()}")
-    return words
+    return tuple(words)
 
 
 def safe_words(safe: bool) -> list[str]:

@@ -101,10 +101,10 @@ CANONICAL = 1
 NGRAM = 2
 
 
-# Every token other than a plain run of word characters (URL, e-mail, acronym, number, joined
-# word) holds one of these characters followed by a non-space; text without such a pair (and
-# without unspaced scripts) is cut by one findall.
-_SPECIAL = re.compile(r"[.,:@&']\S")
+# Every token other than a plain run of word characters holds one of these: "://" (URLs),
+# "www." (URLs), "@" (e-mail), "." or "," before a word character (acronyms, numbers), "&" or
+# "'n'" (joined words). Text without them (and without unspaced scripts) is cut by one findall.
+_SPECIAL = re.compile(r"[.,]\w|:/|@|&|'n'|www\.", re.IGNORECASE)
 _PLAIN = re.compile(rf"[{_WORD_CHARS}]+", re.IGNORECASE)
 
 
