@@ -449,18 +449,21 @@ def text_blocks(
     if stream is None:
         return _text_blocks_by_element(root, sample_chars)
     has_code = _CODE_OPEN in stream
-    parts = _BOUNDARY.split(stream.replace(_CODE_OPEN, "").replace(_CODE_CLOSE, "")
-                            if has_code else stream)
+    text = stream.replace(_CODE_OPEN, "").replace(_CODE_CLOSE, "") if has_code else stream
+    # Spaces collapsed once for all (markers are not spaces): a block is its stripped segment.
+    parts = _BOUNDARY.split(" ".join(text.split()))
     tags = parts[1::2]
     tags.insert(0, "body")
-    kept = [(value, tag) for value, tag in zip(map(" ".join, map(str.split, parts[0::2])), tags,
-                                               strict=True) if value]
+    kept = [(value, tag) for value, tag in zip(map(str.strip, parts[0::2]), tags, strict=True)
+            if value]
     # Each block starts one character (a space) after the end of the one before.
     offsets = list(accumulate((len(value) + 1 for value, _ in kept), initial=0))
     blocks = list(map(_new_block, ((value, tag, offset) for (value, tag), offset in
                                    zip(kept, offsets, strict=False))))
     if sample_chars <= 0:
         return blocks, ""
+    if not has_code and len(stream) <= sample_chars:  # the sample is all the blocks' text
+        return blocks, " ".join(value for value, _ in kept)[:sample_chars]
     outside = _CODE_REGION.sub(_CLOSE, stream) if has_code else stream
     if len(outside) > sample_chars:
         pieces = _PIECE_BREAK.split(outside)
