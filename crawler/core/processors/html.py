@@ -83,6 +83,7 @@ _MARKER_PREFIX = b"\xee\x80"
 # A character reference to a marker would put one in the tree: such pages take the
 # element-by-element path. (False alarms, such as &#xe0001;, only cost time.)
 _MARKER_REFERENCE = re.compile(r"&#(?:[xX]0*[eE]00[0-4]|0*5734[4-8])")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 _ASCII_NON_WORD = bytes(c for c in range(128) if not re.match(r"\w", chr(c)))
 REDIRECT_EDIT_DISTANCE = 3
 
@@ -123,11 +124,13 @@ def parse_html(text: str) -> etree._Element | None:
     return _parse_bytes(text.encode("utf-8", "replace"))
 
 
-def _clean(text: str) -> tuple[str | None, bytes]:
-    """``text`` with control characters and our marker characters blanked, as UTF-8 for the
-    parser; the cleaned text itself only when it had to be made (else ``None``: the caller
-    cleans what it needs of ``text`` on demand)."""
-    data = text.encode("utf-8", "replace").translate(_CONTROL_BYTES)
+def _clean(text: str, utf8: bytes | None = None) -> tuple[str | None, bytes]:
+    """``text`` (``utf8``: the same in UTF-8, if known) with control characters and our marker
+    characters blanked, as UTF-8 for the parser; the cleaned text itself only when it had to
+    be made (else ``None``: the caller cleans what it needs of ``text`` on demand)."""
+    if utf8 is None:
+        utf8 = text.encode("utf-8", "replace")
+    data = utf8.translate(_CONTROL_BYTES)
     if _MARKER_PREFIX in data:  # maybe a marker character: the exact (slower) way
         cleaned = _CONTROL.sub(" ", text)
         return cleaned, cleaned.encode("utf-8", "replace")
@@ -140,7 +143,17 @@ def _hash_text(doc: etree._Element) -> str:
     # Dropping the ASCII non-word characters on bytes first leaves little for the regex.
     text = text.encode("utf-8", "surrogatepass").translate(None, _ASCII_NON_WORD).decode(
         "utf-8", "surrogatepass")
-    return text if text.isascii() else _NON_WORD.sub("", text)
+    if text.isascii():
+        return text
+    # What is left to remove is non-ASCII. Few distinct characters (accents, dashes, quotes
+    # in a Latin-script page) are removed one by one; many (another script) by the regex.
+    others = _NON_ASCII.findall(text)
+    if len(others) > 64:
+        return _NON_WORD.sub("", text)
+    for char in set("".join(others)):
+        if not (char.isalnum() or char == "_"):  # what \w matches
+            text = text.replace(char, "")
+    return text
 
 
 class HtmlProcessor:
@@ -148,17 +161,25 @@ class HtmlProcessor:
 
     def extract(self, page: FetchedPage, body: bytes, ctx: ProcessorContext) -> Extraction:
         text, encoding = decode(body, page.header("content-type"))
-        extraction = self.extract_text(page.url, text, ctx, http_language=page.header(
-            "content-language"))
+        # A lossless UTF-8 decoding (no replacement character) re-encodes to the body itself.
+        utf8 = body if encoding == "utf-8" and "\ufffd" not in text else None
+        extraction = self._extract(page.url, text, ctx, page.header("content-language"), utf8)
         return replace(extraction, encoding=encoding)
 
     def extract_text(
         self, url: str, text: str, ctx: ProcessorContext, http_language: str = ""
     ) -> Extraction:
         """Extraction from decoded HTML (also used for XHTML and the Page Options test)."""
+        return self._extract(url, text, ctx, http_language, None)
+
+    def _extract(
+        self, url: str, text: str, ctx: ProcessorContext, http_language: str,
+        utf8: bytes | None,
+    ) -> Extraction:
+        """:meth:`extract_text`; ``utf8``, when given, is ``text`` encoded in UTF-8."""
         config = ctx.config
         # Blank control characters; this also keeps our block markers out of the page text.
-        cleaned, data = _clean(text)
+        cleaned, data = _clean(text, utf8)
         doc = _parse_bytes(data)
         if doc is None:
             if cleaned is None:
@@ -177,38 +198,52 @@ class HtmlProcessor:
             declared.append(match.group(1))
         declared.append(_attr(doc, "lang") or _attr(doc, "{http://www.w3.org/XML/1998/namespace}lang"))
         refresh = ""
-        for meta in doc.iter("meta"):
-            name = (_attr(meta, "name") or _attr(meta, "property")).lower()
-            equiv = _attr(meta, "http-equiv").lower()
-            content = _attr(meta, "content")
-            if name:
-                metas.append((name, content))
-            if name in ("description", "og:description", "dc.description") and content:
-                descriptions.append(content)
-            elif name == "keywords" and content:
-                keywords.extend(k.strip() for k in content.split(",") if k.strip())
-            elif name in ("language", "dc.language"):
-                declared.append(content)
-            if equiv == "content-language":
-                declared.append(content.split(",")[0])
-            elif equiv in ("refresh", "location") and not refresh:
-                refresh = content
-        declared.append(http_language.split(",")[0] if http_language else "")
         charset = None
-        meta_charset = doc.find(".//meta[@charset]")
-        if meta_charset is not None:
-            charset = _attr(meta_charset, "charset")
+        base_href: str | None = None
+        canonical_hrefs: list[str] = []
+        title_el = None
+        # One walk for the head elements (wherever they are): metas in order, the first
+        # meta with a charset, base with an href and title below the root, canonical links.
+        for element in doc.iter("meta", "link", "base", "title"):
+            tag = element.tag
+            if tag == "meta":
+                name = (_attr(element, "name") or _attr(element, "property")).lower()
+                equiv = _attr(element, "http-equiv").lower()
+                content = _attr(element, "content")
+                if name:
+                    metas.append((name, content))
+                if name in ("description", "og:description", "dc.description") and content:
+                    descriptions.append(content)
+                elif name == "keywords" and content:
+                    keywords.extend(k.strip() for k in content.split(",") if k.strip())
+                elif name in ("language", "dc.language"):
+                    declared.append(content)
+                if equiv == "content-language":
+                    declared.append(content.split(",")[0])
+                elif equiv in ("refresh", "location") and not refresh:
+                    refresh = content
+                if charset is None and element.get("charset") is not None and element is not doc:
+                    charset = _attr(element, "charset")
+            elif tag == "link":
+                if "canonical" in _attr(element, "rel").lower().split():
+                    canonical_hrefs.append(_attr(element, "href"))
+            elif element is doc:
+                continue
+            elif tag == "base":
+                if base_href is None and element.get("href") is not None:
+                    base_href = _attr(element, "href")
+            elif title_el is None:
+                title_el = element
+        declared.append(http_language.split(",")[0] if http_language else "")
         base = url
-        base_el = doc.find(".//base[@href]")
-        if base_el is not None:
-            base = canonicalize(_attr(base_el, "href"), url) or url
+        if base_href is not None:
+            base = canonicalize(base_href, url) or url
         canonical = ""
-        for link_el in doc.iter("link"):
-            rel = _attr(link_el, "rel").lower().split()
-            if "canonical" in rel and not canonical:
-                canonical = canonicalize(_attr(link_el, "href"), base) or ""
+        for href in canonical_hrefs:
+            canonical = canonicalize(href, base) or ""
+            if canonical:
+                break
         title = ""
-        title_el = doc.find(".//title")
         if title_el is not None:
             title = _text(title_el)
 
