@@ -8,8 +8,8 @@ Single thread, warm (one untimed pass over all judged queries first), over
   separately with snippets;
 * ``large``: the same on the large tier, when its files are installed;
 * ``3 shards``: the default tier crawled by 3 queue servers (urls split by host, as a crawl
-  splits them), each bundle served on loopback by a shard server, searched through the network
-  iterator over HTTP;
+  splits them), each bundle served on loopback by a shard server in a process of its own (as
+  each queue server is), searched through the network iterator over HTTP;
 * Whoosh 2.7 (../shared/peers/whoosh_eval.py, BM25F, AND) on the same pages, installed in its
   own virtual environment under /tmp (never into the project).
 
@@ -35,7 +35,6 @@ import json
 import os
 import subprocess
 import sys
-import threading
 import time
 import venv
 from pathlib import Path
@@ -47,7 +46,7 @@ sys.path.insert(0, str(HERE.parent))
 import relevance_eval as rel  # noqa: E402
 
 from indexer.core.reader import IndexBundleReader  # noqa: E402
-from ranking.core.network import HttpShard, ShardHTTPServer  # noqa: E402
+from ranking.core.network import HttpShard  # noqa: E402
 from ranking.core.pipeline import Searcher  # noqa: E402
 from ranking.core.shard import LocalShard  # noqa: E402
 
@@ -219,6 +218,28 @@ def http_bench(bundle: Path, queries: list[str], runs: int) -> int:
     return 0
 
 
+
+SHARD_SERVER = """
+import sys
+from indexer.core.reader import IndexBundleReader
+from ranking.core.network import ShardHTTPServer
+from ranking.core.shard import LocalShard
+srv = ShardHTTPServer(LocalShard(IndexBundleReader(sys.argv[1])), sys.argv[2])
+print(srv.url, flush=True)
+srv.serve_forever()
+"""
+
+
+def start_shard_process(path: Path) -> tuple[subprocess.Popen, str]:
+    """A shard server over the bundle at ``path`` in a process of its own; (process, url)."""
+    proc = subprocess.Popen([sys.executable, "-c", SHARD_SERVER, str(path), TOKEN],
+                            cwd=HERE.parent, stdout=subprocess.PIPE, text=True)
+    url = proc.stdout.readline().strip() if proc.stdout else ""
+    if not url.startswith("http://"):
+        proc.kill()
+        raise RuntimeError(f"the shard server for {path} did not start")
+    return proc, url
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--no-whoosh", action="store_true")
@@ -279,17 +300,22 @@ def main() -> int:
             shard_paths = args.shard_index or sharded_bundles("default")
         except (Exception, SystemExit) as exc:  # report and go on with the other measurements
             sys.stdout.write(f"shards3_build: 0 built ({type(exc).__name__}: {exc})\n")
+    # each shard server is a process of its own, as queue servers are (on one machine or
+    # several): the searching process only fans out and merges
     for path in shard_paths:
-        srv = ShardHTTPServer(LocalShard(IndexBundleReader(path)), TOKEN)
-        threading.Thread(target=srv.serve_forever, daemon=True).start()
-        servers.append(srv)
-    if servers:
-        net = Searcher([HttpShard(s.url, TOKEN, name=f"qs{i}") for i, s in enumerate(servers)])
-        shards3 = report_percentiles("shards3_top10",
-                                     median_of_runs(net, queries, False, args.runs))
-        report_percentiles("shards3_snippets", median_of_runs(net, queries, True, args.runs))
-    for srv in servers:
-        srv.shutdown()
+        servers.append(start_shard_process(path))
+    try:
+        if servers:
+            net = Searcher([HttpShard(url, TOKEN, name=f"qs{i}")
+                            for i, (_, url) in enumerate(servers)])
+            shards3 = report_percentiles("shards3_top10",
+                                         median_of_runs(net, queries, False, args.runs))
+            report_percentiles("shards3_snippets",
+                               median_of_runs(net, queries, True, args.runs))
+    finally:
+        for proc, _ in servers:
+            proc.terminate()
+            proc.wait(timeout=30)
 
     if args.no_whoosh:
         return 0
