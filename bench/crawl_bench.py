@@ -3,6 +3,7 @@
 
     .venv/bin/python bench/crawl_bench.py [--fetchers 2] [--tier default|large|both]
                                           [--max-seconds 900] [--scrapy-rate 62]
+                                          [--max-links N]
 
 Starts the local web (../shared/localweb: setup.sh and start.sh, as root) if it is not up, then,
 in a private temporary directory: an embedded Redis, the queue server (`run_queue_server`) with
@@ -134,14 +135,18 @@ class Engine:
         self.start("queue-server", [sys.executable, "manage.py", "run_queue_server",
                                     "--server", "0"])
 
-    def start_crawl(self, seeds: list[str], exclude_hosts: list[str]) -> None:
+    def start_crawl(self, seeds: list[str], exclude_hosts: list[str],
+                    max_links: int | None = None) -> None:
         disallowed = "\n".join(f"domain:{host}" for host in exclude_hosts)
         self.manage("shell", "-v", "0", "-c", textwrap.dedent(f"""
             from crawler import services
             from crawler.models import Crawl
+            options = services.page_options_default_get()
+            if {max_links!r} is not None:
+                options.max_links_to_extract = {max_links!r}
+                options.save()
             crawl = Crawl.objects.create(name="bench", disallowed_sites={disallowed!r},
-                                         restrict_to_seeds=True,
-                                         page_options=services.page_options_default_get())
+                                         restrict_to_seeds=True, page_options=options)
             services.seed_sites_add_bulk(crawl.pk, {chr(10).join(seeds)!r})
             services.crawl_start(crawl.pk)
         """))
@@ -244,7 +249,7 @@ def crawl_tier(args: argparse.Namespace, tier: str) -> dict:
             engine.boot()
             time.sleep(3)
             since = time.time()
-            engine.start_crawl(seeds, other_tier_hosts(tier))
+            engine.start_crawl(seeds, other_tier_hosts(tier), args.max_links)
             started = time.monotonic()
             row: dict = {}
             while time.monotonic() - started < args.max_seconds:
@@ -337,6 +342,10 @@ def main() -> int:
     parser.add_argument("--max-seconds", type=float, default=900, help="per crawl")
     parser.add_argument("--scrapy-rate", type=float, default=None)
     parser.add_argument("--log-level", default="WARNING", help="of the engine's processes")
+    parser.add_argument("--max-links", type=int, default=None,
+                        help="Page Options 'maximum links to keep per page' for the crawls "
+                             "(default: the profile's, 50; up to 300 reaches more of the large "
+                             "tier's API indexes)")
     parser.add_argument("--keep", type=Path, default=None,
                         help="copy the processes' logs into this folder")
     args = parser.parse_args()
