@@ -57,9 +57,13 @@ def codec_name(label: str | None) -> str | None:
     label = label.strip().strip("\"'").lower()
     label = _ALIASES.get(label, label)
     try:
-        return codecs.lookup(label).name
-    except (LookupError, ValueError):
+        name = codecs.lookup(label).name
+        # a text encoding Python can decode with: not "undefined" (which always raises) nor a
+        # bytes-to-bytes or str-to-str codec such as base64 or rot13
+        b"a".decode(name, "replace")
+    except (LookupError, ValueError, UnicodeError):
         return None
+    return name
 
 
 def decode(body: bytes, content_type: str = "") -> tuple[str, str]:

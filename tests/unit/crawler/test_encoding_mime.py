@@ -18,6 +18,16 @@ def test_decode_never_fails():
         assert isinstance(text, str) and codec
 
 
+def test_labels_of_codecs_that_cannot_decode_text_are_ignored():
+    """Python has codecs named like these, but "undefined" always raises and the others are
+    not text encodings: a page declaring one is decoded as if it declared nothing."""
+    body = "<meta charset=undefined><p>café".encode()
+    for label in ("undefined", "base64", "rot13", "hex", "zlib"):
+        assert decode(body, f"text/html; charset={label}") == (body.decode(), "utf-8")
+    text, codec = decode(b"<meta charset='undefined'><p>caf\xe9")  # detection decides
+    assert text.startswith("<meta charset='undefined'><p>caf") and codec != "undefined"
+
+
 def test_mime_type_from_headers_then_content():
     assert detect_mime_type("http://a/robots.txt", "text/html", b"") == "text/robot"
     assert detect_mime_type("http://a/s", "text/xml", b"<?xml version='1.0'?><urlset>") == (

@@ -2,7 +2,10 @@
 
 The normal run tries ``FUZZ_EXAMPLES`` (default 400) generated inputs. The full fuzz run is::
 
-    FUZZ_EXAMPLES=100000 .venv/bin/pytest tests/unit/crawler/test_fuzz_html.py
+    FUZZ_EXAMPLES=100000 .venv/bin/pytest --timeout=0 tests/unit/crawler/test_fuzz_html.py
+
+(``--timeout=0``: the suite's 300-second limit per test is for the normal run; the full run
+takes several minutes.)
 
 Each input must be processed without an exception and in under 2 seconds.
 """
