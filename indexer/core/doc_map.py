@@ -40,7 +40,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .ids import DOC_ID_LEN
-from .packed_table import PackedTableTool, RecordFormatError, _codes, escape
+from .packed_table import PackedTableTool, RecordFormatError, _codes, terminate_records
 
 PSL_TOOL = PackedTableTool.of("regions:INT", repeat="position:INT score:FLOAT")
 _COUNTS = struct.Struct(">II")
@@ -174,16 +174,7 @@ def pack_psl(nregions: npt.NDArray[np.int64], nrows: npt.NDArray[np.int64],
     score_at = (at + sizes)[is_row]
     out[score_at[:, None] + np.arange(8)] = np.asarray(row_score, dtype=">f8").view(
         np.uint8).reshape(-1, 8)
-    special = (out >= 0xFE).astype(np.int64)
-    esc_len = length + np.add.reduceat(special, rec_start)
-    escaped = np.frombuffer(escape(out.tobytes()), dtype=np.uint8)
-    final = np.empty(escaped.size + n, dtype=np.uint8)
-    seps = np.cumsum(esc_len + 1) - 1
-    mask = np.ones(final.size, dtype=bool)
-    mask[seps] = False
-    final[mask] = escaped
-    final[seps] = 0xFF
-    return final.tobytes(), seps + 1
+    return terminate_records(out, length, rec_start)
 
 
 class DocMap:

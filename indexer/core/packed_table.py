@@ -401,18 +401,25 @@ def pack_columns(tool: PackedTableTool, keys: Sequence[bytes], ints: np.ndarray,
         key_dest = body_start + sizes[int_start]
         src_start = np.cumsum(klen) - klen
         out[np.repeat(key_dest - src_start, klen) + np.arange(src.size)] = src
+    data, ends = terminate_records(out, length, rec_start)
+    return (data, ends) if record_ends else data
+
+
+def terminate_records(out: np.ndarray, length: np.ndarray, rec_start: np.ndarray
+                      ) -> tuple[bytes, np.ndarray]:
+    """Unescaped records laid end to end in ``out`` (record i: ``length[i]`` bytes from
+    ``rec_start[i]``), escaped and each followed by the 0xFF separator; also the offset just
+    past each separator."""
     special = (out >= 0xFE).astype(np.int64)
     esc_len = length + np.add.reduceat(special, rec_start)
     escaped = np.frombuffer(escape(out.tobytes()), dtype=np.uint8)
-    final = np.empty(escaped.size + n, dtype=np.uint8)
+    final = np.empty(escaped.size + length.size, dtype=np.uint8)
     seps = np.cumsum(esc_len + 1) - 1
     mask = np.ones(final.size, dtype=bool)
     mask[seps] = False
     final[mask] = escaped
     final[seps] = 0xFF
-    if record_ends:
-        return final.tobytes(), seps + 1
-    return final.tobytes()
+    return final.tobytes(), seps + 1
 
 
 def unpack_columns(tool: PackedTableTool, data: bytes
