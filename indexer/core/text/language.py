@@ -177,22 +177,12 @@ def guess_language(
     default: str = "en",
 ) -> LanguageGuess:
     """Guess a page's language (see the module docstring for the order of rules)."""
-    english: str | None = None
-    for tag in declared:
-        norm = normalize_tag(tag)
-        if norm is None:
-            continue
-        if norm in _UNINFORMATIVE:
-            english = english or norm
-            continue
-        return LanguageGuess(norm, "declared")
-    if charset:
-        lang = CHARSET_LANGUAGES.get(charset.strip().lower())
-        if lang is not None:
-            return LanguageGuess(lang, "charset")
-    lang = language_from_url(url)
-    if lang is not None:
-        return LanguageGuess(lang, "url")
+    ruled = declared_language(declared=declared, charset=charset, url=url)
+    if ruled is not None:
+        return ruled
+    # a declared English only counts when the text agrees (many pages declare it by default)
+    english = next((norm for norm in map(normalize_tag, declared)
+                    if norm is not None and norm in _UNINFORMATIVE), None)
     guessed = guess_text_language(text, default=None) if text else None
     if guessed is not None:
         if english is not None and major(guessed) == "en":
