@@ -83,12 +83,16 @@ def test_heads_payload_has_no_page_text(shards):
         assert "description" in summary
 
 
-def test_candidates_travel_exactly(shards):
-    local, _ = shards
-    shard = local[0]
+def _first_shard_candidates(shards, query):
+    """(searcher over the first local shard, the parsed query, that shard's candidates)."""
+    shard = shards[0][0]
     searcher = Searcher([shard])
-    parsed = searcher.parser.parse("alpha beta")
-    got = shard.candidates("alpha beta", parsed, 50, searcher.options)
+    parsed = searcher.parser.parse(query)
+    return searcher, parsed, shard.candidates(query, parsed, 50, searcher.options)
+
+
+def test_candidates_travel_exactly(shards):
+    _, _, got = _first_shard_candidates(shards, "alpha beta")
     data = json.loads(json.dumps(got.to_json()))
     assert isinstance(data["freq"], str)  # base64, not a list of numbers
     back = Candidates.from_json(data, "a")
@@ -147,11 +151,7 @@ def test_heads_not_sent_are_asked_for(shards, monkeypatch):
 
 
 def test_best_representatives_are_the_best_groups(shards):
-    local, _ = shards
-    shard = local[0]
-    searcher = Searcher([shard])
-    parsed = searcher.parser.parse("alpha")
-    found = shard.candidates("alpha", parsed, 50, searcher.options)
+    searcher, parsed, found = _first_shard_candidates(shards, "alpha")
     shown = searcher.search("alpha", num=3, snippets=False).results
     ids = network.best_representatives(found, parsed, searcher.options, 5)
     assert len(ids) == len(set(ids)) == 5
