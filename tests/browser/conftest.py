@@ -52,7 +52,14 @@ def admin_browser(browser, live_server, admin_user):
     browser.find_element(By.NAME, "username").send_keys("admin")
     browser.find_element(By.NAME, "password").send_keys("password")
     browser.find_element(By.CSS_SELECTOR, "input[type=submit]").click()
-    assert "Log out" in browser.page_source or "logout" in browser.page_source
+    # click() returns once the click is sent, not once the login POST has been answered: on a
+    # cold Chromium the old login page was still the one read. Wait for the admin's logout form.
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(browser, 30).until(
+        lambda b: "/admin/login/" not in b.current_url
+        and ("Log out" in b.page_source or "logout" in b.page_source),
+        "the admin login did not lead to a logged-in page")
     return browser
 
 
