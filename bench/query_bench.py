@@ -25,7 +25,9 @@ tier and the 3 shards (each needs a crawl of its own), ``--no-large`` the large 
 percentile (with ``--http``: N passes, each query timed bare then through the page); the
 machine is shared, so one pass is noisy.
 Prints ``name: value unit`` lines and ``target:`` lines (our p95 <= Whoosh's p95, both measured
-in this run).
+in this run); for the 3 shards also the CPU per query of the searching process and of the shard
+servers (``shards3_top10_client_cpu``, ``shards3_top10_servers_cpu``, the servers' summed),
+steadier than wall-clock times when the machine is shared.
 """
 
 from __future__ import annotations
@@ -90,6 +92,36 @@ def median_of_runs(searcher: Searcher, queries: list[str], snippets: bool,
     """Each percentile's median over ``runs`` timed passes (each after its warm-up pass)."""
     passes = [percentiles(measure(searcher, queries, snippets)) for _ in range(max(1, runs))]
     return {k: sorted(p[k] for p in passes)[len(passes) // 2] for k in passes[0]}
+
+
+def process_cpu(pid: int) -> float | None:
+    """User and system CPU seconds of a process so far (Linux /proc; None elsewhere)."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            fields = handle.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def report_cpu(name: str, searcher: Searcher, queries: list[str], pids: list[int],
+               runs: int) -> None:
+    """CPU per query (top 10, warm) of this process and, summed, of the shard server
+    processes ``pids``, over ``runs`` more passes: unlike the wall-clock percentiles it hardly
+    moves with the load of a shared machine."""
+    before = [process_cpu(pid) for pid in pids]
+    start = time.process_time()
+    for _ in range(max(1, runs)):
+        for q in queries:
+            searcher.search(q, num=10, snippets=False)
+    passes = max(1, runs) * len(queries)
+    sys.stdout.write(f"{name}_client_cpu: {1000 * (time.process_time() - start) / passes:.2f} "
+                     "ms\n")
+    spans = [(b, a) for b, a in zip(before, [process_cpu(pid) for pid in pids], strict=True)
+             if a is not None and b is not None]
+    if pids and len(spans) == len(pids):
+        used = sum(a - b for b, a in spans)
+        sys.stdout.write(f"{name}_servers_cpu: {1000 * used / passes:.2f} ms\n")
 
 
 def sharded_bundles(tier: str) -> list[Path]:
@@ -310,6 +342,8 @@ def main() -> int:
                             for i, (_, url) in enumerate(servers)])
             shards3 = report_percentiles("shards3_top10",
                                          median_of_runs(net, queries, False, args.runs))
+            report_cpu("shards3_top10", net, queries, [proc.pid for proc, _ in servers],
+                       args.runs)
             report_percentiles("shards3_snippets",
                                median_of_runs(net, queries, True, args.runs))
     finally:

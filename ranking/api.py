@@ -4,9 +4,10 @@ Layer: glue (Django). The payloads come from :mod:`ranking.core.network`; this m
 shared token (``settings.QUEUE_SERVER_TOKEN``, sent in the ``X-Shard-Token`` header or a
 ``token`` parameter) and finds the bundle of the requested crawl on this machine.
 
-* ``GET /api/shard/search?q=&n=&its=&lang=&safe=&server=[&heads=k]`` -> raw (ungrouped) scored
-  candidates, and the summary heads of the shard's ``k`` best groups
-  (:func:`ranking.core.network.shard_search_payload`);
+* ``GET /api/shard/search?q=&n=&its=&lang=&safe=&server=[&heads=k][&fmt=bin]`` -> raw
+  (ungrouped) scored candidates, and the summary heads of the shard's ``k`` best groups
+  (:func:`ranking.core.network.shard_search_answer`: JSON, or with ``fmt=bin`` the binary
+  encoding the network iterator asks for);
 * ``GET /api/shard/summaries?ids=&its=&server=`` -> stored summaries of doc_ids.
 """
 
@@ -15,14 +16,14 @@ from __future__ import annotations
 import logging
 
 from django.conf import settings
-from django.http import HttpRequest, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.http import require_GET
 
 from indexer.core.errors import CorruptIndexError
 from ranking.core.errors import NoIndexError
 from ranking.core.network import (
     TOKEN_HEADER,
-    shard_search_payload,
+    shard_search_answer,
     shard_summaries_payload,
     token_ok,
 )
@@ -53,15 +54,19 @@ def _local_shard(request: HttpRequest) -> LocalShard:
 
 
 @require_GET
-def shard_search(request: HttpRequest) -> JsonResponse:
+def shard_search(request: HttpRequest) -> HttpResponse:
     if not _authorised(request):
         return JsonResponse({"error": "missing or wrong shard token"}, status=403)
     try:
         shard = _local_shard(request)
-        payload = shard_search_payload(shard, request.GET, _PARSER, options_for_search())
+        body, kind = shard_search_answer(shard, request.GET, _PARSER, options_for_search())
     except (NoIndexError, CorruptIndexError) as exc:
         return JsonResponse({"error": str(exc)}, status=404)
-    return JsonResponse(payload)
+    response = HttpResponse(body, content_type=kind)
+    # a length lets the network iterator's client read the answer on a kept-alive connection
+    # without chunked decoding
+    response["Content-Length"] = str(len(body))
+    return response
 
 
 @require_GET

@@ -47,13 +47,14 @@ from .grouping import Groups, group_candidates, no_grouping
 from .linkgraph.bundles import bundle_scores_path
 from .linkgraph.fields import representative_urls
 from .linkgraph.scores import LinkScores, cached_link_scores
-from .network import fan_out, per_shard_results
+from .network import fan_out_candidates, per_shard_results
 from .options import SearchOptions
 from .query import ParsedQuery, QueryParser
 from .scoring import BONUS_NAMES, RRF_K, combine, fuse, link_score, proximity_frequency
 from .shard import Candidates, ShardClient, query_word_terms
 from .snippets import snippet, title_html, title_text
 
+_LINK = int(DocType.LINK)  # an enum member's lookup costs more than the comparison
 DROP_METAS = frozenset({"NOINDEX", "NONE", "JUSTFOLLOW"})
 SUMMARY_SLACK = 2  # extra summaries read per batch, for results dropped at summary time
 MAX_LINK_DESCRIPTIONS = 3
@@ -144,15 +145,17 @@ class _Merged:
     proximity: np.ndarray  # span sums normalised for length (scoring.proximity_frequency)
     local_row: np.ndarray
     bonuses: np.ndarray
+    page: np.ndarray  # whether each row is a page (not a link document)
 
     @staticmethod
     def of(cands: list[Candidates]) -> _Merged:
         ids = [c.doc_ids for c in cands]
+        doc_ids = np.concatenate(ids) if ids else np.zeros((0, 24), np.uint8)
         return _Merged(
             np.concatenate([np.full(len(c), i, np.int64) for i, c in enumerate(cands)] or
                            [np.zeros(0, np.int64)]),
             cands,
-            np.concatenate(ids) if ids else np.zeros((0, 24), np.uint8),
+            doc_ids,
             np.concatenate([c.doc_rank for c in cands] or [np.zeros(0)]),
             np.concatenate([c.relevance for c in cands] or [np.zeros(0)]),
             np.concatenate([proximity_frequency(c.proximity_raw, c.doc_length,
@@ -161,7 +164,25 @@ class _Merged:
             np.concatenate([np.arange(len(c)) for c in cands] or [np.zeros(0, np.int64)]),
             np.concatenate([c.bonuses for c in cands] or [np.zeros((len(BONUS_NAMES), 0))],
                            axis=1),
+            doc_ids[:, DOC_TYPE] != _LINK,
         )
+
+
+class _GroupRows:
+    """Each group's candidate rows in ascending order, from one stable sort of the rows by
+    group: a result's steps (bonus row, best page entry, link descriptions, explanation)
+    slice them instead of comparing every candidate's group with the result's."""
+
+    __slots__ = ("order", "start")
+
+    def __init__(self, groups: Groups) -> None:
+        self.order = np.argsort(groups.member_group, kind="stable")
+        self.start = np.zeros(len(groups) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(groups.member_group, minlength=len(groups)),
+                  out=self.start[1:])
+
+    def of(self, g: int) -> np.ndarray:
+        return self.order[self.start[g]:self.start[g + 1]]
 
 
 class Searcher:
@@ -197,8 +218,8 @@ class Searcher:
                                 time.perf_counter() - start, False, tuple(messages), offset, num)
         n = max(options.min_results_to_group, offset + num)
         each = per_shard_results(n, options.server_alpha, len(shards))
-        answers, failures = fan_out(
-            shards, lambda s: s.candidates(query, parsed, each, options), self.shard_timeout)
+        answers, failures = fan_out_candidates(shards, query, parsed, each, options,
+                                               self.shard_timeout)
         messages.extend(failures)
         for c in answers:
             messages.extend(m for m in c.messages if m not in messages)
@@ -264,23 +285,26 @@ class Searcher:
                 chosen.append((g, summary))
                 if len(chosen) >= num:
                     break
-        terms, _ = query_word_terms(parsed)
+        terms, mult = query_word_terms(parsed)
         words = list(dict.fromkeys([*parsed.highlight, *terms]))
         shown = self._representatives(links.scores, [str(s.get("url", "")) for _, s in chosen])
+        rows_of = _GroupRows(groups)
         out = []
         for (g, summary), rep_url in zip(chosen, shown, strict=True):
             rep = int(groups.rep[g])
-            best = self._bonus_row(merged, groups, g)
+            members = rows_of.of(g)
+            # the member with the largest bonuses (the first of equals)
+            best = int(members[int(np.argmax(bonus_rows[members]))])
             bonus = self._url_bonuses(merged, best)
             description = str(summary.get("description", ""))
             if snippets:
-                description = self._group_description(merged, groups, g, rep, description)
+                description = self._group_description(merged, members, rep, description)
             url = str(summary.get("url", ""))
             title = str(summary.get("title", ""))
             if summary.get("kind") and summary.get("source") and title == url:
                 title = ""  # a link document's "title" is its target url
-            explanation = self._explain(parsed, merged, groups, g, rep, bonus, float(final[g]),
-                                        links, fusion)
+            explanation = self._explain(parsed, merged, groups, g, members, rep, bonus,
+                                        float(final[g]), links, int(sum(mult)), fusion)
             if rep_url is not None:
                 explanation["representative_url"] = rep_url
                 url = rep_url["url"]
@@ -369,13 +393,8 @@ class Searcher:
         return found
 
     @staticmethod
-    def _bonus_row(merged: _Merged, groups: Groups, g: int) -> int:
-        members = groups.members(g)
-        return int(members[int(np.argmax(merged.bonuses[:, members].sum(axis=0)))])
-
-    @staticmethod
     def _url_bonuses(merged: _Merged, row: int) -> dict[str, Any]:
-        values = {name: float(merged.bonuses[i, row]) for i, name in enumerate(BONUS_NAMES)}
+        values = dict(zip(BONUS_NAMES, merged.bonuses[:, row].tolist(), strict=True))
         return {**values, "total": float(sum(values.values()))}
 
     def _summaries(self, merged: _Merged, rows: np.ndarray,
@@ -406,18 +425,19 @@ class Searcher:
                 return shard
         return None
 
-    def _group_description(self, merged: _Merged, groups: Groups, g: int, rep: int,
+    def _group_description(self, merged: _Merged, rows: np.ndarray, rep: int,
                            description: str) -> str:
-        """The page's description, then its link documents' texts joined with ' .. ' until
-        longer than the minimum description length (../shared/yioop-notes.md §8)."""
+        """The page's description, then the texts of the link documents among the group's
+        ``rows`` joined with ' .. ' until longer than the minimum description length
+        (../shared/yioop-notes.md §8)."""
         if len(description) > self.options.min_description_length:
             return description
-        members = [int(r) for r in groups.members(g) if int(r) != rep
-                   and merged.doc_ids[int(r), DOC_TYPE] == DocType.LINK][:MAX_LINK_DESCRIPTIONS]
-        if not members:
+        links = [r for r in rows.tolist() if r != rep
+                 and not merged.page[r]][:MAX_LINK_DESCRIPTIONS]
+        if not links:
             return description
         texts = [description] if description else []
-        for summary in self._summaries(merged, np.array(members, dtype=np.int64)):
+        for summary in self._summaries(merged, np.array(links, dtype=np.int64)):
             text = str((summary or {}).get("description", ""))
             if text and text not in texts:
                 texts.append(text)
@@ -425,28 +445,30 @@ class Searcher:
                 break
         return " .. ".join(texts)
 
-    def _explain(self, parsed: ParsedQuery, merged: _Merged, groups: Groups, g: int, rep: int,
-                 bonus: dict[str, Any], final: float, links: _LinkValues,
+    def _explain(self, parsed: ParsedQuery, merged: _Merged, groups: Groups, g: int,
+                 members: np.ndarray, rep: int, bonus: dict[str, Any], final: float,
+                 links: _LinkValues, k: int,
                  fusion: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
                  ) -> dict[str, Any]:
+        """Every input of group ``g``'s score (``members``: its rows, ``rep`` its
+        representative's; ``k``: the number of query terms)."""
         o = self.options
         c = merged.cands[int(merged.shard_of[rep])]
         r = int(merged.local_row[rep])
-        k = int(sum(query_word_terms(parsed)[1]))
-        terms = []
-        for j, term in enumerate(c.terms):
-            f = float(c.freq[j, r])
-            ld = max(int(c.doc_length[r]), 1)
-            norm = float(np.log2(1.0 + (c.average_length or 1.0) / ld))
-            terms.append({"term": term, "f": f, "f_prime": f * norm, "l_t": c.occurrences[j],
-                          "value": float(c.term_relevance[j, r])})
+        ld = max(int(c.doc_length[r]), 1)
+        norm = float(np.log2(1.0 + (c.average_length or 1.0) / ld))
+        freqs = c.freq[:, r].tolist()
+        values = c.term_relevance[:, r].tolist()
+        terms = [{"term": term, "f": f, "f_prime": f * norm, "l_t": c.occurrences[j],
+                  "value": values[j]} for j, (term, f) in enumerate(zip(c.terms, freqs,
+                                                                        strict=True))]
         relevance: dict[str, Any] = {
             "value": float(groups.relevance[g]), "weight": o.relevance_weight,
             "representative": float(c.relevance[r]), "N": c.documents,
             "l_avg": c.average_length, "l_d": int(c.doc_length[r]), "terms": terms,
             "formula": "sum_t (log2(1+l_t/N) + f' log2(1+N/l_t)) / (f'+1), "
                        "f' = f log2(1 + l_avg/l_d)"}
-        best = self._best_page_entry(merged, groups, g)
+        best = self._best_page_entry(merged, members)
         if best is not None and best != rep:  # the page's copy in another partition counted
             bc = merged.cands[int(merged.shard_of[best])]
             br = int(merged.local_row[best])
@@ -456,7 +478,8 @@ class Searcher:
         proximity: dict[str, Any] = {
             # never added to the score: it is fused by rank (below) or left out
             "value": float(groups.proximity[g]), "weight": 0.0,
-            "proximity_weight": o.proximity_weight, "normalised": float(c.proximity[r]), "query_terms": k,
+            "proximity_weight": o.proximity_weight, "normalised": float(c.proximity[r]),
+            "query_terms": k,
             "span_starts": max(int(c.doc_length[r]) - k + 1, 1), "bonus": o.proximity_bonus,
             "span_sum": float(c.proximity_raw[r]), "l_d": int(c.doc_length[r]),
             "l_avg": c.average_length,
@@ -470,7 +493,7 @@ class Searcher:
                          "representative": float(c.doc_rank[r]),
                          "documents_after": int(c.docs_after[r]),
                          "partition": int(c.partition[r]), "index": int(c.index[r]),
-                         "group_members": int(np.count_nonzero(groups.member_group == g)),
+                         "group_members": int(members.size),
                          "formula": "log10(documents after); max over the group"},
             "relevance": relevance,
             "proximity": proximity,
@@ -490,11 +513,10 @@ class Searcher:
         return out
 
     @staticmethod
-    def _best_page_entry(merged: _Merged, groups: Groups, g: int) -> int | None:
-        """The page entry of group ``g`` whose relevance the group counts (the grouping's
-        best page member), or None for a group of link documents only."""
-        rows = groups.members(g)
-        pages = rows[merged.doc_ids[rows, DOC_TYPE] != DocType.LINK]
+    def _best_page_entry(merged: _Merged, rows: np.ndarray) -> int | None:
+        """The page entry among a group's ``rows`` whose relevance the group counts (the
+        grouping's best page member), or None for a group of link documents only."""
+        pages = rows[merged.page[rows]]
         if not pages.size:
             return None
         return int(pages[np.argmax(merged.relevance[pages])])

@@ -14,7 +14,9 @@ the proximity; the collection statistics they used are carried along for explana
 from __future__ import annotations
 
 import base64
+import json
 import logging
+import struct
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -65,6 +67,7 @@ def query_word_terms(parsed: ParsedQuery) -> tuple[list[str], list[int]]:
 
 _INT, _FLOAT = np.dtype("<i8"), np.dtype("<f8")
 _INT_FIELDS = frozenset({"partition", "index", "docs_after", "doc_length"})
+_BINARY_MAGIC = b"YCND"  # Candidates.to_bytes
 
 
 def _pack(a: np.ndarray, dtype: np.dtype) -> str:
@@ -159,6 +162,80 @@ class Candidates:
             if getattr(out, name).shape != (m,):
                 raise ValueError(f"{name}: expected {m} values")
         return out
+
+    # the arrays of the binary encoding, in order: first the integer ones, then the floats
+    # (per-term arrays T x m, bonuses len(BONUS_NAMES) x m), so that each dtype is one block
+    _BINARY_INTS = ("partition", "index", "docs_after", "doc_length")
+    _BINARY_FLOATS = ("doc_rank", "relevance", "proximity", "proximity_raw", "freq",
+                      "term_relevance", "bonuses")
+
+    def to_bytes(self) -> bytes:
+        """The binary encoding the shard search endpoint sends when asked for ``fmt=bin``
+        (:meth:`to_json` stays for other clients): the arrays are sent as their raw
+        little-endian bytes, so that :meth:`from_bytes` reads them in place.
+
+        Layout: ``YCND``, the length L of the meta (u32), the meta (a JSON object of the
+        scalars and term lists, padded with spaces to a multiple of 8 bytes, so that every
+        array starts 8-byte aligned), then ``doc_ids`` (m x 24 bytes), the integer arrays of
+        :attr:`_BINARY_INTS` (int64, m values each) and the float arrays of
+        :attr:`_BINARY_FLOATS` (float64; m values each, T x m for the per-term arrays,
+        len(BONUS_NAMES) x m for the bonuses), in that order."""
+        meta = json.dumps({
+            "m": len(self), "terms": list(self.terms), "occurrences": list(self.occurrences),
+            "documents": self.documents, "average_length": self.average_length,
+            "estimate": self.estimate, "exhausted": self.exhausted, "partial": self.partial,
+            "shard": self.shard, "messages": list(self.messages)}).encode()
+        meta += b" " * (-len(meta) % 8)
+        parts = [_BINARY_MAGIC, struct.pack("<I", len(meta)), meta,
+                 np.ascontiguousarray(self.doc_ids, dtype=np.uint8).tobytes()]
+        parts.extend(np.ascontiguousarray(getattr(self, name), dtype=_INT).tobytes()
+                     for name in self._BINARY_INTS)
+        parts.extend(np.ascontiguousarray(getattr(self, name), dtype=_FLOAT).tobytes()
+                     for name in self._BINARY_FLOATS)
+        return b"".join(parts)
+
+    @staticmethod
+    def from_bytes(data: bytes | memoryview, shard: str) -> Candidates:
+        """Read :meth:`to_bytes`'s encoding; the arrays are read-only views of ``data`` (one
+        per dtype, no copy). Raises ValueError saying what is wrong with a malformed
+        encoding."""
+        view = memoryview(data)
+        if len(view) < 8 or view[:4] != _BINARY_MAGIC:
+            raise ValueError("not a binary candidates encoding (bad magic)")
+        (meta_len,) = struct.unpack_from("<I", view, 4)
+        if meta_len % 8 or 8 + meta_len > len(view):
+            raise ValueError(f"meta length {meta_len} does not fit in {len(view)} bytes")
+        try:
+            meta = json.loads(bytes(view[8:8 + meta_len]))
+            m, t = int(meta["m"]), len(meta["terms"])
+            if len(meta["occurrences"]) != t:
+                raise ValueError(f"{len(meta['occurrences'])} occurrences for {t} terms")
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"bad meta: {exc}") from exc
+        ints, floats = 4, 4 + 2 * t + len(BONUS_NAMES)  # rows of m values
+        at = 8 + meta_len
+        want = at + m * (DOC_ID_LEN + 8 * (ints + floats))
+        if m < 0 or len(view) != want:
+            raise ValueError(f"{m} candidates of {t} terms take {want} bytes, not {len(view)}")
+        ids = np.frombuffer(view, np.uint8, m * DOC_ID_LEN, at).reshape(m, DOC_ID_LEN)
+        at += m * DOC_ID_LEN
+        i = np.frombuffer(view, _INT, ints * m, at).reshape(ints, m)
+        f = np.frombuffer(view, _FLOAT, floats * m, at + 8 * ints * m).reshape(floats, m)
+        if not _INT.isnative:
+            i, f = i.astype(_INT.newbyteorder("=")), f.astype(_FLOAT.newbyteorder("="))
+        try:
+            return Candidates(
+                ids, partition=i[0], index=i[1], docs_after=i[2], doc_length=i[3],
+                doc_rank=f[0], relevance=f[1], proximity=f[2], proximity_raw=f[3],
+                freq=f[4:4 + t], term_relevance=f[4 + t:4 + 2 * t], bonuses=f[4 + 2 * t:],
+                terms=tuple(str(x) for x in meta["terms"]),
+                occurrences=tuple(int(x) for x in meta["occurrences"]),
+                documents=int(meta["documents"]), average_length=float(meta["average_length"]),
+                estimate=int(meta["estimate"]), exhausted=bool(meta["exhausted"]),
+                partial=bool(meta["partial"]), shard=shard,
+                messages=tuple(str(x) for x in meta.get("messages", ())))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"bad meta: {exc}") from exc
 
 
 class ShardClient(Protocol):

@@ -114,13 +114,13 @@ def test_candidates_travel_exactly(shards):
 
 def _requests(monkeypatch) -> list[str]:
     paths: list[str] = []
-    real = HttpShard._get
+    real = HttpShard._target  # every request's path and query are made here
 
     def counting(self, path, params):
         paths.append(path)
         return real(self, path, params)
 
-    monkeypatch.setattr(HttpShard, "_get", counting)
+    monkeypatch.setattr(HttpShard, "_target", counting)
     return paths
 
 
