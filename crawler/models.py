@@ -14,6 +14,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 
+from crawler.core.config import MAX_LINKS_LIMIT
 from crawler.core.crawl import CrawlOrder, CrawlPolicy, CrawlStatus, RobotsBehaviour, Summarizer
 from crawler.core.seeds import SeedUrlError, canonical_seed_url
 from crawler.core.siterules import SiteRuleError, parse_site_rules
@@ -60,9 +61,13 @@ class PageOptions(models.Model):
                                       "graph": "Graph based"}),
         help_text="How sentences are scored and chosen for the page summary.")
     max_links_to_extract = models.PositiveIntegerField(
-        "maximum links to keep per page", default=50, validators=_range(1, 300),
+        "maximum links to keep per page", default=50,
+        validators=_range(1, MAX_LINKS_LIMIT),
         help_text="Up to 300 links are extracted; they are pruned to this many by terms in the "
-                  "link text times its gzip ratio. 1 to 300; default 50.")
+                  "link text times its gzip ratio. A value above 300 extracts and keeps that "
+                  "many: for sites whose index pages list thousands of pages (API "
+                  "references), which are otherwise only partly reached. 1 to 100,000; "
+                  "default 50.")
     cache_pages = models.BooleanField(
         "cache whole crawled pages", default=True,
         help_text="Keep each page's bytes so that search results can show a cached copy.")

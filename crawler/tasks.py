@@ -21,6 +21,7 @@ import time
 from celery import shared_task
 from django.conf import settings
 
+from crawler.core.memory import release_free_heap
 from crawler.core.shipping import EnvelopeError, open_envelope, open_envelope_raw, seal
 from crawler.core.spool import Spool
 
@@ -61,6 +62,8 @@ def qs_receive_task(envelope: dict, server: int | None = None, crawl: int | None
         logger.error("refused a batch message: %s", exc)
         return 0
     inbox_for(server, crawl).put("batch", raw)
+    del raw  # this worker holds nothing between batches: give their memory back
+    release_free_heap()
     return count
 
 

@@ -19,6 +19,10 @@ PAGE_RANGE_REQUEST = 1_000_000   # seed: bytes of a page that can become terms
 MAX_DESCRIPTION_LEN = 2000       # seed: max page summary length (characters)
 MAX_LINKS_PER_PAGE = 50          # seed: links kept after pruning
 MAX_LINKS_TO_EXTRACT = 300       # seed: links extracted before pruning
+# Page Options may ask for more links than the seed extracts (300): a value above it extracts
+# and keeps that many. An API reference's index pages (Rust's all.html, a module with thousands
+# of items) list far more than 300 pages, most of which no other page links to.
+MAX_LINKS_LIMIT = 100_000
 MAX_TITLE_LEN = 100              # seed: HtmlProcessor::MAX_TITLE_LEN
 
 
@@ -77,6 +81,7 @@ class PageProcessingConfig:
             "max_description_len": options.max_description_len,
             "summarizer": str(options.summarizer),
             "max_links": options.max_links_to_extract,
+            "max_links_to_extract": max(MAX_LINKS_TO_EXTRACT, options.max_links_to_extract),
             "cache_pages": options.cache_pages,
             "file_types": tuple(t.lower().lstrip(".") for t in options.file_types),
             "page_rules": options.page_rules,

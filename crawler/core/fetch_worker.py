@@ -59,7 +59,8 @@ from .fetch import (
 )
 from .fetch.client import CANCEL_POLL, normalize_url
 from .fetch.hostwatch import HostWatch
-from .indexing import to_index_documents
+from .indexing import iter_index_documents
+from .memory import release_free_heap
 from .page import FetchedPage, Link, ProcessedPage
 from .policy import child_policy, page_switch
 from .process import PageProcessor
@@ -79,15 +80,26 @@ LANE_THREADS = 8
 LANE_GRACE_SECONDS = 3.0
 SEEN_URLS_BEFORE_UPDATE_SCHEDULER = 380   # MEMORY_PROFILE (4) x 95
 SHIP_SECONDS = 4.0   # ...or after this long, so that discovered links return to the queue soon
-# ...or once the documents waiting to go out hold this many bytes (their summaries, cached pages
-# and index blobs, as base64): a batch's size, and the memory of every process that carries it
-# (fetcher, broker, inbox worker, queue server), stays bounded whatever the pages are like
-SHIP_BYTES = 4 << 20
+# ...or once what waits to go out holds this many bytes (documents' summaries, cached pages and
+# index blobs, as base64, and discovered urls; see batch_item_bytes): a batch's size, and the
+# memory of every process that carries it (fetcher, broker, inbox worker, queue server), stays
+# bounded whatever the pages are like. Sealing and sending a batch briefly takes several times
+# its size (JSON text, compressed, base64, the broker message): with 4 MiB, a page with
+# thousands of links (an API reference's index) raised a fetcher's peak by 30 MiB.
+SHIP_BYTES = 2 << 20
 SLOW_SHARE_OF_DEADLINE = 1 / 3   # a download this share of the page deadline old is blocked
 DOWNLOAD_ERROR_THRESHOLD = 50
 NON_HTML_EXTENSIONS = frozenset({"pdf", "txt", "csv", "tsv", "xml", "rss", "atom", "gif", "jpg",
                                  "jpeg", "png", "svg", "bmp", "webp", "gz", "zip", "tar", "mp3",
                                  "mp4", "json", "doc", "docx", "ppt", "pptx", "xls", "xlsx"})
+
+
+def batch_item_bytes(item: dict[str, Any] | list[Any]) -> int:
+    """About the bytes one outbox item adds to a batch's JSON text: a wire document's three
+    base64 fields, or a discovered url's url, source url and anchor text plus its numbers."""
+    if isinstance(item, dict):
+        return len(item["s"]) + len(item["c"]) + len(item["x"])
+    return len(item[0]) + len(item[3]) + len(item[11]) + 48
 
 
 def origin_of(url: str) -> str:
@@ -390,7 +402,7 @@ class ScheduleWorker:
         self._ship_every = ship_every
         self._ship_seconds = ship_seconds
         self._ship_bytes = ship_bytes
-        self._outbox_bytes = 0  # bytes of the documents in the outboxes
+        self._outbox_bytes = 0  # bytes of the documents and urls in the outboxes
         self._slow_seconds = (slow_seconds if slow_seconds is not None
                               else fetch_config.page_deadline * SLOW_SHARE_OF_DEADLINE)
         self.watch = HostWatch(self._slow_seconds)
@@ -465,11 +477,14 @@ class ScheduleWorker:
         state = "more"
         lane_deferred = 0
 
+        def ship() -> None:
+            self._flush(schedule, origin_server, done=False)
+
         def handle(entry: ScheduleEntry, result: FetchResult, blocked: bool = False) -> None:
             nonlocal fetched, errors, documents, since_ship, last_ship
             if not entry.is_robots:
                 self.watch.record(origin_of(entry.url), result, blocked=blocked)
-            failed, docs = self._handle(entry, result, origin_server)
+            failed, docs = self._handle(entry, result, origin_server, ship)
             fetched += 1
             documents += docs
             since_ship += 1
@@ -731,9 +746,14 @@ class ScheduleWorker:
     def _shard(self, url: str) -> int:
         return shard_of_host((urlsplit(url).hostname or "").lower(), self.num_servers)
 
-    def _handle(self, entry: ScheduleEntry, result: FetchResult, origin_server: int
-                ) -> tuple[bool, int]:
-        """Process one download; return (was an error, documents produced)."""
+    def _handle(self, entry: ScheduleEntry, result: FetchResult, origin_server: int,
+                ship: Callable[[], None]) -> tuple[bool, int]:
+        """Process one download; return (was an error, documents produced).
+
+        A page whose documents and links pass the batch bound by themselves (an index page with
+        thousands of links) is shipped in parts, by ``ship``. Its url is recorded as fetched
+        only with its last part: a fetcher killed in between has not told its queue server
+        that the page was fetched, so the page is fetched again with its schedule."""
         own = self._outboxes[origin_server]
         own.counters["pages_fetched"] += 1
         own.counters["bytes_downloaded"] += len(result.body)
@@ -746,34 +766,45 @@ class ScheduleWorker:
             own.counters["fetch_errors"] += 1
             own.fetched.append([entry.url, None, None])
             return True, 0
-        own.fetched.append([entry.url, result.etag, result.expires_at])
+        fetched_row = [entry.url, result.etag, result.expires_at]
         if result.status == 304 or result.status >= 400:
+            own.fetched.append(fetched_row)
             return False, 0
         produced = 0
         for hop in result.redirects:
             page = self.processor.process(FetchedPage(
                 url=hop.source, body=b"", status=hop.status,
                 headers={"location": hop.target}, fetched_at=self._clock()))
-            produced += self._emit(page, entry, allow_links=False)
+            produced += self._emit(page, entry, allow_links=False, ship=ship)
         page = self.processor.process(FetchedPage(
             url=result.final_url or entry.url, body=result.body, status=result.status,
             headers=dict(result.headers), fetched_at=self._clock(),
             download_time=result.elapsed, ip=result.ip or ""))
-        produced += self._emit(page, entry, allow_links=True)
+        produced += self._emit(page, entry, allow_links=True, ship=ship)
+        self._outboxes[origin_server].fetched.append(fetched_row)  # (a part may have gone)
         return False, produced
 
-    def _emit(self, page: ProcessedPage, entry: ScheduleEntry, allow_links: bool) -> int:
-        docs = to_index_documents(page, self._analyzer)
-        for doc in docs:
-            wire = encoded_document_to_wire(doc)
-            self._outbox_bytes += len(wire["s"]) + len(wire["c"]) + len(wire["x"])
-            self._outboxes[self._shard(doc.url)].docs.append(wire)
+    def _put(self, box: list[Any], item: dict[str, Any] | list[Any],
+             ship: Callable[[], None]) -> None:
+        """Add one document or discovered url to an outbox list; ship once past the bound."""
+        box.append(item)
+        self._outbox_bytes += batch_item_bytes(item)
+        if self._outbox_bytes >= self._ship_bytes:
+            ship()
+
+    def _emit(self, page: ProcessedPage, entry: ScheduleEntry, allow_links: bool,
+              ship: Callable[[], None]) -> int:
+        produced = 0
+        for doc in iter_index_documents(page, self._analyzer):
+            self._put(self._outboxes[self._shard(doc.url)].docs,
+                      encoded_document_to_wire(doc), ship)
+            produced += 1
         if not allow_links:
-            return len(docs)
+            return produced
         links = [link for link in page.links if link.kind not in ("location", "canonical")
                  or link.url != page.url]
         if self.crawl.max_depth >= 0 and entry.depth + 1 > self.crawl.max_depth:
-            return len(docs)
+            return produced
         shares = self._link_order(links)
         links = [links[i] for i in shares[0]]
         # seed policies travel with the links (crawler.core.policy); a spam page switches
@@ -792,9 +823,9 @@ class ScheduleWorker:
                 is_html=file_extension(link.url) not in NON_HTML_EXTENSIONS,
                 opic_cash=float(cash[index]), policy=policy.value, policy_depth=policy_depth,
                 anchor_text=link.text)
-            self._outboxes[self._shard(link.url)].discovered.append(
-                discovered_to_wire(discovered))
-        return len(docs)
+            self._put(self._outboxes[self._shard(link.url)].discovered,
+                      discovered_to_wire(discovered), ship)
+        return produced
 
     def _link_order(self, links: Sequence[Link]) -> tuple[np.ndarray, np.ndarray]:
         """The order in which a page's links are ranked (their link index i, hence the weight
@@ -839,3 +870,4 @@ class ScheduleWorker:
             self._batches += 1
         self._outboxes.clear()
         self._outbox_bytes = 0
+        release_free_heap()

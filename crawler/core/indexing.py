@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
@@ -126,10 +126,17 @@ def to_index_documents(
     page: ProcessedPage, analyzer: TextAnalyzer | None = None
 ) -> list[IndexDocument]:
     """The page's document (if indexable) followed by its link documents."""
+    return list(iter_index_documents(page, analyzer))
+
+
+def iter_index_documents(
+    page: ProcessedPage, analyzer: TextAnalyzer | None = None
+) -> Iterator[IndexDocument]:
+    """:func:`to_index_documents` one at a time: a fetcher encodes each as it comes, so a page
+    with thousands of links never holds all its link documents at once."""
     analyzer = analyzer or TextAnalyzer()
-    documents: list[IndexDocument] = []
     if page.indexable:
-        documents.append(
+        yield (
             IndexDocument(
                 url=page.url,
                 host=page.host,
@@ -146,8 +153,7 @@ def to_index_documents(
     for link in page.links:
         document = link_document(page, link, analyzer)
         if document is not None:
-            documents.append(document)
-    return documents
+            yield document
 
 
 def batch_documents(

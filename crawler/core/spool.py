@@ -63,7 +63,10 @@ class Spool:
         final = folder / name
         tmp = folder / (name + ".tmp")
         with open(tmp, "wb") as handle:
-            handle.write(MAGIC + zlib.crc32(payload).to_bytes(4, "big") + payload)
+            # three writes, not one concatenation: a batch is not copied once more in memory
+            handle.write(MAGIC)
+            handle.write(zlib.crc32(payload).to_bytes(4, "big"))
+            handle.write(payload)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, final)
@@ -85,7 +88,7 @@ class Spool:
             except FileNotFoundError:
                 continue
             if (len(data) < 10 or data[:6] != MAGIC
-                    or int.from_bytes(data[6:10], "big") != zlib.crc32(data[10:])):
+                    or int.from_bytes(data[6:10], "big") != zlib.crc32(memoryview(data)[10:])):
                 self._quarantine(path)
                 continue
             yield SpoolItem(kind, path, data[10:])

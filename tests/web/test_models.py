@@ -29,7 +29,7 @@ def test_default_page_options_exist_with_the_seed_defaults():
 @pytest.mark.parametrize(
     ("field", "value"),
     [("byte_range", 10), ("byte_range", 10**9), ("max_links_to_extract", 0),
-     ("max_links_to_extract", 301), ("server_alpha", 0.5), ("min_results_to_group", 5),
+     ("max_links_to_extract", 100_001), ("server_alpha", 0.5), ("min_results_to_group", 5),
      ("intersect_time_budget", 0.0), ("title_weight", -1.0), ("description_length", 5),
      ("page_recrawl_days", -2), ("summarizer", "fancy"), ("robots", "sometimes"),
      ("file_types", "html exe")],

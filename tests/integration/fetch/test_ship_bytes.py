@@ -1,4 +1,5 @@
-"""A fetcher ships its outboxes once the documents in them reach ``ship_bytes`` (besides every
+"""A fetcher ships its outboxes once the documents and discovered urls in them reach
+``ship_bytes`` (besides every
 ``ship_every`` pages and ``ship_seconds``): a batch stays small whatever the pages hold, so the
 memory of every process that carries it stays bounded. Real HTTP on loopback."""
 
@@ -9,7 +10,7 @@ from urllib.parse import urlsplit
 
 from crawler.core.crawl import CrawlConfig
 from crawler.core.fetch import FetchConfig
-from crawler.core.fetch_worker import ScheduleWorker
+from crawler.core.fetch_worker import ScheduleWorker, batch_item_bytes
 from crawler.core.process import PageProcessor
 from crawler.core.scheduler import Schedule, ScheduleEntry
 from tests.fixtures.sites import FixtureServer, normal_site
@@ -39,6 +40,17 @@ def doc_bytes(batch: dict[str, Any]) -> int:
     return sum(len(d["s"]) + len(d["c"]) + len(d["x"]) for d in batch["docs"])
 
 
+def batch_bytes(batch: dict[str, Any]) -> int:
+    return sum(batch_item_bytes(item) for item in [*batch["docs"], *batch["discovered"]])
+
+
+def test_item_bytes_count_documents_and_discovered_urls() -> None:
+    assert batch_item_bytes({"s": "ab", "c": "", "x": "cde"}) == 5
+    row = ["https://a.example/x", 1, 0, "https://a.example/", 1.0, 0, False, True, 0.0,
+           "normal", 0, "anchor"]
+    assert batch_item_bytes(row) == len(row[0]) + len(row[3]) + len(row[11]) + 48
+
+
 def test_batches_are_cut_at_the_byte_bound_and_nothing_is_lost() -> None:
     whole = crawl_pages(ship_bytes=1 << 30)
     assert len(whole) == 1 and whole[0]["done"]  # one schedule, no other reason to ship
@@ -46,9 +58,27 @@ def test_batches_are_cut_at_the_byte_bound_and_nothing_is_lost() -> None:
     bound = 3 * page
     cut = crawl_pages(ship_bytes=bound)
     assert len(cut) > 2 and cut[-1]["done"] and not any(b["done"] for b in cut[:-1])
-    # a batch goes out once its documents pass the bound, not before
-    assert all(doc_bytes(b) >= bound for b in cut[:-1])
-    assert max(doc_bytes(b) for b in cut) < doc_bytes(whole[0])
-    # the same documents in all (the two crawls' servers listen on different ports)
+    # a batch goes out once its documents and urls pass the bound, not before
+    assert all(batch_bytes(b) >= bound for b in cut[:-1])
+    assert max(batch_bytes(b) for b in cut) < batch_bytes(whole[0])
+    # the same documents and urls in all (the two crawls' servers listen on different ports)
     assert sorted(urlsplit(d["url"]).path for b in cut for d in b["docs"]) == \
         sorted(urlsplit(d["url"]).path for d in whole[0]["docs"])
+    assert sorted(urlsplit(d[0]).path for b in cut for d in b["discovered"]) == \
+        sorted(urlsplit(d[0]).path for d in whole[0]["discovered"])
+
+
+def test_a_page_over_the_bound_ships_in_parts_and_is_recorded_fetched_with_the_last() -> None:
+    whole = crawl_pages(ship_bytes=1 << 30)
+    parts = crawl_pages(ship_bytes=1)  # every document and url goes out as soon as it is made
+    assert len(parts) > sum(len(b["docs"]) + len(b["discovered"]) for b in whole) // 2
+    key = lambda url: urlsplit(url).path  # noqa: E731 (the two crawls' ports differ)
+    assert sorted(key(d["url"]) for b in parts for d in b["docs"]) == \
+        sorted(key(d["url"]) for d in whole[0]["docs"])
+    assert sorted(key(d[0]) for b in parts for d in b["discovered"]) == \
+        sorted(key(d[0]) for d in whole[0]["discovered"])
+    fetched_in = {key(row[0]): i for i, b in enumerate(parts) for row in b["fetched"]}
+    assert fetched_in.keys() == {key(row[0]) for row in whole[0]["fetched"]}
+    for i, batch in enumerate(parts):  # a page's links go out before (or with) its record
+        for row in batch["discovered"]:
+            assert i <= fetched_in[key(row[3])]

@@ -94,6 +94,19 @@ def test_extraction_stops_at_300_and_pruning_keeps_the_most_informative_50():
     assert len(unlimited.links) == 300
 
 
+def test_page_options_above_300_links_extract_and_keep_that_many():
+    from crawler.core.crawl import CrawlTimeOptions
+
+    anchors = "".join(f'<a href="/p{i}.html">w{i}</a>' for i in range(2000))
+    default = PageProcessingConfig.from_options(CrawlTimeOptions())
+    assert (default.max_links, default.max_links_to_extract) == (50, 300)
+    many = PageProcessingConfig.from_options(CrawlTimeOptions(max_links_to_extract=1500))
+    assert (many.max_links, many.max_links_to_extract) == (1500, 1500)
+    page = html(f"<body>{anchors}</body>", config=many)
+    assert [link.url.rsplit("/", 1)[1] for link in page.links] == \
+        [f"p{i}.html" for i in range(1500)]
+
+
 @pytest.mark.parametrize("name", ["robots", "ROBOTS", "googlebot-robot", "Robot"])
 def test_robot_metas_from_any_meta_containing_robot(name):
     page = html(f'<meta name="{name}" content="NoIndex, nofollow"><a href="/x.html">x link</a>')

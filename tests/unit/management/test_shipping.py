@@ -48,3 +48,19 @@ def test_sharding_is_stable_and_spreads_hosts():
     assert set(counts) == {0, 1, 2} and min(counts.values()) > 800
     with pytest.raises(ValueError):
         shard_of_host("a.com", 0)
+
+
+def test_sealed_long_lists_are_the_same_json_text() -> None:
+    """Long lists are turned into JSON and compressed a slice at a time; the text the queue
+    server gets is exactly the whole payload's compact JSON."""
+    import json
+
+    from crawler.core.shipping import SEAL_SLICE, open_envelope_raw, seal
+
+    payload = {"crawl": 1, "docs": [{"s": "é" * (i % 7), "x": i} for i in range(3 * SEAL_SLICE + 5)],
+               "discovered": [["https://a.example/", i, 0.5, None, True] for i in range(SEAL_SLICE)],
+               "robots": [], "done": False, "counters": {"pages": 3}}
+    for sent in (payload, [1, 2], "text"):
+        raw = open_envelope_raw(seal("batch", sent, "token"), "token", "batch")
+        assert raw == json.dumps(sent, separators=(",", ":"), ensure_ascii=False).encode()
+        assert json.loads(raw) == sent
