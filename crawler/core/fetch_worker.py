@@ -87,6 +87,10 @@ SHIP_SECONDS = 4.0   # ...or after this long, so that discovered links return to
 # its size (JSON text, compressed, base64, the broker message): with 4 MiB, a page with
 # thousands of links (an API reference's index) raised a fetcher's peak by 30 MiB.
 SHIP_BYTES = 2 << 20
+# The next round downloads while this one is processed, unless this one's bodies hold this
+# many bytes (a round of an API reference's biggest pages holds 100 MB at a 4 MB byte range;
+# a round of ordinary pages about 5 MB)
+AHEAD_BODY_BYTES = 16 << 20
 SLOW_SHARE_OF_DEADLINE = 1 / 3   # a download this share of the page deadline old is blocked
 DOWNLOAD_ERROR_THRESHOLD = 50
 NON_HTML_EXTENSIONS = frozenset({"pdf", "txt", "csv", "tsv", "xml", "rss", "atom", "gif", "jpg",
@@ -575,15 +579,22 @@ class ScheduleWorker:
                     entries, future = pending.popleft()
                     results = future.result()
                     # blocked downloads were recorded as stalls by _fetch_plain, so the next
-                    # round (chosen now) already leaves their hosts out
-                    if state == "more":
+                    # round (chosen now) already leaves their hosts out. A round whose bodies
+                    # are big is handled before the next one downloads (started below): two
+                    # such rounds at once set a fetcher's peak memory.
+                    held = sum(len(r.body) for r in results if not isinstance(r, Future))
+                    if state == "more" and held < AHEAD_BODY_BYTES:
                         state = submit_next()
-                    for entry, result in zip(entries, results, strict=True):
+                    for i, entry in enumerate(entries):
+                        result, results[i] = results[i], None  # each body goes once handled
                         if isinstance(result, Future):
                             stragglers.append((entry, result))
                             continue
                         handle(entry, result)
+                    result = None  # nor is the last one kept meanwhile
                     handle_finished(wait=False)
+                    if state == "more" and not pending:
+                        state = submit_next()  # the round held back above
             if lanes is not None:
                 # the lanes get a little longer than the rounds; then what they have not
                 # started goes back to the queue (a lane's first url is always fetched)
