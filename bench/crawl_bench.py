@@ -3,7 +3,7 @@
 
     .venv/bin/python bench/crawl_bench.py [--fetchers 2] [--tier default|large|both]
                                           [--max-seconds 2400] [--scrapy-rate 62]
-                                          [--max-links N]
+                                          [--max-links N] [--byte-range N]
 
 Starts the local web (../shared/localweb: setup.sh and start.sh, as root) if it is not up, then,
 in a private temporary directory: an embedded Redis, the queue server (`run_queue_server`) with
@@ -24,11 +24,18 @@ both``, memory stays flat: each process's peak on the large tier (44,000 pages) 
 above its peak on the default tier. A default-tier crawl leaves the large tier's hosts out
 (their roots are linked from the default tier's root pages once the large tier is installed).
 
-Page Options keep their defaults except "maximum links to keep per page", which is set to the
-most the form allows (``--max-links``): Scrapy's figures follow every link, and the large tier's
-Rust API reference reaches most of its 32,000 pages only through index pages with thousands of
-links (with the default 50, or even the seed's 300, the crawl ends by itself at 13,000 or 17,000
-of the tier's 44,000 pages).
+Page Options keep their defaults except two, set as Scrapy's figures were taken (every link of
+whole pages): "maximum links to keep per page" to the most the form allows (``--max-links``) and
+"byte range to download" to 10,000,000 (``--byte-range``; the largest choice Yioop's Page Options
+offer, above the local web's largest page, 9.96 MB). The large tier's Rust API reference
+reaches most of its 32,000 pages only through index pages with thousands of links, 3 MB long
+(core/arch/x86_64/index.html): with 50 links a page the crawl ends by itself at 13,000 of the
+tier's 44,000 pages, with every link of the first 1,000,000 bytes (the default range) at 30,000.
+The figures include ``pages_allowed`` (the tier's pages that robots.txt allows),
+``pages_reachable`` (those that following every link from the roots reaches: a walk of the
+served files with the local web's own link pattern; about 12,000 of the large tier's pages,
+rustdoc's redirect stubs, are linked from nowhere), ``pages_reachable_fetched`` (how many of
+those this crawl requested, from the nginx log) and ``coverage``, the last over the second.
 
 The crawl is restricted to its seed sites (the admin's "Restrict to seeds"), the same scope as
 Scrapy's ``allowed_domains`` in ../shared/peers/scrapy_crawl.py: the manuals' 37,000 links to
@@ -39,6 +46,8 @@ cost a robots.txt request that fails at DNS on this machine, which has no intern
 from __future__ import annotations
 
 import argparse
+import collections
+import html
 import json
 import os
 import signal
@@ -50,12 +59,16 @@ import sys
 import tempfile
 import textwrap
 import time
+import urllib.robotparser
 from pathlib import Path
+from urllib.parse import urljoin, urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
 LOCALWEB = SHARED / "localweb"
 SCRAPY_RATES = {"default": 62.0, "large": 37.0}
+BYTE_RANGE = 10_000_000  # Yioop's largest byte range choice; the local web's largest page: 9.96 MB
+ACCESS_LOG = Path("/tmp/localweb-eval/access.log")  # where ../shared/localweb/start.sh logs
 # unique to this run: other benchmarks crawl the same local web with "YioopyBench/0.1", and the
 # nginx log checks must see this crawl's requests only
 USER_AGENT = f"YioopyBench/0.1 (crawl_bench {os.getpid()})"
@@ -144,7 +157,7 @@ class Engine:
                                     "--server", "0"])
 
     def start_crawl(self, seeds: list[str], exclude_hosts: list[str],
-                    max_links: int | None = None) -> None:
+                    max_links: int | None = None, byte_range: int | None = None) -> None:
         disallowed = "\n".join(f"domain:{host}" for host in exclude_hosts)
         self.manage("shell", "-v", "0", "-c", textwrap.dedent(f"""
             from crawler import services
@@ -152,7 +165,10 @@ class Engine:
             options = services.page_options_default_get()
             if {max_links!r} is not None:
                 options.max_links_to_extract = {max_links!r}
-                options.save()
+            if {byte_range!r} is not None:
+                options.byte_range = {byte_range!r}
+            options.full_clean()
+            options.save()
             crawl = Crawl.objects.create(name="bench", disallowed_sites={disallowed!r},
                                          restrict_to_seeds=True, page_options=options)
             services.seed_sites_add_bulk(crawl.pk, {chr(10).join(seeds)!r})
@@ -257,7 +273,7 @@ def crawl_tier(args: argparse.Namespace, tier: str) -> dict:
             engine.boot()
             time.sleep(3)
             since = time.time()
-            engine.start_crawl(seeds, other_tier_hosts(tier), args.max_links)
+            engine.start_crawl(seeds, other_tier_hosts(tier), args.max_links, args.byte_range)
             started = time.monotonic()
             row: dict = {}
             while time.monotonic() - started < args.max_seconds:
@@ -285,7 +301,8 @@ def crawl_tier(args: argparse.Namespace, tier: str) -> dict:
             capture_output=True, text=True, check=True)
         log = json.loads(check.stdout)
     return {"tier": tier, "row": row, "elapsed": elapsed, "memory": memory, "cpu": cpu_used,
-            "finished": finished, "pages": pages, "log": log, "samples": samples}
+            "finished": finished, "pages": pages, "log": log, "samples": samples,
+            "coverage": tier_coverage(tier, since, until)}
 
 
 def rss_growth(samples: list[tuple[float, dict[str, float]]]) -> dict[str, tuple[float, float]]:
@@ -303,6 +320,86 @@ def rss_growth(samples: list[tuple[float, dict[str, float]]]) -> dict[str, tuple
     return out
 
 
+def reachable_pages(tier: str) -> tuple[int, set[str]] | None:
+    """(pages of the tier that robots.txt allows, the set of those reachable from the hosts'
+    root pages by following every link): a breadth-first walk of the served files with the
+    local web's own page list, link pattern and canonical form (../shared/localweb/sites.py and
+    manifest.py). What no link leads to, no crawler that follows links can reach: the large
+    tier has about 12,000 such pages (rustdoc's redirect stubs). None if those modules are
+    missing."""
+    sys.path.insert(0, str(LOCALWEB))
+    try:
+        import manifest  # ../shared/localweb
+        import sites as localweb_sites
+    except ImportError:
+        return None
+    finally:
+        sys.path.remove(str(LOCALWEB))
+    served = localweb_sites.sites(tier)
+    by_host = {site["host"]: site for site in served}
+    files: dict[str, str] = {}
+    for site in served:
+        files[localweb_sites.root_url(site)] = str(
+            Path(localweb_sites.BUILD) / "www" / site["host"] / "index.html")
+        for url, path, _ in localweb_sites.walk_pages(site):
+            files[url] = path
+    robots = {}
+    for site in served:
+        rules = urllib.robotparser.RobotFileParser()
+        rules.parse(localweb_sites.ROBOTS.get(site["host"], localweb_sites.ALLOW_ALL)
+                    .splitlines())
+        robots[site["host"]] = rules
+    allowed = {url for url in files if robots[urlsplit(url).hostname].can_fetch("*", url)}
+    seen = {localweb_sites.root_url(site) for site in served}
+    queue = collections.deque(seen)
+    while queue:
+        url = queue.popleft()
+        for match in manifest.HREF.finditer(manifest.read_page(files[url])):
+            href = html.unescape(match.group(2).decode("utf-8", "replace")).strip()
+            if not href or href.startswith(("#", "mailto:", "javascript:")):
+                continue
+            try:
+                target = manifest.canonical(urljoin(url, href), by_host)
+            except ValueError:
+                continue
+            if target in allowed and target not in seen:
+                seen.add(target)
+                queue.append(target)
+    return len(allowed), seen
+
+
+def requested_pages(since: float, until: float) -> set[str]:
+    """The urls this run's crawler requested between ``since`` and ``until``, from the nginx
+    log, in the local web's canonical form (``dir/`` as ``dir/index.html``, but for the
+    roots)."""
+    out = set()
+    with open(ACCESS_LOG, encoding="utf-8", errors="replace") as handle:
+        for line in handle:
+            if USER_AGENT not in line:
+                continue
+            fields = line.split('"')
+            head, request = fields[0].split(), fields[1].split() if len(fields) > 1 else []
+            if len(head) < 2 or len(request) < 2 or not head[0].replace(".", "").isdigit():
+                continue
+            if not since <= float(head[0]) <= until:
+                continue
+            path = request[1].split("?")[0].split("#")[0]
+            if path.endswith("/") and path != "/":  # a host's root page is listed as "/"
+                path += "index.html"
+            out.add(f"https://{head[1]}{path}")
+    return out
+
+
+def tier_coverage(tier: str, since: float, until: float) -> tuple[int, int, int] | None:
+    """(pages robots.txt allows, of those the ones reachable by links from the roots, of
+    those the ones this crawl requested)."""
+    found = reachable_pages(tier)
+    if found is None:
+        return None
+    allowed, reachable = found
+    return allowed, len(reachable), len(reachable & requested_pages(since, until))
+
+
 def report(args: argparse.Namespace, run: dict, prefix: str) -> list[str]:
     """Print one crawl's figures (names prefixed); its target lines, to print at the end."""
     row, log, elapsed, tier = run["row"], run["log"], run["elapsed"], run["tier"]
@@ -316,6 +413,12 @@ def report(args: argparse.Namespace, run: dict, prefix: str) -> list[str]:
     print(f"{prefix}elapsed: {elapsed:.1f} s")
     print(f"{prefix}pages_fetched: {fetched} pages")
     print(f"{prefix}pages_searchable: {run['pages']} pages")
+    if run["coverage"] is not None:
+        allowed, reachable, reached = run["coverage"]
+        print(f"{prefix}pages_allowed: {allowed} pages")
+        print(f"{prefix}pages_reachable: {reachable} pages")
+        print(f"{prefix}pages_reachable_fetched: {reached} pages")
+        print(f"{prefix}coverage: {reached / max(reachable, 1):.3f} fetched/reachable")
     print(f"{prefix}documents_indexed: {row.get('documents_indexed', 0)} documents")
     print(f"{prefix}fetch_rate: {fetched / elapsed:.1f} pages/s")
     print(f"{prefix}searchable_rate: {index_rate:.1f} pages/s")
@@ -355,6 +458,11 @@ def main() -> int:
                              f"(default {MAX_LINKS_LIMIT:,}, the most the form allows: every "
                              "link is followed, as Scrapy does; the profile's default, 50, "
                              "leaves two thirds of the large tier unreached)")
+    parser.add_argument("--byte-range", type=int, default=BYTE_RANGE,
+                        help="Page Options 'byte range to download' for the crawls (default "
+                             f"{BYTE_RANGE:,}: whole pages, as Scrapy fetches them; the "
+                             "profile's default, 1,000,000, cuts the Rust API's index pages "
+                             "and a third of the large tier goes unreached)")
     parser.add_argument("--keep", type=Path, default=None,
                         help="copy the processes' logs into this folder")
     args = parser.parse_args()
