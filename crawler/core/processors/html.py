@@ -38,6 +38,7 @@ import bisect
 import logging
 import re
 import threading
+from collections.abc import Iterator
 from dataclasses import replace
 from functools import partial
 from itertools import accumulate
@@ -89,7 +90,20 @@ def _without_spans(data: bytes) -> bytes:
     text: a "<span>" written in it is part of the title)."""
     end = _TITLE_END.search(data)
     at = end.end() if end else 0
-    return data[:at] + _SPAN_TAG.sub(b"", data[at:])
+    # In pieces cut before a "<" (no tag crosses one: the pattern holds one "<", its first
+    # byte): a substitution holds its pieces until it joins them, about ten times the bytes
+    # of a page made of short spans, as a rustdoc source view is.
+    out = [data[:at]]
+    while at < len(data):
+        cut = data.find(b"<", at + _SPAN_PIECE)
+        if cut < 0:
+            cut = len(data)
+        out.append(_SPAN_TAG.sub(b"", data[at:cut]))
+        at = cut
+    return b"".join(out)
+
+
+_SPAN_PIECE = 256 << 10
 
 
 _MARKERS = re.compile("(\ue000[^\ue001]*\ue001|\ue002|\ue003|\ue004)")
@@ -105,6 +119,7 @@ _MARKER_PREFIX = b"\xee\x80"
 # A character reference to a marker would put one in the tree: such pages take the
 # element-by-element path. (False alarms, such as &#xe0001;, only cost time.)
 _MARKER_REFERENCE = re.compile(r"&#(?:[xX]0*[eE]00[0-4]|0*5734[4-8])")
+_MARKER_REFERENCE_BYTES = re.compile(_MARKER_REFERENCE.pattern.encode())
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 _ASCII_NON_WORD = bytes(c for c in range(128) if not re.match(r"\w", chr(c)))
 REDIRECT_EDIT_DISTANCE = 3
@@ -146,15 +161,17 @@ def parse_html(text: str) -> etree._Element | None:
     return _parse_bytes(text.encode("utf-8", "replace"))
 
 
-def _clean(text: str, utf8: bytes | None = None) -> tuple[str | None, bytes]:
-    """``text`` (``utf8``: the same in UTF-8, if known) with control characters and our marker
-    characters blanked, as UTF-8 for the parser; the cleaned text itself only when it had to
-    be made (else ``None``: the caller cleans what it needs of ``text`` on demand)."""
+def _clean(text: str | None, utf8: bytes | None = None) -> tuple[str | None, bytes]:
+    """``text`` (``utf8``: the same in UTF-8, if known; then ``text`` may be None) with control
+    characters and our marker characters blanked, as UTF-8 for the parser; the cleaned text
+    itself only when it had to be made (else ``None``: the caller cleans what it needs of the
+    text on demand)."""
     if utf8 is None:
+        assert text is not None
         utf8 = text.encode("utf-8", "replace")
     data = utf8.translate(_CONTROL_BYTES)
     if _MARKER_PREFIX in data:  # maybe a marker character: the exact (slower) way
-        cleaned = _CONTROL.sub(" ", text)
+        cleaned = _CONTROL.sub(" ", text if text is not None else utf8.decode("utf-8"))
         return cleaned, cleaned.encode("utf-8", "replace")
     return None, data
 
@@ -183,9 +200,15 @@ class HtmlProcessor:
 
     def extract(self, page: FetchedPage, body: bytes, ctx: ProcessorContext) -> Extraction:
         text, encoding = decode(body, page.header("content-type"))
-        # A lossless UTF-8 decoding (no replacement character) re-encodes to the body itself.
-        utf8 = body if encoding == "utf-8" and "\ufffd" not in text else None
-        extraction = self._extract(page.url, text, ctx, page.header("content-language"), utf8)
+        language = page.header("content-language")
+        # A lossless UTF-8 decoding (no replacement character) re-encodes to the body itself:
+        # the body then stands for the text, which is let go here (a str takes up to 4 bytes
+        # a character, 16 MB for a 4 MB page with one emoji) and decoded again only in part.
+        if encoding == "utf-8" and "\ufffd" not in text:
+            del text
+            extraction = self._extract(page.url, None, ctx, language, body)
+        else:
+            extraction = self._extract(page.url, text, ctx, language, None)
         return replace(extraction, encoding=encoding)
 
     def extract_text(
@@ -195,29 +218,40 @@ class HtmlProcessor:
         return self._extract(url, text, ctx, http_language, None)
 
     def _extract(
-        self, url: str, text: str, ctx: ProcessorContext, http_language: str,
+        self, url: str, text: str | None, ctx: ProcessorContext, http_language: str,
         utf8: bytes | None,
     ) -> Extraction:
-        """:meth:`extract_text`; ``utf8``, when given, is ``text`` encoded in UTF-8."""
+        """:meth:`extract_text`; ``utf8``, when given, is the text encoded in UTF-8, and
+        ``text`` may then be None (it is decoded from ``utf8`` where it is needed whole).
+        Big intermediate values are let go as soon as they are used: the peak memory of a
+        fetcher is that of its biggest page."""
         config = ctx.config
+
+        def cleaned_text() -> str:
+            """The whole text with control and marker characters blanked."""
+            return _CONTROL.sub(" ", text if text is not None else utf8.decode("utf-8"))
+
         # Blank control characters; this also keeps our block markers out of the page text.
         cleaned, data = _clean(text, utf8)
         if len(data) > LARGE_PAGE_BYTES and not ctx.scrapers:
             data = _without_spans(data)
         doc = _parse_bytes(data)
+        del data
         if doc is None:
-            if cleaned is None:
-                cleaned = _CONTROL.sub(" ", text)
-            return Extraction(hash_text=_NON_WORD.sub("", cleaned), errors=("empty document",))
+            return Extraction(hash_text=_NON_WORD.sub("", cleaned or cleaned_text()),
+                              errors=("empty document",))
         errors: list[str] = []
-        fast = _MARKER_REFERENCE.search(text) is None
+        # (character references are ASCII: the same search on the UTF-8 bytes)
+        fast = (_MARKER_REFERENCE.search(text) if text is not None else
+                _MARKER_REFERENCE_BYTES.search(utf8)) is None
+        head = text[:512] if text is not None else utf8[:2048].decode("utf-8", "ignore")[:512]
 
         # 2. Head facts.
         metas: list[tuple[str, str]] = []
         descriptions: list[str] = []
         keywords: list[str] = []
         declared: list[str] = []
-        match = _XML_LANG.match(_CONTROL.sub(" ", text[:512]))
+        match = _XML_LANG.match(_CONTROL.sub(" ", head))
         if match:
             declared.append(match.group(1))
         declared.append(_attr(doc, "lang") or _attr(doc, "{http://www.w3.org/XML/1998/namespace}lang"))
@@ -307,6 +341,7 @@ class HtmlProcessor:
                     add(href or None, alt, "img")
             else:  # frame, iframe
                 add(href or None, title_attr.strip(), tag)
+        del records
 
         # 5. Scraper.
         scraper_name = None
@@ -316,7 +351,7 @@ class HtmlProcessor:
             root = doc
         if ctx.scrapers:
             if cleaned is None:
-                cleaned = _CONTROL.sub(" ", text)
+                cleaned = cleaned_text()
             scraper = ctx.scrapers.choose(doc, cleaned)
             if scraper is not None:
                 scraper_name = scraper.name
@@ -400,18 +435,24 @@ def _alone(element: etree._Element) -> bool:
             or (element.getprevious() is None and element.getnext() is None))
 
 
-def _link_records(doc: etree._Element) -> list[LinkRecord] | None:
-    """The link records of the page from one XSLT pass; ``None`` if that failed."""
+def _link_records(doc: etree._Element) -> Iterator[LinkRecord] | None:
+    """The link records of the page from one XSLT pass, made as they are read (a page with
+    tens of thousands of links would hold as many tuples); ``None`` if that failed."""
     if not _alone(doc):
         return None
     try:
         stream = str(_stylesheets().links(doc))
     except etree.XSLTError:
         return None
-    records = [tuple(record.split(_TAGEND)) for record in stream.split(_OPEN)[1:]]
-    if any(len(record) != 6 for record in records):
+    # Six fields a record: the text cannot hold the separators (the caller takes this path
+    # only for pages without marker characters), so this is a check of the stylesheet.
+    if stream.count(_TAGEND) != 5 * stream.count(_OPEN):
         return None
-    return records  # type: ignore[return-value]
+    return (tuple(match.group(1).split(_TAGEND))  # type: ignore[misc]
+            for match in _LINK_RECORD.finditer(stream))
+
+
+_LINK_RECORD = re.compile(f"{_OPEN}([^{_OPEN}]*)")
 
 
 def _link_records_by_element(doc: etree._Element) -> list[LinkRecord]:

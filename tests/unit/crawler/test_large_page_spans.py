@@ -11,6 +11,8 @@ import pytest
 
 from crawler.core.config import PageProcessingConfig
 from crawler.core.indexing import to_index_documents
+from crawler.core.page import FetchedPage
+from crawler.core.process import PageProcessor
 from crawler.core.processors import html as html_module
 from crawler.core.scrapers import ScraperConfig
 
@@ -76,3 +78,35 @@ def test_unclosed_span_tags_cost_a_bounded_time(unit):
     page = html(body, config=CONFIG)
     assert time.thread_time() - start < 2.0
     assert page.status == 200
+
+
+def test_spans_are_removed_piece_by_piece_as_in_one_pass(monkeypatch):
+    """The removal works in pieces cut before a "<"; tags that straddle where a piece would
+    end, quoted ">" and unclosed spans come out as from one substitution over the page."""
+    body = _source_view(3_000).encode() + b"<span a='x>y'>q</span><span b=\"" + b"z" * 300
+    monkeypatch.setattr(html_module, "_SPAN_PIECE", 97)  # many pieces, cut everywhere
+    at = html_module._TITLE_END.search(body).end()
+    assert html_module._without_spans(body) == \
+        body[:at] + html_module._SPAN_TAG.sub(b"", body[at:])
+
+
+@pytest.mark.parametrize("body", [
+    _source_view(200),
+    '<?xml version="1.0" xml:lang="fr"?><html><head><title>T\x07it\x1fre</title></head>'
+    "<body><p>Caf\u00e9 \U0001f980 crab \ue001marker\ue000 &#xe000; text</p>"
+    '<a href="/x">x\ue002</a></body></html>',
+    "<html><body><p>&#57344; reference to a marker</p><a href='/y'>y</a></body></html>",
+])
+def test_a_utf8_body_gives_what_its_decoded_text_gives(body):
+    """A UTF-8 body is processed from its bytes (its decoded text is let go): the same
+    extraction as from the text."""
+    processor = html_module.HtmlProcessor()
+    ctx = PageProcessor(CONFIG).context
+    url = "https://example.com/p.html"
+    from_text = processor.extract_text(url, body, ctx)
+    from_bytes = processor.extract(
+        FetchedPage(url, body.encode(), 200, {"content-type": "text/html"}, fetched_at=1.0),
+        body.encode(), ctx)
+    assert from_bytes.encoding == "utf-8"
+    assert dataclasses.replace(from_bytes, encoding=from_text.encoding) == from_text
+    assert from_text.links
