@@ -33,6 +33,7 @@ import logging
 import math
 import threading
 import time
+import zlib
 from collections import defaultdict, deque
 from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
@@ -91,6 +92,11 @@ SHIP_BYTES = 2 << 20
 # many bytes (a round of an API reference's biggest pages holds 100 MB at a 4 MB byte range;
 # a round of ordinary pages about 5 MB)
 AHEAD_BODY_BYTES = 16 << 20
+# A downloaded body this long waits for its turn deflated (zlib level 1, in the download thread;
+# HTML shrinks 5-10 times): a round holds all its bodies until each is processed, and 100 pages
+# of an API reference at 1-4 MB each made a fetcher's peak memory depend on the pages crawled.
+# A body is inflated just before it is processed, one at a time.
+PACK_BODY_BYTES = 256 << 10
 SLOW_SHARE_OF_DEADLINE = 1 / 3   # a download this share of the page deadline old is blocked
 DOWNLOAD_ERROR_THRESHOLD = 50
 NON_HTML_EXTENSIONS = frozenset({"pdf", "txt", "csv", "tsv", "xml", "rss", "atom", "gif", "jpg",
@@ -371,6 +377,36 @@ class WorkerReport:
     stalls: dict[str, int] = field(default_factory=dict)  # origin -> stalled downloads
 
 
+@dataclass(frozen=True, slots=True)
+class _Packed:
+    """A download whose body waits deflated (see PACK_BODY_BYTES); ``result`` has no body."""
+
+    result: FetchResult
+    deflated: bytes
+
+    @property
+    def held_bytes(self) -> int:
+        return len(self.deflated)
+
+    def unpack(self) -> FetchResult:
+        return replace(self.result, body=zlib.decompress(self.deflated))
+
+
+def _pack(result: FetchResult) -> FetchResult | _Packed:
+    """``result`` with its body deflated if it is long (run in the download thread)."""
+    if len(result.body) < PACK_BODY_BYTES:
+        return result
+    return _Packed(replace(result, body=b""), zlib.compress(result.body, 1))
+
+
+def _unpacked(result: FetchResult | _Packed) -> FetchResult:
+    return result.unpack() if isinstance(result, _Packed) else result
+
+
+def _held_bytes(result: FetchResult | _Packed) -> int:
+    return result.held_bytes if isinstance(result, _Packed) else len(result.body)
+
+
 class ScheduleWorker:
     """Downloads and processes one schedule. Not thread-safe; make one per schedule."""
 
@@ -472,7 +508,7 @@ class ScheduleWorker:
             plain_rounds.append(plain)
         rounds = iter(plain_rounds)
         lanes = self._lanes() if delayed else None
-        pending: deque[tuple[list[ScheduleEntry], Future[list[FetchResult | Future]]]] = deque()
+        pending: deque[tuple[list[ScheduleEntry], Future[list[FetchResult | _Packed | Future]]]] = deque()
         # robots.txt requests (new hosts: each may wait on DNS) do not hold up their round:
         # their results are handled as they arrive, all of them before the last batch
         robots: list[tuple[ScheduleEntry, Future[FetchResult]]] = []
@@ -484,8 +520,10 @@ class ScheduleWorker:
         def ship() -> None:
             self._flush(schedule, origin_server, done=False)
 
-        def handle(entry: ScheduleEntry, result: FetchResult, blocked: bool = False) -> None:
+        def handle(entry: ScheduleEntry, result: FetchResult | _Packed,
+                   blocked: bool = False) -> None:
             nonlocal fetched, errors, documents, since_ship, last_ship
+            result = _unpacked(result)
             if not entry.is_robots:
                 self.watch.record(origin_of(entry.url), result, blocked=blocked)
             failed, docs = self._handle(entry, result, origin_server, ship)
@@ -531,8 +569,8 @@ class ScheduleWorker:
                 for entry, result in lanes.take_results():
                     handle_lane(entry, result)
 
-        def finish_straggler(entry: ScheduleEntry, result: FetchResult) -> None:
-            if isinstance(result.error, Cancelled):
+        def finish_straggler(entry: ScheduleEntry, result: FetchResult | _Packed) -> None:
+            if isinstance(result, FetchResult) and isinstance(result.error, Cancelled):
                 deferred.append(entry)  # never sent: its host was stalled
             else:
                 handle(entry, result, blocked=True)
@@ -582,7 +620,7 @@ class ScheduleWorker:
                     # round (chosen now) already leaves their hosts out. A round whose bodies
                     # are big is handled before the next one downloads (started below): two
                     # such rounds at once set a fetcher's peak memory.
-                    held = sum(len(r.body) for r in results if not isinstance(r, Future))
+                    held = sum(_held_bytes(r) for r in results if not isinstance(r, Future))
                     if state == "more" and held < AHEAD_BODY_BYTES:
                         state = submit_next()
                     for i, entry in enumerate(entries):
@@ -663,7 +701,7 @@ class ScheduleWorker:
             self._own_hop_fetcher = True
         return _DelayLanes(self._fetch_paced, self._last_request, self._clock, LANE_THREADS)
 
-    def _fetch_plain(self, entries: Sequence[ScheduleEntry]) -> list[FetchResult | Future]:
+    def _fetch_plain(self, entries: Sequence[ScheduleEntry]) -> list[FetchResult | _Packed | Future]:
         """Start every download at once and wait while any is *active*: in flight for less
         than ``slow_seconds``, or waiting for a slot of a host none of whose downloads is
         blocked. Then downloads still waiting for a slot (of a blocked host) give up at once
@@ -678,7 +716,8 @@ class ScheduleWorker:
                 starts[i] = time.monotonic()
             return mark
 
-        futures = [self._fetcher.submit(FetchRequest(e.url, etag=e.etag), cancel, started(i))
+        futures = [self._fetcher.submit(FetchRequest(e.url, etag=e.etag), cancel, started(i),
+                                        then=_pack)
                    for i, e in enumerate(entries)]
         index = {future: i for i, future in enumerate(futures)}
         origins = [origin_of(e.url) for e in entries]
@@ -696,7 +735,7 @@ class ScheduleWorker:
                        or (age is not None and age < slow) for f, age in ages.items()):
                 break
         cancel.set()
-        out: list[FetchResult | Future] = [
+        out: list[FetchResult | _Packed | Future] = [
             future if future in left and not future.done() else future.result()
             for future in futures]
         for origin in blocked_hosts:

@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from types import TracebackType
+from typing import Any
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import urllib3
@@ -153,16 +154,21 @@ class Fetcher:
         return [f.result() for f in futures]
 
     def submit(self, request: FetchRequest | str, cancel: threading.Event | None = None,
-               on_start: Callable[[], None] | None = None) -> Future[FetchResult]:
+               on_start: Callable[[], None] | None = None,
+               then: Callable[[FetchResult], Any] | None = None) -> Future[Any]:
         """Start fetching one page in a worker; the future never raises for a URL or a
         server (its result carries the error). Lets a caller stop waiting for a download that
         stalls (it still ends by the page deadline). Setting ``cancel`` while the page waits
         for a slot of its host ends it at once with a :class:`Cancelled` error; ``on_start``
-        is called when the page got its slot (its deadline starts then)."""
+        is called when the page got its slot (its deadline starts then). ``then``, when
+        given, is applied to the result in the worker, and the future holds what it returns
+        (it must not raise)."""
         if self._closed:
             raise RuntimeError("Fetcher is closed")
         item = request if isinstance(request, FetchRequest) else FetchRequest(request)
-        return self._executor.submit(self.fetch, item, cancel, on_start)
+        if then is None:
+            return self._executor.submit(self.fetch, item, cancel, on_start)
+        return self._executor.submit(lambda: then(self.fetch(item, cancel, on_start)))
 
     def fetch(self, request: FetchRequest | str, cancel: threading.Event | None = None,
               on_start: Callable[[], None] | None = None) -> FetchResult:

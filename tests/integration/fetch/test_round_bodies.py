@@ -30,6 +30,9 @@ PAGE_BYTES = 200_000
 def route(request: Request) -> Response:
     if request.path == "/robots.txt":
         return Response(404)
+    if request.path == "/small":
+        return Response(200, b"<html><body><p>small page</p></body></html>",
+                        {"Content-Type": "text/html"})
     words = f"<p>{request.path.strip('/')} words here</p>" * (PAGE_BYTES // 30)
     return Response(200, f"<html><body>{words}</body></html>".encode(),
                     {"Content-Type": "text/html"})
@@ -84,3 +87,42 @@ def test_small_rounds_download_ahead(monkeypatch):
     # the second round starts while the first round's pages are being handled
     assert events.index(("fetch", "p3")) < events.index(("handle", "p1"))
     assert sorted(p for e, p in events if e == "handle") == [f"p{i}" for i in range(PAGES)]
+
+
+def test_long_bodies_wait_deflated_and_are_handled_whole(monkeypatch):
+    """A body of PACK_BODY_BYTES or more waits for its turn deflated, and is handled with
+    every byte; shorter ones wait as they came."""
+    monkeypatch.setattr(fetch_worker, "PACK_BODY_BYTES", PAGE_BYTES // 2)
+    waiting: list[tuple[str, int]] = []
+    handled: dict[str, bytes] = {}
+    with FixtureServer(route, host="127.0.0.2") as server:
+        paths = [f"/p{i}" for i in range(4)] + ["/small"]
+        entries = tuple(ScheduleEntry(server.url(p), 1, 0.0, 0, 0.0, None, i)
+                        for i, p in enumerate(paths))
+        worker = ScheduleWorker(CRAWL, CONFIG, PageProcessor(), 1, lambda _s, _b: None,
+                                ship_every=1000, ship_seconds=1000.0)
+        fetch_plain, handle = worker._fetch_plain, worker._handle
+
+        def fetch_round(round_entries):
+            results = fetch_plain(round_entries)
+            waiting.extend((type(r).__name__, fetch_worker._held_bytes(r)) for r in results)
+            return results
+
+        def handle_page(entry, result, *args):
+            handled[entry.url.rsplit("/", 1)[1]] = result.body
+            return handle(entry, result, *args)
+
+        monkeypatch.setattr(worker, "_fetch_plain", fetch_round)
+        monkeypatch.setattr(worker, "_handle", handle_page)
+        try:
+            report = worker.run(Schedule("s-1", entries, 0.0, 0.0, 10), 0)
+        finally:
+            worker.close()
+    assert report.fetched == 5
+    packed = [held for kind, held in waiting if kind == "_Packed"]
+    assert len(packed) == 4 and all(held < PAGE_BYTES // 20 for held in packed)
+    assert ("FetchResult", 43) in waiting  # a short page: kept as it came
+    assert handled["small"] == b"<html><body><p>small page</p></body></html>"
+    for i in range(4):
+        page = route(Request("GET", f"/p{i}", "", {}, "http", threading.Event())).body
+        assert handled[f"p{i}"] == page
