@@ -49,7 +49,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import html
 import json
 import os
 import signal
@@ -63,7 +62,7 @@ import textwrap
 import time
 import urllib.robotparser
 from pathlib import Path
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
@@ -335,8 +334,7 @@ def reachable_pages(tier: str) -> tuple[int, set[str]] | None:
         import sites as localweb_sites
     except ImportError:
         return None
-    finally:
-        sys.path.remove(str(LOCALWEB))
+    from localweb_links import link_target  # (imports manifest, found above)
     served = localweb_sites.sites(tier)
     by_host = {site["host"]: site for site in served}
     files: dict[str, str] = {}
@@ -357,13 +355,7 @@ def reachable_pages(tier: str) -> tuple[int, set[str]] | None:
     while queue:
         url = queue.popleft()
         for match in manifest.HREF.finditer(manifest.read_page(files[url])):
-            href = html.unescape(match.group(2).decode("utf-8", "replace")).strip()
-            if not href or href.startswith(("#", "mailto:", "javascript:")):
-                continue
-            try:
-                target = manifest.canonical(urljoin(url, href), by_host)
-            except ValueError:
-                continue
+            target = link_target(url, match.group(2), by_host)
             if target in allowed and target not in seen:
                 seen.add(target)
                 queue.append(target)

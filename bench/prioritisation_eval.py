@@ -53,7 +53,7 @@ from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -84,6 +84,7 @@ import manifest as M  # noqa: E402  (the local web's own canonicalisation)
 import relevance_eval as R  # noqa: E402  (its Page Options, query loading and scoring)
 import score  # noqa: E402
 import sites as S  # noqa: E402
+from localweb_links import link_target  # noqa: E402
 
 CACHE = Path(os.environ.get("PRIO_CACHE", "/tmp/yioopy-prio"))
 GRAPH_VERSION = "1"
@@ -125,13 +126,7 @@ def _links_of(job: tuple[str, str]) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     seen: set[str] = set()
     for match in LINK.finditer(data):
-        href = html.unescape(match.group(2).decode("utf-8", "replace")).strip()
-        if not href or href.startswith(("#", "mailto:", "javascript:")):
-            continue
-        try:
-            target = M.canonical(urljoin(url, href), by_host)
-        except ValueError:
-            continue
+        target = link_target(url, match.group(2), by_host)
         if target is None or target in seen or target == url:
             continue
         seen.add(target)
