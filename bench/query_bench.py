@@ -130,6 +130,15 @@ def sharded_bundles(tier: str) -> list[Path]:
     return paths
 
 
+def with_link_scores(bundle: Path, tier: str, name: str) -> None:
+    """The crawl's link scores beside its bundles (webgraph, linkrank, score_update, as
+    relevance_eval runs them; cached): searching with default options adds each candidate's
+    link score, so the timed queries do that work too. One crawl's scores serve all of its
+    queue servers' bundles."""
+    stats = rel.link_analysis(rel.work_of(bundle), tier)
+    sys.stdout.write(f"{name}_link_scores: {stats['nodes']} urls\n")
+
+
 def whoosh_p95(docs_jsonl: Path, tier: str = "default") -> dict | None:
     """Run the peers' Whoosh script in its own venv; its JSON result (None if unavailable)."""
     python = WHOOSH_VENV / "bin" / "python"
@@ -297,6 +306,7 @@ def main() -> int:
     queries = [q for _, q in rel.load_queries()]
     sys.stdout.write(f"queries: {len(queries)} queries\n")
     bundle = args.index if args.index is not None else rel.build_index("default")[0]
+    with_link_scores(bundle, "default", "default")
     if args.http:
         return http_bench(bundle, queries, args.runs)
     searcher = Searcher([LocalShard(IndexBundleReader(bundle))])
@@ -312,6 +322,7 @@ def main() -> int:
     elif large_sites:
         try:
             big = args.large_index or rel.build_index("large")[0]
+            with_link_scores(big, "large", "large")
         except (Exception, SystemExit) as exc:  # a crawl that did not finish: go on
             sys.stdout.write(f"large_build: 0 built ({type(exc).__name__}: {exc})\n")
         else:
@@ -330,6 +341,7 @@ def main() -> int:
     else:
         try:
             shard_paths = args.shard_index or sharded_bundles("default")
+            with_link_scores(shard_paths[0], "default", "shards3")
         except (Exception, SystemExit) as exc:  # report and go on with the other measurements
             sys.stdout.write(f"shards3_build: 0 built ({type(exc).__name__}: {exc})\n")
     # each shard server is a process of its own, as queue servers are (on one machine or
