@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 
 from celery import Celery
+from celery.signals import worker_init, worker_process_init
 from kombu import Queue
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "searchsite.settings.base")
@@ -28,6 +29,16 @@ def _declare_queues(sender: Celery, **_: object) -> None:
     from django.conf import settings
 
     sender.conf.task_queues = [Queue(name) for name in queue_names(settings.NUM_QUEUE_SERVERS)]
+
+
+@worker_init.connect
+@worker_process_init.connect
+def _limit_malloc_arenas(**_: object) -> None:
+    """A worker's threads share a few malloc arenas (see crawler.core.memory): set in the main
+    process before it forks its pool, and again in each pool process."""
+    from crawler.core.memory import limit_malloc_arenas
+
+    limit_malloc_arenas()
 
 
 app.autodiscover_tasks()

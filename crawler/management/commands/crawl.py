@@ -17,6 +17,7 @@ from django.core.management.base import BaseCommand, CommandError
 from crawler import services
 from crawler.core.crawl import CrawlOrder
 from crawler.core.local_crawl import LocalCrawl, LocalCrawlProgress
+from crawler.core.memory import limit_malloc_arenas
 from crawler.fetching import fetch_config_for, processor_for
 from crawler.models import Crawl
 from crawler.selectors import crawl_config_get
@@ -55,6 +56,7 @@ class Command(BaseCommand):
             crawl.delete()
             raise CommandError(str(exc)) from None
         config = crawl_config_get(crawl.pk)
+        limit_malloc_arenas()  # before the fetcher threads start (crawler.core.memory)
         runner = LocalCrawl(config, settings.WORK_DIRECTORY, fetch_config_for(config),
                             processor_for(config), num_servers=options["queue_servers"],
                             fetchers=options["fetchers"], schedule_size=500,
