@@ -23,10 +23,12 @@ logger = logging.getLogger(__name__)
 
 # glibc's mallopt parameter for the most arenas a process may have (malloc.h)
 M_ARENA_MAX = -8
-# A crawl process's arenas. With glibc's default (16 on this 2-core machine), a fetcher's peak
-# resident size on the local web's large tier was 278 MiB against 214 on the default tier
-# (1.30 times); with 2, 232 against 200 (1.16), at the same pages per second.
-CRAWL_MALLOC_ARENAS = 2
+# A crawl process's arenas. crawl_bench --tier both, fetchers' peak resident size, large tier
+# over default tier: glibc's default (16 arenas on this 2-core machine) 1.30 (278/214 MiB);
+# 2 arenas 1.21, 1.14, 1.10, 1.17, 1.21 (median 1.17); 1 arena 1.08, 1.08, 1.15 (219-230
+# against 199-204 MiB). One arena costs about a tenth of the large tier's pages per second
+# (82-89 against 92-95; Scrapy's 37 is the goal): the threads mostly allocate holding the GIL.
+CRAWL_MALLOC_ARENAS = 1
 
 
 def _libc() -> Any:
