@@ -34,7 +34,7 @@ def _declare_queues(sender: Celery, **_: object) -> None:
 @worker_init.connect
 @worker_process_init.connect
 def _limit_malloc_arenas(**_: object) -> None:
-    """A worker's threads share a few malloc arenas (see crawler.core.memory): set in the main
+    """A worker's threads share capped malloc arenas (see crawler.core.memory): set in the main
     process before it forks its pool, and again in each pool process."""
     from crawler.core.memory import limit_malloc_arenas
 

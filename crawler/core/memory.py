@@ -49,9 +49,7 @@ def limit_malloc_arenas(arenas: int = CRAWL_MALLOC_ARENAS) -> bool:
     ``arenas``; threads beyond that share them. Call it before the threads start: arenas
     already made stay. A MALLOC_ARENA_MAX in the environment (glibc's own knob) is the
     operator's choice and is left as it is. True if the cap was set."""
-    if os.environ.get("MALLOC_ARENA_MAX"):
-        return False
-    if _MALLOPT is None:
+    if os.environ.get("MALLOC_ARENA_MAX") or _MALLOPT is None:
         return False
     if _MALLOPT(M_ARENA_MAX, int(arenas)) != 1:
         logger.warning("mallopt(M_ARENA_MAX, %d) was refused", arenas)

@@ -78,8 +78,6 @@ def arenas_after_threads(mode: str, **env: str) -> tuple[int, str]:
     return int(out.split("arenas")[1].split()[0]), out
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux") or memory._MALLOPT is None,
-                    reason="arenas are glibc's")
 def test_threads_share_the_capped_arenas() -> None:
     free, _ = arenas_after_threads("none")
     capped, out = arenas_after_threads("limit")
@@ -88,15 +86,11 @@ def test_threads_share_the_capped_arenas() -> None:
     assert capped <= 2, capped
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux") or memory._MALLOPT is None,
-                    reason="arenas are glibc's")
 def test_celery_worker_processes_cap_their_arenas() -> None:
     capped, _ = arenas_after_threads("celery")
     assert capped <= memory.CRAWL_MALLOC_ARENAS, capped
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux") or memory._MALLOPT is None,
-                    reason="arenas are glibc's")
 def test_the_operators_malloc_arena_max_stands() -> None:
     arenas, out = arenas_after_threads("limit", MALLOC_ARENA_MAX="4")
     assert "set False" in out
