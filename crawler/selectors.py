@@ -58,6 +58,8 @@ def crawl_time_options_from(data: dict) -> CrawlTimeOptions:
     return CrawlTimeOptions(
         byte_range=int(data["byte_range"]),
         max_description_len=int(data["max_description_len"]),
+        # a crawl started before the option existed indexed its summaries only
+        index_whole_page=bool(data.get("index_whole_page", False)),
         summarizer=Summarizer(data["summarizer"]),
         max_links_to_extract=int(data["max_links_to_extract"]),
         cache_pages=bool(data["cache_pages"]),

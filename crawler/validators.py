@@ -13,15 +13,11 @@ from collections.abc import Callable
 from django.core.exceptions import ValidationError
 
 from crawler.core import page_rules, scrapers
+from crawler.core.crawl import DEFAULT_FILE_TYPES, KNOWN_FILE_TYPES
 from crawler.core.errors import PageRuleSyntaxError, ScraperConfigError
 from crawler.core.siterules import SiteRuleError, parse_site_rules
 
-KNOWN_FILE_TYPES = (
-    "html", "htm", "xhtml", "php", "asp", "aspx", "jsp", "shtml", "cgi", "pl", "py", "java",
-    "txt", "csv", "tsv", "md", "xml", "rss", "atom", "pdf", "gif", "jpg", "jpeg", "png", "svg",
-    "bmp", "webp", "gz", "unknown",
-)
-DEFAULT_FILE_TYPES_TEXT = " ".join(t for t in KNOWN_FILE_TYPES if t not in ("gz",))
+DEFAULT_FILE_TYPES_TEXT = " ".join(DEFAULT_FILE_TYPES)
 
 
 def parse_file_types(text: str) -> tuple[str, ...]:

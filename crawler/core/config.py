@@ -24,6 +24,10 @@ MAX_LINKS_TO_EXTRACT = 300       # seed: links extracted before pruning
 # of items) list far more than 300 pages, most of which no other page links to.
 MAX_LINKS_LIMIT = 100_000
 MAX_TITLE_LEN = 100              # seed: HtmlProcessor::MAX_TITLE_LEN
+# Whole-page indexing (crawler.core.summarizers.body): weights of the sentences the summarizer
+# did not choose, relative to an average summary sentence (1), chosen on the dev judgments.
+BODY_WEIGHT = 0.5
+HEADING_WEIGHT = 1.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +43,9 @@ class PageProcessingConfig:
     * ``file_types``: extensions of link targets to keep (empty: every type);
     * ``page_rules``: page-rule program text (compiled once by the page processor);
     * ``scrapers``: the admin's scrapers;
+    * ``index_whole_page``: index every sentence of the page, not only the summary;
+    * ``body_weight``, ``heading_weight``: with whole-page indexing, the region weight of a
+      sentence (or heading) the summarizer did not choose;
     * ``title_weight``: region weight of title positions (sentence weights average 1);
     * ``language_sample_chars``: characters of text the language test reads;
     * ``safe_threshold``: safe-search score under which a page is ``safe:true``;
@@ -54,6 +61,9 @@ class PageProcessingConfig:
     file_types: tuple[str, ...] = ()
     page_rules: str = ""
     scrapers: tuple[ScraperConfig, ...] = ()
+    index_whole_page: bool = True
+    body_weight: float = BODY_WEIGHT
+    heading_weight: float = HEADING_WEIGHT
     title_weight: float = 4.0
     language_sample_chars: int = 20000
     safe_threshold: float = 0.012
@@ -70,6 +80,8 @@ class PageProcessingConfig:
             raise ConfigError(f"max_links must be -1 (all) or >= 0, got {self.max_links}")
         if self.max_links_to_extract <= 0:
             raise ConfigError("max_links_to_extract must be positive")
+        if self.body_weight <= 0 or self.heading_weight <= 0:
+            raise ConfigError("body_weight and heading_weight must be positive")
         if self.title_weight <= 0:
             raise ConfigError("title_weight must be positive")
 
@@ -83,6 +95,7 @@ class PageProcessingConfig:
             "max_links": options.max_links_to_extract,
             "max_links_to_extract": max(MAX_LINKS_TO_EXTRACT, options.max_links_to_extract),
             "cache_pages": options.cache_pages,
+            "index_whole_page": options.index_whole_page,
             "file_types": tuple(t.lower().lstrip(".") for t in options.file_types),
             "page_rules": options.page_rules,
             "scrapers": tuple(ScraperConfig.from_spec(s) for s in options.scrapers),

@@ -115,17 +115,30 @@ class ScraperSpec:
     extract_fields: tuple[tuple[str, str], ...] = ()  # (field, "xpath" or ":=literal")
 
 
+# File types a crawl may follow links to (Page Options "file types"); the default is every one
+# but compressed archives, the same list the admin's Page Options start with.
+KNOWN_FILE_TYPES = (
+    "html", "htm", "xhtml", "php", "asp", "aspx", "jsp", "shtml", "cgi", "pl", "py", "java",
+    "txt", "csv", "tsv", "md", "xml", "rss", "atom", "pdf", "gif", "jpg", "jpeg", "png", "svg",
+    "bmp", "webp", "gz", "unknown",
+)
+DEFAULT_FILE_TYPES = tuple(t for t in KNOWN_FILE_TYPES if t != "gz")
+
+
 @dataclass(frozen=True, slots=True)
 class CrawlTimeOptions:
     """Page Options, Crawl Time: what a fetcher does with each page (seed defaults)."""
 
     byte_range: int = 1_000_000           # PAGE_RANGE_REQUEST
     max_description_len: int = 2000
+    index_whole_page: bool = True         # False: the seed's "summary only" indexing
     summarizer: Summarizer = Summarizer.BASIC
-    max_links_to_extract: int = 50        # MAX_LINKS_PER_PAGE
+    # every link of a page (up to 100,000), not the seed's 50 (MAX_LINKS_PER_PAGE, kept by the
+    # "Summary only" profile): measured in the README ("Why every link")
+    max_links_to_extract: int = 100_000
     cache_pages: bool = True
     page_recrawl_days: int = -1           # -1: never
-    file_types: tuple[str, ...] = ()
+    file_types: tuple[str, ...] = DEFAULT_FILE_TYPES
     robots: RobotsBehaviour = RobotsBehaviour.ALWAYS_FOLLOW
     page_rules: str = ""
     scrapers: tuple[ScraperSpec, ...] = ()

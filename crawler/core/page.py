@@ -95,10 +95,14 @@ class RobotsInfo:
 @dataclass(frozen=True, slots=True)
 class Extraction:
     """What a MIME-type processor extracts from a page, before scrapers' fields, page rules,
-    meta words and terms are applied. ``sentences`` is the summary in document order."""
+    meta words and terms are applied. ``sentences`` is the summary in document order;
+    ``body`` is the whole text to index in document order, weighted
+    (:func:`~crawler.core.summarizers.indexed_body`), or empty when only the summary is indexed
+    (the "summary only" Page Options, and processors without running text)."""
 
     title: str = ""
     sentences: tuple[ScoredSentence, ...] = ()
+    body: tuple[ScoredSentence, ...] = ()
     links: tuple[Link, ...] = ()
     robot_metas: frozenset[str] = frozenset()
     lang: str = "en"
@@ -121,10 +125,14 @@ class ProcessedPage:
 
     Invariants:
     * ``terms`` maps each term to strictly increasing positions; positions ``0 .. length-1``
-      cover the title's terms first, then the description's;
-    * ``region_weights`` is sorted by last position and covers ``0 .. length-1``: the title's
-      positions weigh ``title_weight``, each summary sentence's positions weigh its score
-      (scores are normalised so an average sentence weighs about 1, never 0);
+      cover the title's terms first, then the indexed text's: the whole page (``body``) with
+      whole-page indexing, else the description;
+    * ``region_weights`` is sorted by last position and covers ``0 .. length-1``; its first
+      region is always the title's (last position -1 when the title has no words), weighing
+      ``title_weight``; then each indexed piece's positions weigh its score (summary
+      sentences their normalised score, about 1 on average, never 0; the rest of the page
+      less);
+    * ``body`` is the indexed text after the title (empty when only the description is);
     * ``links`` are canonical, distinct, at most ``max_links`` of them (empty under NOFOLLOW);
     * ``content_hash`` is the 8-byte hash of the page's text without tags and non-word
       characters (equal pages, equal hashes); ``text_hash`` is its first 7 bytes;
@@ -151,6 +159,7 @@ class ProcessedPage:
     doc_type: DocType = DocType.PAGE
     lang_source: str = "default"
     sentences: tuple[ScoredSentence, ...] = ()
+    body: str = ""
     keywords: tuple[str, ...] = ()
     media: str = "text"
     location: str | None = None

@@ -16,8 +16,9 @@ Steps (the seed's "Fetchers and their Effect on Search Ranking"):
 5. page rules run on the fields;
 6. links: NOFOLLOW/NONE drop them; otherwise (except robots.txt and sitemaps) they are pruned to
    ``max_links`` by the seed's rule;
-7. terms and positions of title + summary sentences (:class:`indexer.core.text.TextAnalyzer`),
-   with region weights: the title's, then each sentence's score;
+7. terms and positions of the title and the indexed text (:class:`indexer.core.text.TextAnalyzer`):
+   the whole page by default (``Extraction.body``), the summary sentences in the "summary
+   only" profile; region weights: the title's (always the first region), then each piece's;
 8. dedup hash, safe-search label, meta words, cache copy (unless NOARCHIVE).
 
 Contract: :meth:`PageProcessor.process` never raises on page content. A processor failure on a
@@ -136,7 +137,7 @@ class PageProcessor:
     ) -> ProcessedPage:
         config = self.config
         host = host_of(url)
-        title, sentences, lang = ex.title, ex.sentences, ex.lang
+        title, sentences, whole, lang = ex.title, ex.sentences, ex.body, ex.lang
         fields: Mapping[str, Any] = ex.fields
         extra_meta: tuple[str, ...] = ()
         keyword_links: tuple[tuple[str, str], ...] = ()
@@ -154,6 +155,7 @@ class PageProcessor:
             if new_description != description:
                 sentences = (ScoredSentence(new_description[: config.max_description_len], 1.0),
                              ) if new_description else ()
+                whole = ()  # the rule's description is what is indexed
             lang = _text_field(fields.get("LANG"), lang) or lang
             extra_meta, keyword_links, outputs = (result.meta_words, result.keyword_links,
                                                   result.outputs)
@@ -169,15 +171,16 @@ class PageProcessor:
         elif not (ex.is_sitemap or ex.robots is not None or ex.location):
             links = prune_links(links, config.max_links, config.file_types)
 
-        pieces = [title] + [s.text for s in sentences]
+        indexed = whole or sentences
+        pieces = [title] + [s.text for s in indexed]
         postings, ends = self.analyzer.positions(pieces, lang)
-        region_weights: list[tuple[int, float]] = []
-        if ends and ends[0] > 0:
-            region_weights.append((ends[0] - 1, config.title_weight))
-        for sentence, end, previous in zip(sentences, ends[1:], ends, strict=False):
+        # The title's region is always the first (search reads region 0 as the title), empty
+        # (last position -1) when the title has no words.
+        region_weights: list[tuple[int, float]] = [(ends[0] - 1, config.title_weight)]
+        for piece, end, previous in zip(indexed, ends[1:], ends, strict=False):
             if end > previous:
-                region_weights.append((end - 1, sentence.weight))
-        length = ends[-1] if ends else 0
+                region_weights.append((end - 1, piece.weight))
+        length = ends[-1]
 
         if ex.location:
             content_hash = hash8(hash8(url) + b"LOCATION")
@@ -205,6 +208,7 @@ class PageProcessor:
             doc_type=DocType.LOCATION if ex.location else DocType.PAGE,
             lang_source=ex.lang_source,
             sentences=tuple(sentences),
+            body=" ".join(piece.text for piece in whole),
             keywords=ex.keywords,
             media=ex.media,
             location=ex.location,

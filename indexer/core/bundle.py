@@ -7,8 +7,10 @@ through :mod:`indexer.core.reader`.
 
 Call order: ``IndexBundleWriter(path)`` (takes ``BUNDLE/LOCK``; recovers from a crash), then
 any number of ``append(docs)`` or ``append_encoded(items)`` (durable when it returns),
-``refresh()`` (make the active partition's latest documents searchable) and
-``close_partition()``; then ``close()``.
+``refresh()`` (make the active partition's latest documents searchable),
+``close_partition()`` (also when a crawl ends, so that its last partition can be re-ordered) and
+``reorder_partition()`` (a finished partition in importance order, :mod:`indexer.core.reorder`);
+then ``close()``.
 
 Documents come in two forms: :class:`IndexDocument` (encoded here), or already encoded by
 :func:`encode_document` (:class:`EncodedDocument`: gzipped summary and cached page plus the
@@ -45,7 +47,8 @@ import numpy as np
 
 from .document import IndexDocument
 from .documents import PartitionDocumentBundle
-from .errors import CorruptIndexError, IndexStateError
+from .errors import IndexStateError
+from .grouping import Importance
 from .ids import DOC_TYPE, TEXT_HASH, DocType
 from .layout import (
     ARCHIVE_INFO,
@@ -69,7 +72,9 @@ from .partition_index import (
     build_partition,
     decode_doc_index,
     encode_doc_index,
+    load_partition_docs,
 )
+from .reorder import ReorderResult, rewrite_partition
 from .runtime import gc_paused
 from .storage import FileLock, atomic_write_many, frame, remove_temporaries
 
@@ -187,7 +192,7 @@ def _small_doc_index(doc: IndexDocument) -> bytes | None:
             struct.pack(">I", len(raw_meta)), raw_meta,
             struct.pack(f">{len(counts)}{small}", *counts),
             struct.pack(f">{len(positions)}{small}", *positions),
-            b"".join(struct.pack(">Id", p, w) for p, w in regions),
+            b"".join(struct.pack(">id", p, w) for p, w in regions),
             struct.pack(f">{len(scores)}d", *scores),
         ]
     except (struct.error, TypeError, ValueError, OverflowError):
@@ -242,7 +247,7 @@ class _Pending:
 
 _HEAD_AND_TERMS = struct.Struct(">IIIIIBI")  # the blob head, then the terms' byte length
 _U32 = struct.Struct(">I")
-_REGION = np.dtype([("p", ">u4"), ("w", ">f8")])
+_REGION = np.dtype([("p", ">i4"), ("w", ">f8")])
 
 
 def _joined_pieces(strings: list[str], per_doc: np.ndarray) -> list[bytes]:
@@ -288,7 +293,7 @@ def _raw_blobs(batch: DocBatch) -> list[bytes]:
     regions = np.zeros(len(flat), dtype=_REGION)
     if flat:
         pos = np.array([int(p) for p, _ in flat], dtype=np.int64)
-        if int(pos.min()) < 0 or int(pos.max()) > 0xFFFFFFFF:
+        if int(pos.min()) < -1 or int(pos.max()) > 0x7FFFFFFF:
             raise ValueError("a region's last position is out of range")
         regions["p"] = pos
         regions["w"] = [float(w) for _, w in flat]
@@ -443,27 +448,10 @@ class IndexBundleWriter:
 
     def _load_active(self) -> None:
         """Rebuild the in-memory state of the active partition from its stored documents."""
-        number = self.documents.active
-        records = self.documents.read_records(number)
-        if not records:
-            return
-        path = self.documents.blob_path(number)
-        with open(path, "rb") as handle:
-            data = handle.read()
-        parsed = []
-        for rec in records:
-            blob = data[rec.index_offset:rec.index_offset + rec.index_length]
-            try:
-                parsed.append(decode_doc_index(blob))
-            except Exception as exc:  # zlib.error, ValueError, struct.error
-                raise CorruptIndexError(path, f"document index blob at {rec.index_offset}: "
-                                              f"{exc}") from exc
-        store = np.array([[rec.summary_offset, rec.summary_length, rec.cache_offset,
-                           rec.cache_length, rec.end, rec.blob_crc] for rec in records],
-                         dtype=np.int64)
-        self._docs.add(DocBatch.concat(parsed, [rec.doc_id for rec in records]), self._vocab,
-                       store)
-        logger.info("partition %d: reloaded %d documents", number, len(self._docs))
+        self._docs, self._vocab = load_partition_docs(self.documents, self.documents.active)
+        if self._docs:
+            logger.info("partition %d: reloaded %d documents", self.documents.active,
+                        len(self._docs))
 
     def _delete_stale_generations(self, number: int, keep: set[int]) -> None:
         pdir = partition_dir(self.path, number)
@@ -473,6 +461,10 @@ class IndexBundleWriter:
                 os.unlink(entry.path)
 
     # -- appending --------------------------------------------------------------------------
+
+    @property
+    def closed(self) -> bool:
+        return self._lock is None
 
     @property
     def active_partition(self) -> int:
@@ -590,6 +582,14 @@ class IndexBundleWriter:
         logger.info("partition %d closed: %d documents, %d groups, %d terms", number,
                     manifest["docs"], manifest["groups"], manifest["terms"])
         return number
+
+    def reorder_partition(self, number: int, importance: Importance, tag: str
+                          ) -> ReorderResult:
+        """Re-order finished partition ``number`` by ``importance`` (see
+        :mod:`indexer.core.reorder`); ``tag`` names the importance in its MANIFEST."""
+        if self._lock is None:
+            raise IndexStateError("writer is closed")
+        return rewrite_partition(self.path, self.documents, number, importance, tag)
 
     def close(self) -> None:
         """Refresh the active partition, then release the files and the lock."""

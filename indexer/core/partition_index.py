@@ -13,7 +13,10 @@ weights and classifier scores, stored zlib-compressed next to its summary in
     u32 byte length of the meta words          then the meta words, each followed by NUL
     nterms x N frequency                       then sum(frequency) x N positions
                                                (N = u16 when wide is 0, else u32)
-    nregions x (u32 last position, f64 weight) then nclassifier x f64
+    nregions x (i32 last position, f64 weight) then nclassifier x f64
+                                               (a page whose title has no words has a
+                                               first region ending at -1; an i32 reads
+                                               every u32 written before the same way)
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from __future__ import annotations
 import struct
 import zlib
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import chain, count, islice
 
@@ -30,7 +33,9 @@ import numpy.typing as npt
 
 from .doc_map import encode_doc_map_columns
 from .document import IndexDocument
-from .grouping import group_partition
+from .documents import PartitionDocumentBundle
+from .errors import CorruptIndexError
+from .grouping import Group, group_partition
 from .ids import DOC_ID_LEN, DOC_TYPE, DocType, term_ids
 from .packed_table import PackedTableTool, pack_columns
 from .positions import encode_positions
@@ -261,8 +266,8 @@ def encode_doc_index(doc: IndexDocument) -> tuple[bytes, list[str], npt.NDArray[
     positions = np.fromiter(chain.from_iterable(values), dtype=np.int32, count=total)
     raw_terms = _joined(terms)
     raw_meta = _joined(doc.meta_words)
-    regions = np.array([tuple(r) for r in doc.region_weights], dtype=[("p", ">u4"), ("w", ">f8")]) \
-        if doc.region_weights else np.zeros(0, dtype=[("p", ">u4"), ("w", ">f8")])
+    regions = np.array([tuple(r) for r in doc.region_weights], dtype=[("p", ">i4"), ("w", ">f8")]) \
+        if doc.region_weights else np.zeros(0, dtype=[("p", ">i4"), ("w", ">f8")])
     wide = bool(total) and int(positions.max()) > 0xFFFF or bool(counts.size) and int(
         counts.max()) > 0xFFFF
     small = ">u4" if wide else ">u2"
@@ -313,7 +318,7 @@ def decode_doc_index(blob: bytes) -> DocIndexData:
     meta = strings(nmeta)
     counts = take(nterms, small).astype(np.int64)
     positions = take(int(counts.sum()), small).astype(np.int64)
-    regions = take(nregions, [("p", ">u4"), ("w", ">f8")])
+    regions = take(nregions, [("p", ">i4"), ("w", ">f8")])
     classifier = take(nclass, ">f8")
     if pos != len(raw):
         raise ValueError("document index blob has stray bytes")
@@ -334,10 +339,45 @@ class BuiltPartition:
     positions_count: int
 
 
-def build_partition(docs: ActiveDocs, vocab: Vocabulary,
-                    block_size: int = BLOCK_SIZE) -> BuiltPartition:
+def load_partition_docs(documents: PartitionDocumentBundle, number: int
+                        ) -> tuple[ActiveDocs, Vocabulary]:
+    """Partition ``number``'s documents as :class:`ActiveDocs`, rebuilt from the document
+    index blobs stored beside their summaries (what :func:`build_partition` needs): the writer
+    reloads its active partition this way after a crash, and a re-order rebuilds a finished
+    partition this way. Raises :class:`CorruptIndexError` for a blob that does not decode."""
+    docs, vocab = ActiveDocs(), Vocabulary()
+    records = documents.read_records(number)
+    if not records:
+        return docs, vocab
+    path = documents.blob_path(number)
+    with open(path, "rb") as handle:
+        data = handle.read()
+    parsed = []
+    for rec in records:
+        blob = data[rec.index_offset:rec.index_offset + rec.index_length]
+        try:
+            parsed.append(decode_doc_index(blob))
+        except Exception as exc:  # zlib.error, ValueError, struct.error
+            raise CorruptIndexError(path, f"document index blob at {rec.index_offset}: "
+                                          f"{exc}") from exc
+    store = np.array([[rec.summary_offset, rec.summary_length, rec.cache_offset,
+                       rec.cache_length, rec.end, rec.blob_crc] for rec in records],
+                     dtype=np.int64)
+    docs.add(DocBatch.concat(parsed, [rec.doc_id for rec in records]), vocab, store)
+    return docs, vocab
+
+
+GroupOrder = Callable[[list[Group], list[bytes]], list[Group]]
+
+
+def build_partition(docs: ActiveDocs, vocab: Vocabulary, block_size: int = BLOCK_SIZE,
+                    order: GroupOrder | None = None) -> BuiltPartition:
     """Group ``docs`` (in append order), then encode doc_map, positions, postings and the term
     table (last_entries) of the partition.
+
+    ``order`` (optional) re-orders the groups (given in crawl doc_map order, with the doc_ids)
+    and returns them in the doc_map order to write, each with the score to store (see
+    :func:`indexer.core.grouping.importance_order`); postings follow the doc_map order.
 
     The text posted under a group is that of its *contributors*: the representative, then its
     link documents (anchor text describes the target), each shifted past the previous ones'
@@ -345,6 +385,8 @@ def build_partition(docs: ActiveDocs, vocab: Vocabulary,
     doc_ids = docs.doc_ids
     n = len(doc_ids)
     groups = group_partition(doc_ids)
+    if order is not None:
+        groups = order(groups, doc_ids)
     ngroups = len(groups)
     e_terms, e_counts, positions, nentries, npos, store = docs.columns()
     lengths, regions = docs.lengths, docs.regions

@@ -17,7 +17,7 @@ def objects(make_crawl):
     scraper = Scraper.objects.create(name="wp", signature="//meta")
     server = QueueServer.objects.create(server_id=0, base_url="http://127.0.0.1:9/")
     return {"crawl": crawl, "seedsite": crawl.seeds.first(),
-            "pageoptions": PageOptions.objects.get(), "scraper": scraper,
+            "pageoptions": PageOptions.objects.get(is_default=True), "scraper": scraper,
             "queueserver": server}
 
 

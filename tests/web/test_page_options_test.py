@@ -11,7 +11,7 @@ from tests.fixtures.sites import FixtureServer, normal_site
 pytestmark = pytest.mark.django_db
 
 PAGE = """<html><head><title>Test Page</title><meta name="robots" content="noarchive"></head>
-<body><nav>menu links</nav><div id="main"><h1>Heading</h1><p>Hello jumping world.</p>
+<body><div class="menu">menu links</div><div id="main"><h1>Heading</h1><p>Hello jumping world.</p>
 <p>Second paragraph with <a href="/one.html">first link text</a>.</p></div>
 """ + "".join(f'<a href="/l{i}.html">link number {i} words</a>' for i in range(80)) + \
     "</body></html>"

@@ -5,8 +5,14 @@ import dataclasses
 import pytest
 
 from crawler import selectors, services
-from crawler.core.crawl import CrawlConfig, CrawlOrder, CrawlPolicy, Summarizer
-from crawler.models import Scraper
+from crawler.core.crawl import (
+    CrawlConfig,
+    CrawlOrder,
+    CrawlPolicy,
+    CrawlTimeOptions,
+    Summarizer,
+)
+from crawler.models import PageOptions, Scraper
 from ranking.core.options import SearchOptions
 
 pytestmark = pytest.mark.django_db
@@ -46,14 +52,36 @@ def test_started_crawl_reads_its_snapshot(make_crawl, options):
     options.max_links_to_extract = 7
     options.min_results_to_group = 50
     options.save()
-    assert selectors.crawl_config_get(crawl.pk).page_options.max_links_to_extract == 50
-    assert selectors.search_options_get(crawl.pk).min_results_to_group == 200
+    assert selectors.crawl_config_get(crawl.pk).page_options.max_links_to_extract == 100_000
+    assert selectors.search_options_get(crawl.pk).min_results_to_group == 500
     assert selectors.search_options_get().min_results_to_group == 50
     assert selectors.active_crawl_get().crawl_id == crawl.pk
 
 
 def test_search_options_match_the_model_defaults(options):
     assert selectors.search_options_get() == SearchOptions()
+
+
+def test_crawl_time_options_match_the_model_defaults(options):
+    """The default Page Options row a user gets is what the benchmarks measure as "the
+    defaults" (CrawlTimeOptions())."""
+    assert selectors.crawl_time_options_from(services.page_options_snapshot(options)) == \
+        CrawlTimeOptions()
+
+
+def test_summary_only_profile_keeps_the_seed_indexing():
+    summary_only = PageOptions.objects.get(name="Summary only")
+    page = selectors.crawl_time_options_from(services.page_options_snapshot(summary_only))
+    assert not page.index_whole_page
+    assert (page.max_links_to_extract, page.max_description_len) == (50, 2000)
+    assert not summary_only.is_default
+
+
+def test_a_snapshot_without_the_whole_page_option_indexed_summaries(make_crawl, options):
+    """Crawls started before the option existed are resumed as they ran."""
+    snapshot = services.page_options_snapshot(options)
+    del snapshot["index_whole_page"]
+    assert not selectors.crawl_time_options_from(snapshot).index_whole_page
 
 
 def test_missing_crawl():

@@ -16,7 +16,7 @@ from indexer.core.text import guess_language
 from ..config import PageProcessingConfig
 from ..page import Extraction, FetchedPage, ScoredSentence
 from ..scrapers import ScraperSet
-from ..summarizers import Summarizer, TextBlock
+from ..summarizers import Summarizer, TextBlock, indexed_body
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +46,19 @@ def summarize_text(
         return sentences
     text = " ".join(" ".join(b.text for b in blocks).split())[:limit]
     return (ScoredSentence(text, 1.0),) if text else ()
+
+
+def summarize_and_index(
+    blocks: list[TextBlock], lang: str, ctx: ProcessorContext
+) -> tuple[tuple[ScoredSentence, ...], tuple[ScoredSentence, ...]]:
+    """(summary, body): :func:`summarize_text`, and with whole-page indexing on every sentence
+    of ``blocks`` weighted by :func:`~crawler.core.summarizers.indexed_body` (else ``()``: the
+    summary is what is indexed)."""
+    summary = summarize_text(blocks, lang, ctx)
+    config = ctx.config
+    if not config.index_whole_page:
+        return summary, ()
+    return summary, indexed_body(blocks, summary, config.body_weight, config.heading_weight)
 
 
 def plain_language(text: str, url: str, ctx: ProcessorContext, declared: tuple[str, ...] = ()

@@ -18,7 +18,7 @@ from ..config import MAX_TITLE_LEN
 from ..links import LinkCollector
 from ..page import Extraction, FetchedPage
 from ..summarizers import TextBlock
-from .base import ProcessorContext, summarize_text
+from .base import ProcessorContext, summarize_and_index
 from .xmlparse import child_text, local, parse_xml
 
 _NON_WORD = re.compile(r"\W+")
@@ -92,9 +92,11 @@ class FeedProcessor:
         collector = LinkCollector(page.url, None, ctx.config.max_links_to_extract)
         for href, text in raw_links:
             collector.add(href, text, "feed")
+        summary, body = summarize_and_index(blocks, guess.lang, ctx)
         return Extraction(
             title=title,
-            sentences=summarize_text(blocks, guess.lang, ctx),
+            sentences=summary,
+            body=body,
             links=collector.links(guess.lang),
             lang=guess.lang,
             lang_source=guess.source,

@@ -15,8 +15,9 @@ Layer: ``crawler.core.processors``. Steps, in order:
    extraction limit. Links are collected from the whole page, before a scraper trims it, so that
    navigation still feeds the crawl;
 5. if a scraper matches, its text path and delete paths choose the text, and its fields are read;
-6. cut the text into blocks (headings, paragraphs, list items, cells...), keeping each block's
-   tag and offset, and a language sample without code;
+6. leave out the page's furniture (:mod:`.boilerplate`: navigation, footers, sidebars,
+   permalink marks), then cut the text into blocks (headings, paragraphs, list items,
+   cells...), keeping each block's tag and offset, and a language sample without code;
 7. language: declared tags (unless en/en-US), charset, URL, text test
    (:func:`indexer.core.text.guess_language`);
 8. title: ``<title>``, else the first non-empty ``h1``..``h6``; at most 100 characters;
@@ -54,7 +55,8 @@ from ..page import Extraction, FetchedPage, Link, ScoredSentence
 from ..robot_metas import robot_metas
 from ..summarizers import TextBlock
 from ..urls import canonicalize, levenshtein
-from .base import ProcessorContext, summarize_text
+from .base import ProcessorContext, summarize_and_index
+from .boilerplate import drop_furniture
 
 log = logging.getLogger(__name__)
 
@@ -360,7 +362,9 @@ class HtmlProcessor:
                 if chosen is not None:
                     root = chosen
 
-        # 6. Blocks and a language sample (7. when the language is not declared).
+        # 6. Blocks (without the page's furniture) and a language sample (7. when the language
+        # is not declared).
+        drop_furniture(root)
         guess = declared_language(declared=declared, charset=charset, url=url)
         blocks, sample = text_blocks(
             root, 0 if guess is not None else config.language_sample_chars, fast=fast)
@@ -372,7 +376,7 @@ class HtmlProcessor:
 
         # 9. Description.
         meta_blocks = [TextBlock(" .. ".join(descriptions), "meta", 0)] if descriptions else []
-        sentences = summarize_text(meta_blocks + blocks, lang, ctx)
+        sentences, body = summarize_and_index(meta_blocks + blocks, lang, ctx)
 
         # 10. Redirects: meta refresh, far canonical.
         location = None
@@ -388,10 +392,12 @@ class HtmlProcessor:
         if location is not None:
             links = (Link(location, "", "location", 0.0),)
             sentences = (ScoredSentence(f"{url} => {location}", 1.0),)
+            body = ()
 
         return Extraction(
             title=title,
             sentences=sentences,
+            body=body,
             links=links,
             robot_metas=robot_metas(metas),
             lang=lang,

@@ -15,7 +15,7 @@ from ..encoding import decode
 from ..links import LinkCollector
 from ..page import Extraction, FetchedPage
 from ..summarizers import TextBlock
-from .base import ProcessorContext, plain_language, summarize_text
+from .base import ProcessorContext, plain_language, summarize_and_index
 
 _PARAGRAPHS = re.compile(r"\n\s*\n")
 _URLS = re.compile(r"https?://[^\s<>\"'`)\]]+", re.IGNORECASE)
@@ -44,9 +44,11 @@ def text_extraction(url: str, text: str, ctx: ProcessorContext, declared: tuple[
         if collector.full:
             break
         collector.add(match.group().rstrip(".,;:!?"), "", "text")
+    summary, body = summarize_and_index(blocks, lang, ctx)
     return Extraction(
         title=title,
-        sentences=summarize_text(blocks, lang, ctx),
+        sentences=summary,
+        body=body,
         links=collector.links(lang),
         lang=lang,
         lang_source=source,

@@ -19,6 +19,7 @@ from .base import (
     split_sentences,
 )
 from .basic import BasicSummarizer
+from .body import indexed_body
 from .centroid import CentroidSummarizer, CentroidWeightedSummarizer
 from .graph import GraphSummarizer
 
@@ -47,6 +48,7 @@ __all__ = [
     "Summarizer",
     "TextBlock",
     "get_summarizer",
+    "indexed_body",
     "normalize_weights",
     "select",
     "select_texts",

@@ -91,8 +91,10 @@ def _split_text(text: str) -> list[str]:
     return text.split("\x00")
 
 
-def sentence_parts(blocks: Sequence[TextBlock]) -> tuple[list[str], list[str], list[int]]:
-    """:func:`split_sentences` as three parallel lists: texts, tags and offsets."""
+def sentence_parts(blocks: Sequence[TextBlock], limit: int | None = MAX_SENTENCES
+                   ) -> tuple[list[str], list[str], list[int]]:
+    """:func:`split_sentences` as three parallel lists: texts, tags and offsets; at most
+    ``limit`` sentences (None: all of them, as whole-page indexing reads them)."""
     texts: list[str] = []
     tags: list[str] = []
     offsets: list[int] = []
@@ -111,7 +113,7 @@ def sentence_parts(blocks: Sequence[TextBlock]) -> tuple[list[str], list[str], l
                 tags.append(tag)
                 offsets.append(offset)
                 offset += len(piece) + 1
-                if len(texts) >= MAX_SENTENCES:
+                if limit is not None and len(texts) >= limit:
                     return texts, tags, offsets
     return texts, tags, offsets
 

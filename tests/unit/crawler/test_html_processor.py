@@ -98,8 +98,10 @@ def test_page_options_above_300_links_extract_and_keep_that_many():
     from crawler.core.crawl import CrawlTimeOptions
 
     anchors = "".join(f'<a href="/p{i}.html">w{i}</a>' for i in range(2000))
-    default = PageProcessingConfig.from_options(CrawlTimeOptions())
-    assert (default.max_links, default.max_links_to_extract) == (50, 300)
+    seed = PageProcessingConfig.from_options(CrawlTimeOptions(max_links_to_extract=50))
+    assert (seed.max_links, seed.max_links_to_extract) == (50, 300)
+    default = PageProcessingConfig.from_options(CrawlTimeOptions())  # every link
+    assert (default.max_links, default.max_links_to_extract) == (100_000, 100_000)
     many = PageProcessingConfig.from_options(CrawlTimeOptions(max_links_to_extract=1500))
     assert (many.max_links, many.max_links_to_extract) == (1500, 1500)
     page = html(f"<body>{anchors}</body>", config=many)

@@ -50,7 +50,7 @@ documents = st.lists(st.tuples(
     st.dictionaries(terms, st.lists(st.integers(0, 70_000), min_size=1, max_size=5, unique=True)
                     .map(sorted), max_size=8),
     st.lists(terms, max_size=3),
-    st.lists(st.tuples(st.integers(0, 2 ** 32 - 1), floats), max_size=3),
+    st.lists(st.tuples(st.integers(-1, 2 ** 31 - 1), floats), max_size=3),
     st.lists(floats, max_size=2)), min_size=1, max_size=6)
 
 

@@ -37,10 +37,15 @@ def index_document(doc: Doc) -> IndexDocument:
         positions.setdefault(w, []).append(i)
     host = doc.url.split("/")[2]
     n = len(doc.words)
+    # as the crawler writes them: a page's first region is always its title's (ending at -1
+    # when it has no title words), a link document has one region of anchor text
     regions: tuple[tuple[int, float], ...] = ()
-    if n:
-        regions = ((doc.title_len - 1, 4.0), (n - 1, 1.0)) if 0 < doc.title_len < n \
-            else ((n - 1, 1.0),)
+    if doc.doc_type == DocType.LINK:
+        regions = ((n - 1, 1.0),) if n else ()
+    else:
+        regions = ((doc.title_len - 1, 4.0),)
+        if n > doc.title_len:
+            regions += ((n - 1, 1.0),)
     summary = doc.summary or {"url": doc.url, "title": " ".join(doc.words[:doc.title_len]),
                               "description": " ".join(doc.words[doc.title_len:]),
                               "robot_metas": []}

@@ -1,0 +1,106 @@
+"""Page furniture left out of a page's text: navigation, footers, sidebars, permalink marks.
+
+Layer: ``crawler.core.processors``. The HTML processor takes a page's links from the whole page
+(navigation still feeds the crawl) but its text, which is indexed and summarised, from the page
+without its furniture: ``nav`` and ``footer`` elements, elements whose ARIA role is
+``navigation``, and the parts documentation generators (Sphinx, its themes) mark by class: the
+sidebar (``sphinxsidebar``, its table of contents and quick search), the relation bar
+(``related``: "index | modules | next | previous"), the footer and the ``¶`` permalinks
+(``headerlink``). Their words are the same on every page of a site, or name other pages: indexed,
+they make every page match its neighbours' titles; shown, they are snippet debris.
+
+Link lists go too: a list or table (``ul``, ``ol``, ``dl``, ``table``) of at least three links
+whose text is mostly anchor text (``LINK_DENSITY``, by characters: boilerpipe's link density)
+is a table of contents, a back-of-book index or a menu. Its words describe the pages it links
+to, and the index already files them under those pages (each link's anchor text is a link
+document of its target): left in, they make a contents page match every query its entries
+answer. The page keeps its title, headings and running text.
+
+Contract: :func:`drop_furniture` removes those subtrees in place, keeping the text that follows
+each one (its tail); the structural furniture stays when it holds most of the page's text (a
+page written entirely inside a ``nav``, say). A few XPath passes over the tree: linear in the
+page's size for ordinary markup, bounded by ``MAX_SUBTREES`` for hostile markup.
+"""
+
+from __future__ import annotations
+
+from lxml import etree
+
+
+def _class(name: str) -> str:
+    return f"contains(concat(' ', normalize-space(@class), ' '), ' {name} ')"
+
+
+FURNITURE = etree.XPath(
+    ".//nav | .//footer | .//*[@role='navigation'] | "
+    f".//div[{_class('sphinxsidebar')}] | .//div[{_class('related')}] | "
+    f".//div[{_class('footer')}] | .//a[{_class('headerlink')}]")
+LISTS = etree.XPath(".//ul | .//ol | .//dl | .//table")
+_TEXT = etree.XPath("string()")
+LINK_DENSITY = 0.7  # share of a list's characters in anchors above which it is a link list
+MIN_LINKS = 3
+MAX_SHARE = 0.8  # furniture holding more of the page's text than this is kept
+MAX_SUBTREES = 2000  # a hostile page's thousands of nav elements: the first ones go
+
+
+def _length(el: etree._Element) -> int:
+    return len(" ".join(str(_TEXT(el)).split()))
+
+
+def _outermost(found: list[etree._Element]) -> list[etree._Element]:
+    """``found`` (in document order) without the elements inside another one of them."""
+    outer: list[etree._Element] = []
+    kept: set[etree._Element] = set()
+    for el in found[:MAX_SUBTREES]:
+        if not any(anc in kept for anc in el.iterancestors()):
+            outer.append(el)
+            kept.add(el)
+    return outer
+
+
+def _link_lists(root: etree._Element) -> list[etree._Element]:
+    """The outermost lists and tables under ``root`` that are mostly links (see the module)."""
+    out: list[etree._Element] = []
+    chosen: set[etree._Element] = set()
+    for el in LISTS(root)[:MAX_SUBTREES]:
+        if any(anc in chosen for anc in el.iterancestors()):
+            continue
+        anchors = list(el.iter("a"))
+        if len(anchors) < MIN_LINKS:
+            continue
+        text = _length(el)
+        if text and sum(map(_length, anchors)) >= LINK_DENSITY * text:
+            out.append(el)
+            chosen.add(el)
+    return out
+
+
+def _remove(el: etree._Element) -> None:
+    """Remove ``el``, keeping its tail text where it stood."""
+    parent = el.getparent()
+    if parent is None:
+        return
+    tail = el.tail
+    if tail:
+        previous = el.getprevious()
+        if previous is not None:
+            previous.tail = (previous.tail or "") + tail
+        else:
+            parent.text = (parent.text or "") + tail
+    parent.remove(el)
+
+
+def drop_furniture(root: etree._Element) -> int:
+    """Remove the furniture and link lists under ``root`` (see the module); the number of
+    subtrees removed."""
+    outer = _outermost([el for el in FURNITURE(root) if el is not root])
+    if outer:
+        total = _length(root)
+        if total and sum(map(_length, outer)) > MAX_SHARE * total:
+            outer = []
+    for el in outer:
+        _remove(el)
+    lists = _link_lists(root)
+    for el in lists:
+        _remove(el)
+    return len(outer) + len(lists)
