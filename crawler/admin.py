@@ -21,7 +21,8 @@ from crawler.core.crawl import CrawlPolicy, allowed_actions
 from crawler.core.seeds import SeedUrlError, parse_seed_lines
 
 from . import selectors, services
-from .models import Crawl, Fetcher, PageOptions, QueueServer, Scraper, SeedSite
+from .link_analysis import link_analysis_request, link_analysis_status_get
+from .models import Crawl, Fetcher, LinkAnalysis, PageOptions, QueueServer, Scraper, SeedSite
 
 CRAWL_ACTIONS = {
     "start": services.crawl_start,
@@ -143,6 +144,9 @@ class CrawlAdmin(admin.ModelAdmin):
                  name="crawler_machines"),
             path("<int:crawl_id>/needy/", self.admin_site.admin_view(self.needy_view),
                  name="crawler_crawl_needy"),
+            path("<int:crawl_id>/link-analysis/",
+                 self.admin_site.admin_view(self.link_analysis_view),
+                 name="crawler_crawl_link_analysis"),
         ]
         return own + super().get_urls()
 
@@ -167,6 +171,29 @@ class CrawlAdmin(admin.ModelAdmin):
             request.POST.get("next") or reverse("admin:crawler_crawl_status", args=[crawl_id])
         )
 
+    def link_analysis_view(self, request: HttpRequest, crawl_id: int):
+        """The "Run link analysis now" button (POST): queue a run, or a follow-up of the
+        running one (``crawler.link_analysis``)."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        crawl = get_object_or_404(Crawl, pk=crawl_id)
+        if not self.has_change_permission(request, crawl):
+            raise PermissionError
+        outcome = link_analysis_request(crawl.pk, "asked for in the admin")
+        notes = {
+            "queued": ("Link analysis queued; it runs on the analysis worker.", messages.SUCCESS),
+            "coalesced": ("A link analysis is already queued; it will include every page "
+                          "indexed so far.", messages.INFO),
+            "follow-up": ("A link analysis is running; another run will follow it.",
+                          messages.INFO),
+        }
+        text, level = notes.get(outcome, (None, messages.ERROR))
+        if text is None:
+            row = LinkAnalysis.objects.filter(crawl=crawl).first()
+            text = f"Link analysis not queued: {row.last_error if row else outcome}"
+        self.message_user(request, f"{crawl.name}: {text}", level)
+        return HttpResponseRedirect(reverse("admin:crawler_crawl_status", args=[crawl_id]))
+
     def status_view(self, request: HttpRequest, crawl_id: int):
         crawl = get_object_or_404(Crawl, pk=crawl_id)
         live = selectors.crawl_status_get(crawl)
@@ -184,6 +211,7 @@ class CrawlAdmin(admin.ModelAdmin):
             "queue_servers": QueueServer.objects.all(),
             "live": live,
             "chart_points": selectors.rate_chart_points(live["series"]),
+            "link_analysis": link_analysis_status_get(crawl.pk),
             "now": timezone.now(),
         }
         return TemplateResponse(request, "admin/crawler/crawl/status.html", context)
@@ -215,7 +243,8 @@ class CrawlAdmin(admin.ModelAdmin):
     def status_json(self, request: HttpRequest, crawl_id: int) -> JsonResponse:
         """Live counters for the status page's refresh (and for scripts)."""
         crawl = get_object_or_404(Crawl, pk=crawl_id)
-        return JsonResponse(selectors.crawl_status_get(crawl))
+        return JsonResponse({**selectors.crawl_status_get(crawl),
+                             "link_analysis": link_analysis_status_get(crawl.pk)})
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         extra_context = extra_context or {}
@@ -272,7 +301,8 @@ class PageOptionsAdmin(admin.ModelAdmin):
     filter_horizontal = ("scrapers",)
     fieldsets = (
         (None, {"fields": ("name", "description", "is_default")}),
-        ("Crawl time", {"fields": ("byte_range", "max_description_len", "summarizer",
+        ("Crawl time", {"fields": ("byte_range", "index_whole_page", "max_description_len",
+                                   "summarizer",
                                    "max_links_to_extract", "cache_pages", "page_recrawl_days",
                                    "file_types", "robots", "page_rules", "scrapers")}),
         ("Search time: grouping and budget", {"fields": (
@@ -282,7 +312,8 @@ class PageOptionsAdmin(admin.ModelAdmin):
             "doc_rank_weight", "link_score_weight", "relevance_weight", "proximity_weight",
             "title_weight", "description_weight", "link_weight", "host_keyword_bonus",
             "title_bonus", "path_bonus", "cld_url_bonus", "host_url_bonus", "wiki_bonus",
-            "num_slashes_bonus", "proximity_bonus", "user_rank_bonus")}),
+            "num_slashes_bonus", "proximity_bonus", "common_phrase_bonus",
+            "user_rank_bonus")}),
         ("Search time: snippets and page elements", {"fields": (
             "description_length", "min_description_length", "snippet_left", "snippet_right",
             "show_word_suggest", "show_cache_link", "show_similar_link", "show_inlinks_link",

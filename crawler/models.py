@@ -54,6 +54,13 @@ class PageOptions(models.Model):
         "maximum page summary length", default=2000, validators=_range(100, 10_000_000),
         help_text="Characters of summary (description) kept per page. 100 to 10,000,000; "
                   "default 2,000.")
+    index_whole_page = models.BooleanField(
+        "index the whole page", default=True,
+        help_text="Every word of the downloaded text is searchable, weighted by where it "
+                  "stands (title, headings, the summary's sentences, then the rest of the page "
+                  "lower); the displayed description stays the summary. Off: only the title "
+                  "and the summary are indexed (the seed's web-scale behaviour, which keeps "
+                  "an index small: the \"Summary only\" profile).")
     summarizer = models.CharField(
         max_length=20, default=Summarizer.BASIC.value,
         choices=_choices(Summarizer, {"basic": "Basic", "centroid": "Centroid",
@@ -61,13 +68,15 @@ class PageOptions(models.Model):
                                       "graph": "Graph based"}),
         help_text="How sentences are scored and chosen for the page summary.")
     max_links_to_extract = models.PositiveIntegerField(
-        "maximum links to keep per page", default=50,
+        "maximum links to keep per page", default=MAX_LINKS_LIMIT,
         validators=_range(1, MAX_LINKS_LIMIT),
-        help_text="Up to 300 links are extracted; they are pruned to this many by terms in the "
-                  "link text times its gzip ratio. A value above 300 extracts and keeps that "
-                  "many: for sites whose index pages list thousands of pages (API "
-                  "references), which are otherwise only partly reached. 1 to 100,000; "
-                  "default 50.")
+        help_text="Links kept per page (each is followed and its anchor text indexed for its "
+                  "target). Up to 300 links are extracted and pruned to this many by terms in "
+                  "the link text times its gzip ratio (the seed keeps 50); a value above 300 "
+                  "extracts and keeps that many. The default, 100,000, keeps every link: "
+                  "contents and back-of-book index pages carry the anchor text that finds "
+                  "reference pages, and API references reach most pages only through index "
+                  "pages with thousands of links. 1 to 100,000.")
     cache_pages = models.BooleanField(
         "cache whole crawled pages", default=True,
         help_text="Keep each page's bytes so that search results can show a cached copy.")
@@ -97,9 +106,10 @@ class PageOptions(models.Model):
 
     # --- Search Time ------------------------------------------------------------------------
     min_results_to_group = models.PositiveIntegerField(
-        "minimum results to group", default=200, validators=_range(10, 10_000),
-        help_text="Matches taken in Doc Rank order before grouping and scoring (n). 10 to "
-                  "10,000; default 200.")
+        "minimum results to group", default=500, validators=_range(10, 10_000),
+        help_text="Matches taken in importance (Doc Rank) order before grouping and scoring "
+                  "(n; the seed's 200 is kept by the \"Summary only\" profile). 10 to 10,000; "
+                  "default 500.")
     server_alpha = models.FloatField(
         default=1.6, validators=_range(1.0, 10.0),
         help_text="With several queue servers each is asked for n x alpha / servers results. "
@@ -155,6 +165,11 @@ class PageOptions(models.Model):
         default=0.5, validators=_range(0.0, 100.0),
         help_text="Added to Doc Rank as bonus / (1 + slashes in the path). 0 to 100; "
                   "default 0.5.")
+    common_phrase_bonus = models.FloatField(
+        default=3.0, validators=_range(0.0, 100.0),
+        help_text="Added when a result holds, with its words in order, a phrase of the query "
+                  "that is common in the crawl's titles and anchor texts (the seed's common "
+                  "phrases). 0 to 100; default 3.")
     proximity_bonus = models.FloatField(
         default=1.0, validators=_range(0.0, 100.0),
         help_text="Weight of proximity in the fusion by rank with the rest of the score. "
@@ -432,3 +447,52 @@ class CrawlSample(models.Model):
 
     class Meta:
         ordering = ["at"]
+
+
+class LinkAnalysis(models.Model):
+    """The link analysis of one crawl (seed 002's WebGraph, Loops, LinkRank and ScoreUpdater,
+    run by the engine itself): the lock that keeps two runs of a crawl apart, the progress of
+    the running one and what the last one did. Written only by ``crawler.link_analysis``.
+
+    ``state``: ``idle`` (nothing to do), ``queued`` (a run was asked for and not started yet),
+    ``running``; ``rerun`` is set when a run is asked for while one runs: the running one then
+    queues exactly one follow-up when it ends, however many requests came in meanwhile.
+    """
+
+    class State(models.TextChoices):
+        IDLE = "idle", "Idle"
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+
+    class Outcome(models.TextChoices):
+        NONE = "", "Never run"
+        OK = "ok", "OK"
+        FAILED = "failed", "Failed"
+
+    crawl = models.OneToOneField(Crawl, on_delete=models.CASCADE, related_name="link_analysis")
+    state = models.CharField(max_length=10, choices=State.choices, default=State.IDLE)
+    rerun = models.BooleanField(default=False)
+    reason = models.CharField(max_length=100, blank=True)  # why the pending/current run
+    requested_at = models.DateTimeField(null=True, blank=True)
+    pages_at_request = models.BigIntegerField(default=0)  # the crawl's pages_fetched then
+    # the running run
+    run_started_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    stage = models.CharField(max_length=20, blank=True)
+    stage_done = models.BigIntegerField(default=0)
+    stage_total = models.BigIntegerField(default=0)
+    # the last run that ended
+    last_started_at = models.DateTimeField(null=True, blank=True)
+    last_finished_at = models.DateTimeField(null=True, blank=True)
+    last_outcome = models.CharField(max_length=10, choices=Outcome.choices, blank=True,
+                                    default=Outcome.NONE)
+    last_error = models.TextField(blank=True)
+    last_pages = models.BigIntegerField(default=0)
+    last_urls = models.BigIntegerField(default=0)
+    last_edges = models.BigIntegerField(default=0)
+    last_seconds = models.FloatField(default=0.0)
+    last_shards = models.JSONField(default=list, blank=True)
+    runs = models.PositiveIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"link analysis of {self.crawl}"

@@ -22,10 +22,14 @@ from django.conf import settings
 from django.db import transaction
 
 from crawler.core.crawl import CrawlStatus
+from crawler.core.index_order import IndexOrderer
 from crawler.core.queue_server import QueueServerConfig, QueueServerCore
 from crawler.core.wire import schedule_to_wire
+from indexer.core.bundle import BundleConfig
+from indexer.core.errors import IndexStoreError
 
 from . import services
+from .link_analysis import link_analysis_maybe_periodic
 from .models import Crawl, QueueServer
 from .needy import refresh_needy
 from .selectors import crawl_config_get
@@ -55,6 +59,7 @@ class QueueServerProcess:
         self.core: QueueServerCore | None = None
         self.crawl_id: int | None = None
         self._updater: subprocess.Popen | None = None
+        self._orderer: IndexOrderer | None = None  # the index of the crawl that ended last
         self._last_heartbeat = 0.0
         self._saved_for: int | None = None
         self._idle_ticks = 0
@@ -93,7 +98,7 @@ class QueueServerProcess:
             self._crawl_checked = now
         crawl = self._crawl
         if crawl is None or (self.crawl_id is not None and crawl.pk != self.crawl_id):
-            self._close()
+            self._close(finish=True)
         if crawl is not None and crawl.status == CrawlStatus.RUNNING:
             if self.core is None:
                 self._open(crawl.pk)
@@ -101,8 +106,16 @@ class QueueServerProcess:
         elif crawl is not None and crawl.status == CrawlStatus.STOPPING:
             if self.core is not None:
                 self.core.ingest(limit=None)
-                self._close()
+                self._close(finish=True)
             self._saved_for = crawl.pk
+        if self.core is None and self._orderer is not None:
+            # the ended crawl's index follows the link scores link analysis writes after it
+            try:
+                self._orderer.step()
+            except IndexStoreError as exc:
+                logger.error("queue server %d: re-ordering the index failed: %s", self.server,
+                             exc)
+                self._orderer = None
         self._heartbeat()
         if crawl is not None and crawl.status == CrawlStatus.STOPPING:
             self._maybe_mark_saved(crawl.pk)
@@ -115,8 +128,11 @@ class QueueServerProcess:
             refresh_seconds=settings.INDEX_REFRESH_SECONDS,
             max_outstanding=settings.QUEUE_SERVER_MAX_SCHEDULES,
             schedule_size=settings.DOWNLOAD_SIZE_INTERVAL,
-            schedule_timeout=settings.SCHEDULE_TIMEOUT))
+            schedule_timeout=settings.SCHEDULE_TIMEOUT,
+            bundle=BundleConfig(max_partition_docs=settings.INDEX_PARTITION_DOCUMENTS,
+                                refresh_every_docs=0)))
         self.crawl_id = crawl_id
+        self._orderer = None
         added = self.core.add_seeds(s.url for s in config.seeds)
         self._saved_for = None
         self._idle_ticks = 0
@@ -136,6 +152,7 @@ class QueueServerProcess:
             self._last_activity = now
             busy = True
         core.maybe_refresh()
+        core.maybe_reorder()  # a finished partition, after link analysis wrote new scores
         if core.config.crawl.needy_threshold > 0:  # the query log, read from the shared DB
             refresh_needy(core.queue, core.config.crawl.needy_threshold)
         for schedule in core.take_schedules():
@@ -154,7 +171,10 @@ class QueueServerProcess:
             self._last_heartbeat = 0.0  # report "idle" at once: the crawl may have finished
         return busy
 
-    def _close(self) -> None:
+    def _close(self, finish: bool = False) -> None:
+        """Stop the dictionary updater and close the crawl; ``finish``: the crawl has ended
+        (its last index partition is finished, and re-ordered here by importance once link
+        analysis scores the crawl, see ``crawler.core.index_order``)."""
         if self._updater is not None:
             self._updater.send_signal(signal.SIGTERM)
             try:
@@ -164,7 +184,9 @@ class QueueServerProcess:
                 self._updater.wait()
             self._updater = None
         if self.core is not None:
-            self.core.close()
+            self.core.close(finish=finish)
+            if finish:
+                self._orderer = IndexOrderer(self.core.orderer.bundle, self.core.orderer.scores)
             self.core = None
             logger.info("queue server %d: crawl closed", self.server)
         self.crawl_id = None
@@ -200,6 +222,7 @@ class QueueServerProcess:
         Crawl.objects.filter(pk=crawl_id).update(**totals)
         if self.server == 0:
             services.crawl_sample_record(crawl_id)  # the dashboard's pages-per-second chart
+            link_analysis_maybe_periodic(crawl_id)  # every LINK_ANALYSIS_EVERY_PAGES pages
         if (self.server == 0 and len(live) >= self.num_servers
                 and all(q.counters.get("idle") for q in live)):
             try:

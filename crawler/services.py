@@ -119,11 +119,20 @@ def crawl_start(crawl_id: int) -> Crawl:
     return crawl
 
 
+def _analyse_after_commit(crawl_id: int, reason: str) -> None:
+    """The crawl has ended (its documents are all on disk once this transaction commits):
+    ask for its link analysis then (``crawler.link_analysis``; never raises)."""
+    from .link_analysis import link_analysis_request
+
+    transaction.on_commit(lambda: link_analysis_request(crawl_id, reason), robust=True)
+
+
 @transaction.atomic
-def crawl_stop(crawl_id: int) -> Crawl:
+def crawl_stop(crawl_id: int, analyse: bool = True) -> Crawl:
     """Ask a running crawl to stop. Its queue servers save their queues, then it is resumable.
 
-    With no live queue server there is nothing to save, so the crawl is resumable at once.
+    With no live queue server there is nothing to save, so the crawl is resumable at once
+    (and its link analysis is asked for, unless ``analyse`` is False: the caller runs it).
     """
     crawl = _locked(crawl_id)
     crawl.status = _transition(crawl, "stop")
@@ -131,6 +140,8 @@ def crawl_stop(crawl_id: int) -> Crawl:
     if not live_queue_servers():
         crawl.status = next_status(crawl.status, "saved")
         crawl.active_lock = None
+        if analyse:
+            _analyse_after_commit(crawl.pk, "crawl stopped")
     crawl.save(update_fields=["status", "stopped_at", "active_lock"])
     logger.info("crawl stopping crawl=%s status=%s", crawl.pk, crawl.status)
     return crawl
@@ -138,22 +149,27 @@ def crawl_stop(crawl_id: int) -> Crawl:
 
 @transaction.atomic
 def crawl_mark_saved(crawl_id: int) -> Crawl:
-    """Queue servers have written the stopping crawl's queues to disk: it is now resumable."""
+    """Queue servers have written the stopping crawl's queues to disk: it is now resumable,
+    and its link analysis is asked for."""
     crawl = _locked(crawl_id)
     crawl.status = _transition(crawl, "saved")
     crawl.active_lock = None
     crawl.save(update_fields=["status", "active_lock"])
+    _analyse_after_commit(crawl.pk, "crawl stopped")
     return crawl
 
 
 @transaction.atomic
-def crawl_finish(crawl_id: int) -> Crawl:
-    """A running crawl ended by itself (page limit reached, nothing left to fetch)."""
+def crawl_finish(crawl_id: int, analyse: bool = True) -> Crawl:
+    """A running crawl ended by itself (page limit reached, nothing left to fetch); its link
+    analysis is asked for, unless ``analyse`` is False (the caller runs it)."""
     crawl = _locked(crawl_id)
     crawl.status = _transition(crawl, "finish")
     crawl.active_lock = None
     crawl.stopped_at = timezone.now()
     crawl.save(update_fields=["status", "active_lock", "stopped_at"])
+    if analyse:
+        _analyse_after_commit(crawl.pk, "crawl finished")
     return crawl
 
 

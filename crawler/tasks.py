@@ -5,6 +5,12 @@
 * ``qs_receive_task`` (queue ``qs.<n>``): queue server n's worker writes a shipped batch to the
   queue server's inbox, fsynced, before the message is acknowledged.
 * ``machine_ping``: which workers listen where; the foundation's broker round trip.
+* ``link_analysis_task`` (queue ``analysis``, its own worker started by ``manage.py up``): one
+  run of a crawl's link analysis (``crawler.link_analysis``). Not on a queue server's ``qs.<n>``
+  worker: a run takes minutes on a large crawl and would hold up that shard's inbox. It
+  carries only a crawl id and is harmless to repeat, so it is not signed; it is acknowledged
+  on receipt (not late) because a run that kills its worker must not be delivered again and
+  again: the database's run state notices the dead run instead.
 
 Every message is a signed envelope (``crawler.core.shipping``): without the shared
 QUEUE_SERVER_TOKEN a message is refused and dropped.
@@ -90,3 +96,23 @@ def fetch_schedule_task(envelope: dict) -> dict:
 def send_schedule(message: dict) -> None:
     envelope = seal("schedule", message, settings.QUEUE_SERVER_TOKEN)
     fetch_schedule_task.apply_async(args=[envelope], queue="fetch")
+
+
+ANALYSIS_QUEUE = "analysis"
+
+
+@shared_task(name="crawler.link_analysis", acks_late=False, ignore_result=True)
+def link_analysis_task(crawl_id: int) -> str:
+    """Run crawl ``crawl_id``'s link analysis (or hand it to the run in progress); never
+    raises: the outcome is recorded on ``LinkAnalysis`` and returned."""
+    from crawler.link_analysis import link_analysis_run
+
+    return link_analysis_run(int(crawl_id), enqueue=send_link_analysis)
+
+
+def send_link_analysis(crawl_id: int) -> None:
+    """Queue a run; raises when the broker cannot be reached (after about a second)."""
+    link_analysis_task.apply_async(
+        args=[int(crawl_id)], queue=ANALYSIS_QUEUE, retry=True,
+        retry_policy={"max_retries": 2, "interval_start": 0.2, "interval_step": 0.4,
+                      "interval_max": 0.5})

@@ -9,6 +9,8 @@ shared token (``settings.QUEUE_SERVER_TOKEN``, sent in the ``X-Shard-Token`` hea
   (:func:`ranking.core.network.shard_search_answer`: JSON, or with ``fmt=bin`` the binary
   encoding the network iterator asks for);
 * ``GET /api/shard/summaries?ids=&its=&server=`` -> stored summaries of doc_ids.
+* ``GET /api/shard/links?crawl=TS[&server=N]`` and ``POST /api/shard/scores?crawl=TS``: link
+  analysis of a crawl whose shards are on several machines (:mod:`ranking.link_transfer`).
 """
 
 from __future__ import annotations

@@ -13,7 +13,12 @@ URLs and parameters:
   keeps pages in language ``xx`` (``lang=all``: any language; empty: the guessed query
   language) by adding the ``lang:`` meta word. ``f=json`` answers ``{results: [{url, title,
   snippet, score, explanation}], total, time, partial, messages, query, rewritten, offset,
-  num}``; ``f=rss`` RSS 2.0 with OpenSearch response elements (:mod:`ranking.feeds`).
+  num, searched, fallback}``; ``f=rss`` RSS 2.0 with OpenSearch response elements
+  (:mod:`ranking.feeds`). A query with no result shows a spelling correction's results
+  (``fallback: "corrected"``, ``searched``: the correction; ``nfpr=1`` forces the query as
+  typed) or the pages with most of its words (``fallback: "partial"``); ``fallback`` is null
+  otherwise (:mod:`ranking.core.relax`). ``partial`` is about shards: true when a shard did
+  not answer or a time budget ran out.
 * ``GET /cache?url=&its=&q=`` the stored copy of a page under a banner; the copy itself comes
   from ``GET /cache/frame?...`` into a sandboxed iframe, with a restrictive CSP
   (:mod:`ranking.cached`). Pages whose robot metas say NOARCHIVE or NONE have none (404).
@@ -31,6 +36,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from dataclasses import replace
 from typing import Any
 from urllib.parse import urlencode
 
@@ -49,6 +55,7 @@ from ranking.core.network import HttpShard
 from ranking.core.options import SearchOptions
 from ranking.core.pipeline import Searcher, SearchResult
 from ranking.core.query import QueryParser
+from ranking.core.relax import search_with_fallback
 from ranking.core.shard import LocalShard, ShardClient
 
 from . import cached, feeds, page
@@ -171,9 +178,17 @@ def effective_query(query: str, lang: str) -> str:
     return query
 
 
+def forced(request: HttpRequest) -> bool:
+    """``nfpr=1``: search the query as typed, never a spelling correction of it."""
+    return request.GET.get("nfpr", "").lower() in ("1", "true", "on", "yes")
+
+
 def run_search(request: HttpRequest, options: SearchOptions | None = None
                ) -> tuple[str, SearchResult, int | None, list[ShardClient]]:
-    """(query, result, crawl timestamp, shards) of the request's search."""
+    """(query, result, crawl timestamp, shards) of the request's search. A query with no
+    result shows a spelling correction's results (unless ``nfpr=1``) or the pages with most
+    of its words (:func:`ranking.core.relax.search_with_fallback`); ``result.fallback`` says
+    which, ``result.searched`` what was searched."""
     options = options or options_for_search()
     query = request.GET.get("q", "")
     messages: list[str] = []
@@ -197,16 +212,23 @@ def run_search(request: HttpRequest, options: SearchOptions | None = None
     searched = effective_query(query, lang)
     try:
         its, shards = index_shards(its)
-        result = searcher_for(shards, options).search(searched, num=num, offset=offset,
-                                                      safe_search=safe)
+        correct = None
+        if options.show_word_suggest and not forced(request):
+            def correct(text: str) -> str | None:
+                lang_of = _PARSER.parse(text, safe_search=safe).lang
+                fixed = did_you_mean(query.strip(), its, shards, lang_of)
+                return effective_query(fixed, lang) if fixed else None
+        result = search_with_fallback(searcher_for(shards, options), searched, num=num,
+                                      offset=offset, safe_search=safe, correct=correct)
     except (NoIndexError, CorruptIndexError) as exc:
         result = SearchResult(searched, searched, (), 0, 0.0, False, (str(exc),), offset, num)
     if offset == 0 and num > 0:  # the query log needy-query crawling reads (crawler.needy)
-        log_when_sent(request, query, result.total, [r.score for r in result.results])
+        # partial matches are logged as what they are: no page has all the query's words
+        partial = result.fallback == "partial"
+        log_when_sent(request, query, 0 if partial else result.total,
+                      [] if partial else [r.score for r in result.results])
     if messages:
-        result = SearchResult(result.query, result.rewritten, result.results, result.total,
-                              result.elapsed, result.partial, (*messages, *result.messages),
-                              result.offset, result.num, result.failed_shards)
+        result = replace(result, messages=(*messages, *result.messages))
     return query, result, its, shards
 
 
@@ -340,23 +362,37 @@ def search_context(request: HttpRequest, options: SearchOptions, safe: bool,
         keep["its"] = request.GET["its"]
     if request.GET.get("num"):
         keep["num"] = request.GET["num"]
+    if forced(request):
+        keep["nfpr"] = "1"
     params = {"q": query.strip(), **keep}
     if request.GET.get("limit"):
         params["limit"] = request.GET["limit"]
     views = page.result_views(result, shards, its, options, keep)
     parsed = _PARSER.parse(effective_query(query, lang), safe_search=safe)
     suggestion = None
-    if options.show_word_suggest and query.strip():
+    if options.show_word_suggest and query.strip() and not result.fallback:
         suggestion = did_you_mean(query.strip(), its, shards, parsed.lang)
-    rewritten = result.rewritten if parsed.guessed and \
+    rewritten = result.rewritten if parsed.guessed and not result.fallback and \
         result.rewritten.strip() != effective_query(query, lang).strip() else ""
+    corrected = ""
+    if result.fallback == "corrected":
+        corrected = result.searched
+        if lang and corrected.endswith(f" lang:{lang}"):
+            corrected = corrected[:-len(f" lang:{lang}")]
+    unforced = {k: v for k, v in keep.items() if k != "nfpr"}
     rss_params = {**params, "f": "rss"}
     return {
         "result": result, "results": views, "its_value": its,
         "pagination": page.pagination(result, params),
         "notes": _classify(result, query),
         "did_you_mean": suggestion,
-        "did_you_mean_href": "/?" + urlencode({**keep, "q": suggestion}) if suggestion else "",
+        "did_you_mean_href": "/?" + urlencode({**unforced, "q": suggestion})
+        if suggestion else "",
+        "corrected": corrected,
+        "corrected_href": "/?" + urlencode({**unforced, "q": corrected, "nfpr": "1"})
+        if corrected else "",
+        "original_href": "/?" + urlencode({**unforced, "q": query.strip(), "nfpr": "1"}),
+        "partial_match": result.fallback == "partial",
         "rewritten": rewritten,
         "rss_href": "/?" + urlencode(rss_params),
         "json_href": "/?" + urlencode({**params, "f": "json"}),

@@ -61,8 +61,13 @@ def _host(url: str) -> str:
 
 
 def page_summary(page: ProcessedPage) -> dict[str, Any]:
-    """The JSON-serialisable summary stored with a page document."""
-    return {
+    """The JSON-serialisable summary stored with a page document. ``url`` and ``title`` come
+    first (the search reads them from the head of the stored summary) and the page's whole
+    indexed text, ``body``, comes last and only when there is one (not in the "summary only"
+    profile, not under NOSNIPPET): the search reads a summary only up to its body and inflates
+    the body only for a result whose description lacks the query's words
+    (``ranking.core.summary``)."""
+    summary: dict[str, Any] = {
         "url": page.url,
         "title": page.title,
         "description": page.description if page.snippetable else "",
@@ -81,6 +86,9 @@ def page_summary(page: ProcessedPage) -> dict[str, Any]:
         "safe": page.safe,
         "content_hash": page.content_hash.hex(),
     }
+    if page.snippetable and page.body:
+        summary["body"] = page.body  # last: see above
+    return summary
 
 
 def link_document(

@@ -17,11 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from indexer.core.reorder import ReorderResult
 from indexer.core.text import TextAnalyzer
 
 from .crawl import CrawlConfig
 from .fetch import FetchConfig, Fetcher
 from .fetch_worker import CachingResolver, ScheduleWorker, hop_fetcher_for
+from .index_order import IndexOrderer
 from .process import PageProcessor
 from .queue_server import QueueServerConfig, QueueServerCore
 
@@ -116,6 +118,7 @@ class LocalCrawl:
                     with self._locks[n]:
                         server.ingest(limit=None)
                         server.maybe_refresh()
+                        server.maybe_reorder()
                         schedules = server.take_schedules()
                         lasts = [server.last_requests(s) for s in schedules]
                         skips = [server.skip_hosts(s) for s in schedules]
@@ -146,6 +149,19 @@ class LocalCrawl:
         return LocalCrawlResult(elapsed, stats, tuple(s.paths["index"] for s in self.servers),
                                 finished)
 
+    def order_indexes(self) -> list[ReorderResult]:
+        """Re-order every finished index partition not yet ordered by the crawl's newest
+        link scores (after link analysis, before or after :meth:`close`)."""
+        out: list[ReorderResult] = []
+        for n, server in enumerate(self.servers):
+            with self._locks[n]:
+                if server.index.closed:
+                    orderer = IndexOrderer(server.orderer.bundle, server.orderer.scores)
+                else:
+                    orderer = server.orderer
+                out.extend(orderer.run())
+        return out
+
     def _progress(self, elapsed: float, done: bool) -> LocalCrawlProgress:
         stats = [s.stats() for s in self.servers]
         return LocalCrawlProgress(
@@ -154,10 +170,12 @@ class LocalCrawl:
             sum(int(s["fetch_errors"]) for s in stats), sum(int(s["queued"]) for s in stats),
             sum(int(s["outstanding_schedules"]) for s in stats), done)
 
-    def close(self) -> None:
+    def close(self, finish: bool = True) -> None:
+        """Close every queue server; ``finish`` (the crawl is over): each finishes its active
+        index partition, so that link analysis can order it too (:meth:`order_indexes`)."""
         try:
             for server in self.servers:
-                server.close()
+                server.close(finish=finish)
         finally:
             self._fetcher.close()
             self._hop_fetcher.close()

@@ -13,7 +13,9 @@ Work directory of queue server n (``WORK_DIRECTORY/qs<n>``)::
     state<timestamp>.json     counters that survive restarts
 
 Call order: ``QueueServerCore(config)``, then ``add_seeds`` (at crawl start), then repeatedly
-``ingest()``, ``maybe_refresh()`` and ``take_schedules()``; ``close()`` at the end. Every batch is
+``ingest()``, ``maybe_refresh()``, ``maybe_reorder()`` and ``take_schedules()``; ``close()`` at
+the end (``close(finish=True)`` when the crawl has ended: its last partition is finished, so
+that it too can be re-ordered by importance, see :mod:`crawler.core.index_order`). Every batch is
 applied and only then removed from the spool, so a kill -9 at any moment loses nothing (a batch
 applied twice is harmless: the queue's Bloom filter drops repeated urls and query-time grouping
 folds a repeated document into one result).
@@ -32,9 +34,12 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from indexer.core.bundle import BundleConfig, EncodedDocument, IndexBundleWriter, scale_regions
+from indexer.core.reorder import ReorderResult
+from ranking.core.linkgraph.bundles import scores_path
 
 from .crawl import CrawlConfig
 from .fetch_worker import origin_of
+from .index_order import IndexOrderer
 from .indexing import anchor_boosts, boost_link_documents, crawl_link_scores
 from .scheduler import CrawlQueue, Schedule, SchedulerConfig
 from .shipping import shard_of_host
@@ -127,6 +132,10 @@ class QueueServerCore:
         except BaseException:
             self.queue.close()
             raise
+        # finished partitions follow the crawl's newest link scores (one partition per step)
+        self.orderer = IndexOrderer(
+            self.paths["index"], scores_path(Path(config.directory).parent, crawl.timestamp),
+            writer=self.index)
         self.counters = dict.fromkeys(COUNTERS, 0)
         self.error_hosts: dict[str, int] = {}  # origin -> fetch errors, for the dashboard
         self.host_stalls: dict[str, int] = {}  # origin -> schedules it stalled
@@ -291,6 +300,11 @@ class QueueServerCore:
             return True
         return False
 
+    def maybe_reorder(self) -> ReorderResult | None:
+        """Re-order one finished index partition by importance when link analysis has
+        written newer scores than it is ordered by (:class:`IndexOrderer`)."""
+        return self.orderer.step()
+
     def take_schedules(self, requester: str | None = None) -> list[Schedule]:
         """New (or timed-out) schedules, while fewer than max_outstanding are out."""
         out: list[Schedule] = []
@@ -336,9 +350,14 @@ class QueueServerCore:
                 "inbox": self.spool.pending("batch"), "error_hosts": dict(top),
                 "stalled_hosts": len(self.host_stalls), "dropped_hosts": dict(dropped)}
 
-    def close(self) -> None:
+    def close(self, finish: bool = False) -> None:
+        """Save and close. ``finish``: the crawl has ended, so its active index partition is
+        closed (a resumed crawl starts a new one), which lets it be re-ordered like the
+        others once link analysis has scored the crawl."""
         try:
-            if self._dirty:
+            if finish:
+                self.index.close_partition()
+            elif self._dirty:
                 self.index.refresh()
             self._save_state()
         finally:

@@ -7,12 +7,13 @@ document lengths, region weights and :meth:`IndexBundleReader.doc_rank`.
 A reader is a *snapshot*: it reads documents/pdb_parameters.txt, dictionary/MANIFEST and each
 partition's MANIFEST once, and loads every file it will need from the not-yet-merged partitions
 (the active one and closed ones the updater has not merged) at once, so writers and the updater
-may replace or delete files afterwards. Files of merged partitions are immutable and are loaded
-on first use. :meth:`IndexBundleReader.refresh` takes a new snapshot. Every file is checked
+may replace or delete files afterwards. Files of merged partitions are opened at the snapshot and
+read on first use (a re-order may delete them later, see :mod:`indexer.core.reorder`). :meth:`IndexBundleReader.refresh` takes a new snapshot. Every file is checked
 (header, version, checksum) when loaded; damage raises :class:`CorruptIndexError` naming it.
 
 Postings of a term come in (partition, doc_map index) order: partitions ascending, doc_map
-order within a partition (Doc Rank order).
+order within a partition (Doc Rank order). A partition re-ordered by importance says so
+(:meth:`IndexBundleReader.order_tag`); the query side then merges partitions by key.
 """
 
 from __future__ import annotations
@@ -40,7 +41,8 @@ from .packed_table import RecordFormatError, unpack_columns
 from .partition_index import LAST_ENTRIES_TOOL
 from .positions import decode_positions
 from .postings import PostingBlock, PostingListReader
-from .storage import read_framed
+from .reorder import ORDER_KEY
+from .storage import read_framed, unframe
 
 logger = logging.getLogger(__name__)
 _RETRIES = 8
@@ -66,19 +68,47 @@ class TermStats:
 
 
 class _Partition:
-    """One partition's loaded derived files."""
+    """One partition's loaded derived files.
 
-    __slots__ = ("number", "directory", "files", "doc_map", "terms", "_postings", "_positions")
+    Postings and positions are read on first use; files not read at the snapshot are opened
+    then (:meth:`open_files`), so a re-order that deletes them afterwards
+    (:mod:`indexer.core.reorder`) does not take them from this snapshot."""
+
+    __slots__ = ("number", "directory", "files", "doc_map", "terms", "order", "_postings",
+                 "_positions", "_fds")
 
     def __init__(self, number: int, directory: Path, files: dict[str, str], doc_map: DocMap,
-                 terms: dict[bytes, tuple[int, int, int, int]] | None) -> None:
+                 terms: dict[bytes, tuple[int, int, int, int]] | None,
+                 order: str | None = None) -> None:
         self.number = number
+        self.order = order  # the MANIFEST's importance tag (None: crawl order)
         self.directory = directory
         self.files = files
         self.doc_map = doc_map
         self.terms = terms
         self._postings: bytes | None = None
         self._positions: bytes | None = None
+        self._fds: dict[str, int] = {}
+
+    def open_files(self) -> None:
+        for kind in ("postings", "positions"):
+            self._fds[kind] = os.open(self.file(kind), os.O_RDONLY)
+
+    def _read(self, kind: str) -> bytes:
+        fd = self._fds.pop(kind, -1)
+        if fd < 0:
+            return read_framed(self.file(kind), kind)
+        try:
+            with os.fdopen(fd, "rb", closefd=False) as handle:
+                data = handle.read()
+        finally:
+            os.close(fd)
+        return unframe(self.file(kind), data, kind)
+
+    def close(self) -> None:
+        for fd in self._fds.values():
+            os.close(fd)
+        self._fds.clear()
 
     def load(self) -> None:
         self.postings_payload()
@@ -86,16 +116,20 @@ class _Partition:
 
     def postings_payload(self) -> bytes:
         if self._postings is None:
-            self._postings = read_framed(self.directory / self.files["postings"], "postings")
+            self._postings = self._read("postings")
         return self._postings
 
     def positions_payload(self) -> bytes:
         if self._positions is None:
-            self._positions = read_framed(self.directory / self.files["positions"], "positions")
+            self._positions = self._read("positions")
         return self._positions
 
     def file(self, kind: str) -> Path:
         return self.directory / self.files[kind]
+
+
+class _SnapshotChanged(Exception):
+    """A partition MANIFEST changed while the snapshot was taken."""
 
 
 def load_last_entries(path: Path) -> dict[bytes, tuple[int, int, int, int]]:
@@ -217,33 +251,53 @@ class IndexBundleReader:
             try:
                 self._snapshot()
                 return
-            except FileNotFoundError as exc:  # a file replaced between two reads: retry
+            except (FileNotFoundError, _SnapshotChanged) as exc:
+                # a file replaced between two reads, or a MANIFEST switched: retry
                 last = exc
         raise CorruptIndexError(self.path, f"could not take a consistent snapshot: {last}")
 
+    def _manifests(self) -> dict[int, dict[str, Any] | None]:
+        return {state.number: read_partition_manifest(self.path, state.number)
+                for state in self.document_partitions}
+
     def _snapshot(self) -> None:
+        """Partition MANIFESTs, then the dictionary, then the MANIFESTs again: a re-order
+        (:mod:`indexer.core.reorder`) replaces a merged partition's MANIFEST and then its
+        dictionary records, so MANIFESTs unchanged across the dictionary read mean the
+        dictionary's records describe the files those MANIFESTs name."""
         params = read_parameters(self.path / DOCUMENTS)
         self.parameters = params
         self.document_partitions: list[PartitionState] = params["partitions"]
-        dict_dir = self.path / DICTIONARY
-        self.dictionary = BPlusTree(dict_dir)
-        next_partition = self.dictionary.next_partition
-        self.partitions: list[_Partition] = []
-        for state in self.document_partitions:
-            number = state.number
-            manifest = read_partition_manifest(self.path, number)
-            if manifest is None:
-                continue
-            pdir = partition_dir(self.path, number)
-            files = manifest["files"]
-            doc_map = _load_doc_map(pdir / files["doc_map"])
-            terms = None
-            if number >= next_partition:
-                terms = load_last_entries(pdir / files["last_entries"])
-            part = _Partition(number, pdir, files, doc_map, terms)
-            if terms is not None:
-                part.load()
-            self.partitions.append(part)
+        manifests = self._manifests()
+        self.dictionary = BPlusTree(self.path / DICTIONARY)
+        partitions: list[_Partition] = []
+        try:
+            if self._manifests() != manifests:
+                raise _SnapshotChanged("a partition MANIFEST changed")
+            next_partition = self.dictionary.next_partition
+            for number, manifest in manifests.items():
+                if manifest is None:
+                    continue
+                pdir = partition_dir(self.path, number)
+                files = manifest["files"]
+                doc_map = _load_doc_map(pdir / files["doc_map"])
+                terms = None
+                if number >= next_partition or manifest.get("merged") is False:
+                    terms = load_last_entries(pdir / files["last_entries"])
+                tag = manifest.get(ORDER_KEY)
+                part = _Partition(number, pdir, files, doc_map, terms,
+                                  str(tag) if tag is not None else None)
+                partitions.append(part)
+                if terms is not None:
+                    part.load()
+                else:
+                    part.open_files()
+        except BaseException:
+            for part in partitions:
+                part.close()
+            self.dictionary.close()
+            raise
+        self.partitions = partitions
         self._by_number = {p.number: p for p in self.partitions}
         self._sizes = [p.doc_map.n for p in self.partitions]
         self._size_index = {p.number: i for i, p in enumerate(self.partitions)}
@@ -257,6 +311,8 @@ class IndexBundleReader:
         for blob in self._blobs.values():
             blob.close()
         self._blobs.clear()
+        for part in self.partitions:
+            part.close()
         self.dictionary.close()
 
     def __enter__(self) -> IndexBundleReader:
@@ -305,8 +361,17 @@ class IndexBundleReader:
     # -- documents --------------------------------------------------------------------------
 
     def doc_rank(self, partition: int, index: Any) -> np.ndarray:
-        """Doc Rank of doc_map entries ``index`` (scalar or array) of ``partition``."""
+        """Doc Rank of doc_map entries ``index`` (scalar or array) of ``partition`` in the
+        seed's (partition, index) order; the query side uses
+        :class:`~indexer.core.grouping.ImportanceRanks` once partitions are re-ordered."""
         return doc_rank(self._sizes, self._size_index[partition], index)
+
+    def order_tag(self, partition: int) -> str | None:
+        """The tag of the importance ``partition`` was re-ordered by (its MANIFEST's
+        ``order``, written by :mod:`indexer.core.reorder`): its doc_map's score column then
+        holds the importance key of :func:`indexer.core.grouping.importance_order`. None: the
+        partition is in crawl order (the active one, or no link analysis yet)."""
+        return self._by_number[partition].order
 
     def doc_map(self, partition: int) -> DocMap:
         return self._by_number[partition].doc_map
@@ -362,6 +427,17 @@ class IndexBundleReader:
             return json.loads(raw)
         except ValueError as exc:
             raise CorruptIndexError(path, f"summary of {doc_id.hex()} is not JSON") from exc
+
+    def summary_gzip(self, doc_id: bytes) -> tuple[Path, bytes] | None:
+        """The stored gzip member of ``doc_id``'s summary (checked like :meth:`summary`) and
+        the file it is in, or None: for readers that inflate only the part they need (the
+        search's summaries stop before a page's whole text, ``ranking.core.summary``)."""
+        found = self._locate(doc_id)
+        if found is None:
+            return None
+        part, row = found
+        data = self._member_bytes(part, row)
+        return self._blobs[part.number].path, data[:int(part.doc_map.summary_length[row])]
 
     def summary_head(self, partition: int, index: int, size: int = 2048) -> tuple[str, str]:
         """(url, title) of doc_map entry ``index``'s representative, read from the first

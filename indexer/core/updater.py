@@ -12,6 +12,11 @@ closed partitions (immutable), writes only new dictionary nodes and publishes th
 ``next_partition.txt``, then delete ``last_entries`` (the seed: it is not needed once merged).
 A crash at any point leaves either the old or the new MANIFEST; a repeated merge of the same
 partition replaces its records, so rerunning is safe.
+
+A merged partition re-written in importance order (:mod:`indexer.core.reorder`) has new
+postings offsets: its MANIFEST says ``"merged": false`` (readers then use its own
+last_entries) until its records are merged again (:func:`remerge_partition`, run by the
+re-order itself and, after a crash in between, by :meth:`DictionaryUpdater.update`).
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from .layout import (
     read_next_partition,
     read_partition_manifest,
     write_next_partition,
+    write_partition_manifest,
 )
 from .packed_table import RecordFormatError, unpack_columns
 from .partition_index import LAST_ENTRIES_TOOL
@@ -51,6 +57,21 @@ class DictionaryUpdater:
         self.path = Path(path)
         self.leaf_capacity = leaf_capacity
         self.fanout = fanout
+
+    def stale(self) -> list[int]:
+        """Merged partitions whose dictionary records describe an older generation of their
+        files (a re-order was killed before it merged the new records)."""
+        tree = BPlusTree(self.path / DICTIONARY)
+        try:
+            merged = tree.next_partition
+        finally:
+            tree.close()
+        out = []
+        for number in range(merged):
+            manifest = read_partition_manifest(self.path, number)
+            if manifest is not None and manifest.get("merged") is False:
+                out.append(number)
+        return out
 
     def pending(self) -> list[int]:
         """Closed partitions not yet merged."""
@@ -76,12 +97,16 @@ class DictionaryUpdater:
         try:
             remove_temporaries(tree_dir)
             todo = self.pending()
+            stale = self.stale()
             self._sync_next_partition()
-            if not todo:
+            if not todo and not stale:
                 return []
             tree = BPlusTreeWriter(tree_dir, leaf_capacity=self.leaf_capacity,
                                    fanout=self.fanout)
             try:
+                for number in stale:
+                    with gc_paused():
+                        remerge_partition(tree, self.path, number)
                 for number in todo:
                     with gc_paused():
                         self._merge(tree, number)
@@ -106,22 +131,14 @@ class DictionaryUpdater:
             write_next_partition(self.path, number)
 
     def _merge(self, tree: BPlusTreeWriter, number: int) -> None:
-        pdir = partition_dir(self.path, number)
         manifest = read_partition_manifest(self.path, number)
         assert manifest is not None
-        path = pdir / manifest["files"]["last_entries"]
-        payload = read_framed(path, "last_entries")
-        try:
-            keys, ints, _, _ = unpack_columns(LAST_ENTRIES_TOOL, payload)
-        except RecordFormatError as exc:
-            raise CorruptIndexError(path, str(exc)) from exc
-        rows = ints[:, :4].tolist()
-        items = [(key, ((number, *row),)) for key, row in zip(keys, rows, strict=True)]
-        tree.merge(items)
+        path = partition_dir(self.path, number) / manifest["files"]["last_entries"]
+        count = _merge_term_table(tree, path, number)
         tree.commit(next_partition=number + 1)
         write_next_partition(self.path, number + 1)
         path.unlink(missing_ok=True)
-        logger.info("partition %d merged into the dictionary: %d terms", number, len(items))
+        logger.info("partition %d merged into the dictionary: %d terms", number, count)
 
     def run_forever(self, poll_seconds: float = 2.0,
                     stop: threading.Event | None = None) -> None:
@@ -129,6 +146,39 @@ class DictionaryUpdater:
         while not stop.is_set():
             self.update()
             stop.wait(poll_seconds)
+
+
+def _merge_term_table(tree: BPlusTreeWriter, path: Path, number: int) -> int:
+    """Merge the term records of partition ``number``'s last_entries file at ``path`` into
+    ``tree`` (replacing the partition's records of each term); return the number of terms."""
+    payload = read_framed(path, "last_entries")
+    try:
+        keys, ints, _, _ = unpack_columns(LAST_ENTRIES_TOOL, payload)
+    except RecordFormatError as exc:
+        raise CorruptIndexError(path, str(exc)) from exc
+    rows = ints[:, :4].tolist()
+    tree.merge([(key, ((number, *row),)) for key, row in zip(keys, rows, strict=True)])
+    return len(keys)
+
+
+def remerge_partition(tree: BPlusTreeWriter, bundle: Path, number: int) -> None:
+    """Point the dictionary at a merged partition's re-written files: merge the term records
+    of the last_entries its MANIFEST names, commit, then mark the MANIFEST ``merged`` again
+    and delete that last_entries. The caller holds ``dictionary/LOCK``; the MANIFEST must say
+    ``"merged": false`` (readers use the last_entries until the mark is gone, and a reader
+    that read the MANIFEST before the mark changed sees it change and takes its snapshot
+    again, see :class:`indexer.core.reader.IndexBundleReader`)."""
+    manifest = read_partition_manifest(bundle, number)
+    if manifest is None or manifest.get("merged") is not False:
+        raise CorruptIndexError(partition_dir(bundle, number), "partition is not awaiting a "
+                                                                "re-merge")
+    path = partition_dir(bundle, number) / manifest["files"]["last_entries"]
+    count = _merge_term_table(tree, path, number)
+    tree.commit()
+    del manifest["merged"]
+    write_partition_manifest(bundle, number, manifest)
+    path.unlink(missing_ok=True)
+    logger.info("partition %d merged again after its re-order: %d terms", number, count)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -153,10 +153,13 @@ def verify_bundle(path: str | os.PathLike[str]) -> VerifyReport:
         except DocMapFormatError as exc:
             report.problems.append(f"{pdir / files['doc_map']}: {exc}")
             continue
+        if doc_map.n > 1 and bool((doc_map.score[1:] > doc_map.score[:-1]).any()):
+            report.problems.append(f"{pdir / files['doc_map']}: entries are not in score order")
         if doc_map.m != manifest["docs"]:
             report.problems.append(f"{pdir / files['doc_map']}: covers {doc_map.m} documents, "
                                    f"MANIFEST says {manifest['docs']}")
-        if number >= next_partition:
+        if number >= next_partition or manifest.get("merged") is False:
+            # not merged yet, or re-ordered and not yet merged again: its own term table
             table = guard(load_last_entries, pdir / files["last_entries"])
             if table is None:
                 continue

@@ -2,7 +2,8 @@
 
 Layer: ``ranking.core``. A document is named by its *key* ``partition << 32 | doc_map index``:
 keys ascend in posting order (partitions ascending, Doc Rank order inside a partition), so the
-leapfrog and the merges compare plain int64s.
+leapfrog and the merges compare plain int64s. (Across importance-ordered partitions the key
+order is not Doc Rank order: :mod:`ranking.core.collect` merges the partitions by importance.)
 
 A :class:`Block` holds ascending, distinct keys and, per query term, a :class:`Column` aligned
 with them: the term's frequency and where its positions are (bit offset and length in the

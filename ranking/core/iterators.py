@@ -1,8 +1,10 @@
 """Iterators over blocks of matching documents: the query plan of the seed's search time.
 
 Layer: ``ranking.core``. Built by :func:`build_plan` from a parsed query
-(:mod:`ranking.core.query`), read by the pipeline (:mod:`ranking.core.pipeline`), which pulls
-the first ``n`` matches (:func:`collect`) and groups and scores them.
+(:mod:`ranking.core.query`), read by the shard (:mod:`ranking.core.shard`), which pulls the
+first ``n`` matches (:func:`collect` in crawl order, or
+:func:`ranking.core.collect.collect_by_key` across importance-ordered partitions, which skips
+from partition to partition) and scores them.
 
 Every iterator yields :class:`~ranking.core.blocks.Block` objects in ascending key order
 (partition, then Doc Rank order inside a partition) and supports:
@@ -394,6 +396,9 @@ class IntersectIterator(DocIterator):
         if self.arrays is not None:
             for a in self.arrays:
                 a.at = max(a.at, int(np.searchsorted(a.all_keys, key)))
+            # a skip starts a new run (the next partition, for ranking.core.collect, which
+            # wants only its first matches): the chunk grows again from the first size
+            self.chunk = self.FIRST_CHUNK
             return self.next_block()
         for k in self.children:
             if not k.trim_to(key):

@@ -50,7 +50,15 @@ from .linkgraph.scores import LinkScores, cached_link_scores
 from .network import fan_out_candidates, per_shard_results
 from .options import SearchOptions
 from .query import ParsedQuery, QueryParser
-from .scoring import BONUS_NAMES, RRF_K, combine, fuse, link_score, proximity_frequency
+from .scoring import (
+    BONUS_NAMES,
+    DFR_FORMULA,
+    RRF_K,
+    combine,
+    fuse,
+    link_score,
+    proximity_frequency,
+)
 from .shard import Candidates, ShardClient, query_word_terms
 from .snippets import snippet, title_html, title_text
 
@@ -127,12 +135,18 @@ class SearchResult:
     offset: int = 0
     num: int = 10
     failed_shards: tuple[str, ...] = field(default=())
+    # what a query with no result showed instead (ranking.core.relax): "" (nothing),
+    # "corrected" (a spelling correction's results) or "partial" (pages with most of the
+    # words); ``searched`` is then the query actually searched
+    fallback: str = ""
+    searched: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         return {"query": self.query, "rewritten": self.rewritten,
                 "results": [r.as_dict() for r in self.results], "total": self.total,
                 "time": round(self.elapsed, 6), "partial": self.partial,
-                "messages": list(self.messages), "offset": self.offset, "num": self.num}
+                "messages": list(self.messages), "offset": self.offset, "num": self.num,
+                "searched": self.searched or self.query, "fallback": self.fallback or None}
 
 
 @dataclass(slots=True)
@@ -201,7 +215,10 @@ class Searcher:
             default_link_scores(self.shards)
 
     def search(self, query: str, *, num: int = 10, offset: int = 0, snippets: bool = True,
-               ui_lang: str = "en", safe_search: bool = True) -> SearchResult:
+               ui_lang: str = "en", safe_search: bool = True,
+               prefer: Sequence[str] = ()) -> SearchResult:
+        """Search ``query``; with ``prefer`` (terms), groups holding more of those terms
+        rank first, then by score (partial matches, :mod:`ranking.core.relax`)."""
         start = time.perf_counter()
         options = self.options
         num = max(0, int(num))
@@ -231,7 +248,7 @@ class Searcher:
         else:
             groups = group_candidates(merged.doc_ids, merged.doc_rank, merged.relevance,
                                       merged.proximity, weights)
-        results = self._rank(parsed, merged, groups, offset, num, snippets)
+        results = self._rank(parsed, merged, groups, offset, num, snippets, prefer)
         found = sum(len(c) for c in answers)
         estimate = sum(c.estimate for c in answers)
         total = len(groups) if all(c.exhausted for c in answers) else \
@@ -243,7 +260,7 @@ class Searcher:
     # -- ranking the groups ----------------------------------------------------------------
 
     def _rank(self, parsed: ParsedQuery, merged: _Merged, groups: Groups, offset: int,
-              num: int, snippets: bool) -> list[Result]:
+              num: int, snippets: bool, prefer: Sequence[str] = ()) -> list[Result]:
         options = self.options
         weight = parsed.controls.weight
         # a group's bonuses are its best member's (a page and the links to it share the url;
@@ -263,7 +280,12 @@ class Searcher:
         else:
             final = combine(groups.doc_rank, groups.relevance, np.zeros(len(groups)), options,
                             group_bonus, weight, links.group)
-        order = np.argsort(-final, kind="stable")
+        if prefer:  # more of the preferred terms first, then the score
+            order = np.lexsort((-final, -_coverage(merged, groups, prefer)))
+        else:
+            order = np.argsort(-final, kind="stable")
+        terms, mult = query_word_terms(parsed)
+        words = list(dict.fromkeys([*parsed.highlight, *terms]))
         # summaries only for the page of results shown (plus those dropped on the way)
         chosen: list[tuple[int, dict[str, Any]]] = []
         skip = offset
@@ -271,7 +293,8 @@ class Searcher:
         while len(chosen) < num and at < order.size:
             window = order[at:at + skip + num - len(chosen) + SUMMARY_SLACK]
             at += window.size
-            got = self._summaries(merged, groups.rep[window], heads=not snippets)
+            got = self._summaries(merged, groups.rep[window], heads=not snippets,
+                                  words=words if snippets else None)
             for g, summary in zip(window.tolist(), got, strict=True):
                 if summary is None:
                     continue
@@ -285,8 +308,6 @@ class Searcher:
                 chosen.append((g, summary))
                 if len(chosen) >= num:
                     break
-        terms, mult = query_word_terms(parsed)
-        words = list(dict.fromkeys([*parsed.highlight, *terms]))
         shown = self._representatives(links.scores, [str(s.get("url", "")) for _, s in chosen])
         rows_of = _GroupRows(groups)
         out = []
@@ -313,7 +334,8 @@ class Searcher:
             out.append(Result(
                 url=url,
                 title=title_html(title, description, url, words),
-                snippet=snippet(description, words, options, metas) if snippets else "",
+                snippet=snippet(description, words, options, metas,
+                                str(summary.get("body_excerpt", ""))) if snippets else "",
                 score=float(final[g]),
                 explanation=explanation,
                 doc_id=merged.doc_ids[rep].tobytes().hex(),
@@ -397,10 +419,12 @@ class Searcher:
         values = dict(zip(BONUS_NAMES, merged.bonuses[:, row].tolist(), strict=True))
         return {**values, "total": float(sum(values.values()))}
 
-    def _summaries(self, merged: _Merged, rows: np.ndarray,
-                   heads: bool = False) -> list[dict[str, Any] | None]:
+    def _summaries(self, merged: _Merged, rows: np.ndarray, heads: bool = False,
+                   words: Sequence[str] | None = None) -> list[dict[str, Any] | None]:
         """Stored summaries of candidate ``rows``; with ``heads`` only their urls and titles
-        where the shard can read just those (no snippets to make)."""
+        where the shard can read just those (no snippets to make); with the query ``words``,
+        an excerpt of the body of a page whose description holds none, where the shard can
+        make one (``snippet_summaries``)."""
         out: list[dict[str, Any] | None] = [None] * len(rows)
         by_shard: dict[int, list[int]] = {}
         for i, row in enumerate(rows.tolist()):
@@ -412,7 +436,11 @@ class Searcher:
             ids = [merged.doc_ids[int(rows[i])].tobytes() for i in positions]
             try:
                 reader = getattr(shard, "summary_heads", None) if heads else None
-                got = reader(ids) if reader is not None else shard.summaries(ids)
+                snippeted = getattr(shard, "snippet_summaries", None) \
+                    if words is not None else None
+                got = reader(ids) if reader is not None else \
+                    snippeted(ids, words, self.options) if snippeted is not None else \
+                    shard.summaries(ids)
             except ShardError:  # a shard failing now only loses its results on this page
                 continue
             for i, summary in zip(positions, got, strict=True):
@@ -466,8 +494,7 @@ class Searcher:
             "value": float(groups.relevance[g]), "weight": o.relevance_weight,
             "representative": float(c.relevance[r]), "N": c.documents,
             "l_avg": c.average_length, "l_d": int(c.doc_length[r]), "terms": terms,
-            "formula": "sum_t (log2(1+l_t/N) + f' log2(1+N/l_t)) / (f'+1), "
-                       "f' = f log2(1 + l_avg/l_d)"}
+            "formula": DFR_FORMULA}
         best = self._best_page_entry(merged, members)
         if best is not None and best != rep:  # the page's copy in another partition counted
             bc = merged.cands[int(merged.shard_of[best])]
@@ -533,6 +560,22 @@ class Searcher:
         elif links.scores is None and self.options.link_score_weight:
             out["note"] = "no link scores for this crawl (run webgraph, linkrank, score_update)"
         return out
+
+
+def _coverage(merged: _Merged, groups: Groups, prefer: Sequence[str]) -> np.ndarray:
+    """For each group, the most distinct ``prefer`` terms one of its members holds (in its
+    page or in anchor text)."""
+    rows = np.zeros(merged.doc_rank.size, dtype=np.int64)
+    at = 0
+    for c in merged.cands:
+        m = len(c)
+        have = [j for j, t in enumerate(c.terms) if t in set(prefer)]
+        if have and m:
+            rows[at:at + m] = ((c.freq[have] > 0) | (c.term_relevance[have] > 0)).sum(axis=0)
+        at += m
+    out = np.zeros(len(groups), dtype=np.int64)
+    np.maximum.at(out, groups.member_group, rows)
+    return out
 
 
 def search(shards: Sequence[ShardClient], query: str, options: SearchOptions | None = None,

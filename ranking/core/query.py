@@ -10,8 +10,13 @@ Syntax (Yioop's, see ../shared/yioop-notes.md §6):
 * words are conjunctive; ``|`` separates disjuncts (a union of conjunctions);
 * ``"exact phrase"``, with ``*`` inside quotes matching any run of words;
 * ``-word`` / ``-"a phrase"`` / ``-site:x`` exclude documents;
-* meta words ``prefix:value`` (``site: path: filetype: lang: safe: media: info: link: date:
-  code:`` and the rest of :data:`META_PREFIXES`);
+* meta words ``prefix:value`` (``site: path: filetype: lang: safe: media: info: link: source:
+  date: code:`` and the rest of :data:`META_PREFIXES`). Values are lower-cased, except those
+  of the url-valued ones (:data:`URL_META_PREFIXES`: ``info: link: source: location:``), whose
+  scheme and host only are lower-cased, as the crawler's canonical urls are: a url's path is
+  case-sensitive (``/std/struct.HashMap.html``), and so is ``info:``'s url-hash form.
+  ``source:<url>`` finds the link documents of the page at ``<url>`` (every outlink the
+  crawler indexed with its anchor text), i.e. the pages it links to;
 * control words, taken out before parsing: ``i:``/``index:`` (crawl timestamp), ``raw:`` (no
   grouping), ``no:guess``, ``no:network``, ``no:cache``, ``w:``/``weight:`` (score multiplier).
 
@@ -29,15 +34,19 @@ from indexer.core.text import TextAnalyzer, guess_text_language, major, stop_wor
 META_PREFIXES = frozenset({
     "class", "class-score", "cld", "code", "date", "dns", "duration", "filetype", "guid",
     "host", "info", "ip", "link", "location", "modified", "lang", "media", "numlinks", "os",
-    "path", "robot", "safe", "server", "site", "size", "time", "u", "version",
+    "path", "robot", "safe", "server", "site", "size", "source", "time", "u", "version",
 })
+# meta words whose value is a url, as the crawler wrote it (crawler.core.meta_words,
+# crawler.core.indexing: ``link:`` on pages, ``source:`` on link documents)
+URL_META_PREFIXES = frozenset({"info", "link", "location", "source"})
 CONTROL_PREFIXES = frozenset({"i", "index", "raw", "no", "w", "weight", "m", "mix", "highlight"})
 NO_OPTIONS = frozenset({"guess", "network", "cache"})
 # A term ending in one of these becomes site:term (guessSemantics)
 GUESS_SITE_SUFFIXES = (".com", ".net", ".edu", ".org", ".gov", ".mil", ".ca", ".uk", ".fr",
                        ".ly", ".io", ".de")
-# Meta words whose presence stops the automatic lang:/safe: words
-SCOPING_PREFIXES = ("site:", "info:", "path:", "ip:")
+# Meta words whose presence stops the automatic lang:/safe: words (``source:`` names one page,
+# whose link documents all carry that page's language, whatever the reader's)
+SCOPING_PREFIXES = ("site:", "info:", "path:", "ip:", "source:")
 LETTER_WORD = {"en": "letter", "fr": "lettre", "de": "buchstabe", "es": "letra", "it": "lettera",
                "pt": "letra"}
 
@@ -67,6 +76,10 @@ class Conjunct:
     negated_terms: tuple[str, ...] = ()  # word terms and meta words to exclude
     negated_phrases: tuple[Phrase, ...] = ()
     auto_meta: tuple[str, ...] = ()      # lang:/safe: words the parser added
+    # runs of two or more loose terms (in ``terms``) that stood side by side in the query:
+    # a meta word, a quoted phrase, a negated word or a dropped stop word ends a run. The
+    # candidates of the seed's common phrases (:mod:`ranking.core.phrases`)
+    runs: tuple[tuple[str, ...], ...] = ()
 
     @property
     def all_terms(self) -> tuple[str, ...]:
@@ -124,11 +137,22 @@ class _Builder:
     phrases: list[Phrase] = field(default_factory=list)
     negated_terms: list[str] = field(default_factory=list)
     negated_phrases: list[Phrase] = field(default_factory=list)
+    # indexes into terms of the loose (unquoted, not negated) words, run by run
+    runs: list[list[int]] = field(default_factory=lambda: [[]])
+
+    def add_loose(self, terms: list[str]) -> None:
+        self.runs[-1].extend(range(len(self.terms), len(self.terms) + len(terms)))
+        self.terms.extend(terms)
+
+    def end_run(self) -> None:
+        if self.runs[-1]:
+            self.runs.append([])
 
     def build(self) -> Conjunct:
+        runs = tuple(tuple(self.terms[i] for i in run) for run in self.runs if len(run) > 1)
         return Conjunct(tuple(self.terms), tuple(dict.fromkeys(self.meta)),
                         tuple(self.phrases), tuple(dict.fromkeys(self.negated_terms)),
-                        tuple(self.negated_phrases))
+                        tuple(self.negated_phrases), runs=runs)
 
 
 class QueryParser:
@@ -250,10 +274,11 @@ class QueryParser:
 
     def _conjunct(self, part: str, lang: str, messages: list[str]) -> Conjunct:
         builder = _Builder()
-        loose: list[int] = []  # indexes in builder.terms of unquoted words
         for token in _tokens_keep_quotes(part):
             negate = token.startswith("-") and len(token) > 1
             body = token[1:] if negate else token
+            if negate or body.startswith('"') or _META_RE.match(body):
+                builder.end_run()
             if body.startswith('"'):
                 phrase = self._phrase(body.strip('"'), lang)
                 if phrase is None:
@@ -265,10 +290,7 @@ class QueryParser:
                 continue
             match = _META_RE.match(body)
             if match and match.group(1).lower() in META_PREFIXES:
-                word = f"{match.group(1).lower()}:{match.group(2).lower()}"
-                if match.group(1).lower() == "site":
-                    word = "site:" + match.group(2).lower().removeprefix("http://") \
-                        .removeprefix("https://").rstrip("/")
+                word = meta_word(match.group(1), match.group(2))
                 (builder.negated_terms if negate else builder.meta).append(word)
                 continue
             if match and match.group(1).lower() in CONTROL_PREFIXES:
@@ -277,10 +299,14 @@ class QueryParser:
             if negate:
                 builder.negated_terms.extend(terms)
             else:
-                loose.extend(range(len(builder.terms), len(builder.terms) + len(terms)))
-                builder.terms.extend(terms)
-        self._drop_stop_words(builder, loose, lang)
+                builder.add_loose(terms)
+        self._drop_stop_words(builder, lang)
         return builder.build()
+
+    def stop_terms(self, lang: str) -> frozenset[str]:
+        """The terms of ``lang``'s stop words, analysed as query words are (kept per
+        language)."""
+        return self._stop_terms(lang)
 
     def _stop_terms(self, lang: str) -> frozenset[str]:
         terms = self._stop_cache.get(lang)
@@ -290,15 +316,28 @@ class QueryParser:
             self._stop_cache[lang] = terms
         return terms
 
-    def _drop_stop_words(self, builder: _Builder, loose: list[int], lang: str) -> None:
+    def _drop_stop_words(self, builder: _Builder, lang: str) -> None:
         """Drop the stop words among the loose (unquoted, not negated) words when the query
         has other words to search for: a stop word is in nearly every page, so it narrows
-        nothing, and DFR gives a term more common than the documents (l_t > N) a score that
-        *falls* with its frequency, which only adds noise. Quoted phrases keep them."""
+        nothing, and its DFR relevance is about the same on every page (a term far more
+        common than the documents, :func:`ranking.core.scoring.dfr_relevance`), which only
+        adds noise. Quoted phrases keep them. A dropped stop word ends a run of loose words
+        (the words around it are not side by side in the pages that match the query)."""
         stop = self._stop_terms(lang)
-        drop = {i for i in loose if builder.terms[i] in stop}
+        drop = {i for run in builder.runs for i in run if builder.terms[i] in stop}
         if drop and (len(drop) < len(builder.terms) or builder.phrases):
-            builder.terms = [t for i, t in enumerate(builder.terms) if i not in drop]
+            keep = [i for i in range(len(builder.terms)) if i not in drop]
+            at = {old: new for new, old in enumerate(keep)}
+            runs: list[list[int]] = [[]]
+            for run in builder.runs:
+                for i in run:
+                    if i in drop:
+                        runs.append([])
+                    else:
+                        runs[-1].append(at[i])
+                runs.append([])
+            builder.terms = [builder.terms[i] for i in keep]
+            builder.runs = runs
 
     def _phrase(self, text: str, lang: str) -> Phrase | None:
         terms: list[str | None] = []
@@ -327,6 +366,23 @@ class QueryParser:
         if not any(w.startswith(("lang:", "media:image")) for w in words):
             auto.append(f"lang:{major(lang).lower()}")
         return replace(conjunct, auto_meta=tuple(auto))
+
+
+def meta_word(prefix: str, value: str) -> str:
+    """A query's meta word as the index spells it: ``prefix:value`` lower-cased, except a
+    url value (:data:`URL_META_PREFIXES`), where only the scheme and host are, and ``site:``,
+    which drops a scheme and a trailing slash."""
+    prefix = prefix.lower()
+    if prefix in URL_META_PREFIXES:
+        scheme, sep, rest = value.partition("://")
+        if not sep:
+            return f"{prefix}:{value}"  # not a url (e.g. info:'s url hash): verbatim
+        host, slash, path = rest.partition("/")
+        return f"{prefix}:{scheme.lower()}://{host.lower()}{slash}{path}"
+    value = value.lower()
+    if prefix == "site":
+        value = value.removeprefix("http://").removeprefix("https://").rstrip("/")
+    return f"{prefix}:{value}"
 
 
 def _split_disjuncts(text: str) -> list[str]:

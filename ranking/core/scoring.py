@@ -6,12 +6,33 @@ the unit tests check each against values worked out by hand from the formulas.
 
 * Doc Rank: ``log10(number_of_documents_after)`` (:mod:`indexer.core.grouping`); a group takes
   the maximum of its members'.
-* Relevance (DFR, Amati and van Rijsbergen, as the seed writes it)::
+* Relevance (DFR, Amati and van Rijsbergen 2002, "Probabilistic models of information
+  retrieval based on measuring the divergence from randomness"; the seed, "Yioop Search Engine
+  Ranking Mechanisms", writes it as ``(log2(1 + l_t/N) + f' log2(1 + N/l_t)) / (f' + 1)``)::
 
-      Rel(d) = sum over query terms t of
-               (log2(1 + l_t/N) + f'_{t,d} * log2(1 + N/l_t)) / (f'_{t,d} + 1)
+      Rel(d) = sum over query terms t of  B_t * (f'_{t,d} + rho_t) / (f'_{t,d} + 1)
+      A_t = log2(1 + l_t/N),  B_t = log2(1 + N/l_t),  rho_t = min(A_t/B_t, B_t/A_t)
       f'_{t,d} = f_{t,d} * log2(1 + l_avg / l_d)
 
+  The seed's formula is DFR's Bose-Einstein model with Laplace after-effect and normalisation
+  2 (``Inf1 = log2(1 + lambda) + f' log2(1 + 1/lambda)``, ``lambda = l_t/N``, times the
+  after-effect ``1/(f' + 1)``), i.e. ``B + (A - B)/(f' + 1)``: it grows with ``f'`` only
+  while ``A <= B``, that is while ``l_t <= N``. For a term with more occurrences than there
+  are documents (a site's own subject words; common once whole pages are indexed) it *falls*
+  as ``f'`` grows, and a term absent from a document would score more than one present many
+  times. More occurrences of a query term must never lower relevance, so the intercept is
+  bounded: with ``rho = A/B`` the expression is exactly the seed's, and ``rho = min(A/B,
+  B/A) <= 1`` keeps it non-decreasing in ``f'`` for every ``l_t`` and ``N``. Because
+  ``A(lambda) = B(1/lambda)``, ``rho(lambda) = rho(1/lambda)``: a term k times more common
+  than the documents gets the intercept share of a term k times rarer. So the score is the
+  seed's for ``l_t <= N`` (every worked value of the seed holds), is continuous at ``l_t = N``
+  (where both give 1 for every ``f'``), still grows with ``f'`` (saturating, as Laplace's
+  after-effect does) above it, and falls as ``l_t`` grows above ``N`` at a fixed ``f'``
+  (the seed's rises there, ranking a stop word's occurrence above a rare word's). Bounding
+  the intercept only by ``B`` (``rho = 1``) would be monotone too but flat: every page would
+  score alike for any common word, however often it holds it. (On the relevance bench's
+  cached default-tier index the dev figures are unchanged: ``N`` counts the link documents
+  too, so the query terms there have ``l_t <= N``; whole-page indexes are where it matters.)
   ``f_{t,d}`` sums the region weight of every position of ``t`` in ``d`` (title positions weigh
   the title weight, description positions the description weight times their sentence score,
   link-text positions the link weight). The seed writes ``log`` in the normalisation without a
@@ -37,6 +58,14 @@ the unit tests check each against values worked out by hand from the formulas.
   bonuses ``bonus * (query terms in the item) / (terms in the item)`` for the host, the title
   and the url path; the title's also times the share of the distinct query terms it holds
   (:func:`title_keyword_bonus`).
+* Common phrase bonus (the seed: a query whose words form a phrase "common enough to have a
+  Wikipedia page" prefers results with the words in that order; here a phrase common in the
+  crawl's own titles and anchor texts, :mod:`ranking.core.phrases`)::
+
+      Phrase(d) = common_phrase_bonus * (the query's common phrases d holds in order, at
+                  consecutive positions) / (the query's common phrases)
+
+  (:func:`common_phrase_bonus`); 0 for a query without a common phrase.
 * Link score (seed 002's document boost from LinkRank, seed 004's trust), from the crawl's
   ``scores.npz`` (:mod:`ranking.core.linkgraph.scores`)::
 
@@ -79,9 +108,16 @@ _BIG = np.int64(1) << 32
 TITLE, DESCRIPTION, LINK = 0, 1, 2
 
 
+DFR_FORMULA = ("sum_t B (f' + rho) / (f' + 1), A = log2(1 + l_t/N), B = log2(1 + N/l_t), "
+               "rho = min(A/B, B/A), f' = f log2(1 + l_avg/l_d) (the seed's (A + f' B)/(f' + 1) "
+               "when l_t <= N)")
+
+
 def dfr_relevance(freq: FloatArray, occurrences: Sequence[float], n_docs: int, avg_len: float,
                   doc_len: IntArray) -> tuple[FloatArray, FloatArray]:
-    """DFR relevance of ``m`` documents for ``T`` terms.
+    """DFR relevance of ``m`` documents for ``T`` terms (see the module docstring: the seed's
+    Bose-Einstein/Laplace formula with its intercept bounded, so that each term's part is
+    non-decreasing in its frequency).
 
     ``freq``: (T, m) region-weighted frequencies; ``occurrences``: l_t per term;
     ``doc_len``: l_d per document. Returns (total per document, per-term contributions (T, m)).
@@ -92,7 +128,10 @@ def dfr_relevance(freq: FloatArray, occurrences: Sequence[float], n_docs: int, a
     ld = np.maximum(np.asarray(doc_len, dtype=np.float64), 1.0)[None, :]
     norm = np.log2(1.0 + (avg_len if avg_len > 0 else 1.0) / ld)
     f = freq * norm
-    parts = (np.log2(1.0 + lt / n) + f * np.log2(1.0 + n / lt)) / (f + 1.0)
+    a = np.log2(1.0 + lt / n)
+    b = np.log2(1.0 + n / lt)
+    rho = np.minimum(a / b, b / a)
+    parts = b * (f + rho) / (f + 1.0)
     return parts.sum(axis=0), parts
 
 
@@ -238,7 +277,7 @@ def url_terms(text: str, analyzer: TextAnalyzer, lang: str) -> list[str]:
 
 
 BONUS_NAMES = ("host_url", "cld_url", "wiki", "num_slashes", "host_keyword", "title_keyword",
-               "path_keyword")
+               "path_keyword", "common_phrase")
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,6 +348,16 @@ def title_keyword_bonus(bonus: float, title_hits: FloatArray, title_len: FloatAr
     share = np.divide(hits, length, out=np.zeros(hits.size), where=length > 0)
     cover = np.asarray(title_terms, dtype=np.float64) / max(int(query_terms), 1)
     return bonus * share * cover
+
+
+def common_phrase_bonus(bonus: float, in_order: Sequence[IntArray], rows: int) -> FloatArray:
+    """``bonus`` times the share of the query's common phrases each document holds in order
+    (``in_order[k]``: per document, the in-order occurrences of phrase k; see
+    :func:`ranking.core.phrases.in_order_counts`). Zeros without phrases."""
+    if not in_order or not bonus:
+        return np.zeros(rows, dtype=np.float64)
+    held = np.stack([np.asarray(c) > 0 for c in in_order]).sum(axis=0)
+    return bonus * held / len(in_order)
 
 
 def bonuses_of(items: UrlItems, query_terms: Sequence[str], options: SearchOptions) -> UrlBonuses:

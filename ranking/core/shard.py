@@ -1,5 +1,11 @@
 """One shard's side of a query: iterate, take the first n matches, score them (no grouping).
 
+"First" is the seed's posting order (partition, then doc_map index) while the bundle is in
+crawl order; once link analysis has re-ordered partitions by importance
+(:mod:`indexer.core.reorder`), it is the global importance order: the first n by key across
+every partition (:mod:`ranking.core.collect`), and Doc Rank counts the documents after a match in
+that order (:meth:`LocalShard.importance_ranks`, :class:`indexer.core.grouping.ImportanceRanks`).
+
 Layer: ``ranking.core``. :class:`LocalShard` reads one IndexDocumentBundle in-process; the shard
 search endpoint (``ranking/api.py``) serves it to a name server's network iterator
 (:mod:`ranking.core.network`), whose :class:`~ranking.core.network.HttpShard` has the same
@@ -18,6 +24,7 @@ import json
 import logging
 import struct
 import threading
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -25,14 +32,22 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from indexer.core.grouping import documents_after
+from indexer.core.errors import CorruptIndexError
+from indexer.core.grouping import (
+    ImportanceRanks,
+    crawl_order_keys,
+    documents_after,
+    is_key_ordered,
+)
 from indexer.core.ids import DOC_ID_LEN, DOC_TYPE, DocType
 from indexer.core.reader import CollectionStats, IndexBundleReader
 from indexer.core.text import TextAnalyzer
 
 from .blocks import Column, decode_column_positions, key_index, key_partition, make_keys
+from .collect import collect_by_key
 from .iterators import Budget, DecodedList, DecodedWordIterator, build_plan, collect
 from .options import SearchOptions
+from .phrases import CachedPhraseLexicon, in_order_counts, phrases_path
 from .query import ParsedQuery
 from .scoring import (
     BONUS_NAMES,
@@ -40,12 +55,15 @@ from .scoring import (
     LINK,
     TITLE,
     UrlItems,
+    common_phrase_bonus,
     dfr_relevance,
     proximity,
     record_relevance,
     title_keyword_bonus,
     url_items,
 )
+from .snippets import body_windows, highlight_pattern
+from .summary import StoredSummary
 
 logger = logging.getLogger(__name__)
 FloatArray = npt.NDArray[np.float64]
@@ -383,6 +401,10 @@ class LocalShard:
         self._decoded_sizes: dict[tuple[str, bool], int] = {}
         self._heads: dict[bytes, tuple[dict[str, Any] | None]] = {}
         self._stats: tuple[object, CollectionStats] | None = None
+        self._ranks: tuple[object, ImportanceRanks | None] | None = None
+        # the bundle's common phrases (phrases.npz), reloaded when the file changes
+        path = getattr(reader, "path", None)
+        self.phrases = CachedPhraseLexicon(phrases_path(path)) if path is not None else None
         # a reader loads files lazily and shares file handles: one query at a time
         self.lock = threading.RLock()
 
@@ -393,6 +415,33 @@ class LocalShard:
         kept = self._stats
         if kept is None or kept[0] is not self.reader.partitions:
             kept = self._stats = (self.reader.partitions, self.reader.collection_stats())
+        return kept[1]
+
+    def importance_ranks(self) -> ImportanceRanks | None:
+        """The global key order of this snapshot's doc_map entries
+        (:class:`indexer.core.grouping.ImportanceRanks`), built once per snapshot like
+        :meth:`collection_stats`, or None when no partition is importance-ordered (the seed's
+        crawl order then holds, and candidates and Doc Rank are as the seed computes them).
+
+        A partition is ordered when its MANIFEST carries the tag of the importance it was
+        re-ordered by (:meth:`IndexBundleReader.order_tag`) and its doc_map's score column
+        (the key) does not increase; any other partition of the snapshot (the active one,
+        one finished since the last link analysis) takes its crawl-order key
+        ``log10(G - j)``, the key it would have with importance 0, so that a mixed snapshot
+        has one order."""
+        kept = self._ranks
+        if kept is None or kept[0] is not self.reader.partitions:
+            parts = []
+            ordered = False
+            for part in self.reader.partitions:
+                dm = self.reader.doc_map(part.number)
+                if self.reader.order_tag(part.number) is not None and is_key_ordered(dm.score):
+                    parts.append((part.number, dm.score))
+                    ordered = True
+                else:
+                    parts.append((part.number, crawl_order_keys(dm.n)))
+            kept = self._ranks = (self.reader.partitions,
+                                  ImportanceRanks.of(parts) if ordered else None)
         return kept[1]
 
     def _features(self, partition: int, index: IntArray, lang: str) -> _UrlFeatures:
@@ -437,6 +486,23 @@ class LocalShard:
         out[5] = title_keyword_bonus(options.title_bonus, title_hits, title_len, title_terms,
                                      len(terms))
         return out
+
+    def _phrase_bonus(self, parsed: ParsedQuery, terms: Sequence[str],
+                      positions: Sequence[tuple[IntArray, IntArray]], m: int,
+                      options: SearchOptions) -> FloatArray:
+        """The common phrase bonus of every candidate: the query's runs of adjacent words
+        that the bundle's lexicon knows as common phrases, found in order in the positions
+        decoded for scoring (:mod:`ranking.core.phrases`)."""
+        lexicon = self.phrases.get() if self.phrases is not None and \
+            options.common_phrase_bonus else None
+        runs = [run for d in parsed.disjuncts for run in d.runs]
+        if lexicon is None or not runs or not m:
+            return np.zeros(m)
+        found = lexicon.phrases_in(runs)
+        at = {t: j for j, t in enumerate(terms)}
+        counts = [in_order_counts([positions[at[t]] for t in phrase], m)
+                  for phrase in found if all(t in at for t in phrase)]
+        return common_phrase_bonus(options.common_phrase_bonus, counts, m)
 
     @staticmethod
     def _record_lengths(loaded: list[_PartitionRegions], records: IntArray) -> IntArray:
@@ -532,16 +598,48 @@ class LocalShard:
         candidates) the target page's summary is looked up through its ``info:`` meta word, as
         Yioop does; when the page was never indexed the summary says ``page_indexed: False``.
         A page's summary also says whether a cached copy is kept (``has_cache``)."""
+        return self.snippet_summaries(doc_ids, (), None)
+
+    def snippet_summaries(self, doc_ids: Sequence[bytes], words: Sequence[str],
+                          options: SearchOptions | None) -> list[dict[str, Any] | None]:
+        """:meth:`summaries` for snippets: never the page's whole text (``"body"``), which a
+        summary read stops before (:class:`ranking.core.summary.StoredSummary`), but, for a
+        page whose description holds none of the query ``words``, a ``"body_excerpt"``: the
+        snippet windows of its body (:func:`ranking.core.snippets.body_windows`), the body
+        inflated only up to them."""
+        pattern = highlight_pattern(words) if options is not None else None
         with self.lock:
             out = []
             for doc_id in doc_ids:
-                summary = self.reader.summary(doc_id)
-                if summary is not None and doc_id[DOC_TYPE] == DocType.LINK:
-                    summary = self._page_for_link(summary)
-                elif summary is not None:
+                stored = self._stored(doc_id)
+                if stored is not None and doc_id[DOC_TYPE] == DocType.LINK:
+                    stored = self._page_for_link(stored.summary)
+                if stored is None:
+                    out.append(None)
+                    continue
+                summary = stored.summary
+                if doc_id[DOC_TYPE] != DocType.LINK:
                     summary["has_cache"] = self._has_cache(doc_id)
+                if stored.has_body and pattern is not None and options is not None and \
+                        not pattern.search(str(summary.get("description", ""))):
+                    try:
+                        summary["body_excerpt"] = body_windows(stored.body_chunks(), words,
+                                                               options)
+                    except ValueError as exc:  # a damaged body: the description is shown
+                        logger.warning("body of %s unreadable: %s", doc_id.hex(), exc)
                 out.append(summary)
             return out
+
+    def _stored(self, doc_id: bytes) -> StoredSummary | None:
+        """``doc_id``'s stored summary read up to its body (None: not in the bundle)."""
+        found = self.reader.summary_gzip(doc_id)
+        if found is None:
+            return None
+        path, member = found
+        try:
+            return StoredSummary.of(member)
+        except (ValueError, zlib.error) as exc:
+            raise CorruptIndexError(path, f"summary of {doc_id.hex()}: {exc}") from exc
 
     def _has_cache(self, doc_id: bytes) -> bool:
         """Whether the bundle keeps a cached copy of ``doc_id`` (its newest doc_map member
@@ -590,16 +688,19 @@ class LocalShard:
                 summary = {"url": url, "title": title, "page_indexed": True}
         return (summary,)
 
-    def _page_for_link(self, link: dict[str, Any]) -> dict[str, Any]:
+    def _page_for_link(self, link: dict[str, Any]) -> StoredSummary:
+        """The stored summary of the page a link document points at (its ``info:`` meta
+        word), or the link's own marked ``page_indexed: False``."""
         cursor = self.reader.postings(f"info:{link.get('url', '')}")
         block = cursor.next_block()
         if block is None:
-            return {**link, "page_indexed": False}
+            return StoredSummary({**link, "page_indexed": False}, False, None, b"")
         page_id = self.reader.doc_id(block.partition, int(block.doc_index[0]))
-        page = self.reader.summary(page_id)
-        if not page:
-            return {**link, "page_indexed": False}
-        return {**page, "page_indexed": True, "has_cache": self._has_cache(page_id)}
+        page = self._stored(page_id)
+        if page is None or not page.summary:
+            return StoredSummary({**link, "page_indexed": False}, False, None, b"")
+        page.summary.update(page_indexed=True, has_cache=self._has_cache(page_id))
+        return page
 
     def candidates(self, query: str, parsed: ParsedQuery, n: int,
                    options: SearchOptions) -> Candidates:
@@ -614,7 +715,11 @@ class LocalShard:
             return Candidates.empty(self.name, terms)
         budget = Budget(options.intersect_time_budget)
         plan = build_plan(reader, parsed.disjuncts, budget, self.filter_keys, self.decoded_list)
-        block, exhausted = collect(plan.root, n)
+        ranks = self.importance_ranks()
+        if ranks is None:
+            block, exhausted = collect(plan.root, n)
+        else:  # the first n in global importance order (ranking.core.collect)
+            block, exhausted = collect_by_key(plan.root, n, ranks.keys)
         m = len(block)
         keys = block.keys
         parts = key_partition(keys)
@@ -635,8 +740,12 @@ class LocalShard:
             rows = np.flatnonzero(parts == p)
             idx = index[rows]
             dm = reader.doc_map(int(p))
-            dr[rows] = reader.doc_rank(int(p), idx)
-            after[rows] = documents_after(sizes, numbers.index(int(p)), idx)
+            if ranks is None:
+                dr[rows] = reader.doc_rank(int(p), idx)
+                after[rows] = documents_after(sizes, numbers.index(int(p)), idx)
+            else:  # Doc Rank from the documents after it in global importance order
+                after[rows] = ranks.after[int(p)][idx]
+                dr[rows] = ranks.doc_rank(int(p), idx)
             ld[rows] = dm.length[idx]
             ids[rows] = dm.doc_ids[idx]
             regions = self._partition_regions(int(p))
@@ -741,6 +850,8 @@ class LocalShard:
             if budget.partial else ()
         bonuses = self._bonuses(parts, index, terms, title_hits, title_len, parsed.lang,
                                 options, title_terms)
+        bonuses[BONUS_NAMES.index("common_phrase")] = self._phrase_bonus(
+            parsed, terms, positions, m, options)
         return Candidates(ids, parts, index, after, dr, rel, prox, prox_raw, ld, freq,
                           parts_rel if T else np.zeros((0, m)), tuple(terms), occurrences,
                           stats.documents, stats.average_length, int(est), exhausted,

@@ -155,6 +155,18 @@ DOWNLOAD_SIZE_INTERVAL = env.int("DOWNLOAD_SIZE_INTERVAL", default=5000)  # urls
 QUEUE_SERVER_MAX_SCHEDULES = env.int("QUEUE_SERVER_MAX_SCHEDULES", default=4)
 SCHEDULE_TIMEOUT = env.float("SCHEDULE_TIMEOUT", default=1800.0)  # then handed out again
 INDEX_REFRESH_SECONDS = env.float("INDEX_REFRESH_SECONDS", default=10.0)
+# Documents per index partition (pages and link documents; the seed's partitions hold "around
+# 100,000" on an 8 GB machine). Within a partition and across finished ones, the index is
+# re-ordered by importance after link analysis.
+INDEX_PARTITION_DOCUMENTS = env.int("INDEX_PARTITION_DOCUMENTS", default=50_000)
+# Link analysis (web graph, Loops, LinkRank, trust, scores) runs by itself when a crawl stops or
+# finishes, and during a crawl after every this many newly fetched pages (0: only at the end).
+LINK_ANALYSIS_EVERY_PAGES = env.int("LINK_ANALYSIS_EVERY_PAGES", default=5000)
+# Run the optional Loops job (links on short cycles count for less in LinkRank).
+LINK_ANALYSIS_LOOPS = env.bool("LINK_ANALYSIS_LOOPS", default=True)
+# A run that has reported no progress for this long is taken to be dead (its worker was
+# killed): the next request starts a new run instead of waiting for it.
+LINK_ANALYSIS_STALE_SECONDS = env.float("LINK_ANALYSIS_STALE_SECONDS", default=900.0)
 # Search Time Page Options are read from the database at most this often per web process (an
 # admin's edit reaches every process within it; 0 reads them on every search).
 SEARCH_OPTIONS_TTL = env.float("SEARCH_OPTIONS_TTL", default=5.0)

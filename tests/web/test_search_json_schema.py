@@ -16,8 +16,13 @@ def check(value, schema, where="$"):
     """A small JSON-schema subset: type, required properties, items, enum."""
     kind = schema["type"]
     types = {"object": dict, "array": list, "string": str, "boolean": bool, "integer": int,
-             "number": Real}
+             "number": Real, "null": type(None)}
+    if isinstance(kind, list):  # one of several types
+        kind = next((k for k in kind if isinstance(value, types[k]) and
+                     not (k in ("integer", "number") and isinstance(value, bool))), kind[0])
     assert isinstance(value, types[kind]), f"{where}: {value!r} is not {kind}"
+    if "enum" in schema:
+        assert value in schema["enum"], f"{where}: {value!r} not in {schema['enum']}"
     if kind in ("integer", "number"):
         assert not isinstance(value, bool), f"{where}: boolean where a number belongs"
         if "minimum" in schema:
@@ -44,7 +49,7 @@ RESULT = {
 RESPONSE = {
     "type": "object",
     "required": ["query", "rewritten", "results", "total", "time", "partial", "messages",
-                 "offset", "num"],
+                 "offset", "num", "searched", "fallback"],
     "properties": {
         "query": {"type": "string"}, "rewritten": {"type": "string"},
         "results": {"type": "array", "items": RESULT},
@@ -52,6 +57,9 @@ RESPONSE = {
         "partial": {"type": "boolean"},
         "messages": {"type": "array", "items": {"type": "string"}},
         "offset": {"type": "integer", "minimum": 0}, "num": {"type": "integer", "minimum": 1},
+        # the query actually searched, and what a query with no result showed instead
+        "searched": {"type": "string"},
+        "fallback": {"type": ["null", "string"], "enum": [None, "partial", "corrected"]},
     },
 }
 
@@ -64,6 +72,16 @@ def test_schema_of_a_normal_answer(client, work):  # noqa: F811
     for result in data["results"]:
         explanation = result["explanation"]
         assert EXPLANATION_KEYS <= set(explanation), explanation.keys()
+
+
+def test_schema_of_fallback_answers(client, work):  # noqa: F811
+    make_index(work)
+    partial = client.get("/", {"q": "threading zebra", "f": "json"}).json()
+    check(partial, RESPONSE)
+    assert partial["fallback"] == "partial" and partial["results"]
+    corrected = client.get("/", {"q": "threadinng", "f": "json"}).json()
+    check(corrected, RESPONSE)
+    assert corrected["fallback"] == "corrected" and corrected["searched"] == "threading"
 
 
 @pytest.mark.parametrize("params", [

@@ -25,12 +25,12 @@ BODY = "The widget frobnicator assembles widgets from parts and ships them daily
 def work(tmp_path, settings, db):
     settings.WORK_DIRECTORY = tmp_path
     settings.SEARCH_REMOTE_QUEUE_SERVERS = ()
-    # PLAIN's longer text has the higher relevance on this tiny index: first without link
-    # scores (proximity, which favours the shorter page, is left out)
+    # PLAIN holds the query words more often, so it has the higher relevance on this tiny
+    # index: first without link scores (proximity, which favours the shorter page, is left out)
     PageOptions.objects.filter(is_default=True).update(proximity_weight=0.0)
     build(tmp_path / "qs0" / f"IndexData{ITS}", [
         text_doc(PLAIN, "Widget frobnicator",
-                 BODY + " Parts are stored in the warehouse near the river."),
+                 BODY + " Frobnicator widgets: widget frobnicator."),
         text_doc(POPULAR, "Widget frobnicator", BODY)]).close()
     fans = [f"https://fan{i}.example/" for i in range(10)]
     graph = graph_of([(f, POPULAR) for f in fans], nodes=[PLAIN])

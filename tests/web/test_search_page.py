@@ -205,9 +205,19 @@ def test_language_filter_and_safe_toggle(client, site):
     assert "Safe search: on" in on and "safe=off" in on
 
 
-def test_no_results_message_with_suggestion(client, site):
+def test_misspelt_query_shows_the_correction_results(client, site):
     page = html_of(client.get("/", {"q": "threadinng"}))
-    assert "No results" in page
+    assert "No results" not in page
+    assert 'id="corrected"' in page and "Showing results for" in page
+    assert "<strong>threading</strong>" in page
+    assert 'href="http://docs.example.test/threads/' in page
+    # the original query is offered, forced with nfpr=1
+    assert 'id="search-instead"' in page and "q=threadinng&amp;nfpr=1" in page
+
+
+def test_forced_original_query_has_no_results_and_offers_the_correction(client, site):
+    page = html_of(client.get("/", {"q": "threadinng", "nfpr": "1"}))
+    assert "No results" in page and 'id="corrected"' not in page
     assert 'id="did-you-mean"' in page and ">threading</a>" in page
 
 

@@ -2,7 +2,9 @@
 
 For first-time users and scripts: no broker and no other process is needed. The crawl is created
 in the database like one made in the admin (so it shows there, and the search page finds its
-index), run to the end with a progress bar, and summarised.
+index), run to the end with a progress bar, and summarised. Its link analysis (web graph,
+Loops, LinkRank, trust, scores: ``crawler.link_analysis``) then runs in this process, as the
+engine's ``analysis`` worker runs it after a crawl; ``--no-link-analysis`` skips it.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from crawler.core.crawl import CrawlOrder
 from crawler.core.local_crawl import LocalCrawl, LocalCrawlProgress
 from crawler.core.memory import limit_malloc_arenas
 from crawler.fetching import fetch_config_for, processor_for
-from crawler.models import Crawl
+from crawler.link_analysis import link_analysis_run
+from crawler.models import Crawl, LinkAnalysis
 from crawler.selectors import crawl_config_get
 
 
@@ -39,6 +42,8 @@ class Command(BaseCommand):
         parser.add_argument("--max-seconds", type=float, default=None)
         parser.add_argument("--restrict", action="store_true",
                             help="stay on the seeds' hosts")
+        parser.add_argument("--no-link-analysis", action="store_true",
+                            help="do not compute the crawl's link scores at the end")
 
     def handle(self, *args, **options) -> None:
         if Crawl.objects.filter(active_lock=True).exists():
@@ -69,17 +74,21 @@ class Command(BaseCommand):
             result = runner.run(options["max_seconds"], self._progress, stop)
         finally:
             signal.signal(signal.SIGINT, previous)
-            runner.close()
+            runner.close()  # the last partitions are finished, so they can be ordered
         Crawl.objects.filter(pk=crawl.pk).update(
             pages_fetched=result.pages_fetched, documents_indexed=result.documents_indexed,
             fetch_errors=sum(int(s.get("fetch_errors", 0)) for s in result.stats),
             urls_seen=sum(int(s.get("seen", 0)) for s in result.stats),
             hosts_seen=sum(int(s.get("hosts", 0)) for s in result.stats))
         if result.finished:
-            services.crawl_finish(crawl.pk)
+            services.crawl_finish(crawl.pk, analyse=False)
         else:
-            services.crawl_stop(crawl.pk)
+            services.crawl_stop(crawl.pk, analyse=False)
         crawl.refresh_from_db()
+        if not options["no_link_analysis"]:
+            self._link_analysis(crawl)
+            ordered = runner.order_indexes()  # importance order, phrase lexicons
+            self.stdout.write(f"Index ordered by importance: {len(ordered)} partitions.")
         rate = result.pages_fetched / result.elapsed if result.elapsed else 0.0
         self.stdout.write(
             f"\nCrawl {crawl.status}: {result.pages_fetched} pages fetched, "
@@ -87,6 +96,17 @@ class Command(BaseCommand):
             f"({sum(int(s.get('fetch_errors', 0)) for s in result.stats)} errors) in "
             f"{result.elapsed:.1f}s, {rate:.1f} pages/s.\nIndex: "
             + ", ".join(str(p) for p in result.index_paths))
+
+    def _link_analysis(self, crawl: Crawl) -> None:
+        self.stdout.write("\nLink analysis (web graph, loops, LinkRank, trust, scores)...")
+        outcome = link_analysis_run(crawl.pk)  # follow-ups run here too: no workers
+        row = LinkAnalysis.objects.get(crawl=crawl)
+        if outcome == "ok":
+            self.stdout.write(f"Link analysis done: {row.last_pages} pages, {row.last_urls} "
+                              f"urls, {row.last_edges} links in {row.last_seconds:.1f}s.")
+        else:  # the crawl itself succeeded: say why, without failing the command
+            why = row.last_error or "another run of this crawl is in progress"
+            self.stderr.write(f"Link analysis {outcome}: {why}")
 
     def _progress(self, p: LocalCrawlProgress) -> None:
         width = 30

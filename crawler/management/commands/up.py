@@ -1,8 +1,11 @@
 """``manage.py up``: run the whole engine on one machine under one supervisor.
 
 Starts, in order: the embedded Redis (only when REDIS_URL is unset), the web server (gunicorn),
-the fetcher workers (Celery, queue ``fetch``, NUM_FETCHERS processes) and one worker per queue
-server (queue ``qs.<n>``). Ctrl-C stops everything; a crashed child is restarted with back-off.
+the fetcher workers (Celery, queue ``fetch``, NUM_FETCHERS processes), one worker per queue
+server (queue ``qs.<n>``) and, on a machine that runs queue servers, the link-analysis worker
+(queue ``analysis``: one run at a time, each in a fresh process so that a large graph's memory
+is given back when the run ends). Ctrl-C stops everything; a crashed child is restarted with
+back-off.
 """
 
 from __future__ import annotations
@@ -89,6 +92,11 @@ class Command(BaseCommand):
                     "fetchers",
                     [*celery, "-Q", "fetch", "-c", str(options["fetchers"]), "-n", "fetch@%h"],
                     cwd=base))
+            if options["queue_servers"] > 0:
+                specs.append(ChildSpec(
+                    "analysis",
+                    [*celery, "-Q", "analysis", "-c", "1", "--max-tasks-per-child", "1",
+                     "-n", "analysis@%h"], cwd=base))
             for n in range(options["queue_servers"]):
                 specs.append(ChildSpec(
                     f"qs{n}-inbox",

@@ -98,7 +98,57 @@ class CrawlLinks:
     documents: int = 0
 
 
-def _iter_members(reader: IndexBundleReader) -> Iterator[tuple[int, bytes]]:
+@dataclass(slots=True)
+class ShardLinks:
+    """One shard's link records before they are merged with the other shards' (see
+    :func:`merge_shard_links`): what a queue server sends over the network
+    (:mod:`.transfer`).
+
+    ``pages``: the newest page (or redirect) record of each url stored in the shard;
+    ``orphans``: the outlinks of sources known only from link documents, ``(target, anchor)``
+    in stored order. Link documents are filed under their *target's* queue server, so the
+    source's own page record is often in another shard: orphans are kept apart until every
+    shard is merged, and used only for sources no shard has a page record of.
+    """
+
+    pages: dict[str, PageLinks] = field(default_factory=dict)
+    orphans: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    redirects: dict[str, str] = field(default_factory=dict)
+    documents: int = 0
+
+    def add_page(self, record: PageLinks) -> None:
+        """Keep ``record`` unless the shard already has a newer one of its url (a later
+        record of the same age wins, as a later bundle does)."""
+        current = self.pages.get(record.url)
+        if current is None or current.fetched_at <= record.fetched_at:
+            self.pages[record.url] = record
+
+
+def merge_shard_links(shards: list[ShardLinks]) -> CrawlLinks:
+    """The crawl's fetch records from every shard's (in server order): for each url the
+    newest page record; orphan links only for sources without one, gathered from every shard.
+    """
+    merged = ShardLinks()
+    for shard in shards:
+        for record in shard.pages.values():
+            merged.add_page(record)
+        for source, links in shard.orphans.items():
+            merged.orphans.setdefault(source, []).extend(links)
+        merged.redirects.update(shard.redirects)
+        merged.documents += shard.documents
+    out = CrawlLinks(redirects=merged.redirects, documents=merged.documents)
+    pages = merged.pages
+    for source, links in merged.orphans.items():
+        if source not in pages:
+            pages[source] = PageLinks(source, 0.0, tuple(links))
+    out.records = list(pages.values())
+    return out
+
+
+def iter_members(reader: IndexBundleReader) -> Iterator[tuple[int, bytes]]:
+    """(doc type, doc id) of every page, link and redirect document stored in ``reader``'s
+    bundle, each doc id once (its newest copy). Shared by the readers of a crawl's bundles
+    (link records here, common phrases in :mod:`ranking.core.phrases`)."""
     seen: set[bytes] = set()
     for part in reversed(reader.partitions):  # newest first: a re-stored doc_id is read once
         dm = reader.doc_map(part.number)
@@ -123,47 +173,54 @@ def count_documents(bundles: list[Path]) -> int:
     return total
 
 
+def read_shard_links(bundle: Path, progress: Callable[[int], None] | None = None,
+                     done: int = 0) -> ShardLinks:
+    """The link records stored in one bundle (one queue server's shard of a crawl).
+
+    ``progress`` is called with ``done`` plus the number of documents read so far, every
+    1000 documents.
+    """
+    out = ShardLinks()
+    with IndexBundleReader(bundle) as reader:
+        for doc_type, doc_id in iter_members(reader):
+            out.documents += 1
+            if progress is not None and (done + out.documents) % 1000 == 0:
+                progress(done + out.documents)
+            summary = reader.summary(doc_id)
+            if not summary:
+                continue
+            url = summary.get("url")
+            if not url:
+                continue
+            if doc_type == DocType.LINK:
+                source = summary.get("source")
+                if source:
+                    out.orphans.setdefault(source, []).append(
+                        (url, summary.get("description") or ""))
+                continue
+            links = list(summary.get("links") or [])
+            location = summary.get("location")
+            if location and location != url:
+                out.redirects[url] = location
+                if not any(pair and pair[0] == location for pair in links):
+                    links.append([location, ""])
+            out.add_page(page_links(url, summary.get("fetched_at"), links))
+    return out
+
+
 def read_bundle_links(bundles: list[Path],
                       progress: Callable[[int], None] | None = None) -> CrawlLinks:
-    """Fetch records of every page (and link-only source) stored in ``bundles``.
+    """Fetch records of every page (and link-only source) stored in ``bundles``: each
+    bundle's :func:`read_shard_links`, merged by :func:`merge_shard_links`.
 
     ``progress`` is called with the number of documents read so far, every 1000 documents.
     """
-    out = CrawlLinks()
-    pages: dict[str, PageLinks] = {}
-    orphans: dict[str, list[tuple[str, str]]] = {}
+    shards: list[ShardLinks] = []
+    done = 0
     for path in bundles:
-        with IndexBundleReader(path) as reader:
-            for doc_type, doc_id in _iter_members(reader):
-                out.documents += 1
-                if progress is not None and out.documents % 1000 == 0:
-                    progress(out.documents)
-                summary = reader.summary(doc_id)
-                if not summary:
-                    continue
-                url = summary.get("url")
-                if not url:
-                    continue
-                if doc_type == DocType.LINK:
-                    source = summary.get("source")
-                    if source:
-                        orphans.setdefault(source, []).append(
-                            (url, summary.get("description") or ""))
-                    continue
-                links = list(summary.get("links") or [])
-                location = summary.get("location")
-                if location and location != url:
-                    out.redirects[url] = location
-                    if not any(pair and pair[0] == location for pair in links):
-                        links.append([location, ""])
-                record = page_links(url, summary.get("fetched_at"), links)
-                current = pages.get(url)
-                if current is None or current.fetched_at <= record.fetched_at:
-                    pages[url] = record
-    for source, links in orphans.items():
-        if source not in pages:
-            pages[source] = PageLinks(source, 0.0, tuple(links))
-    out.records = list(pages.values())
+        shards.append(read_shard_links(path, progress, done))
+        done += shards[-1].documents
+    out = merge_shard_links(shards)
     if progress is not None:
         progress(out.documents)
     logger.info("read %d documents from %d bundles: %d link records, %d redirects",

@@ -389,7 +389,7 @@ def read_manifest(folder: Path) -> dict[str, Any]:
         raise GraphNotFound(f"no web graph in {folder}") from exc
     except ValueError as exc:
         raise CorruptGraphError(path, "manifest is not JSON") from exc
-    if manifest.get("format") != FORMAT:
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise CorruptGraphError(path, "not a web graph manifest")
     if int(manifest.get("version", 0)) > FORMAT_VERSION:
         raise GraphFormatTooNew(path, f"format version {manifest['version']} is newer than "

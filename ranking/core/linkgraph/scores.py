@@ -23,8 +23,10 @@ from __future__ import annotations
 import json
 import logging
 import os
+import tempfile
 import threading
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +64,43 @@ def write_scores(path: str | os.PathLike[str], graph: WebGraph,
     atomic_stream(path, lambda handle: np.savez(handle, **arrays))
     fsync_dir(path.parent)
     return path
+
+
+def receive_scores(read: Callable[[int], bytes], length: int,
+                   path: str | os.PathLike[str], crawl: int | None = None) -> int:
+    """Install a scores file sent by the machine that computed it (``length`` bytes from
+    ``read(size)``) at ``path``: written to a temporary file beside it, fsynced, opened and
+    checked as a :class:`LinkScores` of crawl ``crawl``, and only then renamed over ``path``,
+    so a reader sees the old file or the new one and a bad upload changes nothing.
+
+    Returns the number of urls; raises :class:`.errors.CorruptGraphError` for a short, bad or
+    foreign file.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".upload", dir=path.parent)
+    tmp = Path(name)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            left = length
+            while left > 0:
+                chunk = read(min(left, 1 << 20))
+                if not chunk:
+                    raise CorruptGraphError(path, f"the upload ended {left} bytes early")
+                handle.write(chunk)
+                left -= len(chunk)
+            handle.flush()
+            os.fsync(handle.fileno())
+        scores = LinkScores(tmp)
+        sent_for = scores.meta.get("crawl")
+        if crawl is not None and sent_for is not None and int(sent_for) != int(crawl):
+            raise CorruptGraphError(path, f"the file holds the scores of crawl {sent_for}")
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    fsync_dir(path.parent)
+    return len(scores)
 
 
 class LinkScores:
@@ -128,28 +167,32 @@ class LinkScores:
 
 
 class CachedLinkScores:
-    """A crawl's ``scores.npz``, loaded once and reloaded when the file's mtime (or size)
-    changes: what the search pipeline reads on every query.
+    """A crawl's ``scores.npz``, loaded once and reloaded when the file changes (a new inode,
+    mtime, ctime or size: the link-analysis job replaces the file by a rename, so every new
+    version is noticed at the next search, without a restart): what the search pipeline
+    reads on every query.
 
-    :meth:`get` never raises: a missing or unreadable file is logged (once per state of the
-    file, not once per query) and gives ``None``, so search goes on without the link boost.
-    Thread-safe; share one instance per path through :func:`cached_link_scores`.
+    :meth:`get` never raises. A missing file is the normal state of a crawl whose link
+    analysis has not run yet: it gives ``None`` and logs nothing above DEBUG. An unreadable
+    file is logged as an error once per state of the file (not once per query) and gives
+    ``None``, so search goes on without the link boost. Thread-safe; share one instance per
+    path through :func:`cached_link_scores`.
     """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
         self._lock = threading.Lock()
-        self._key: tuple[int, int] | None = None
+        self._key: tuple[int, ...] | None = None
         self._scores: LinkScores | None = None
-        self._failed: tuple[int, int] | None = None  # state of the file whose failure we logged
+        self._failed: tuple[int, ...] | None = None  # state of the file whose failure we saw
         self.error: str | None = None
 
     def get(self) -> LinkScores | None:
         try:
             st = self.path.stat()
-            key = (st.st_mtime_ns, st.st_size)
+            key: tuple[int, ...] = (st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_size)
         except OSError:
-            key = (-1, -1)
+            key = (-1,)
         with self._lock:
             if key == self._key:
                 return self._scores
@@ -159,14 +202,14 @@ class CachedLinkScores:
                 scores = LinkScores(self.path)
             except LinkGraphError as exc:
                 self._failed, self._key, self._scores = key, None, None
-                self.error = str(exc)
                 if isinstance(exc, GraphNotFound):
-                    logger.error("link scores unavailable: %s (run `manage.py webgraph`, "
-                                 "`linkrank` and `score_update` for this crawl); searching "
-                                 "without the link boost", exc)
+                    self.error = None  # not yet computed: normal, not an error
+                    logger.debug("no link scores yet at %s; searching without the link boost",
+                                 self.path)
                 else:
+                    self.error = str(exc)
                     logger.error("link scores unusable: %s; searching without the link boost "
-                                 "(run `manage.py score_update` again)", exc)
+                                 "until link analysis writes the file again", exc)
                 return None
             self._key, self._scores, self._failed, self.error = key, scores, None, None
             logger.info("link scores loaded: %s (%d urls)", self.path, len(scores))

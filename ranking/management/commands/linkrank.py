@@ -1,6 +1,7 @@
 """``manage.py linkrank [--crawl TS]``: LinkRank and seed trust for a crawl's web graph.
 
-Seeds and their policies come from the crawl's seed sites in the database.
+Seeds and their policies come from the crawl's seed sites in the database. Glue for the LinkRank
+step of ``ranking.core.linkgraph.analysis`` (the code the engine's own runs use).
 """
 
 from __future__ import annotations
@@ -11,16 +12,8 @@ from typing import Any
 import numpy as np
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from ranking.core.linkgraph import (
-    LinkRankConfig,
-    TrustConfig,
-    TrustMethod,
-    graph_dir,
-    linkrank,
-    propagate_trust,
-    save_graph,
-)
-from ranking.core.linkgraph.trust import seed_personalization
+from ranking.core.linkgraph import LinkRankConfig, TrustConfig, TrustMethod
+from ranking.core.linkgraph.analysis import rank_graph
 
 from .webgraph import (
     add_crawl_argument,
@@ -28,6 +21,7 @@ from .webgraph import (
     crawl_timestamp,
     open_graph,
     progress_bar,
+    stage_progress,
     work_directory,
 )
 
@@ -63,17 +57,12 @@ class Command(BaseCommand):
                                        beta=options["trust_beta"])
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
-        graph = open_graph(timestamp)
+        open_graph(timestamp)  # a clear error when there is no graph yet
         seeds = crawl_seeds(timestamp)
-        personalization = seed_personalization(graph, seeds) if options["personalize"] else None
-        bar = progress_bar(self, "iterations")
-        result = linkrank(graph, config, personalization,
-                          progress=lambda i, delta: bar.update(i, config.max_iter,
-                                                               f"delta {delta:.2e}"))
-        bar.update(config.max_iter, config.max_iter, "done")
-        trust = propagate_trust(graph, seeds, trust_config)
-        save_graph(graph.with_scores(score=result.scores, trust=trust.trust),
-                   graph_dir(work_directory(), timestamp), changed=["score", "trust"])
+        ranking = rank_graph(work_directory(), timestamp, seeds, config, trust_config,
+                             options["personalize"],
+                             stage_progress(progress_bar(self, "iterations")))
+        graph, result, trust = ranking.graph, ranking.linkrank, ranking.trust
         state = "converged" if result.converged else "did NOT converge"
         top = int(np.argmax(result.scores)) if graph.n else -1
         self.stdout.write(

@@ -1,4 +1,8 @@
-"""``manage.py loops [--crawl TS] [--max-length K]``: mark the links on short cycles."""
+"""``manage.py loops [--crawl TS] [--max-length K]``: mark the links on short cycles.
+
+Glue for the Loops step of ``ranking.core.linkgraph.analysis`` (the code the engine's own
+link-analysis runs use).
+"""
 
 from __future__ import annotations
 
@@ -7,13 +11,15 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from ranking.core.linkgraph import LoopsConfig, find_loops, graph_dir, save_graph
+from ranking.core.linkgraph import LoopsConfig
+from ranking.core.linkgraph.analysis import mark_loops
 
 from .webgraph import (
     add_crawl_argument,
     crawl_timestamp,
     open_graph,
     progress_bar,
+    stage_progress,
     work_directory,
 )
 
@@ -36,13 +42,9 @@ class Command(BaseCommand):
                                  max_frontier=options["max_frontier"])
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
-        graph = open_graph(timestamp)
-        bar = progress_bar(self, "pages")
-        marks = find_loops(graph, config, progress=bar.update)
-        bar.update(graph.n, graph.n)
-        save_graph(graph.with_loops(marks, config.max_length),
-                   graph_dir(work_directory(), timestamp), changed=["loops"])
-        count = int(marks.sum())
+        graph = open_graph(timestamp)  # a clear error when there is no graph yet
+        graph, count = mark_loops(work_directory(), timestamp, config,
+                                  stage_progress(progress_bar(self, "pages")))
         share = count / graph.edges if graph.edges else 0.0
         self.stdout.write(f"Loops of crawl {timestamp}: {count} of {graph.edges} links "
                           f"({share:.1%}) lie on cycles of length <= {config.max_length}, "

@@ -1,7 +1,9 @@
 """``manage.py score_update [--crawl TS]``: write the crawl's link scores file.
 
 The file (``WORK_DIRECTORY/linkgraph/<ts>/scores.npz``, read with
-``ranking.core.linkgraph.LinkScores``) is what search and the scheduler use.
+``ranking.core.linkgraph.LinkScores``) is what search and the scheduler use. Glue for the
+ScoreUpdater step of ``ranking.core.linkgraph.analysis`` (the code the engine's own runs use);
+the file is replaced atomically, so a search never reads half of it.
 """
 
 from __future__ import annotations
@@ -12,8 +14,7 @@ from typing import Any
 import numpy as np
 from django.core.management.base import BaseCommand, CommandParser
 
-from ranking.core.linkgraph import scores_path, write_scores
-from ranking.core.linkgraph.graph import read_manifest
+from ranking.core.linkgraph.analysis import write_graph_scores
 
 from .webgraph import (
     add_crawl_argument,
@@ -35,15 +36,10 @@ class Command(BaseCommand):
         timestamp = crawl_timestamp(options)
         graph = open_graph(timestamp)
         bar = progress_bar(self, "steps")
-        bar.update(0, 2)
+        bar.update(0, 1)
         if graph.n and not np.any(np.asarray(graph.score)):
             self.stderr.write("warning: the graph has no LinkRank scores yet; run `linkrank`")
-        path = scores_path(work_directory(), timestamp)
-        generation = read_manifest(graph.path)["generation"] if graph.path else None
-        bar.update(1, 2)
-        write_scores(path, graph, {"crawl": timestamp,
-                                   "generation": generation,
-                                   "nodes": graph.n, "edges": graph.edges})
-        bar.update(2, 2)
+        path = write_graph_scores(work_directory(), timestamp, graph)
+        bar.update(1, 1)
         self.stdout.write(f"Scores of crawl {timestamp}: {graph.n} urls written to {path} in "
                           f"{time.monotonic() - started:.1f}s.")

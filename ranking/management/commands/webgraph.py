@@ -1,9 +1,11 @@
 """``manage.py webgraph [--crawl TS] [--rebuild]``: build or update a crawl's web graph.
 
-Glue for ``ranking.core.linkgraph``: finds the crawl's bundles under ``settings.WORK_DIRECTORY``
-(``qs<n>/IndexData<ts>``), reads their link records and merges them into the stored graph at
-``WORK_DIRECTORY/linkgraph/<ts>/webgraph`` (links of a newer fetch replace a page's older ones).
-The helpers below are shared by the other link-analysis commands.
+Glue for ``ranking.core.linkgraph.analysis`` (its WebGraph step, the same code the engine's own
+link-analysis runs use): reads the link records of every queue server's shard (bundles under
+``settings.WORK_DIRECTORY``, ``qs<n>/IndexData<ts>``, directly; a live queue server's shard on
+another machine over HTTP, see ``crawler.link_analysis.shard_sources``) and merges them into
+the stored graph at ``WORK_DIRECTORY/linkgraph/<ts>/webgraph`` (links of a newer fetch replace
+a page's older ones). The helpers below are shared by the other link-analysis commands.
 """
 
 from __future__ import annotations
@@ -15,25 +17,21 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from crawler.models import Crawl
-from crawler.selectors import crawl_config_get
+from crawler.link_analysis import crawl_seeds, shard_sources
 from indexer.core.errors import IndexStoreError
 from ranking.core.linkgraph import (
     GraphNotFound,
     LinkGraphError,
-    Policy,
-    TrustSeed,
     WebGraph,
-    WebGraphBuilder,
-    crawl_bundles,
     graph_dir,
     load_graph,
     newest_crawl,
-    read_bundle_links,
-    save_graph,
 )
-from ranking.core.linkgraph.bundles import count_documents
+from ranking.core.linkgraph.analysis import build_web_graph, read_links
 from ranking.core.linkgraph.progress import ProgressBar
+
+__all__ = ["Command", "add_crawl_argument", "crawl_seeds", "crawl_timestamp", "open_graph",
+           "progress_bar", "stage_progress", "work_directory"]
 
 
 class _Stream:
@@ -84,13 +82,10 @@ def open_graph(timestamp: int) -> WebGraph:
         raise CommandError(str(exc)) from exc
 
 
-def crawl_seeds(timestamp: int) -> list[TrustSeed]:
-    """The crawl's seed sites as trust seeds (none when the database has no such crawl)."""
-    crawl = Crawl.objects.filter(timestamp=timestamp).only("pk").first()
-    if crawl is None:
-        return []
-    return [TrustSeed(s.url, Policy(str(s.policy)), float(s.trust_weight))
-            for s in crawl_config_get(crawl.pk).seeds]
+def stage_progress(bar: ProgressBar):
+    """A ``progress(stage, done, total)`` callback of :mod:`ranking.core.linkgraph.analysis`
+    drawn on ``bar``."""
+    return lambda _stage, done, total: bar.update(done, total)
 
 
 class Command(BaseCommand):
@@ -105,30 +100,21 @@ class Command(BaseCommand):
         started = time.monotonic()
         timestamp = crawl_timestamp(options)
         work = work_directory()
-        bundles = crawl_bundles(work, timestamp)
-        if not bundles:
+        sources, _ = shard_sources(timestamp)
+        if not sources:
             raise CommandError(f"crawl {timestamp} has no bundles under {work}")
-        folder = graph_dir(work, timestamp)
-        base = None
-        if not options["rebuild"]:
-            try:
-                base = load_graph(folder)
-            except GraphNotFound:
-                base = None
-            except LinkGraphError as exc:
-                raise CommandError(f"{exc} (use --rebuild)") from exc
         try:
-            total = count_documents(bundles)
-            bar = progress_bar(self, "documents")
-            links = read_bundle_links(bundles, progress=lambda done: bar.update(done, total))
-            bar.update(total, total)
-        except (IndexStoreError, OSError) as exc:
+            links, _ = read_links(sources, stage_progress(progress_bar(self, "documents")))
+        except (IndexStoreError, OSError, LinkGraphError) as exc:
             raise CommandError(f"cannot read the bundles: {exc}") from exc
-        builder = WebGraphBuilder(base)
-        builder.add_all(links.records)
-        graph = save_graph(builder.build(), folder)
+        try:
+            built = build_web_graph(work, timestamp, links, rebuild=options["rebuild"])
+        except LinkGraphError as exc:
+            raise CommandError(f"{exc} (use --rebuild)") from exc
+        graph = built.graph
         self.stdout.write(
-            f"Web graph of crawl {timestamp} ({'updated' if base else 'built'}): {graph.n} nodes, "
-            f"{graph.edges} links, from {len(links.records)} fetch records "
-            f"({builder.ignored} older ones ignored), {len(links.redirects)} redirects, "
-            f"{len(bundles)} bundle(s), in {time.monotonic() - started:.1f}s.\nStored in {folder}")
+            f"Web graph of crawl {timestamp} ({'updated' if built.updated else 'built'}): "
+            f"{graph.n} nodes, {graph.edges} links, from {len(links.records)} fetch records "
+            f"({built.ignored} older ones ignored), {len(links.redirects)} redirects, "
+            f"{len(sources)} bundle(s), in {time.monotonic() - started:.1f}s.\n"
+            f"Stored in {graph_dir(work, timestamp)}")

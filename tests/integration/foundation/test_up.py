@@ -78,7 +78,7 @@ def test_up_serves_admin_login_and_stops_cleanly(tmp_path):
     text = read(log)
     assert code == 0, text
     assert "everything stopped" in text
-    for name in ("redis", "web", "fetchers", "qs0-inbox", "queue-server-0"):
+    for name in ("redis", "web", "fetchers", "analysis", "qs0-inbox", "queue-server-0"):
         assert f"stopped {name}" in text
     with pytest.raises(requests.ConnectionError):
         requests.get(base, timeout=2)

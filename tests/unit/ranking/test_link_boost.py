@@ -36,10 +36,10 @@ def _bundle(work, docs):
 
 
 def _docs(with_redirect: bool = False) -> list[Doc]:
-    # same url depth and query words; on this two-page index PLAIN's longer text has the
-    # higher relevance, so (proximity aside, see OPTIONS) it is first without link scores
+    # same url depth and query words; PLAIN holds the query words more often, so it has the
+    # higher relevance and (proximity aside, see OPTIONS) it is first without link scores
     docs = [text_doc(PLAIN, "Widget frobnicator",
-                     BODY + " Parts are stored in the warehouse near the river."),
+                     BODY + " Frobnicator widgets: widget frobnicator."),
             text_doc(POPULAR, "Widget frobnicator", BODY)]
     if with_redirect:
         docs.append(Doc(ALIAS, ("moved",), meta=(f"location:{POPULAR}",),
@@ -138,15 +138,15 @@ def test_representative_url_keeps_the_target_when_it_scores_higher(tmp_path):
     assert POPULAR in _urls(res) and ALIAS not in _urls(res)
 
 
-def test_missing_scores_file_is_logged_and_search_works(tmp_path, caplog):
+def test_missing_scores_file_is_normal_and_search_works(tmp_path, caplog):
     reader = _bundle(tmp_path, _docs())
-    with caplog.at_level(logging.ERROR, logger="ranking.core.linkgraph.scores"):
+    with caplog.at_level(logging.DEBUG, logger="ranking.core.linkgraph.scores"):
         res = Searcher([LocalShard(reader)], OPTIONS).search("widget frobnicator")
         Searcher([LocalShard(reader)], OPTIONS).search("widget frobnicator")
     assert _urls(res)[:2] == [PLAIN, POPULAR]
-    errors = [r for r in caplog.records if "link scores unavailable" in r.getMessage()]
-    assert len(errors) == 1  # once per state of the file, not once per query
-    assert str(scores_path(tmp_path, TS)) in errors[0].getMessage()
+    # link analysis has not run yet: the normal state of a new crawl, no warning or error
+    assert [r for r in caplog.records if r.levelno >= logging.WARNING] == []
+    assert cached_link_scores(scores_path(tmp_path, TS)).error is None
     exp = res.results[0].explanation["link_score"]
     assert exp["value"] == 0.0 and "no link scores" in exp["note"]
     # once score_update writes the file, the next search uses it

@@ -2,7 +2,12 @@
 
 import pytest
 
+from indexer.core.reader import IndexBundleReader
+from ranking.core.pipeline import Searcher
 from ranking.core.query import Controls, QueryParser
+from ranking.core.shard import LocalShard
+
+from ..linkgraph.helpers import write_bundle
 
 parser = QueryParser()
 AUTO = ("safe:true", "lang:en")
@@ -47,6 +52,18 @@ TABLE = [
     ("U.S.A. history", [{"terms": ("_usa", "histori"), "auto": AUTO}]),
     ("info:https://a.com/x", [{"meta": ("info:https://a.com/x",)}]),
     ("link:https://a.com/", [{"meta": ("link:https://a.com/",), "auto": AUTO}]),
+    # source: (the page a link document came from) is a url-valued meta word like link:;
+    # it names one page, so the automatic lang:/safe: words stay off, as for info:
+    ("source:https://a.com/docs/", [{"meta": ("source:https://a.com/docs/",)}]),
+    ("flask source:https://a.com/x -source:https://b.org/",
+     [{"terms": ("flask",), "meta": ("source:https://a.com/x",),
+       "not": ("source:https://b.org/",)}]),
+    # a url's path keeps its case (the index's urls are case-sensitive past the host)
+    ("link:HTTPS://Docs.RS/std/struct.HashMap.html",
+     [{"meta": ("link:https://docs.rs/std/struct.HashMap.html",), "auto": AUTO}]),
+    ("source:https://A.com/Guide/Index.HTML",
+     [{"meta": ("source:https://a.com/Guide/Index.HTML",)}]),
+    ("info:AbC-_x09", [{"meta": ("info:AbC-_x09",)}]),
     ("code:404 date:2026-11 path:/docs", [{"meta": ("code:404", "date:2026-11", "path:/docs")}]),
     ("北京大学", [{"terms": ("北京", "京大", "大学"), "auto": ("safe:true", "lang:en")}]),
     # stop words narrow nothing: dropped when other words remain, kept when alone or quoted
@@ -128,3 +145,66 @@ def test_hostile_input_does_not_raise():
     for query in ['"' * 51, "\x00\x01", "a" * 5000, ":::", "site:", "-" * 10, "|-\"*\"|",
                   "\u202e\u0301"]:
         parser.parse(query)
+
+
+@pytest.mark.parametrize(
+    ("query", "runs"),
+    [("request context", (("request", "context"),)),
+     ("the request context object", (("request", "context", "object"),)),
+     # a stop word, a meta word, a quoted phrase or a negated word ends a run
+     ("flask and django", ()),
+     ("flask site:a.com request context", (("request", "context"),)),
+     ('app factory "blue prints" error handler',
+      (("app", "factori"), ("error", "handler"))),
+     ("app factory -flask error handler", (("app", "factori"), ("error", "handler"))),
+     ("thread-based parallelism", (("thread", "base", "parallel"),)),
+     ("python", ()),
+     ("python | request context", (("request", "context"),))],
+)
+def test_runs_of_adjacent_loose_words(query, runs):
+    parsed = parser.parse(query)
+    assert tuple(r for d in parsed.disjuncts for r in d.runs) == runs
+
+
+def test_quoted_stop_word_is_kept():
+    # a quoted word is not loose: it is searched (and ends a run) even when a stop word
+    parsed = parser.parse('"the" running dogs')
+    assert parsed.disjuncts[0].terms == ("the", "run", "dog")
+    assert parsed.disjuncts[0].runs == (("run", "dog"),)
+
+
+GUIDE = "https://docs.test/Guide/Index.html"
+
+
+def _page(title: str, body: str, links: dict[str, str] = {}) -> str:  # noqa: B006
+    anchors = "".join(f'<a href="{url}">{text}</a> ' for url, text in links.items())
+    return f"<html><head><title>{title}</title></head><body><p>{body}</p>{anchors}</body></html>"
+
+
+def test_source_meta_word_finds_the_pages_a_page_links_to(tmp_path):
+    # documents made by the crawler's own page processor and indexing: the guide's link
+    # documents carry source:<guide url> (its path has capitals, kept by the index)
+    pages = [
+        (GUIDE, _page("The guide", "Start here to learn the framework.",
+                      {"https://docs.test/install.html": "Installation steps",
+                       "https://docs.test/tutorial.html": "A first tutorial",
+                       "https://docs.test/never-crawled.html": "Missing page"})),
+        ("https://docs.test/install.html", _page("Installation", "Install the framework with "
+                                                 "pip, then check the version.")),
+        ("https://docs.test/tutorial.html", _page("Tutorial", "Write a first application.")),
+        ("https://docs.test/other.html", _page("Other", "Unrelated page about releases.",
+                                               {"https://docs.test/api.html": "API"})),
+        ("https://docs.test/api.html", _page("API", "Every function of the framework.")),
+    ]
+    path = write_bundle(tmp_path / "b", pages)
+    with IndexBundleReader(path) as reader:
+        searcher = Searcher([LocalShard(reader)])
+        found = searcher.search(f"source:{GUIDE}")
+        assert sorted(r.url for r in found.results) == [
+            "https://docs.test/install.html", "https://docs.test/tutorial.html"]
+        # with a word: only the targets whose anchor text holds it (scheme and host as typed)
+        found = searcher.search("installation source:HTTPS://Docs.Test/Guide/Index.html")
+        assert [r.url for r in found.results] == ["https://docs.test/install.html"]
+        # another page's links are not the guide's
+        found = searcher.search("source:https://docs.test/other.html")
+        assert [r.url for r in found.results] == ["https://docs.test/api.html"]

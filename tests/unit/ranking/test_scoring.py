@@ -44,6 +44,59 @@ def test_dfr_by_hand():
     assert total[0] == pytest.approx(1.3451500 + 0.3785116, abs=1e-6)
 
 
+def test_dfr_common_term_by_hand():
+    # a term with more occurrences than documents: N = 10, l_t = 40 (lambda = 4),
+    # A = log2(5) = 2.3219281, B = log2(1.25) = 0.3219281, rho = B/A = 0.1386468.
+    # f = 2, l_avg = 8, l_d = 4: f' = 3.169925,
+    # B (f' + rho) / (f' + 1) = 0.3219281 * 3.3085718 / 4.169925 = 0.2554296
+    # (the seed's (A + f' B)/(f' + 1) = 0.8015530 would rank f = 0.5 above it: 1.4376999)
+    total, _ = dfr_relevance(A([[2.0, 0.5]]), [40], 10, 8.0, A([4, 4]))
+    assert total[0] == pytest.approx(0.2554296, abs=1e-6)
+    # f = 0.5: f' = 0.7924813, 0.3219281 * 0.9311281 / 1.7924813 = 0.1672298 < 0.2554296
+    assert total[1] == pytest.approx(0.1672298, abs=1e-6)
+    # at l_t = N both intercepts are 1: every frequency scores B = 1, as in the seed
+    total, _ = dfr_relevance(A([[0.0, 0.5, 7.0]]), [10], 10, 8.0, A([4, 4, 4]))
+    assert total.tolist() == pytest.approx([1.0, 1.0, 1.0])
+
+
+def _seed_dfr(f, lt, n, avg, ld):
+    """The seed's formula as written in "Yioop Search Engine Ranking Mechanisms"."""
+    fp = f * np.log2(1 + avg / ld)
+    return (np.log2(1 + lt / n) + fp * np.log2(1 + n / lt)) / (fp + 1)
+
+
+_freqs = st.floats(0.0, 1e4, allow_nan=False)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_freqs, min_size=2, max_size=8), st.integers(1, 10**9),
+       st.integers(1, 10**7), st.floats(0.0, 1e5, allow_nan=False), st.integers(0, 10**6))
+def test_dfr_never_decreases_with_frequency(freqs, lt, n, avg, ld):
+    freqs = sorted(freqs)
+    total, parts = dfr_relevance(A([freqs]), [lt], n, avg, A([ld] * len(freqs)))
+    assert np.all(np.isfinite(total)) and np.all(total >= 0)
+    steps = np.diff(total)
+    assert np.all(steps >= -1e-12 * np.maximum(total[1:], 1.0)), (total, lt, n)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_freqs, st.integers(1, 10**6), st.integers(1, 10**6), st.floats(1.0, 1e4),
+       st.integers(1, 10**5))
+def test_dfr_is_the_seed_formula_when_terms_are_rarer_than_documents(f, lt, n, avg, ld):
+    lt = min(lt, n)
+    total, _ = dfr_relevance(A([[f]]), [lt], n, avg, A([ld]))
+    assert total[0] == pytest.approx(_seed_dfr(f, lt, n, avg, ld), rel=1e-9)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_freqs, st.integers(1, 10**5), st.floats(1.0, 50.0), st.floats(1.0, 50.0))
+def test_dfr_common_terms_weigh_less_the_more_common(f, n, k1, k2):
+    # above l_t = N a more common term never outscores a less common one at equal frequency
+    lo, hi = sorted((k1, k2))
+    _, parts = dfr_relevance(A([[f], [f]]), [n * lo, n * hi], n, 8.0, A([4]))
+    assert parts[1, 0] <= parts[0, 0] + 1e-12
+
+
 def test_record_relevance_by_hand():
     # one term, N = 10, l_t = 5, l_avg = 8. Row 0 has three link records: lengths 4, 4, 2
     # with f = 2, 0, 2; row 1 one record of length 4 with f = 2.

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ranking.core.options import SearchOptions
-from ranking.core.snippets import snippet, snippet_text, title_html
+from ranking.core.snippets import body_windows, snippet, snippet_text, title_html
 
 OPTS = SearchOptions()
 
@@ -50,3 +50,57 @@ def test_title_fallbacks_and_escaping():
     assert title_html("", "", "https://x/?a=1&b=2", []) == "https://x/?a=1&amp;b=2"
     assert title_html("<b>Dogs</b> page", "", "u", ["dog"]) == \
         "&lt;b&gt;<b>Dogs</b>&lt;/b&gt; page"
+
+
+# -- markup debris, repeats, body windows (issue 16, item 6) -------------------------------
+
+SPHINX = ("Navigation index modules | next | previous | Flask Documentation (2.2.x) » "
+          "Quickstart Quickstart\u00b6 Eager to get started? This page gives a good introduction "
+          "to Flask. Previous topic Installation Next topic Tutorial This Page Show Source "
+          "Quick search A Minimal Application\u00b6 A minimal Flask application looks like this.")
+
+
+def test_no_pilcrows_navigation_or_breadcrumbs():
+    for words in (["quickstart"], ["minim"], ["flask"], ["zzz"]):
+        plain = snippet_text(SPHINX, words, OPTS)
+        for debris in ("\u00b6", "index modules", "| next", "Previous topic", "Next topic",
+                       "This Page", "Show Source", "Quick search", "Navigation", "\u00bb"):
+            assert debris not in plain, (words, debris, plain)
+    assert "This page gives" in snippet_text(SPHINX, ["eager"], OPTS)  # real text is kept
+
+
+def test_no_repeated_fragments():
+    plain = snippet_text(SPHINX, ["quickstart"], OPTS)
+    assert "Quickstart Quickstart" not in plain and plain.count("Quickstart") == 1
+    text = ("The threading module. " + "Lorem ipsum dolor sit amet consectetur. " * 4) * 3
+    plain = snippet_text(text, ["thread"], OPTS)
+    assert plain.count("The threading module") == 1
+
+
+def test_a_query_word_inside_navigation_is_still_shown():
+    plain = snippet_text("Navigation Previous topic Concurrent Execution " + "x " * 80,
+                         ["navigat"], OPTS)
+    assert "Navigation" in plain
+
+
+def test_body_windows_read_only_what_they_need():
+    read = []
+
+    def chunks():
+        for i in range(1000):
+            read.append(i)
+            yield ("Lorem ipsum dolor sit amet. " * 40) if i != 3 else \
+                "Set the SECRET_KEY to sign session cookies. " * 5
+
+    plain = body_windows(chunks(), ["secret_key"], OPTS)
+    assert "SECRET_KEY" in plain and len(plain) <= OPTS.description_length
+    assert len(read) < 10  # the rest of the text is never produced
+    assert body_windows(iter(["no match here " * 100]), ["zebra"], OPTS) == ""
+
+
+def test_excerpt_stands_in_when_the_description_lacks_the_words():
+    html = snippet("A minimal Flask application.", ["url_for"], OPTS,
+                   excerpt="Call url_for with the endpoint")
+    assert "<b>url_for</b>" in html
+    kept = snippet("The url_for function.", ["url_for"], OPTS, excerpt="other url_for text")
+    assert kept == "The <b>url_for</b> function."

@@ -1,0 +1,122 @@
+"""Keep a queue server's index in importance order: re-order its finished partitions whenever
+link analysis writes a new score file for the crawl.
+
+Layer: ``crawler.core``. Adapts the crawl's link scores (``ranking.core.linkgraph.scores``) into
+the importance function :mod:`indexer.core.reorder` takes (url hashes -> importance), and
+paces the work for the queue server's loop: one partition per :meth:`IndexOrderer.step`.
+
+Importance of a url: its link score ``log10(1 + relative LinkRank) + trust``
+(:func:`ranking.core.scoring.link_score`, the same boost search adds beside Doc Rank), 0 for a
+url the graph does not know. :func:`indexer.core.grouping.importance_order` adds it to the
+group's crawl-order Doc Rank within the partition, so both are on Doc Rank's log10 scale.
+
+Once every finished partition is ordered by a score file, the bundle's common-phrase lexicon
+(:mod:`ranking.core.phrases`: the word runs of its titles and anchor texts, which search
+prefers in order) is rebuilt, so each queue server keeps its own shard's lexicon current on its
+own machine; a lexicon newer than the score file is current.
+
+A score file is named by its *tag*, ``<inode>-<mtime_ns>-<size>`` (link analysis replaces the
+file by a rename, so a new version has a new inode): each partition's MANIFEST
+records the tag it was ordered by, so a new score file re-orders every finished partition once,
+a restarted queue server carries on where it stopped, and an unchanged file costs one ``stat``
+per check.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from indexer.core.bundle import IndexBundleWriter
+from indexer.core.grouping import Importance
+from indexer.core.reorder import ReorderResult, partitions_to_reorder, reorder_partition
+from ranking.core.linkgraph.scores import LinkScores, cached_link_scores
+from ranking.core.phrases import count_bundle_phrases, phrases_path
+from ranking.core.scoring import link_score
+
+logger = logging.getLogger(__name__)
+
+
+def link_importance(scores: LinkScores) -> Importance:
+    """The importance function of a crawl's link scores (see the module docstring)."""
+    def importance(url_hashes: npt.NDArray[np.uint64]) -> npt.NDArray[np.float64]:
+        return link_score(scores.scores_for(url_hashes, "linkrank_relative"),
+                          scores.scores_for(url_hashes, "trust"))
+    return importance
+
+
+def scores_tag(path: str | os.PathLike[str]) -> str | None:
+    """``<inode>-<mtime_ns>-<size>`` of the score file, or None when there is none."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return f"{st.st_ino}-{st.st_mtime_ns}-{st.st_size}"
+
+
+class IndexOrderer:
+    """Re-orders one bundle's finished partitions by the newest link scores of its crawl.
+
+    ``writer``: the bundle's open writer (the queue server's, which holds the bundle's lock);
+    None to take the lock for each step (a bundle whose crawl has ended). ``check_seconds``:
+    how often :meth:`step` looks for a new score file or a newly finished partition when
+    there is nothing to do (a check reads every partition's MANIFEST)."""
+
+    def __init__(self, bundle: str | os.PathLike[str], scores: str | os.PathLike[str],
+                 writer: IndexBundleWriter | None = None, check_seconds: float = 2.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.bundle = Path(bundle)
+        self.scores = Path(scores)
+        self.writer = writer
+        self.check_seconds = check_seconds
+        self._clock = clock
+        self._next_check = float("-inf")
+
+    def step(self) -> ReorderResult | None:
+        """Re-order the first finished partition not ordered by the current score file, if
+        any (and not checked within ``check_seconds``); None when there was nothing to do."""
+        now = self._clock()
+        if now < self._next_check:
+            return None
+        tag = scores_tag(self.scores)
+        todo = partitions_to_reorder(self.bundle, tag) if tag is not None else []
+        loaded = cached_link_scores(self.scores).get() if todo else None
+        if not todo or loaded is None or scores_tag(self.scores) != tag:
+            # nothing to do, an unreadable file (logged by the cache), or replaced meanwhile
+            self._next_check = now + self.check_seconds
+            if tag is not None and not todo:
+                self._refresh_phrases()
+            return None
+        importance = link_importance(loaded)
+        if self.writer is not None:
+            result = self.writer.reorder_partition(todo[0], importance, str(tag))
+        else:
+            result = reorder_partition(self.bundle, todo[0], importance, str(tag))
+        if len(todo) == 1:
+            self._next_check = now + self.check_seconds
+        return result
+
+    def _refresh_phrases(self) -> None:
+        """Rebuild the bundle's phrase lexicon when the score file is newer than it."""
+        target = phrases_path(self.bundle)
+        try:
+            if target.exists() and target.stat().st_mtime_ns >= self.scores.stat().st_mtime_ns:
+                return
+            count_bundle_phrases(self.bundle).lexicon().save(target)
+        except (OSError, ValueError) as exc:  # search goes on without the phrase bonus
+            logger.error("phrase lexicon of %s not rebuilt: %s", self.bundle, exc)
+
+    def run(self) -> list[ReorderResult]:
+        """Every step until nothing is left to re-order (a crawl that has ended)."""
+        out = []
+        self._next_check = float("-inf")
+        while (result := self.step()) is not None:
+            out.append(result)
+            self._next_check = float("-inf")
+        return out

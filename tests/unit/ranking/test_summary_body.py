@@ -1,0 +1,118 @@
+"""Summaries read up to their body, and snippets from the body of a page whose description
+holds no query word (whole-page indexing): ranking.core.summary, LocalShard.snippet_summaries
+and the pipeline, over real bundles."""
+
+from __future__ import annotations
+
+import json
+import zlib
+
+import pytest
+
+from crawler.core.indexing import page_summary
+from crawler.core.page import FetchedPage
+from crawler.core.process import PageProcessor
+from indexer.core.reader import IndexBundleReader
+from ranking.core.pipeline import Searcher
+from ranking.core.shard import LocalShard
+from ranking.core.summary import StoredSummary
+from tests.unit.ranking.helpers import build, text_doc
+
+FILLER = "Lorem ipsum dolor sit amet, consectetur adipiscing elit. "
+
+
+def _gzip(summary: dict) -> bytes:
+    data = json.dumps(summary, separators=(",", ":"), ensure_ascii=False).encode()
+    return zlib.compress(data, 4, wbits=31)
+
+
+BODY = " ".join(["plain", "caf\u00e9", '"quoted"', "back\\slash", "tab\there", "\u65e5\u672c",
+                 "x" * 40] * 900)
+
+
+@pytest.mark.parametrize("size", [1, 7, 100, 8192])
+def test_body_chunks_give_the_body_back(size):
+    summary = {"url": "u", "title": "t", "description": "d", "body": BODY}
+    stored = StoredSummary.of(_gzip(summary))
+    assert stored.has_body and stored.summary == {"url": "u", "title": "t", "description": "d"}
+    assert "".join(stored.body_chunks(size)) == BODY
+
+
+def test_a_nested_body_key_is_not_the_body():
+    summary = {"url": "u", "title": "t", "fields": {"a": "1", "body": "scraped"},
+               "safe": True, "body": "the page text"}
+    stored = StoredSummary.of(_gzip(summary))
+    assert stored.summary == {k: v for k, v in summary.items() if k != "body"}
+    assert "".join(stored.body_chunks()) == "the page text"
+    without = {k: v for k, v in summary.items() if k != "body"}
+    plain = StoredSummary.of(_gzip(without))
+    assert not plain.has_body and plain.summary == without and list(plain.body_chunks()) == []
+
+
+def test_reading_the_head_does_not_inflate_the_body():
+    body = FILLER * 20_000  # about 1.1 MB of text, compressed to a few kB
+    stored = StoredSummary.of(_gzip({"url": "u", "title": "t", "description": "d",
+                                     "body": body}))
+    assert stored.summary["description"] == "d"
+    assert len(stored._pending) < 64_000  # only the first inflated steps
+    first = next(stored.body_chunks(4096))
+    assert body.startswith(first) and len(first) < 10_000
+
+
+def test_page_summary_stores_the_body_last():
+    html = ("<html><head><title>Flask quickstart</title></head><body><h1>Quickstart</h1>"
+            + "".join(f"<p>{FILLER} Sentence {i} about routes.</p>" for i in range(80))
+            + "<p>Use url_for to build a URL to a function.</p></body></html>")
+    page = PageProcessor().process(FetchedPage("https://flask.test/quickstart/", html.encode(),
+                                               200, {"Content-Type": "text/html"}))
+    summary = page_summary(page)
+    if "body" not in summary:
+        pytest.skip("the processor indexes the summary only (no body stored)")
+    assert list(summary)[-1] == "body" and "url_for" in summary["body"]
+
+
+def _shard(tmp_path, docs) -> LocalShard:
+    return LocalShard(build(tmp_path / "b", docs))
+
+
+def _page(url: str, title: str, description: str, body: str, **kw):
+    doc = text_doc(url, title, f"{description} {body}", **kw)
+    summary = dict(doc.summary)
+    summary["description"] = description
+    summary["body"] = body
+    return type(doc)(doc.url, doc.words, doc.meta, doc.doc_type, doc.title_len, summary,
+                     doc.text_key)
+
+
+def test_snippet_comes_from_the_body_when_the_description_lacks_the_word(tmp_path):
+    body = FILLER * 300 + "Call url_for with the endpoint name to build a link. " + FILLER * 300
+    shard = _shard(tmp_path, [
+        _page("https://flask.test/quickstart/", "Quickstart", "A minimal Flask application.",
+              body),
+        _page("https://flask.test/api/", "API", "The url_for function builds links.",
+              FILLER * 10)])
+    results = Searcher([shard]).search("url_for").results
+    by_url = {r.url: r for r in results}
+    quick = by_url["https://flask.test/quickstart/"].snippet
+    assert "<b>url_for</b>" in quick and "Lorem ipsum dolor sit amet, consectetur" not in \
+        quick.split("<b>")[0][:-40]
+    # a description holding the word is used as it is (its body is not read)
+    assert "The <b>url_for</b> function builds links." in by_url["https://flask.test/api/"].snippet
+    got = shard.summaries([bytes.fromhex(r.doc_id) for r in results])
+    assert all("body" not in s and "body_excerpt" not in s for s in got)
+
+
+def test_old_summaries_without_body_still_snippet(tmp_path):
+    shard = _shard(tmp_path, [text_doc("https://a.test/", "Title", FILLER + "the zebra grazes")])
+    (result,) = Searcher([shard]).search("zebra").results
+    assert "<b>zebra</b>" in result.snippet
+
+
+def test_reader_summary_gzip_is_the_stored_member(tmp_path):
+    reader: IndexBundleReader = build(tmp_path / "b", [text_doc("https://a.test/", "T", "x y")])
+    shard = LocalShard(reader)
+    (result,) = Searcher([shard]).search("x").results
+    doc_id = bytes.fromhex(result.doc_id)
+    path, member = reader.summary_gzip(doc_id)
+    assert json.loads(zlib.decompress(member, wbits=31)) == reader.summary(doc_id)
+    assert reader.summary_gzip(b"\0" * 24) is None
