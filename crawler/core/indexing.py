@@ -10,7 +10,10 @@ Per processed page:
   metas forbid indexing (NOINDEX, NONE, JUSTFOLLOW); its cached page only when archiving is
   allowed;
 * one ``DocType.LINK`` document per kept outlink that has useful text: url = the link target,
-  text = the anchor text, terms from that text (analysed in the page's language). Its text hash
+  text = the anchor text, terms from that text (analysed in the page's language).
+
+The words of a page's title and of each anchor text are also posted as ``fancy:<term>`` meta
+words (``indexer.core.document.fancy_words``): the short barrel search reads first. Its text hash
   is the hash of ``url|<target>|text|<anchor>|<eref or iref>|<source>`` (as Yioop names link
   records), so each (source, target, text) is its own document.
 
@@ -37,7 +40,7 @@ from urllib.parse import quote
 
 import numpy as np
 
-from indexer.core.document import IndexDocument
+from indexer.core.document import IndexDocument, fancy_words
 from indexer.core.ids import DocType, hash7
 from indexer.core.text import TextAnalyzer
 from ranking.core.linkgraph.bundles import scores_path
@@ -108,7 +111,7 @@ def link_document(
     for position, term in enumerate(terms):
         positions.setdefault(term, []).append(position)
     meta = site_words(target_host) + lang_words(page.lang) + safe_words(page.safe)
-    meta += ["link:all", f"link:{link.url}", f"source:{page.url}"]
+    meta += ["link:all", f"link:{link.url}", f"source:{page.url}", *fancy_words(terms)]
     return IndexDocument(
         url=link.url,
         host=target_host,
@@ -153,7 +156,8 @@ def iter_index_documents(
                 summary=MappingProxyType(page_summary(page)),
                 terms=page.terms,
                 length=page.length,
-                meta_words=page.meta_words,
+                meta_words=page.meta_words + tuple(
+                    fancy_words(analyzer.terms(page.title, page.lang))),
                 region_weights=page.region_weights,
                 cached_page=page.cached_page if page.archivable else None,
             )

@@ -14,6 +14,16 @@ from typing import Any
 
 from .ids import DocType, hash7, make_doc_id
 
+# "Fancy hits" (Brin and Page, "The Anatomy of a Large-Scale Hypertextual Web Search Engine"):
+# the words of a page's title and of anchor texts are also posted as the meta word
+# ``fancy:<term>``, the short barrel a query reads before the full one (ranking.core.tiers).
+FANCY_PREFIX = "fancy:"
+
+
+def fancy_words(terms: Sequence[str]) -> list[str]:
+    """The fancy-hit meta words of ``terms`` (each distinct term once, in order)."""
+    return [FANCY_PREFIX + t for t in dict.fromkeys(terms)]
+
 
 @dataclass(frozen=True, slots=True)
 class IndexDocument:

@@ -44,8 +44,7 @@ from indexer.core.reader import CollectionStats, IndexBundleReader
 from indexer.core.text import TextAnalyzer
 
 from .blocks import Column, decode_column_positions, key_index, key_partition, make_keys
-from .collect import collect_by_key
-from .iterators import Budget, DecodedList, DecodedWordIterator, build_plan, collect
+from .iterators import Budget, DecodedList, DecodedWordIterator
 from .options import SearchOptions
 from .phrases import CachedPhraseLexicon, in_order_counts, phrases_path
 from .query import ParsedQuery
@@ -64,6 +63,7 @@ from .scoring import (
 )
 from .snippets import body_windows, highlight_pattern
 from .summary import StoredSummary
+from .tiers import candidate_block
 
 logger = logging.getLogger(__name__)
 FloatArray = npt.NDArray[np.float64]
@@ -714,12 +714,11 @@ class LocalShard:
         if stats.documents == 0 or parsed.is_empty:
             return Candidates.empty(self.name, terms)
         budget = Budget(options.intersect_time_budget)
-        plan = build_plan(reader, parsed.disjuncts, budget, self.filter_keys, self.decoded_list)
         ranks = self.importance_ranks()
-        if ranks is None:
-            block, exhausted = collect(plan.root, n)
-        else:  # the first n in global importance order (ranking.core.collect)
-            block, exhausted = collect_by_key(plan.root, n, ranks.keys)
+        # the first n matches (in global importance order once partitions are ordered) and
+        # the first n anchor-text matches (ranking.core.tiers)
+        block, exhausted, plan = candidate_block(reader, parsed, n, budget, ranks,
+                                                 self.filter_keys, self.decoded_list)
         m = len(block)
         keys = block.keys
         parts = key_partition(keys)

@@ -10,6 +10,7 @@ from crawler.core.indexing import page_summary, to_index_documents
 from crawler.core.page import ScoredSentence
 from crawler.core.summarizers import TextBlock, indexed_body
 from indexer.core.bundle import IndexBundleWriter
+from indexer.core.document import fancy_words
 from indexer.core.reader import IndexBundleReader
 from indexer.core.text import TextAnalyzer
 from ranking.core.options import SearchOptions
@@ -139,3 +140,15 @@ def test_a_page_written_inside_its_navigation_keeps_its_text():
     page = html("<html><head><title>T</title></head><body><nav><p>All of this page's words "
                 "are inside a nav element.</p></nav><p>Short.</p></body></html>")
     assert "inside a nav" in page.description
+
+
+def test_title_and_anchor_words_are_posted_as_fancy_hits():
+    page = html('<title>Binary Strings</title><p>Functions on bytea values.</p>'
+                '<a href="/bitstring.html">Bit string functions</a>')
+    page_doc, link_doc = to_index_documents(page)[:2]
+    analyzer = TextAnalyzer()
+    lang = page.lang
+    assert set(fancy_words(analyzer.terms("Binary Strings", lang))) <= set(page_doc.meta_words)
+    assert "fancy:" + analyzer.terms("bytea", lang)[0] not in page_doc.meta_words  # plain hit
+    assert set(fancy_words(analyzer.terms("Bit string functions", lang))) <= \
+        set(link_doc.meta_words)
