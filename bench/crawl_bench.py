@@ -17,22 +17,23 @@ and runs until it finishes by itself. Printed, one figure a line:
 * requests to robots-disallowed urls and crawl-delay gaps shorter than the delay, both read from
   the local web's nginx log by ../shared/peers/check_access_log.py.
 
-Targets: pages indexed per second at least Scrapy's pages fetched and parsed per second on the
-same pages at the same concurrency (62 on the default tier, 37 on the large tier on this machine;
-``--scrapy-rate`` overrides), no disallowed request, no short crawl-delay gap; with ``--tier
-both``, memory stays flat: each process's peak on the large tier (44,000 pages) at most 20%
-above its peak on the default tier. A default-tier crawl leaves the large tier's hosts out
-(their roots are linked from the default tier's root pages once the large tier is installed).
+Targets: pages indexed per second at least Scrapy's pages fetched and parsed per second at the
+same concurrency, measured in the same run: after each crawl the peers' Scrapy crawl
+(../shared/peers/scrapy_crawl.py, in its own virtual environment) runs over the installed local
+web for ``--scrapy-seconds`` (180, at most the crawl's duration); ``--scrapy-rate`` or
+``--scrapy-seconds 0`` compare with a fixed rate instead (the reference rates measured here on
+2026-11-21: 62 on the default tier, 37 on the large tier). No disallowed request, no short
+crawl-delay gap; with ``--tier both``, memory stays flat: each process's peak on the large tier
+(44,000 pages) at most 20% above its peak on the default tier. A default-tier crawl leaves the
+large tier's hosts out (their roots are linked from the default tier's root pages once the large
+tier is installed); Scrapy's crawl covers every installed host either way.
 
-Page Options keep their defaults except two, set as Scrapy's figures were taken (every link of
-whole pages): "maximum links to keep per page" to the most the form allows (``--max-links``) and
-"byte range to download" to 4,000,000 (``--byte-range``): more than every page of the local
-web but three Rust source views (up to 9.96 MB, linking only to their crate's navigation), so
-every page a link leads to is fetched whole or nearly (coverage 1.000; Yioop's Page Options
-offer ranges up to 10,000,000). The large tier's Rust API reference
-reaches most of its 32,000 pages only through index pages with thousands of links, 3 MB long
-(core/arch/x86_64/index.html): with 50 links a page the crawl ends by itself at 13,000 of the
-tier's 44,000 pages, with every link of the first 1,000,000 bytes (the default range) at 30,000.
+Page Options keep their defaults (whole pages indexed, every link of a page kept, the byte
+range of 1,000,000), as a user's crawl has them; ``--max-links`` and ``--byte-range`` set "maximum
+links to keep per page" and "byte range to download" instead, and the ``options:`` line says
+which were used. The large tier's Rust API reference reaches most of its 32,000 pages only
+through index pages with thousands of links, up to 3 MB long (core/arch/x86_64/index.html):
+with the seed's 50 links a page the crawl ends by itself at 13,000 of the tier's 44,000 pages.
 The figures include ``pages_allowed`` (the tier's pages that robots.txt allows),
 ``pages_reachable`` (those that following every link from the roots reaches: a walk of the
 served files with the local web's own link pattern; about 12,000 of the large tier's pages,
@@ -67,8 +68,8 @@ from urllib.parse import urlsplit
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
 LOCALWEB = SHARED / "localweb"
-SCRAPY_RATES = {"default": 62.0, "large": 37.0}
-BYTE_RANGE = 4_000_000  # above all local-web pages but three source views (see above)
+SCRAPY_RATES = {"default": 62.0, "large": 37.0}  # reference, ../shared/localweb/README.md
+PEERS_VENV = Path(os.environ.get("PEERS_VENV", "/tmp/yioopy-whoosh-venv"))
 ACCESS_LOG = Path("/tmp/localweb-eval/access.log")  # where ../shared/localweb/start.sh logs
 # unique to this run: other benchmarks crawl the same local web with "YioopyBench/0.1", and the
 # nginx log checks must see this crawl's requests only
@@ -301,7 +302,12 @@ def crawl_tier(args: argparse.Namespace, tier: str) -> dict:
              str(since), "--until", str(until), "--ua", USER_AGENT],
             capture_output=True, text=True, check=True)
         log = json.loads(check.stdout)
+    scrapy = None
+    if args.scrapy_seconds > 0 and args.scrapy_rate is None:
+        summary = scrapy_rate(min(args.scrapy_seconds, elapsed))
+        scrapy = summary.get("pages_per_s") if summary else None
     return {"tier": tier, "row": row, "elapsed": elapsed, "memory": memory, "cpu": cpu_used,
+            "scrapy": scrapy,
             "finished": finished, "pages": pages, "log": log, "samples": samples,
             "coverage": tier_coverage(tier, since, until)}
 
@@ -394,13 +400,41 @@ def tier_coverage(tier: str, since: float, until: float) -> tuple[int, int, int]
     return allowed, len(reachable), len(reachable & requested_pages(since, until))
 
 
+def scrapy_rate(seconds: float) -> dict | None:
+    """The peers' Scrapy crawl (../shared/peers/scrapy_crawl.py: 32 concurrent requests, 8 per
+    host, robots obeyed, breadth first) of the installed local web for ``seconds``, in the
+    peers' own virtual environment, right after ours: its summary (``pages_per_s``, ...), or
+    None when Scrapy cannot be installed here."""
+    import venv
+
+    python = PEERS_VENV / "bin" / "python"
+    try:
+        if not python.exists():
+            venv.create(PEERS_VENV, with_pip=True)
+        if subprocess.run([str(python), "-c", "import scrapy"], capture_output=True).returncode:
+            subprocess.run([str(python), "-m", "pip", "install", "-q", "scrapy"], check=True)
+        with tempfile.TemporaryDirectory(prefix="crawl-bench-scrapy-") as tmp:
+            out = Path(tmp) / "crawl.jsonl"
+            subprocess.run([str(python), str(SHARED / "peers" / "scrapy_crawl.py"), "--out",
+                            str(out), "--max-pages", "1000000", "--max-seconds",
+                            str(int(seconds)), "--log-level", "WARNING"],
+                           check=True, capture_output=True, timeout=seconds + 300)
+            return json.loads(Path(f"{out}.summary.json").read_text())
+    except (OSError, subprocess.SubprocessError, ValueError) as exc:
+        print(f"scrapy_run: 0 runs ({type(exc).__name__}: {exc})")
+        return None
+
+
 def report(args: argparse.Namespace, run: dict, prefix: str) -> list[str]:
     """Print one crawl's figures (names prefixed); its target lines, to print at the end."""
     row, log, elapsed, tier = run["row"], run["log"], run["elapsed"], run["tier"]
     fetched = int(row.get("pages_fetched", 0))
     short_gaps = sum(h["gaps_below_delay"] for h in log["crawl_delay"].values())
     index_rate = run["pages"] / elapsed
-    scrapy = args.scrapy_rate or SCRAPY_RATES[tier]
+    scrapy, scrapy_source = run["scrapy"], "Scrapy in this run"
+    if args.scrapy_rate is not None or scrapy is None:
+        scrapy = args.scrapy_rate or SCRAPY_RATES[tier]
+        scrapy_source = "Scrapy's reference rate"
     print(f"{prefix}tier: {tier}")
     print(f"{prefix}fetcher_processes: {args.fetchers}")
     print(f"{prefix}crawl_finished: {int(run['finished'])} bool")
@@ -427,10 +461,11 @@ def report(args: argparse.Namespace, run: dict, prefix: str) -> list[str]:
     print(f"{prefix}server_requests: {log['requests']} requests")
     print(f"{prefix}disallowed_requests: {log['robots_violations']} requests")
     print(f"{prefix}short_crawl_delay_gaps: {short_gaps} gaps")
+    print(f"{prefix}scrapy_rate: {scrapy:.1f} pages/s ({scrapy_source})")
     met = index_rate >= scrapy and run["finished"]
     return [
-        f"target: {tier} tier pages indexed per second {index_rate:.1f} (goal >= {scrapy:.0f}, "
-        f"Scrapy) {'met' if met else 'NOT met'}",
+        f"target: {tier} tier pages indexed per second {index_rate:.1f} (goal >= {scrapy:.1f}, "
+        f"{scrapy_source}) {'met' if met else 'NOT met'}",
         f"target: {tier} tier requests to disallowed urls {log['robots_violations']} (goal 0) "
         f"{'met' if log['robots_violations'] == 0 else 'NOT met'}",
         f"target: {tier} tier crawl-delay gaps shorter than the delay {short_gaps} (goal 0) "
@@ -445,24 +480,30 @@ def main() -> int:
                         help="both: the default tier, then the large tier, and the memory "
                              "target (large-tier peaks at most 20%% above the default's)")
     parser.add_argument("--max-seconds", type=float, default=2400, help="per crawl")
-    parser.add_argument("--scrapy-rate", type=float, default=None)
+    parser.add_argument("--scrapy-rate", type=float, default=None,
+                        help="compare with this rate instead of a Scrapy crawl in this run")
+    parser.add_argument("--scrapy-seconds", type=float, default=180,
+                        help="after each crawl, Scrapy crawls the installed local web for this "
+                             "long (at most the crawl's own duration) and its pages per second "
+                             "are the goal; 0: use the reference rates measured on 2026-11-21")
     parser.add_argument("--log-level", default="WARNING", help="of the engine's processes")
-    parser.add_argument("--max-links", type=int, default=MAX_LINKS_LIMIT,
+    parser.add_argument("--max-links", type=int, default=None,
                         help="Page Options 'maximum links to keep per page' for the crawls "
-                             f"(default {MAX_LINKS_LIMIT:,}, the most the form allows: every "
-                             "link is followed, as Scrapy does; the profile's default, 50, "
-                             "leaves two thirds of the large tier unreached)")
-    parser.add_argument("--byte-range", type=int, default=BYTE_RANGE,
-                        help="Page Options 'byte range to download' for the crawls (default "
-                             f"{BYTE_RANGE:,}: every page whole but three source views; the "
-                             "profile's default, 1,000,000, cuts the Rust API's index pages "
-                             "and a third of the large tier goes unreached)")
+                             "(default: the Page Options default, every link up to "
+                             f"{MAX_LINKS_LIMIT:,})")
+    parser.add_argument("--byte-range", type=int, default=None,
+                        help="Page Options 'byte range to download' for the crawls (default: "
+                             "the Page Options default)")
     parser.add_argument("--keep", type=Path, default=None,
                         help="copy the processes' logs into this folder")
     args = parser.parse_args()
     tiers = ["default", "large"] if args.tier == "both" else [args.tier]
     if args.scrapy_rate is not None and len(tiers) > 1:
         parser.error("--scrapy-rate applies to one tier")
+    overrides = [f"{name}={value}" for name, value in (
+        ("max_links_to_extract", args.max_links), ("byte_range", args.byte_range))
+        if value is not None]
+    print(f"options: {' '.join(overrides) or 'defaults'}")
     runs = {tier: crawl_tier(args, tier) for tier in tiers}
     targets: list[str] = []
     for tier, run in runs.items():

@@ -8,7 +8,8 @@ endpoints check the shared QUEUE_SERVER_TOKEN as the shard search endpoints do
 
 * ``GET /api/shard/links?crawl=TS&server=N`` -> queue server N's link records of crawl TS
   from its bundle under this machine's WORK_DIRECTORY, streamed in the ``linkrecords`` format
-  (:mod:`ranking.core.linkgraph.transfer`); 404 when this machine has no such bundle.
+  (:mod:`ranking.core.linkgraph.transfer`); 404 when this machine has no such bundle, 409 when
+  it cannot be read.
 * ``POST /api/shard/scores?crawl=TS`` with a ``scores.npz`` as the body -> installed at
   ``WORK_DIRECTORY/linkgraph/TS/scores.npz`` once checked (temp file, fsync, rename:
   :func:`ranking.core.linkgraph.scores.receive_scores`), where this queue server's indexer
@@ -74,7 +75,9 @@ def shard_links(request: HttpRequest) -> HttpResponse:
         shard = read_shard_links(bundles[0])
     except (IndexStoreError, OSError) as exc:
         logger.error("link records of crawl=%s server=%s unreadable: %s", crawl, server, exc)
-        return JsonResponse({"error": f"the index cannot be read: {exc}"}, status=500)
+        # the caller's request was fine; this shard cannot serve it (never a 5xx: the name
+        # server records the shard's message and the run fails naming it)
+        return JsonResponse({"error": f"the index cannot be read: {exc}"}, status=409)
     return StreamingHttpResponse(encode_shard_links(shard, crawl, server),
                                  content_type=CONTENT_TYPE)
 

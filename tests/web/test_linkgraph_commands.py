@@ -11,20 +11,9 @@ from django.core.management import CommandError, call_command
 
 from crawler.models import SeedSite
 from ranking.core.linkgraph import LinkScores, hashes_of, load_graph, scores_path
-from tests.unit.linkgraph.helpers import write_bundle
+from tests.unit.linkgraph.helpers import GARDEN_AND_SPAM, GOOD, GOOD_A, SPAM, SPAM_A, write_bundle
 
-GOOD, GOOD_A, SPAM, SPAM_A = ("https://good.org/", "https://good.org/a.html",
-                              "https://spam.biz/", "https://spam.biz/a.html")
-PAGES = [
-    (GOOD, '<title>Good</title><p>Good gardening advice.</p>'
-           '<a href="/a.html">Growing tomatoes</a><a href="https://spam.biz/">Cheap seeds</a>'),
-    (GOOD_A, '<title>Tomatoes</title><p>How to grow tomatoes.</p>'
-             '<a href="https://good.org/">Gardening home</a>'),
-    (SPAM, '<title>Spam</title><p>Buy cheap pills now.</p>'
-           '<a href="/a.html">Pills</a><a href="https://good.org/a.html">Tomato tips</a>'),
-    (SPAM_A, '<title>More spam</title><p>Pills pills pills.</p>'
-             '<a href="https://spam.biz/">Pills home</a>'),
-]
+PAGES = GARDEN_AND_SPAM
 
 
 def _run(name: str, *args: str) -> str:

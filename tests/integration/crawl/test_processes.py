@@ -63,6 +63,14 @@ class Engine:
                           queues, "-c", str(concurrency), "-n", f"{name}-{os.getpid()}@%h",
                           "--without-gossip", "--without-mingle", "--loglevel", "INFO"])
 
+    def analysis_worker(self, name="analysis"):
+        """The `analysis` Celery worker as `manage.py up` starts it: one process, fresh for each
+        run (link analysis, crawler.link_analysis)."""
+        self.start(name, [sys.executable, "-m", "celery", "-A", "searchsite", "worker", "-Q",
+                          "analysis", "-c", "1", "--max-tasks-per-child", "1",
+                          "-n", f"{name}-{os.getpid()}@%h", "--without-gossip",
+                          "--without-mingle"])
+
     def queue_server(self):
         self.start("qs", [sys.executable, "manage.py", "run_queue_server", "--server", "0"])
 

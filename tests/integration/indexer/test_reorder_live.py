@@ -25,6 +25,7 @@ from indexer.core.verify import verify_bundle
 from ranking.core.options import SearchOptions
 from ranking.core.pipeline import search
 from ranking.indexes import BundleLocation, ReaderPool
+from tests.unit.indexer.helpers import first_doc_ids
 from tests.unit.ranking.helpers import Doc, index_document
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -41,25 +42,16 @@ def _crawl(path: Path, pages: int = PAGES) -> list[str]:
     return urls
 
 
-def _first(reader: IndexBundleReader, term: str, n: int) -> list[bytes]:
-    out: list[bytes] = []
-    cursor = reader.postings(term)
-    while len(out) < n and (block := cursor.next_block()) is not None:
-        dm = reader.doc_map(block.partition)
-        out.extend(dm.doc_id(int(i))[:8] for i in block.doc_index[:n - len(out)])
-    return out
-
-
 def _importance(url: str, value: float):
     wanted = int.from_bytes(hash8(url), "big")
     return lambda hashes: np.where(hashes == np.uint64(wanted), value, 0.0)
 
 
 def _consistent(reader: IndexBundleReader, urls: list[str], sample: list[int]) -> None:
-    listed = _first(reader, "common", len(urls) + 1)
+    listed = first_doc_ids(reader, "common", len(urls) + 1)
     assert sorted(listed) == sorted(hash8(u) for u in urls)
     for i in sample:
-        assert _first(reader, f"w{i}", 3) == [hash8(urls[i])]
+        assert first_doc_ids(reader, f"w{i}", 3) == [hash8(urls[i])]
 
 
 def test_open_reader_survives_and_pool_sees_new_order(tmp_path: Path) -> None:
@@ -74,7 +66,7 @@ def test_open_reader_survives_and_pool_sees_new_order(tmp_path: Path) -> None:
     old = IndexBundleReader(bundle)  # its merged partition's postings are not read yet
     reorder_partition(bundle, 0, _importance(STAR, 4.0), "new")
     # the old snapshot's files are gone from the folder, its reads still see them
-    assert _first(old, "common", 1) == [hash8(urls[0])]
+    assert first_doc_ids(old, "common", 1) == [hash8(urls[0])]
     _consistent(old, urls, [0, 7, PAGES - 1])
     old.close()
     shard = pool.shard(location)  # same process, no restart: the pool reopens the bundle
@@ -135,7 +127,7 @@ def test_reorders_killed_at_random_moments_leave_a_searchable_index(tmp_path: Pa
         ["MANIFEST", f"doc_map.g{g}", f"positions.g{g}", f"postings.g{g}"]
     assert verify_bundle(bundle).ok
     with IndexBundleReader(bundle) as reader:
-        assert _first(reader, "common", 1) == [hash8(STAR)]
+        assert first_doc_ids(reader, "common", 1) == [hash8(STAR)]
         _consistent(reader, urls, list(range(0, PAGES, 37)))
 
 
@@ -186,6 +178,6 @@ def test_orderer_follows_each_new_score_file(tmp_path: Path) -> None:
     _write_scores(scores, urls, [0.0] * 29 + [90.0])  # a new generation of scores
     assert [r.partition for r in offline.run()] == [0, 1, 2]
     with IndexBundleReader(bundle) as reader:
-        assert _first(reader, "common", 1) == [hash8(urls[0])]  # partition 0 comes first
+        assert first_doc_ids(reader, "common", 1) == [hash8(urls[0])]  # partition 0 comes first
         assert reader.doc_map(2).doc_id(0)[:8] == hash8(urls[29])
     assert verify_bundle(bundle).ok

@@ -6,7 +6,6 @@ the crawl (LINK_ANALYSIS_EVERY_PAGES) is coalesced with the final one, never ove
 from __future__ import annotations
 
 import json
-import sys
 import time
 
 import pytest
@@ -37,10 +36,7 @@ def test_a_finished_crawl_is_analysed_by_the_analysis_worker(tmp_path, redis_url
         with FixtureServer(site.route) as server:
             engine.celery("inbox", "qs.0")
             engine.celery("fetch-a", "fetch")
-            engine.start("analysis", [sys.executable, "-m", "celery", "-A", "searchsite",
-                                      "worker", "-Q", "analysis", "-c", "1",
-                                      "--max-tasks-per-child", "1", "-n", "analysis-test@%h",
-                                      "--without-gossip", "--without-mingle"])
+            engine.analysis_worker()
             engine.queue_server()
             timestamp = start_crawl(engine, [server.url("/")])
             engine.wait_status("stopped", timeout=150)

@@ -13,7 +13,6 @@ last: in crawl order it is not even a candidate; in importance order (600 inlink
 
 from __future__ import annotations
 
-import sys
 import threading
 import time
 
@@ -87,10 +86,7 @@ def test_a_late_well_linked_page_answers_with_the_defaults(tmp_path, redis_url):
         with FixtureServer(recorder) as server:
             engine.celery("inbox", "qs.0")
             engine.celery("fetch-a", "fetch")
-            engine.start("analysis", [sys.executable, "-m", "celery", "-A", "searchsite",
-                                      "worker", "-Q", "analysis", "-c", "1",
-                                      "--max-tasks-per-child", "1", "-n", "analysis-e2e@%h",
-                                      "--without-gossip", "--without-mingle"])
+            engine.analysis_worker()
             engine.queue_server()
             timestamp = start_crawl(engine, [server.url("/")])
             engine.wait_status("stopped", timeout=400)

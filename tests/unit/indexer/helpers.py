@@ -32,3 +32,14 @@ def make_doc(i: int, *, url: str | None = None, doc_type: DocType = DocType.PAGE
         classifier_scores=(0.25,),
         cached_page=(f"<html><body>{body}</body></html>".encode() if cached and i % 2 == 0
                      else None))
+
+
+def first_doc_ids(reader, term: str, n: int) -> list[bytes]:
+    """The url hashes (first 8 bytes of the doc ids) of the first ``n`` entries of ``term``'s
+    posting list, in index order: what the seed's early termination would read."""
+    out: list[bytes] = []
+    cursor = reader.postings(term)
+    while len(out) < n and (block := cursor.next_block()) is not None:
+        dm = reader.doc_map(block.partition)
+        out.extend(dm.doc_id(int(i))[:8] for i in block.doc_index[:n - len(out)])
+    return out

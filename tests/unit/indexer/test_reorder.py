@@ -25,6 +25,7 @@ from indexer.core.verify import verify_bundle
 from ranking.core.options import SearchOptions
 from ranking.core.pipeline import search
 from ranking.core.shard import LocalShard
+from tests.unit.indexer.helpers import first_doc_ids
 from tests.unit.ranking.helpers import Doc, index_document
 
 STAR = "https://late.example/star"
@@ -90,23 +91,14 @@ def _crawl(path: Path, pages: int = 30, partition_docs: int = 1000) -> list[str]
     return urls
 
 
-def _first_urls(reader: IndexBundleReader, term: str, n: int) -> list[bytes]:
-    out: list[bytes] = []
-    cursor = reader.postings(term)
-    while len(out) < n and (block := cursor.next_block()) is not None:
-        dm = reader.doc_map(block.partition)
-        out.extend(dm.doc_id(int(i))[:8] for i in block.doc_index[:n - len(out)])
-    return out
-
-
 def _check_consistent(path: Path, urls: list[str], others: int = 0) -> None:
     report = verify_bundle(path)
     assert report.ok, report.problems
     with IndexBundleReader(path) as reader:
         # every page is still found by its own word, exactly once
         for i, url in enumerate(urls):
-            assert _first_urls(reader, f"w{i}", 5) == [hash8(url)]
-        assert len(_first_urls(reader, "common", 1000)) == len(urls) + others
+            assert first_doc_ids(reader, f"w{i}", 5) == [hash8(url)]
+        assert len(first_doc_ids(reader, "common", 1000)) == len(urls) + others
 
 
 @pytest.mark.parametrize("merged", [False, True])
@@ -116,7 +108,7 @@ def test_late_well_linked_page_becomes_a_candidate(tmp_path: Path, merged: bool)
     if merged:
         assert DictionaryUpdater(path).update() == [0]
     with IndexBundleReader(path) as reader:
-        assert hash8(STAR) not in _first_urls(reader, "common", 5)
+        assert hash8(STAR) not in first_doc_ids(reader, "common", 5)
         dm = reader.doc_map(0)
         before = reader.doc_rank(0, np.arange(dm.n))
         star_row = next(i for i in range(dm.n) if dm.doc_id(i)[:8] == hash8(STAR))
@@ -135,7 +127,7 @@ def test_late_well_linked_page_becomes_a_candidate(tmp_path: Path, merged: bool)
     assert sorted(p.name for p in partition_dir(path, 0).iterdir() if p.name != "MANIFEST") \
         == sorted(v for k, v in manifest["files"].items() if k != "last_entries" or not merged)
     with IndexBundleReader(path) as reader:
-        assert _first_urls(reader, "common", 5)[0] == hash8(STAR)
+        assert first_doc_ids(reader, "common", 5)[0] == hash8(STAR)
         dm = reader.doc_map(0)
         assert dm.doc_id(0)[:8] == hash8(STAR)
         assert reader.doc_rank(0, 0) == reader.doc_rank(0, np.arange(dm.n)).max()
@@ -163,8 +155,8 @@ def test_writer_reorders_while_it_appends(tmp_path: Path) -> None:
         writer.reorder_partition(0, _importance({STAR: 2.0}), "s")
         writer.append([index_document(Doc("https://later.example/2", ("common", "fresh")))])
     with IndexBundleReader(path) as reader:
-        assert _first_urls(reader, "common", 1) == [hash8(STAR)]
-        assert len(_first_urls(reader, "fresh", 10)) == 2
+        assert first_doc_ids(reader, "common", 1) == [hash8(STAR)]
+        assert len(first_doc_ids(reader, "fresh", 10)) == 2
     _check_consistent(path, urls, others=2)
 
 
@@ -178,7 +170,7 @@ def test_reorder_again_with_new_scores_and_a_killed_remerge(tmp_path: Path) -> N
     reorder_partition(path, 0, _importance({STAR: 3.0}), "one")
     reorder_partition(path, 0, _importance({urls[3]: 5.0}), "two")
     with IndexBundleReader(path) as reader:
-        assert _first_urls(reader, "common", 2) == [hash8(urls[3]), hash8(urls[0])]
+        assert first_doc_ids(reader, "common", 2) == [hash8(urls[3]), hash8(urls[0])]
     # the state a kill between the MANIFEST and the dictionary commit leaves: the dictionary
     # as it was before the re-order, the new last_entries, and the MANIFEST's mark
     saved = tmp_path / "dictionary-before"
@@ -196,7 +188,7 @@ def test_reorder_again_with_new_scores_and_a_killed_remerge(tmp_path: Path) -> N
                                                frame("last_entries", built.last_entries)})
     write_partition_manifest(path, 0, {**manifest, "merged": False})
     with IndexBundleReader(path) as reader:  # the dictionary is stale: not used for part 0
-        assert _first_urls(reader, "common", 1) == [hash8(STAR)]
+        assert first_doc_ids(reader, "common", 1) == [hash8(STAR)]
     assert verify_bundle(path).ok
     assert DictionaryUpdater(path).stale() == [0]
     DictionaryUpdater(path).update()
@@ -204,4 +196,4 @@ def test_reorder_again_with_new_scores_and_a_killed_remerge(tmp_path: Path) -> N
     assert "merged" not in (read_partition_manifest(path, 0) or {})
     _check_consistent(path, urls)
     with IndexBundleReader(path) as reader:
-        assert _first_urls(reader, "common", 1) == [hash8(STAR)]
+        assert first_doc_ids(reader, "common", 1) == [hash8(STAR)]

@@ -50,3 +50,20 @@ def write_bundle(path: Path, pages: Sequence[tuple[str, str]]) -> Path:
     with IndexBundleWriter(path, BundleConfig(max_partition_docs=8)) as writer:
         writer.append(documents)
     return path
+
+
+# A garden site and a spam site that link to each other: the web of the link analysis tests
+# (trust from a favoured seed reaches the garden pages, distrust the spam ones).
+GOOD, GOOD_A, SPAM, SPAM_A = ("https://good.org/", "https://good.org/a.html",
+                              "https://spam.biz/", "https://spam.biz/a.html")
+GARDEN_AND_SPAM = [
+    (GOOD, '<title>Good</title><p>Good gardening advice.</p>'
+           '<a href="/a.html">Growing tomatoes</a><a href="https://spam.biz/">Cheap seeds</a>'),
+    (GOOD_A, '<title>Tomatoes</title><p>How to grow tomatoes.</p>'
+             '<a href="https://good.org/">Gardening home</a>'),
+    (SPAM, '<title>Spam</title><p>Buy cheap pills now.</p>'
+           '<a href="/a.html">Pills</a><a href="https://good.org/a.html">Tomato tips</a>'),
+    (SPAM_A, '<title>More spam</title><p>Pills pills pills.</p>'
+             '<a href="https://spam.biz/">Pills home</a>'),
+]
+

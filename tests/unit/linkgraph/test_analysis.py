@@ -45,21 +45,16 @@ from ranking.core.linkgraph.transfer import (
     decode_shard_links,
     encode_shard_links,
 )
-from tests.unit.linkgraph.helpers import graph_of, write_bundle
+from tests.unit.linkgraph.helpers import (
+    GARDEN_AND_SPAM,
+    GOOD,
+    SPAM,
+    graph_of,
+    write_bundle,
+)
 
 TS = 300
-GOOD, GOOD_A, SPAM, SPAM_A = ("https://good.org/", "https://good.org/a.html",
-                              "https://spam.biz/", "https://spam.biz/a.html")
-PAGES = [
-    (GOOD, '<title>Good</title><p>Good gardening advice.</p>'
-           '<a href="/a.html">Growing tomatoes</a><a href="https://spam.biz/">Cheap seeds</a>'),
-    (GOOD_A, '<title>Tomatoes</title><p>How to grow tomatoes.</p>'
-             '<a href="https://good.org/">Gardening home</a>'),
-    (SPAM, '<title>Spam</title><p>Buy cheap pills now.</p>'
-           '<a href="/a.html">Pills</a><a href="https://good.org/a.html">Tomato tips</a>'),
-    (SPAM_A, '<title>More spam</title><p>Pills pills pills.</p>'
-             '<a href="https://spam.biz/">Pills home</a>'),
-]
+PAGES = GARDEN_AND_SPAM
 SEEDS = [TrustSeed(GOOD, Policy.FAVOR, 2.0), TrustSeed(SPAM, Policy.DISTRUST, 1.0)]
 
 
