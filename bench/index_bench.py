@@ -3,16 +3,14 @@
 Run with no arguments: ``.venv/bin/python bench/index_bench.py``.
 
 Documents come from the local web (``../shared/localweb``): every HTML page of the installed
-default-tier sites, read from disk (no crawl) and reduced to text the way
-``../shared/peers/corpus.py`` does (body text without script/style). Other sources:
-``--jsonl FILE`` (one ``{"url", "title", "text"}`` object a line, e.g. from
-``peers/dump_docs.py``) or ``--html DIR`` (a folder of ``.html`` files).
-
-Each page becomes an already-tokenised IndexDocument with a default-length summary: the title
-and the first 2,000 characters of its text (Yioop's default maximum page length), analysed with
-``indexer.core.text`` (a regex tokeniser if that package is unavailable), a ``site:`` meta word
-and title/description region weights. Tokenising is done before timing: the index is measured,
-not the analyser.
+default-tier sites, read from disk (no crawl) and processed by the engine's page processor
+(``crawler.core.process``) into the page document a crawl would index (link documents left out),
+twice: with Page Options' defaults (whole pages indexed: figures without a prefix, the targets)
+and with the "Summary only" profile (``summary_only_`` figures), so the cost of whole-page
+indexing is printed as ratios (``whole_page_cost_*``). Processing is done before timing: the
+index is measured, not the processor. Other sources: ``--jsonl FILE`` (one
+``{"url", "title", "text"}`` object a line, e.g. from ``peers/dump_docs.py``) or ``--html DIR``
+(a folder of ``.html`` files), each page indexed as its title and first 2,000 characters.
 
 Each run builds a fresh bundle in a temporary folder: ``append`` in batches of 400 (one
 fetcher shipment each; one partition), then ``close`` = ``close_partition()`` + the dictionary updater's merge. Figures are
@@ -32,6 +30,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,13 +49,22 @@ SUMMARY_CHARS = 2000
 BATCH = 400
 
 
-def localweb_pages() -> Iterator[tuple[str, str, str]]:
-    import lxml.etree
-    import lxml.html
+def processed_docs(limit: int | None, whole_page: bool) -> list[IndexDocument]:
+    """Page documents of the default tier's pages as the engine's page processor makes them
+    (Page Options' defaults; ``whole_page`` False: the "Summary only" profile), read from disk:
+    what a crawl would index, minus the link documents."""
+    from crawler.core.config import PageProcessingConfig
+    from crawler.core.crawl import CrawlTimeOptions
+    from crawler.core.indexing import to_index_documents
+    from crawler.core.page import FetchedPage
+    from crawler.core.process import PageProcessor
 
     sys.path.insert(0, str(SHARED / "localweb"))
     import sites  # type: ignore[import-not-found]
 
+    options = CrawlTimeOptions(index_whole_page=whole_page)
+    processor = PageProcessor(PageProcessingConfig.from_options(options))
+    docs: list[IndexDocument] = []
     for site in sites.sites("default"):
         for url, path, _ in sites.walk_pages(site):
             raw = Path(path).read_bytes()
@@ -64,17 +72,14 @@ def localweb_pages() -> Iterator[tuple[str, str, str]]:
                 import gzip
 
                 raw = gzip.decompress(raw)
-            if not raw.strip():
-                continue
-            try:
-                doc = lxml.html.fromstring(raw)
-            except (lxml.etree.ParserError, ValueError):
-                continue
-            title = " ".join(" ".join(doc.xpath("//title//text()")).split())
-            lxml.etree.strip_elements(doc, "script", "style", with_tail=False)
-            body = doc.xpath("//body")
-            text = " ".join(" ".join(body[0].itertext()).split()) if body else ""
-            yield url, title, text
+            page = processor.process(FetchedPage(url, raw[:options.byte_range], 200,
+                                                 {"Content-Type": "text/html"},
+                                                 fetched_at=1_700_000_000.0))
+            if page.indexable and page.length:
+                docs.append(to_index_documents(replace(page, links=()))[0])
+            if limit and len(docs) >= limit:
+                return docs
+    return docs
 
 
 def jsonl_pages(path: str) -> Iterator[tuple[str, str, str]]:
@@ -217,6 +222,40 @@ def one_run(docs: list[IndexDocument], workdir: Path) -> dict[str, float]:
     }
 
 
+def report(prefix: str, runs: list[dict[str, float]]) -> dict[str, float]:
+    """Print one profile's medians (names prefixed by ``prefix``); return them."""
+
+    def med(key: str) -> float:
+        return statistics.median(r[key] for r in runs)
+
+    keys = ("documents", "postings", "positions", "append", "close", "both", "both_cpu",
+            "append_cpu", "close_cpu", "bytes_per_posting", "bytes_per_position",
+            "index_per_doc", "doc_map_per_doc", "stored_per_doc", "open_ms", "decode_ms",
+            "decoded", "df")
+    m = {k: med(k) for k in keys}
+    print(f"{prefix}documents: {int(m['documents'])} docs")
+    print(f"{prefix}postings: {int(m['postings'])} postings")
+    print(f"{prefix}positions: {int(m['positions'])} positions")
+    print(f"{prefix}append: {m['append']:.0f} docs/s")
+    print(f"{prefix}close (partition close + dictionary merge): {m['close']:.0f} docs/s")
+    print(f"{prefix}append+close: {m['both']:.0f} docs/s")
+    print(f"{prefix}append+close in process CPU time (no waiting for CPU or disk): "
+          f"{m['both_cpu']:.0f} docs/s")
+    print(f"{prefix}append in process CPU time: {m['append_cpu']:.0f} docs/s")
+    print(f"{prefix}close in process CPU time: {m['close_cpu']:.0f} docs/s")
+    print(f"{prefix}append+close per run: " + ", ".join(f"{r['both']:.0f}" for r in runs)
+          + " docs/s")
+    print(f"{prefix}bytes per posting: {m['bytes_per_posting']:.3f} bytes")
+    print(f"{prefix}bytes per position: {m['bytes_per_position']:.3f} bytes")
+    print(f"{prefix}postings+positions+dictionary per document: {m['index_per_doc']:.1f} bytes")
+    print(f"{prefix}doc_map per document: {m['doc_map_per_doc']:.1f} bytes")
+    print(f"{prefix}stored summaries (and caches) per document: {m['stored_per_doc']:.1f} bytes")
+    print(f"{prefix}open index: {m['open_ms']:.2f} ms")
+    print(f"{prefix}decode first {int(m['decoded'])} postings with positions "
+          f"(term with {int(m['df'])} docs): {m['decode_ms']:.3f} ms")
+    return m
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--jsonl", help="documents as JSONL {url, title, text}")
@@ -224,49 +263,41 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=None, help="at most this many documents")
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args(argv)
-    if args.jsonl:
-        pages, source = jsonl_pages(args.jsonl), f"jsonl:{os.path.basename(args.jsonl)}"
-    elif args.html:
-        pages, source = html_pages(args.html), "html folder"
+    profiles: dict[str, list[IndexDocument]] = {}
+    if args.jsonl or args.html:
+        pages = jsonl_pages(args.jsonl) if args.jsonl else html_pages(args.html)
+        source = f"jsonl:{os.path.basename(args.jsonl)}" if args.jsonl else "html folder"
+        docs, analyser = build_docs(pages, args.limit)
+        profiles[""] = docs
     else:
-        pages, source = localweb_pages(), "localweb default tier (from disk)"
-    docs, analyser = build_docs(pages, args.limit)
-    if not docs:
+        source = "localweb default tier (from disk), through the page processor"
+        analyser = "indexer.core.text (crawler.core.process)"
+        profiles[""] = processed_docs(args.limit, whole_page=True)
+        profiles["summary_only_"] = processed_docs(args.limit, whole_page=False)
+    if not profiles[""]:
         print("no documents found: is the local web installed? (see ../shared/localweb)")
         return 1
-    runs = []
-    with tempfile.TemporaryDirectory(prefix="index_bench_") as tmp:
-        for _ in range(args.runs):
-            runs.append(one_run(docs, Path(tmp)))
-
-    def med(key: str) -> float:
-        return statistics.median(r[key] for r in runs)
-
     print(f"source: {source}")
     print(f"tokeniser: {analyser}")
-    print(f"runs: {len(runs)} (medians)")
-    print(f"documents: {len(docs)} docs")
-    print(f"postings: {int(med('postings'))} postings")
-    print(f"positions: {int(med('positions'))} positions")
-    print(f"append: {med('append'):.0f} docs/s")
-    print(f"close (partition close + dictionary merge): {med('close'):.0f} docs/s")
-    print(f"append+close: {med('both'):.0f} docs/s")
-    print(f"append+close in process CPU time (no waiting for CPU or disk): "
-          f"{med('both_cpu'):.0f} docs/s")
-    print(f"append in process CPU time: {med('append_cpu'):.0f} docs/s")
-    print(f"close (partition close + dictionary merge) in process CPU time: "
-          f"{med('close_cpu'):.0f} docs/s")
-    print(f"load average during the runs: {os.getloadavg()[0]:.2f} (2 cores)")
-    print("append+close per run: " + ", ".join(f"{r['both']:.0f}" for r in runs) + " docs/s")
-    print(f"bytes per posting: {med('bytes_per_posting'):.3f} bytes")
-    print(f"bytes per position: {med('bytes_per_position'):.3f} bytes")
-    print(f"postings+positions+dictionary per document: {med('index_per_doc'):.1f} bytes")
-    print(f"doc_map per document: {med('doc_map_per_doc'):.1f} bytes")
-    print(f"stored summaries (and caches) per document: {med('stored_per_doc'):.1f} bytes")
-    print(f"open index: {med('open_ms'):.2f} ms")
-    print(f"decode first {int(med('decoded'))} postings with positions "
-          f"(term with {int(med('df'))} docs): {med('decode_ms'):.3f} ms")
-    both, bpp, dec = med("both"), med("bytes_per_position"), med("decode_ms")
+    print("options: defaults (whole pages indexed)" + (
+        "; summary_only_: the \"Summary only\" profile" if len(profiles) > 1 else ""))
+    print(f"runs: {args.runs} (medians)")
+    print(f"load average before the runs: {os.getloadavg()[0]:.2f} (2 cores)")
+    results = {}
+    with tempfile.TemporaryDirectory(prefix="index_bench_") as tmp:
+        for prefix, docs in profiles.items():
+            results[prefix] = report(prefix, [one_run(docs, Path(tmp))
+                                              for _ in range(args.runs)])
+    if "summary_only_" in results:
+        whole, summary = results[""], results["summary_only_"]
+        for key, name in (("index_per_doc", "index bytes"), ("stored_per_doc", "stored bytes"),
+                          ("doc_map_per_doc", "doc_map bytes")):
+            print(f"whole_page_cost_{key}: {whole[key] / summary[key]:.2f} x summary only "
+                  f"({name} per document)")
+        print(f"whole_page_cost_speed: {summary['both'] / whole['both']:.2f} x summary only "
+              "(append+close time per document)")
+    m = results[""]
+    both, bpp, dec = m["both"], m["bytes_per_position"], m["decode_ms"]
     print(f"target: append+close {both:.0f} docs/s (goal >= 2000) "
           f"{'met' if both >= 2000 else 'NOT met'}")
     print(f"target: bytes per position {bpp:.3f} (goal <= 1.5) "

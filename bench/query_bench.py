@@ -53,7 +53,9 @@ from ranking.core.pipeline import Searcher  # noqa: E402
 from ranking.core.shard import LocalShard  # noqa: E402
 
 PEERS = rel.SHARED / "peers"
-WHOOSH_VENV = Path(os.environ.get("WHOOSH_VENV", "/tmp/yioopy-whoosh-venv"))
+# the peers' own virtual environment (whoosh, tantivy), never the project's
+PEERS_VENV = Path(os.environ.get("PEERS_VENV", os.environ.get("WHOOSH_VENV",
+                                                               "/tmp/yioopy-whoosh-venv")))
 SHARDS = 3
 TOKEN = "bench-token"
 
@@ -139,24 +141,41 @@ def with_link_scores(bundle: Path, tier: str, name: str) -> None:
     sys.stdout.write(f"{name}_link_scores: {stats['nodes']} urls\n")
 
 
-def whoosh_p95(docs_jsonl: Path, tier: str = "default") -> dict | None:
-    """Run the peers' Whoosh script in its own venv; its JSON result (None if unavailable)."""
-    python = WHOOSH_VENV / "bin" / "python"
-    if not python.exists():
-        venv.create(WHOOSH_VENV, with_pip=True)
-        subprocess.run([str(python), "-m", "pip", "install", "-q", "whoosh"], check=True)
+def peer_eval(name: str, docs_jsonl: Path, tier: str = "default") -> dict | None:
+    """Run the peers' ``<name>_eval.py`` (whoosh: BM25F; tantivy: BM25) in their own venv on
+    ``docs_jsonl``; its JSON result, or None when the peer cannot be installed here."""
+    python = PEERS_VENV / "bin" / "python"
+    try:
+        if not python.exists():
+            venv.create(PEERS_VENV, with_pip=True)
+        probe = subprocess.run([str(python), "-c", f"import {name}"], capture_output=True)
+        if probe.returncode != 0:
+            subprocess.run([str(python), "-m", "pip", "install", "-q", name], check=True)
+    except (OSError, subprocess.CalledProcessError) as exc:
+        sys.stdout.write(f"{name}_install: 0 installed ({exc})\n")
+        return None
+    rel.CACHE.mkdir(parents=True, exist_ok=True)
+    index_dir = rel.CACHE / (f"{name}-index" if tier == "default" else f"{name}-index-{tier}")
     out = subprocess.run(
-        [str(python), str(PEERS / "whoosh_eval.py"), "--docs", str(docs_jsonl), "--builds", "1",
-         "--index-dir", str(rel.CACHE / ("whoosh-index" if tier == "default" else
-                                         f"whoosh-index-{tier}"))],
+        [str(python), str(PEERS / f"{name}_eval.py"), "--docs", str(docs_jsonl), "--builds", "1",
+         "--index-dir", str(index_dir), "--name", f"{name}-{docs_jsonl.stem}"],
         capture_output=True, text=True, check=True,
         env={**os.environ, "PEERS_OUT": str(rel.CACHE / "peers")})
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def whoosh_p95(docs_jsonl: Path, tier: str = "default") -> dict:
+    """Whoosh's result on ``docs_jsonl`` (:func:`peer_eval`); it must run."""
+    result = peer_eval("whoosh", docs_jsonl, tier)
+    if result is None:
+        raise SystemExit("whoosh could not be installed (use --no-whoosh)")
+    return result
+
+
 def docs_jsonl(tier: str) -> Path:
     """{url, title, text} of the tier's pages, extracted as the peers' corpus does."""
     path = rel.CACHE / f"docs-{tier}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
     if path.exists():
         return path
     sys.path.insert(0, str(PEERS))
