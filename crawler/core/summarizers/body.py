@@ -8,7 +8,8 @@ behaviour) every sentence of the page's text blocks is indexed, and the summary 
 weights:
 
 * a sentence the summarizer chose keeps its normalised score (mean about 1 over the summary);
-* a heading (``h1`` to ``h6``) it did not choose weighs ``heading_weight``;
+* a heading (``h1`` to ``h6``) or a definition term (``dt``: an API signature, a setting's
+  name) it did not choose weighs ``heading_weight``;
 * every other sentence weighs ``body_weight`` (below 1: the rest of the page counts, but less
   than the sentences that summarise it).
 
@@ -24,7 +25,7 @@ from collections.abc import Sequence
 from ..page import ScoredSentence
 from .base import TextBlock, sentence_parts
 
-HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6", "dt"})
 
 
 def indexed_body(blocks: Sequence[TextBlock], summary: Sequence[ScoredSentence],

@@ -152,3 +152,14 @@ def test_title_and_anchor_words_are_posted_as_fancy_hits():
     assert "fancy:" + analyzer.terms("bytea", lang)[0] not in page_doc.meta_words  # plain hit
     assert set(fancy_words(analyzer.terms("Bit string functions", lang))) <= \
         set(link_doc.meta_words)
+
+
+def test_a_definition_term_weighs_as_a_heading():
+    """A term being defined (``dt``: a Sphinx signature, a PostgreSQL setting) is the page's
+    subject as a heading is, not running text."""
+    blocks = [TextBlock("Intro text here.", "p", 0), TextBlock("os.pathsep", "dt", 20),
+              TextBlock("The character used to separate search path components.", "dd", 40)]
+    body = indexed_body(blocks, (), 0.5, 1.5)
+    assert [(b.text, b.weight) for b in body] == [
+        ("Intro text here.", 0.5), ("os.pathsep", 1.5),
+        ("The character used to separate search path components.", 0.5)]
