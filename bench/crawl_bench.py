@@ -28,8 +28,8 @@ crawl-delay gap; with ``--tier both``, memory stays flat: each process's peak on
 large tier's hosts out (their roots are linked from the default tier's root pages once the large
 tier is installed); Scrapy's crawl covers every installed host either way.
 
-Page Options keep their defaults (whole pages indexed, every link of a page kept, the byte
-range of 1,000,000), as a user's crawl has them; ``--max-links`` and ``--byte-range`` set "maximum
+Page Options keep their defaults (whole pages indexed, every link of a page kept, a byte
+range of 4,000,000), as a user's crawl has them; ``--max-links`` and ``--byte-range`` set "maximum
 links to keep per page" and "byte range to download" instead, and the ``options:`` line says
 which were used. The large tier's Rust API reference reaches most of its 32,000 pages only
 through index pages with thousands of links, up to 3 MB long (core/arch/x86_64/index.html):

@@ -47,9 +47,11 @@ class PageOptions(models.Model):
 
     # --- Crawl Time -------------------------------------------------------------------------
     byte_range = models.PositiveIntegerField(
-        "byte range to download", default=1_000_000, validators=_range(1_000, 100_000_000),
+        "byte range to download", default=4_000_000, validators=_range(1_000, 100_000_000),
         help_text="Bytes requested per page (Range: bytes=0-N) and kept; the rest is dropped "
-                  "and not indexed. 1,000 to 100,000,000; default 1,000,000 (PAGE_RANGE_REQUEST).")
+                  "and not indexed. 1,000 to 100,000,000; default 4,000,000 (the seed's "
+                  "PAGE_RANGE_REQUEST is 1,000,000: API references' index pages are longer, "
+                  "and the pages only they link to were never reached).")
     max_description_len = models.PositiveIntegerField(
         "maximum page summary length", default=2000, validators=_range(100, 10_000_000),
         help_text="Characters of summary (description) kept per page. 100 to 10,000,000; "

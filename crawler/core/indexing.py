@@ -64,12 +64,15 @@ def _host(url: str) -> str:
 
 
 def page_summary(page: ProcessedPage) -> dict[str, Any]:
-    """The JSON-serialisable summary stored with a page document. ``url`` and ``title`` come
-    first (the search reads them from the head of the stored summary) and the page's whole
-    indexed text, ``body``, comes last and only when there is one (not in the "summary only"
-    profile, not under NOSNIPPET): the search reads a summary only up to its body and inflates
-    the body only for a result whose description lacks the query's words
-    (``ranking.core.summary``)."""
+    """The JSON-serialisable summary stored with a page document, its keys in this order:
+    ``url`` and ``title`` first (the search reads them from the head of the stored summary),
+    then the description and the other small fields, then the page's whole indexed text,
+    ``body``, only when there is one (not in the "summary only" profile, not under
+    NOSNIPPET), and the outlinks, ``links``, always last. A search reads a summary only up to
+    its body (its snippets need the keys before it, never the links) and inflates the body only
+    for a result whose description lacks the query's words, never past its end (the body's
+    closing quote is the first ``","links":[`` in the stored JSON: a JSON string's own quotes
+    are escaped) (``ranking.core.summary``)."""
     summary: dict[str, Any] = {
         "url": page.url,
         "title": page.title,
@@ -82,7 +85,6 @@ def page_summary(page: ProcessedPage) -> dict[str, Any]:
         "fetched_at": page.fetched_at,
         "keywords": list(page.keywords),
         "robot_metas": sorted(page.robot_metas),
-        "links": [[link.url, link.text] for link in page.links],
         "location": page.location,
         "scraper": page.scraper,
         "fields": {k: v for k, v in page.fields.items() if isinstance(v, str | int | float)},
@@ -90,7 +92,8 @@ def page_summary(page: ProcessedPage) -> dict[str, Any]:
         "content_hash": page.content_hash.hex(),
     }
     if page.snippetable and page.body:
-        summary["body"] = page.body  # last: see above
+        summary["body"] = page.body  # before the links: see above
+    summary["links"] = [[link.url, link.text] for link in page.links]  # last: see above
     return summary
 
 

@@ -74,6 +74,7 @@ def test_summary_only_profile_keeps_the_seed_indexing():
     page = selectors.crawl_time_options_from(services.page_options_snapshot(summary_only))
     assert not page.index_whole_page
     assert (page.max_links_to_extract, page.max_description_len) == (50, 2000)
+    assert page.byte_range == 1_000_000
     assert not summary_only.is_default
 
 
