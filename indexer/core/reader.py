@@ -406,13 +406,9 @@ class IndexBundleReader:
         return None
 
     def _member_bytes(self, part: _Partition, row: int) -> bytes:
-        blob = self._blobs.get(part.number)
         dm = part.doc_map
-        path = self.path / DOCUMENTS / f"partition_{part.number}.txt.gz"
-        if blob is None:
-            blob = self._blobs[part.number] = BlobReader(path)
-        return blob.document_bytes(int(dm.summary_offset[row]), int(dm.blob_end[row]),
-                                   int(dm.blob_crc[row]))
+        return self._blob(part.number).document_bytes(
+            int(dm.summary_offset[row]), int(dm.blob_end[row]), int(dm.blob_crc[row]))
 
     def summary(self, doc_id: bytes) -> dict[str, Any] | None:
         """The stored summary of ``doc_id`` (newest partition first), or None."""
@@ -429,15 +425,26 @@ class IndexBundleReader:
             raise CorruptIndexError(path, f"summary of {doc_id.hex()} is not JSON") from exc
 
     def summary_gzip(self, doc_id: bytes) -> tuple[Path, bytes] | None:
-        """The stored gzip member of ``doc_id``'s summary (checked like :meth:`summary`) and
-        the file it is in, or None: for readers that inflate only the part they need (the
-        search's summaries stop before a page's whole text, ``ranking.core.summary``)."""
+        """The stored gzip member of ``doc_id``'s summary and the file it is in, or None: for
+        readers that inflate only the part they need (the search's summaries stop before a
+        page's whole text, ``ranking.core.summary``). Only the member's bytes are read, not
+        the cached page stored after it, so the blob's checksum (which covers both) is not
+        checked, as for :meth:`summary_head`: a damaged member fails to inflate or to parse."""
         found = self._locate(doc_id)
         if found is None:
             return None
         part, row = found
-        data = self._member_bytes(part, row)
-        return self._blobs[part.number].path, data[:int(part.doc_map.summary_length[row])]
+        dm = part.doc_map
+        start = int(dm.summary_offset[row])
+        blob = self._blob(part.number)
+        return blob.path, blob.document_bytes(start, start + int(dm.summary_length[row]), None)
+
+    def _blob(self, number: int) -> BlobReader:
+        blob = self._blobs.get(number)
+        if blob is None:
+            blob = self._blobs[number] = BlobReader(
+                self.path / DOCUMENTS / f"partition_{number}.txt.gz")
+        return blob
 
     def summary_head(self, partition: int, index: int, size: int = 2048) -> tuple[str, str]:
         """(url, title) of doc_map entry ``index``'s representative, read from the first
@@ -457,11 +464,7 @@ class IndexBundleReader:
         dm = part.doc_map
         start = int(dm.summary_offset[row])
         length = int(dm.summary_length[row])
-        blob = self._blobs.get(part.number)
-        if blob is None:
-            blob = self._blobs[part.number] = BlobReader(
-                self.path / DOCUMENTS / f"partition_{part.number}.txt.gz")
-        data = blob.document_bytes(start, start + min(size, length), None)
+        data = self._blob(part.number).document_bytes(start, start + min(size, length), None)
         try:
             text = zlib.decompressobj(31).decompress(data, 8 * size).decode("utf-8", "ignore")
             decoder = json.JSONDecoder()

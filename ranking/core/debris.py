@@ -27,6 +27,7 @@ can); :func:`collapse_repeats` the last, on a snippet's windows only.
 from __future__ import annotations
 
 import functools
+import operator
 import re
 
 # glyphs removed outright: pilcrow, the icon-font private-use link icons (Font Awesome's
@@ -49,8 +50,10 @@ _SPHINX = re.compile(r"Created using Sphinx(?: [\d.]+)?\.?")
 _CRUMB_WORDS = 6  # words of one breadcrumb at most
 _GUILLEMET = re.compile("[\u00bb\u203a]")
 _CRUMB_END = re.compile(r"[.!?:;|]\s")  # where the text before a breadcrumb trail ends
-# the same run of one to eight words twice in a row ("Quickstart Quickstart")
-_REPEAT = re.compile(r"(?<!\w)((?:\w[\w.()'-]*\s+){0,7}\w[\w.()'-]*)\s+\1(?!\w)")
+# the same run of one to eight words twice in a row ("Quickstart Quickstart"); possessive
+# within a word (a word is followed by space or the end, so giving characters back never helps)
+_REPEAT = re.compile(r"(?<!\w)((?:\w[\w.()'-]*+\s++){0,7}\w[\w.()'-]*+)\s+\1(?!\w)")
+_RUN = re.compile(r"\w+")
 
 
 def clean(text: str, keep: re.Pattern[str] | None = None) -> str:
@@ -113,5 +116,24 @@ def _drop_crumbs(text: str, keep: re.Pattern[str] | None) -> str:
 
 def collapse_repeats(text: str) -> str:
     """``text`` with a run of up to eight words written twice in a row kept once. Meant for
-    snippet-sized text (the pattern backtracks over each word's runs)."""
-    return _REPEAT.sub(r"\1", text)
+    snippet-sized text (the pattern tries every word count at every word), and tried only on
+    a text that can hold a repeat: the runs of word characters of the two copies are the same
+    and follow each other (each copy's first run begins the copy, its last one ends it, and
+    only space is between them), so the text's runs hold a sequence written twice in a row,
+    which makes two equal runs side by side or a pair of runs written twice. Most text has
+    neither, and is returned after a ``findall`` and two set builds; the pattern runs only
+    where such a sequence is found."""
+    runs = _RUN.findall(text)
+    if len(set(runs)) == len(runs):
+        return text
+    pairs = list(zip(runs, runs[1:], strict=False))
+    if len(set(pairs)) == len(pairs) and not any(map(operator.eq, runs, runs[1:])):
+        return text
+    seen: dict[str, list[int]] = {}
+    for j, run in enumerate(runs):  # a sequence written twice in a row, exactly
+        earlier = seen.setdefault(run, [])
+        for i in earlier:
+            if runs[i:j] == runs[j:2 * j - i]:
+                return _REPEAT.sub(r"\1", text)
+        earlier.append(j)
+    return text

@@ -61,7 +61,7 @@ from .scoring import (
     title_keyword_bonus,
     url_items,
 )
-from .snippets import body_windows, highlight_pattern
+from .snippets import has_match, query_words, stored_body_windows
 from .summary import StoredSummary
 from .tiers import candidate_block
 
@@ -605,39 +605,42 @@ class LocalShard:
         """:meth:`summaries` for snippets: never the page's whole text (``"body"``), which a
         summary read stops before (:class:`ranking.core.summary.StoredSummary`), but, for a
         page whose description holds none of the query ``words``, a ``"body_excerpt"``: the
-        snippet windows of its body (:func:`ranking.core.snippets.body_windows`), the body
-        inflated only up to them."""
-        pattern = highlight_pattern(words) if options is not None else None
+        snippet windows of its body (:func:`ranking.core.snippets.stored_body_windows`), the
+        body inflated only up to them. With ``options`` (a search making snippets) a page's
+        summary is read only up to its outlinks (``"links"`` and the keys after them are not
+        in it): the search shows none of them."""
+        query = query_words(words) if options is not None else None
+        until_links = options is not None
         with self.lock:
             out = []
             for doc_id in doc_ids:
-                stored = self._stored(doc_id)
+                stored = self._stored(doc_id, until_links)
                 if stored is not None and doc_id[DOC_TYPE] == DocType.LINK:
-                    stored = self._page_for_link(stored.summary)
+                    stored = self._page_for_link(stored.summary, until_links)
                 if stored is None:
                     out.append(None)
                     continue
                 summary = stored.summary
                 if doc_id[DOC_TYPE] != DocType.LINK:
                     summary["has_cache"] = self._has_cache(doc_id)
-                if stored.has_body and pattern is not None and options is not None and \
-                        not pattern.search(str(summary.get("description", ""))):
+                if stored.has_body and query is not None and options is not None and \
+                        not has_match(str(summary.get("description", "")), query):
                     try:
-                        summary["body_excerpt"] = body_windows(stored.body_chunks(), words,
-                                                               options)
-                    except ValueError as exc:  # a damaged body: the description is shown
+                        summary["body_excerpt"] = stored_body_windows(stored, words, options)
+                    except (ValueError, zlib.error) as exc:  # damaged: show the description
                         logger.warning("body of %s unreadable: %s", doc_id.hex(), exc)
                 out.append(summary)
             return out
 
-    def _stored(self, doc_id: bytes) -> StoredSummary | None:
-        """``doc_id``'s stored summary read up to its body (None: not in the bundle)."""
+    def _stored(self, doc_id: bytes, until_links: bool = False) -> StoredSummary | None:
+        """``doc_id``'s stored summary read up to its body (or its links), None when it is not
+        in the bundle."""
         found = self.reader.summary_gzip(doc_id)
         if found is None:
             return None
         path, member = found
         try:
-            return StoredSummary.of(member)
+            return StoredSummary.of(member, until_links)
         except (ValueError, zlib.error) as exc:
             raise CorruptIndexError(path, f"summary of {doc_id.hex()}: {exc}") from exc
 
@@ -688,7 +691,8 @@ class LocalShard:
                 summary = {"url": url, "title": title, "page_indexed": True}
         return (summary,)
 
-    def _page_for_link(self, link: dict[str, Any]) -> StoredSummary:
+    def _page_for_link(self, link: dict[str, Any],
+                       until_links: bool = False) -> StoredSummary:
         """The stored summary of the page a link document points at (its ``info:`` meta
         word), or the link's own marked ``page_indexed: False``."""
         cursor = self.reader.postings(f"info:{link.get('url', '')}")
@@ -696,7 +700,7 @@ class LocalShard:
         if block is None:
             return StoredSummary({**link, "page_indexed": False}, False, None, b"")
         page_id = self.reader.doc_id(block.partition, int(block.doc_index[0]))
-        page = self._stored(page_id)
+        page = self._stored(page_id, until_links)
         if page is None or not page.summary:
             return StoredSummary({**link, "page_indexed": False}, False, None, b"")
         page.summary.update(page_indexed=True, has_cache=self._has_cache(page_id))

@@ -2,8 +2,20 @@
 
 from __future__ import annotations
 
+import random
+import re
+
+from ranking.core.debris import collapse_repeats
 from ranking.core.options import SearchOptions
-from ranking.core.snippets import body_windows, snippet, snippet_text, title_html
+from ranking.core.snippets import (
+    _spans,
+    body_windows,
+    has_match,
+    query_words,
+    snippet,
+    snippet_text,
+    title_html,
+)
 
 OPTS = SearchOptions()
 
@@ -104,3 +116,48 @@ def test_excerpt_stands_in_when_the_description_lacks_the_words():
     assert "<b>url_for</b>" in html
     kept = snippet("The url_for function.", ["url_for"], OPTS, excerpt="other url_for text")
     assert kept == "The <b>url_for</b> function."
+
+
+# -- the fast paths keep the behaviour (issue 16: snippets over whole pages) ---------------
+
+_REPEAT_ORACLE = re.compile(r"(?<!\w)((?:\w[\w.()'-]*\s+){0,7}\w[\w.()'-]*)\s+\1(?!\w)")
+
+
+def test_collapse_repeats_is_the_repeat_pattern():
+    rng = random.Random(5)
+    vocab = ["a", "the", "Quick", "quick", "start", "os.path", "foo()", "x-y", "it's", "\u00b6",
+             "\u00bb", ",", "(a)", "A", "b.c", "caf\u00e9"]
+    for _ in range(5000):
+        text = (" " * rng.randint(1, 2)).join(rng.choice(vocab)
+                                               for _ in range(rng.randint(1, 14)))
+        assert collapse_repeats(text) == _REPEAT_ORACLE.sub(r"\1", text), text
+    assert collapse_repeats("Quickstart Quickstart\u00b6 Eager") == "Quickstart\u00b6 Eager"
+
+
+def test_scan_words_cover_every_needle():
+    query = query_words(["strings", "string", "query", "queri", "documentation", "document"])
+    assert query.scan == ("document", "string", "quer")
+    assert query.runs == (len("documentation") + 3, len("strings") + 3, len("query") + 3)
+    assert has_match("A Substring and QUERIES.", query_words(["queri"]))
+    assert not has_match("the host posted most costs", query_words(["os"]))
+    assert has_match("the host uses os.sep", query_words(["os"]))
+
+
+def test_matches_in_non_ascii_text_and_folded_letters():
+    text = "\u00dcber caf\u00e9s \u2014 " * 20 + "the zebra grazes " + "na\u00efve " * 20
+    assert "<b>zebra</b> grazes" in snippet(text, ["zebra"], OPTS)
+    assert "<b>\u212aelvin</b>" in snippet("in \u212aelvin", ["kelvin"], OPTS)
+
+
+def test_dense_matches_make_windows_of_a_snippet_length():
+    text = "dog " * 300
+    pattern = query_words(["dog"]).pattern
+    assert all(end - start <= 150 + 40 for start, end in _spans(text, pattern, 20, 40, 150))
+    assert len(snippet_text(text, ["dog"], OPTS)) <= OPTS.description_length
+
+
+def test_an_excerpt_stands_in_as_it_is():
+    excerpt = ("Call url_for with the endpoint name and the arguments to build a link to the "
+               "view function, which Flask resolves")  # longer than one window
+    assert snippet_text("A minimal Flask application.", ["url_for"], OPTS,
+                        excerpt=excerpt) == excerpt

@@ -5,6 +5,7 @@ and the pipeline, over real bundles."""
 from __future__ import annotations
 
 import json
+import random
 import zlib
 
 import pytest
@@ -13,8 +14,10 @@ from crawler.core.indexing import page_summary
 from crawler.core.page import FetchedPage
 from crawler.core.process import PageProcessor
 from indexer.core.reader import IndexBundleReader
+from ranking.core.options import SearchOptions
 from ranking.core.pipeline import Searcher
 from ranking.core.shard import LocalShard
+from ranking.core.snippets import query_words, snippet, stored_body_windows
 from ranking.core.summary import StoredSummary
 from tests.unit.ranking.helpers import build, text_doc
 
@@ -59,16 +62,104 @@ def test_reading_the_head_does_not_inflate_the_body():
     assert body.startswith(first) and len(first) < 10_000
 
 
-def test_page_summary_stores_the_body_last():
+def test_page_summary_stores_the_body_then_the_links_last():
     html = ("<html><head><title>Flask quickstart</title></head><body><h1>Quickstart</h1>"
             + "".join(f"<p>{FILLER} Sentence {i} about routes.</p>" for i in range(80))
-            + "<p>Use url_for to build a URL to a function.</p></body></html>")
+            + '<p>Use url_for to build a <a href="/api/">URL</a> to a function.</p>'
+            + "</body></html>")
     page = PageProcessor().process(FetchedPage("https://flask.test/quickstart/", html.encode(),
                                                200, {"Content-Type": "text/html"}))
     summary = page_summary(page)
     if "body" not in summary:
         pytest.skip("the processor indexes the summary only (no body stored)")
-    assert list(summary)[-1] == "body" and "url_for" in summary["body"]
+    assert list(summary)[-2:] == ["body", "links"] and "url_for" in summary["body"]
+    stored = StoredSummary.of(_gzip(summary), until_links=True)
+    assert "links" not in stored.summary and "body" not in stored.summary
+    assert stored.summary["content_hash"] == summary["content_hash"]  # every key before
+    assert "".join(stored.body_chunks()) == summary["body"]
+
+
+LINKS = [["https://a.test/x", 'a "quoted" link'], ["https://a.test/y", "back\\slash ] }"]]
+
+
+@pytest.mark.parametrize("size", [1, 7, 100, 8192])
+def test_the_body_ends_where_the_links_begin(size):
+    summary = {"url": "u", "title": "t", "description": "d", "fields": {"body": "scraped"},
+               "body": BODY, "links": LINKS}
+    stored = StoredSummary.of(_gzip(summary), until_links=True)
+    assert stored.summary == {"url": "u", "title": "t", "description": "d",
+                              "fields": {"body": "scraped"}}
+    assert "".join(stored.body_chunks(size)) == BODY
+    assert "".join(StoredSummary.of(_gzip({**summary, "body": ""})).body_chunks()) == ""
+
+
+def test_an_older_summary_is_read_up_to_its_links():
+    """Indexes written before the links moved: links, then more keys, the body last."""
+    summary = {"url": "u", "title": "t", "description": "d", "robot_metas": [],
+               "links": LINKS, "location": "", "fields": {"a": "1", "body": "scraped"},
+               "content_hash": "ab", "body": BODY}
+    stored = StoredSummary.of(_gzip(summary), until_links=True)
+    assert stored.summary == {"url": "u", "title": "t", "description": "d", "robot_metas": []}
+    assert stored.has_body and "".join(stored.body_chunks(100)) == BODY
+    whole = StoredSummary.of(_gzip(summary))
+    assert whole.summary == {k: v for k, v in summary.items() if k != "body"}
+    no_body = {k: v for k, v in summary.items() if k != "body"}
+    plain = StoredSummary.of(_gzip(no_body), until_links=True)
+    assert plain.has_body and list(plain.body_chunks()) == [] and not plain.has_body
+
+
+def _stretches(body: str, words: list[str]) -> list[str]:
+    query = query_words(words)
+    stored = StoredSummary.of(_gzip({"url": "u", "title": "t", "description": "d",
+                                     "body": body, "links": []}))
+    return list(stored.body_stretches(query.raw, 30, 30, reach=query.reach))
+
+
+def test_body_stretches_are_made_at_word_starts_only():
+    body = "the host posted most costs. " * 400 + "Set os.pathsep here. " + FILLER * 50
+    got = _stretches(body, ["os", "pathsep"])
+    assert len(got) == 1 and "os.pathsep" in got[0] and got[0] in body
+
+
+def test_body_stretches_see_words_after_escapes_and_folded_letters():
+    body = FILLER * 200 + 'a "quoted"\nline\nos\tpath ' + FILLER * 200 + \
+        "\u212aelvin degrees " + FILLER * 200
+    after_escape = _stretches(body, ["os"])  # (and a stretch around the Kelvin sign)
+    assert "\nos\t" in after_escape[0]
+    folded = _stretches(body, ["kelvin"])
+    assert len(folded) == 1 and "\u212aelvin" in folded[0]
+    assert "<b>\u212aelvin</b>" in snippet("d", ["kelvin"], SearchOptions(),
+                                          excerpt=body_excerpt(body, ["kelvin"]))
+
+
+def body_excerpt(body: str, words: list[str]) -> str:
+    stored = StoredSummary.of(_gzip({"url": "u", "title": "t", "description": "d",
+                                     "body": body, "links": LINKS}))
+    return stored_body_windows(stored, words, SearchOptions())
+
+
+def _noise(n: int, seed: int = 7) -> str:
+    """Text that does not compress away (so inflating it is measurable)."""
+    rng = random.Random(seed)
+    return " ".join("".join(rng.choice("bcdfghjklmnpqrstvwxz") for _ in range(rng.randint(2, 9)))
+                    for _ in range(n))
+
+
+def test_a_body_is_read_only_a_little_past_its_first_window():
+    body = "Feed the zebra early. " + _noise(200_000) + " The zebra sleeps."
+    member = _gzip({"url": "u", "title": "t", "description": "d", "body": body, "links": []})
+    stored = StoredSummary.of(member)
+    excerpt = stored_body_windows(stored, ["zebra"], SearchOptions())
+    assert "zebra early" in excerpt and "sleeps" not in excerpt
+    # the rest of the member was never inflated
+    assert len(stored._inflater.unconsumed_tail) > len(member) * 0.9
+    # a lone window is widened to the snippet's length (to the text around it)
+    assert len(excerpt) > SearchOptions().description_length * 0.8
+
+
+def test_body_excerpts_of_non_ascii_words_read_chunks():
+    body = FILLER * 300 + "Un café noir. " + FILLER * 10
+    assert "café" in body_excerpt(body, ["café"])
 
 
 def _shard(tmp_path, docs) -> LocalShard:
