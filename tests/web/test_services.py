@@ -14,12 +14,12 @@ def test_start_copies_page_options(make_crawl, options):
     services.crawl_start(crawl.pk)
     crawl.refresh_from_db()
     assert crawl.status == "running" and crawl.active_lock is True
-    assert crawl.page_options_snapshot["byte_range"] == 1_000_000
+    assert crawl.page_options_snapshot["byte_range"] == 4_000_000
     # editing the profile afterwards does not change the running crawl's copy
     options.byte_range = 5000
     options.save()
     crawl.refresh_from_db()
-    assert crawl.page_options_snapshot["byte_range"] == 1_000_000
+    assert crawl.page_options_snapshot["byte_range"] == 4_000_000
 
 
 def test_cannot_start_twice_or_without_seeds(make_crawl):
