@@ -41,6 +41,9 @@ def gamma_width(values: npt.ArrayLike) -> IntArray:
     return 2 * bit_length(values) - 1
 
 
+ADD_CHUNK = 1 << 18  # fields a BitPacker adds in one pass
+
+
 class BitPacker:
     """Accumulates fields into a bit stream of ``total_bits``, one group of fields at a time.
 
@@ -58,8 +61,18 @@ class BitPacker:
         self._words = np.zeros((total_bits + 63) // 64 + 1, dtype=np.uint64)
 
     def add(self, starts: npt.ArrayLike, values: npt.ArrayLike, widths: npt.ArrayLike) -> None:
+        """Add fields ``values`` of ``widths`` bits at bit offsets ``starts``, ``ADD_CHUNK``
+        fields at a time (a partition of whole pages has millions of fields: the temporary
+        arrays of one pass would cost several times the fields' own arrays)."""
+        starts = np.asarray(starts, dtype=np.int64)
         values = np.asarray(values, dtype=np.int64)
-        ends = np.asarray(starts, dtype=np.int64) + np.asarray(widths, dtype=np.int64)
+        widths = np.asarray(widths, dtype=np.int64)
+        for a in range(0, values.size, ADD_CHUNK):
+            self._add_fields(starts[a:a + ADD_CHUNK], values[a:a + ADD_CHUNK],
+                             widths[a:a + ADD_CHUNK])
+
+    def _add_fields(self, starts: IntArray, values: IntArray, widths: IntArray) -> None:
+        ends = starts + widths
         wide = values >= (1 << 32)
         if wide.any():
             self._add_ends(ends[wide] - 32, values[wide] >> 32)
@@ -71,9 +84,11 @@ class BitPacker:
     def add_ones(self, ends: npt.ArrayLike) -> None:
         """Set the single bits just before each of ``ends`` (a unary code's terminating 1)."""
         ends = np.asarray(ends, dtype=np.int64)
-        last_word = (ends - 1) >> 6
-        shift = (64 * (last_word + 1) - ends).astype(np.uint64)
-        np.add.at(self._words, last_word, np.left_shift(np.uint64(1), shift))
+        for a in range(0, ends.size, ADD_CHUNK):
+            part = ends[a:a + ADD_CHUNK]
+            last_word = (part - 1) >> 6
+            shift = (64 * (last_word + 1) - part).astype(np.uint64)
+            np.add.at(self._words, last_word, np.left_shift(np.uint64(1), shift))
 
     def _add_ends(self, ends: IntArray, values: IntArray) -> None:
         if ends.size == 0:

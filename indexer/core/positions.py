@@ -90,10 +90,10 @@ def encode_positions(positions: IntArray, counts: IntArray, entry_list: IntArray
     gap_index = np.arange(gap_count, dtype=np.int64)
     rem_start = np.repeat(gamma_end + unary_total - first_gap * k_entry, ngaps) + gap_index * k_gap
     remainders = gap_values & ((np.int64(1) << k_gap) - 1)
-    packer = BitPacker(total)  # gamma codes, unary terminators, remainders in one pass
-    packer.add(np.concatenate([entry_start[nonempty], unary_end - 1, rem_start]),
-               np.concatenate([firsts, np.ones(gap_count, dtype=np.int64), remainders]),
-               np.concatenate([gwidth, np.ones(gap_count, dtype=np.int64), k_gap]))
+    packer = BitPacker(total)  # gamma codes, unary terminators, remainders (no copies joined)
+    packer.add(entry_start[nonempty], firsts, gwidth)
+    packer.add_ones(unary_end)
+    packer.add(rem_start, remainders, k_gap)
     return packer.tobytes(), entry_bits, k_list, total
 
 

@@ -145,12 +145,12 @@ def encode_postings(entry_list: IntArray, doc_index: IntArray, freq: IntArray,
                col_o[eb] + in_block * wo[eb], col_l[eb] + in_block * wl[eb]]
     values += [d[nonfirst], freq, o, entry_bits]
     widths += [wd[eb][nonfirst], wf[eb], wo[eb], wl[eb]]
-    # one pass over the stream's words for all fields (the offset deltas are all 0: no bits)
-    keep = [i for i, va in enumerate(values) if va is not o]
+    # every field group in turn, without joining them into copies (the offset deltas are all
+    # 0: no bits)
     packer = BitPacker(total_bits)
-    packer.add(np.concatenate([np.asarray(starts[i], dtype=np.int64) for i in keep]),
-               np.concatenate([np.asarray(values[i], dtype=np.int64) for i in keep]),
-               np.concatenate([np.asarray(widths[i], dtype=np.int64) for i in keep]))
+    for st, va, wi in zip(starts, values, widths, strict=True):
+        if va is not o:
+            packer.add(st, va, wi)
     return packer.tobytes(), list_offset, list_bytes
 
 
