@@ -49,6 +49,7 @@ sys.path.insert(0, str(HERE.parent))
 import relevance_eval as rel  # noqa: E402
 
 from indexer.core.reader import IndexBundleReader  # noqa: E402
+from ranking.core.linkgraph import LinkScores  # noqa: E402
 from ranking.core.network import HttpShard  # noqa: E402
 from ranking.core.pipeline import Searcher  # noqa: E402
 from ranking.core.shard import LocalShard  # noqa: E402
@@ -134,12 +135,16 @@ def sharded_bundles(tier: str) -> list[Path]:
 
 
 def with_link_scores(bundle: Path, tier: str, name: str) -> None:
-    """The crawl's link scores beside its bundles (webgraph, linkrank, score_update, as
-    relevance_eval runs them; cached): searching with default options adds each candidate's
-    link score, so the timed queries do that work too. One crawl's scores serve all of its
+    """The crawl's link scores beside its bundles: searching with default options adds each
+    candidate's link score, so the timed queries do that work too. A crawl relevance_eval
+    built has them already (the engine's link analysis ran when it ended); a bundle given with
+    ``--index`` without them gets the same analysis here. One crawl's scores serve all of its
     queue servers' bundles."""
-    stats = rel.link_analysis(rel.work_of(bundle), tier)
-    sys.stdout.write(f"{name}_link_scores: {stats['nodes']} urls\n")
+    work = rel.work_of(bundle)
+    path = rel.scores_path(work, rel.CRAWL_TIMESTAMP)
+    if not path.exists():
+        rel.link_analysis(work, tier)
+    sys.stdout.write(f"{name}_link_scores: {len(LinkScores(path))} urls\n")
 
 
 def peer_eval(name: str, docs_jsonl: Path, tier: str = "default") -> dict | None:

@@ -39,7 +39,7 @@ MAX_SCORES_BYTES = 4 << 30  # 4 GiB: about 70 million urls (56 bytes each)
 
 
 class _BadParameter(ValueError):
-    pass
+    """A query parameter that is missing or out of range (answered 400 with its message)."""
 
 
 def _int_param(request: HttpRequest, name: str, low: int, high: int) -> int:
