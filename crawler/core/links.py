@@ -10,7 +10,8 @@ Layer: ``crawler.core``. Processors feed raw ``(href, text, kind)`` triples to a
   fewer than 3 useful characters are left, words from the target URL are used instead; when
   even those give fewer than 3 characters, the text is empty (the link is still followed but
   makes no link document).
-* A target seen again appends its text after `` .. `` (text capped at 200 characters).
+* A target seen again appends its text after `` .. `` (each text capped at 200 characters, the
+  joined texts at MAX_JOINED_LINK_TEXT_CHARS).
 * At most ``max_links_to_extract`` (300) distinct targets are collected.
 * Resolved targets are remembered across pages (the same navigation links recur on every page
   of a site): by the href alone for absolute URLs, with the base's scheme and host for
@@ -35,7 +36,13 @@ from .page import Link
 from .urls import MAX_URL_LEN, MIN_URL_LEN, canonicalize, file_extension, is_recursive
 
 MIN_LINK_TEXT_CHARS = 3
-MAX_LINK_TEXT_CHARS = 200
+MAX_LINK_TEXT_CHARS = 200  # one anchor's text at most (Yioop's cap)
+# The texts of one page's links to one target, joined, at most: a back-of-book index links a
+# reference page from dozens or hundreds of entries (PostgreSQL's bookindex names
+# runtime-config-client.html in 60, SQLAlchemy's genindex names core/connections.html in 211,
+# 8,000 characters), each entry's term a way to find that page (see
+# .processors.link_records); Yioop's 200 characters kept the first three or four of them.
+MAX_JOINED_LINK_TEXT_CHARS = 16_000
 _URL_NOISE = frozenset(
     "http https www com org net html htm php asp aspx jsp index default".split()
 )
@@ -284,7 +291,7 @@ class LinkCollector:
                 text = clean_link_text(raw, lang)
                 if text and text not in cleaned:
                     cleaned.append(text)
-            text = " .. ".join(cleaned)[:MAX_LINK_TEXT_CHARS]
+            text = " .. ".join(cleaned)[:MAX_JOINED_LINK_TEXT_CHARS]
             if len(text.replace(" ", "")) < MIN_LINK_TEXT_CHARS:
                 text = url_words(url)
                 if len(text.replace(" ", "")) < MIN_LINK_TEXT_CHARS:

@@ -27,7 +27,7 @@ Layer: ``crawler.core.processors``. Steps, in order:
 
 Speed: the tree is walked by C code, not Python loops over elements. Two small XSLT
 stylesheets (compiled once per thread) write the block text with boundary markers
-(:func:`text_blocks`) and the link records (:func:`_link_records`) as single strings that
+(:func:`text_blocks`) and the link records (:func:`.link_records.link_records`) as single strings that
 regular expressions then cut up; the hash text is lxml's text serialisation. A page whose
 markup spells a marker character as a character reference (so that it could reach the tree)
 takes the element-by-element path instead, which gives the same result for ordinary pages.
@@ -39,7 +39,6 @@ import bisect
 import logging
 import re
 import threading
-from collections.abc import Iterator
 from dataclasses import replace
 from functools import partial
 from itertools import accumulate
@@ -57,6 +56,7 @@ from ..summarizers import TextBlock
 from ..urls import canonicalize, levenshtein
 from .base import ProcessorContext, summarize_and_index
 from .boilerplate import drop_furniture
+from .link_records import alone, link_records
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +68,6 @@ BLOCK_TAGS = (
 )
 CODE_TAGS = ("code", "kbd", "samp", "tt", "var")
 STRIP_TAGS = ("script", "style", "noscript", "template")
-LINK_TAGS = ("a", "area", "frame", "iframe", "img")
 # Markers written into the tree's text to recover block boundaries in one C-level itertext().
 # They are private-use characters (lxml refuses control characters); the page's own
 # occurrences of them are blanked before parsing.
@@ -319,11 +318,8 @@ class HtmlProcessor:
 
         # 4. Links (whole page, before any scraper).
         collector = LinkCollector(url, base, config.max_links_to_extract)
-        records = _link_records(doc) if fast else None
-        if records is None:
-            records = _link_records_by_element(doc)
         add = collector.add
-        for tag, href, rel, anchor, title_attr, alts in records:
+        for tag, href, rel, anchor, title_attr, alts, context in link_records(doc, fast):
             if collector.full:
                 break
             if tag == "a" or tag == "area":
@@ -336,6 +332,8 @@ class HtmlProcessor:
                     anchor = alts
                 if not anchor:
                     anchor = title_attr.strip()
+                if context:  # the index entry the link is in (see .link_records)
+                    anchor = f"{context} {anchor}"
                 add(href, anchor, tag)
             elif tag == "img":
                 alt = anchor.strip()
@@ -343,7 +341,6 @@ class HtmlProcessor:
                     add(href or None, alt, "img")
             else:  # frame, iframe
                 add(href or None, title_attr.strip(), tag)
-        del records
 
         # 5. Scraper.
         scraper_name = None
@@ -412,70 +409,6 @@ class HtmlProcessor:
         )
 
 
-# -- links ----------------------------------------------------------------------------------
-
-# One record per link element, in document order: tag, href (or src), rel, text (an ``a``'s
-# text, an ``area``'s or ``img``'s alt), title, and for an ``a`` the alts of its images.
-_LINK_XSLT = """<xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform">
-<xsl:output method="text" encoding="UTF-8"/>
-<xsl:template match="text()"/>
-<xsl:template match="a">&#xe000;a&#xe001;<xsl:value-of select="@href"/>&#xe001;<xsl:value-of
- select="@rel"/>&#xe001;<xsl:value-of select="."/>&#xe001;<xsl:value-of
- select="@title"/>&#xe001;<xsl:for-each select=".//img"><xsl:value-of
- select="@alt"/><xsl:text> </xsl:text></xsl:for-each><xsl:apply-templates/></xsl:template>
-<xsl:template match="area">&#xe000;area&#xe001;<xsl:value-of select="@href"/>&#xe001;<xsl:value-of
- select="@rel"/>&#xe001;<xsl:value-of select="@alt"/>&#xe001;<xsl:value-of
- select="@title"/>&#xe001;<xsl:apply-templates/></xsl:template>
-<xsl:template match="frame|iframe|img">&#xe000;<xsl:value-of
- select="local-name()"/>&#xe001;<xsl:value-of select="@src"/>&#xe001;&#xe001;<xsl:value-of
- select="@alt"/>&#xe001;<xsl:value-of select="@title"/>&#xe001;<xsl:apply-templates/></xsl:template>
-</xsl:stylesheet>"""
-
-LinkRecord = tuple[str, str, str, str, str, str]
-
-
-def _alone(element: etree._Element) -> bool:
-    """False for a root element with top-level siblings (a broken page can parse so): XSLT
-    would read the siblings too, the element's own ``iter`` does not."""
-    return (element.getparent() is not None
-            or (element.getprevious() is None and element.getnext() is None))
-
-
-def _link_records(doc: etree._Element) -> Iterator[LinkRecord] | None:
-    """The link records of the page from one XSLT pass, made as they are read (a page with
-    tens of thousands of links would hold as many tuples); ``None`` if that failed."""
-    if not _alone(doc):
-        return None
-    try:
-        stream = str(_stylesheets().links(doc))
-    except etree.XSLTError:
-        return None
-    # Six fields a record: the text cannot hold the separators (the caller takes this path
-    # only for pages without marker characters), so this is a check of the stylesheet.
-    if stream.count(_TAGEND) != 5 * stream.count(_OPEN):
-        return None
-    return (tuple(match.group(1).split(_TAGEND))  # type: ignore[misc]
-            for match in _LINK_RECORD.finditer(stream))
-
-
-_LINK_RECORD = re.compile(f"{_OPEN}([^{_OPEN}]*)")
-
-
-def _link_records_by_element(doc: etree._Element) -> list[LinkRecord]:
-    """The same records, element by element."""
-    records: list[LinkRecord] = []
-    for element in doc.iter(*LINK_TAGS):
-        tag = element.tag
-        if tag == "a":
-            alts = " ".join(_attr(img, "alt") for img in element.iter("img"))
-            text = "".join(element.itertext())
-        else:
-            alts, text = "", element.get("alt") or ""
-        records.append((tag, element.get("src" if tag in ("frame", "iframe", "img") else "href")
-                        or "", element.get("rel") or "", text, element.get("title") or "", alts))
-    return records
-
-
 # -- blocks ---------------------------------------------------------------------------------
 
 
@@ -513,22 +446,15 @@ def _block_xslt() -> str:
     return "\n".join(out)
 
 
-class _Stylesheets:
-    __slots__ = ("blocks", "links")
-
-    def __init__(self) -> None:
-        self.blocks = etree.XSLT(etree.XML(_BLOCK_XSLT))
-        self.links = etree.XSLT(etree.XML(_LINK_XSLT))
-
-
 _BLOCK_XSLT = _block_xslt()
 
 
-def _stylesheets() -> _Stylesheets:
-    sheets: _Stylesheets | None = getattr(_local, "sheets", None)
-    if sheets is None:
-        sheets = _local.sheets = _Stylesheets()
-    return sheets
+def _block_stylesheet() -> etree.XSLT:
+    """The compiled block stylesheet, one per thread."""
+    sheet: etree.XSLT | None = getattr(_local, "blocks", None)
+    if sheet is None:
+        sheet = _local.blocks = etree.XSLT(etree.XML(_BLOCK_XSLT))
+    return sheet
 
 
 _new_block = partial(tuple.__new__, TextBlock)
@@ -586,10 +512,10 @@ def _block_stream(root: etree._Element) -> str | None:
     """The text under ``root`` with block and code boundaries marked (see
     :func:`_block_xslt`), as an element-by-element walk would see it: without what ``root``'s
     tail would add (its end marker); ``None`` if the transformation failed."""
-    if not _alone(root):
+    if not alone(root):
         return None
     try:
-        stream = str(_stylesheets().blocks(root))
+        stream = str(_block_stylesheet()(root))
     except etree.XSLTError:
         return None
     tag = root.tag

@@ -8,7 +8,7 @@ Public API:
   :func:`analyze`: tokenise (canonical forms, n-grams) and stem;
 * :func:`tokenize`: the unstemmed tokens;
 * :func:`guess_language`, :func:`declared_language`, :func:`guess_text_language`,
-  :class:`LanguageGuess`;
+  :func:`sure_text_language`, :class:`LanguageGuess`;
 * :func:`stop_words`, :func:`link_stop_words`, :func:`remove_stop_words`;
 * :func:`normalize_tag`, :func:`major`, :func:`snowball_algorithm`.
 """
@@ -24,6 +24,7 @@ from .language import (
     guess_language,
     guess_text_language,
     language_from_url,
+    sure_text_language,
 )
 from .stopwords import link_stop_words, remove_stop_words, stop_words
 from .tokenize import char_ngrams, spell_url, tokenize
@@ -46,6 +47,7 @@ __all__ = [
     "snowball_algorithm",
     "spell_url",
     "stop_words",
+    "sure_text_language",
     "term_positions",
     "tokenize",
 ]

@@ -13,7 +13,12 @@ Order (the first that answers wins):
    (``/fr/``, ``ch01.ja.html``), which multilingual sites use;
 4. the text test: for each language, delete its frequent words (:mod:`.wordlists`) from a sample
    of the text, and pick the language that leaves the shortest text. Spaced languages delete
-   whole words, unspaced ones (Chinese, Japanese, Thai) substrings;
+   whole words, unspaced ones (Chinese, Japanese, Thai) substrings. For a page the test must
+   be sure (:func:`sure_text_language`): the winner's words delete at least
+   MIN_EVIDENCE_BYTES, and a language other than English deletes ENGLISH_MARGIN times what
+   English's do. Pages with little running text (a back-of-book index, a module list, source
+   code) otherwise come out French or Danish on a handful of shared words ("a", "in", "for"),
+   and their words are then stemmed and matched in that language;
 5. a skipped ``en``/``en-US`` declaration, else the default (``en``).
 
 If the text test agrees with a skipped English declaration, the declared form (``en-US``) is kept.
@@ -33,6 +38,8 @@ from .tokenize import has_unspaced, simple_words
 from .wordlists import SPACED, UNSPACED, frequent_words
 
 SAMPLE_CHARS = 20000
+MIN_EVIDENCE_BYTES = 24  # bytes the winner's frequent words must delete from a page's sample
+ENGLISH_MARGIN = 1.5  # how much more another language must delete than English to beat it
 _UNINFORMATIVE = frozenset({"en", "en-US"})
 
 
@@ -103,6 +110,22 @@ def guess_text_language(text: str, default: str | None = "en") -> str | None:
     # On a tie, a language other than English wins: English is the uninformative default
     # (the seed distrusts "en" declarations for the same reason) and leaks into every page.
     return max(scores.items(), key=lambda item: (item[1], item[0] != "en"))[0]
+
+
+def sure_text_language(text: str) -> str | None:
+    """The text test of a page, when it is sure (module docstring, rule 4): None when the
+    winning language's words delete fewer than MIN_EVIDENCE_BYTES, ``en`` when the winner,
+    another language, deletes less than ENGLISH_MARGIN times what English's words do. Single
+    letters are no evidence (an index's "A | B | C" bar would read as French "a" and "y")."""
+    scores = text_scores(" ".join(word for word in text.split() if len(word) > 1))
+    if not scores:
+        return None
+    best, deleted = max(scores.items(), key=lambda item: (item[1], item[0] != "en"))
+    if deleted < MIN_EVIDENCE_BYTES:
+        return None
+    if best != "en" and deleted < ENGLISH_MARGIN * scores.get("en", 0):
+        return "en"
+    return best
 
 
 # Language markers that multilingual sites put in paths: a first path segment (``/fr/``,
@@ -183,7 +206,7 @@ def guess_language(
     # a declared English only counts when the text agrees (many pages declare it by default)
     english = next((norm for norm in map(normalize_tag, declared)
                     if norm is not None and norm in _UNINFORMATIVE), None)
-    guessed = guess_text_language(text, default=None) if text else None
+    guessed = sure_text_language(text) if text else None
     if guessed is not None:
         if english is not None and major(guessed) == "en":
             return LanguageGuess(english, "declared")

@@ -54,7 +54,19 @@ def link_stop_words(lang: str | None) -> frozenset[str]:
 
 
 def remove_stop_words(text: str, lang: str | None, *, link: bool = False) -> str:
-    """``text`` with the stop words (or link stop words) of ``lang`` removed, words re-joined
-    with single spaces. Spaced scripts only; other text is returned with spaces normalised."""
-    drop = link_stop_words(lang) if link else stop_words(lang)
-    return " ".join(w for w in simple_words(text) if w not in drop)
+    """``text`` with the stop words of ``lang`` removed, words re-joined with single spaces.
+    Spaced scripts only; other text is returned with spaces normalised.
+
+    With ``link`` (anchor text), link filler words (``click``, ``here``, ``view``, ``next``...)
+    go too, unless a word next to one is a content word (neither a stop word nor filler): they
+    are filler in "click here" or "view full article", but terms in "generic view", "RETURN
+    NEXT" or "home directory", which a reader looks a page up by."""
+    words = simple_words(text)
+    stop = stop_words(lang)
+    if not link:
+        return " ".join(w for w in words if w not in stop)
+    filler = link_stop_words(lang)
+    content = [w not in filler for w in words]  # filler includes the stop words
+    last = len(words) - 1
+    return " ".join(w for i, w in enumerate(words) if content[i] or (
+        w not in stop and ((i > 0 and content[i - 1]) or (i < last and content[i + 1]))))

@@ -68,7 +68,7 @@ def test_links_from_a_frame_iframe_img_with_base_href():
     assert by_url["https://base.org/dir/a.html"].text == "anchor text .. anchor words"
     assert by_url["https://base.org/dir/pic.png"].text == "picture cat"
     assert by_url["https://base.org/dir/pic.png"].kind == "img"
-    assert by_url["https://base.org/dir/b.html"].text == "image inside"
+    assert by_url["https://base.org/dir/b.html"].text == "image inside link"  # a term here
 
 
 def test_link_text_loses_click_here():

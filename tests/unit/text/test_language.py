@@ -10,6 +10,7 @@ from indexer.core.text import (
     normalize_tag,
     remove_stop_words,
     stop_words,
+    sure_text_language,
 )
 
 SAMPLES = {
@@ -69,9 +70,40 @@ def test_stop_words():
     assert {"click", "here"} <= link_stop_words("fr")
     assert remove_stop_words("Click here for the Python tutorial", "en", link=True) == (
         "python tutorial")
+    assert remove_stop_words("Read more about caching", "en", link=True) == "caching"
+    assert remove_stop_words("View full article", "en", link=True) == ""
+
+
+def test_link_filler_words_next_to_a_content_word_are_terms():
+    assert remove_stop_words("generic view", "en", link=True) == "generic view"
+    assert remove_stop_words("RETURN NEXT and RETURN QUERY", "en", link=True) == (
+        "return next return query")
+    assert remove_stop_words("the home directory", "en", link=True) == "home directory"
+    assert remove_stop_words("Next", "en", link=True) == ""
+    assert remove_stop_words("the generic view", "en") == "generic view"
 
 
 def test_ties_go_to_the_language_that_is_not_english():
     # "a" is a frequent word of English, Portuguese and others; English loses the tie.
     assert guess_text_language("a") != "en"
     assert guess_text_language("") == "en"
+
+
+# A back-of-book index after its link lists are left out: letters, identifiers, "in".
+INDEX_TEXT = ("Index _ | A | B | C | D | E | F | G | H | I | J | K | L | M | N | O | P | Q | R | "
+              "S | T | U | V | W | Y _AppCtxGlobals (class in flask.ctx) key (flask.json.tag."
+              "JSONTag attribute) query_string (flask.Request attribute) YOURAPPLICATION_SETTINGS")
+
+
+def test_a_page_with_little_running_text_is_not_given_a_language_on_a_few_words():
+    assert guess_language(text=INDEX_TEXT).lang == "en"
+    assert guess_language(declared=["en"], text=INDEX_TEXT).lang == "en"
+    # a tie between English and another language's words is English's on a page
+    assert guess_language(declared=["en"], text="for in at for in at for in at").lang == "en"
+    assert sure_text_language("a y a y a y a y") is None  # single letters are no evidence
+
+
+def test_running_text_in_another_language_still_wins():
+    french = " ".join([SAMPLES["fr"]] * 2)
+    assert guess_language(declared=["en"], text=french).lang == "fr"
+    assert guess_language(text=SAMPLES["es"]).lang == "es"
