@@ -66,7 +66,6 @@ _LINK = int(DocType.LINK)  # an enum member's lookup costs more than the compari
 DROP_METAS = frozenset({"NOINDEX", "NONE", "JUSTFOLLOW"})
 SUMMARY_SLACK = 2  # extra summaries read per batch, for results dropped at summary time
 MAX_LINK_DESCRIPTIONS = 3
-MAX_REDIRECT_SOURCES = 8  # redirect sources compared with a shown result's url
 
 
 class LinkScoreSource(Protocol):
@@ -393,25 +392,16 @@ class Searcher:
         return out
 
     def _redirect_sources(self, url: str) -> list[str]:
-        """Urls whose redirect documents point at ``url`` (their ``location:`` meta word), in
-        the local shards (a remote shard's index is not read here)."""
+        """Urls whose redirect documents point at ``url``, in the local shards (a remote
+        shard's index is not read here)."""
         found: list[str] = []
-        if not url:
-            return found
         for shard in self.shards:
-            reader = getattr(shard, "reader", None)
-            lock = getattr(shard, "lock", None)
-            if reader is None or lock is None:
+            sources = getattr(shard, "redirect_sources", None)
+            if sources is None:
                 continue
-            with lock:
-                cursor = reader.postings(f"location:{url}")
-                for block in cursor:
-                    for index in block.doc_index.tolist():
-                        source, _ = reader.summary_head(block.partition, int(index))
-                        if source and source != url and source not in found:
-                            found.append(source)
-                        if len(found) >= MAX_REDIRECT_SOURCES:
-                            return found
+            for source in sources(url):
+                if source not in found:
+                    found.append(source)
         return found
 
     @staticmethod

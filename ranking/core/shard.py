@@ -24,7 +24,6 @@ import json
 import logging
 import struct
 import threading
-import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -44,6 +43,7 @@ from indexer.core.reader import CollectionStats, IndexBundleReader
 from indexer.core.text import TextAnalyzer
 
 from .blocks import Column, decode_column_positions, key_index, key_partition, make_keys
+from .doc_cache import DocumentCache
 from .iterators import Budget, DecodedList, DecodedWordIterator
 from .options import SearchOptions
 from .phrases import CachedPhraseLexicon, in_order_counts, phrases_path
@@ -62,7 +62,7 @@ from .scoring import (
     url_items,
 )
 from .snippets import has_match, query_words, stored_body_windows
-from .summary import StoredSummary
+from .summary import INFLATE_ERRORS, StoredSummary
 from .tiers import candidate_block
 
 logger = logging.getLogger(__name__)
@@ -400,6 +400,10 @@ class LocalShard:
         self._decoded_size = 0
         self._decoded_sizes: dict[tuple[str, bool], int] = {}
         self._heads: dict[bytes, tuple[dict[str, Any] | None]] = {}
+        # (doc id, read to the links) -> (summary to the body, whether a body follows)
+        self._documents: DocumentCache[tuple[bytes, bool], tuple[Any, ...]] = \
+            DocumentCache(self.DOCUMENT_CACHE)
+        self._redirects: DocumentCache[str, tuple[str, ...]] = DocumentCache(self.DOCUMENT_CACHE)
         self._stats: tuple[object, CollectionStats] | None = None
         self._ranks: tuple[object, ImportanceRanks | None] | None = None
         # the bundle's common phrases (phrases.npz), reloaded when the file changes
@@ -608,29 +612,71 @@ class LocalShard:
         snippet windows of its body (:func:`ranking.core.snippets.stored_body_windows`), the
         body inflated only up to them. With ``options`` (a search making snippets) a page's
         summary is read only up to its outlinks (``"links"`` and the keys after them are not
-        in it): the search shows none of them."""
+        in it): the search shows none of them. Those summaries are kept parsed
+        (:class:`ranking.core.doc_cache.DocumentCache`, DOCUMENT_CACHE of them); a body
+        excerpt is made for each query."""
         query = query_words(words) if options is not None else None
         until_links = options is not None
         with self.lock:
             out = []
             for doc_id in doc_ids:
-                stored = self._stored(doc_id, until_links)
-                if stored is not None and doc_id[DOC_TYPE] == DocType.LINK:
-                    stored = self._page_for_link(stored.summary, until_links)
-                if stored is None:
+                key = (doc_id, until_links)
+                kept = self._documents.get(key)
+                stored = None
+                if kept is None:
+                    stored = self._resolved(doc_id, until_links)
+                    kept = (stored.summary, stored.has_body) if stored is not None else (None,)
+                    if until_links:  # never a summary with its outlinks (they can be long)
+                        self._documents.put(key, kept)
+                if kept[0] is None:
                     out.append(None)
                     continue
-                summary = stored.summary
-                if doc_id[DOC_TYPE] != DocType.LINK:
-                    summary["has_cache"] = self._has_cache(doc_id)
-                if stored.has_body and query is not None and options is not None and \
+                summary = dict(kept[0])
+                if kept[1] and query is not None and options is not None and \
                         not has_match(str(summary.get("description", "")), query):
                     try:
-                        summary["body_excerpt"] = stored_body_windows(stored, words, options)
-                    except (ValueError, zlib.error) as exc:  # damaged: show the description
+                        stored = stored or self._resolved(doc_id, until_links)
+                        if stored is not None:
+                            summary["body_excerpt"] = stored_body_windows(stored, words,
+                                                                          options)
+                    except (ValueError, *INFLATE_ERRORS) as exc:  # damaged: show the description
                         logger.warning("body of %s unreadable: %s", doc_id.hex(), exc)
                 out.append(summary)
             return out
+
+    DOCUMENT_CACHE = 4096  # documents' summaries (to their bodies) kept parsed, least used out
+    MAX_REDIRECT_SOURCES = 8  # redirect sources compared with a shown result's url
+
+    def redirect_sources(self, url: str) -> tuple[str, ...]:
+        """Urls whose redirect documents point at ``url`` (their ``location:`` meta word), at
+        most MAX_REDIRECT_SOURCES, kept per url like summaries."""
+        if not url:
+            return ()
+        with self.lock:
+            return self._redirects.load(url, self._read_redirect_sources)
+
+    def _read_redirect_sources(self, url: str) -> tuple[str, ...]:
+        found: list[str] = []
+        for block in self.reader.postings(f"location:{url}"):
+            for index in block.doc_index.tolist():
+                source, _ = self.reader.summary_head(block.partition, int(index))
+                if source and source != url and source not in found:
+                    found.append(source)
+                if len(found) >= self.MAX_REDIRECT_SOURCES:
+                    return tuple(found)
+        return tuple(found)
+
+    def _resolved(self, doc_id: bytes, until_links: bool) -> StoredSummary | None:
+        """What a result shows of ``doc_id``: its stored summary (with ``has_cache``), or for a
+        link document the summary of the page it points at; None when it is not in the
+        bundle."""
+        stored = self._stored(doc_id, until_links)
+        if stored is None:
+            return None
+        if doc_id[DOC_TYPE] == DocType.LINK:
+            return self._page_for_link(stored.summary, until_links)
+        stored.summary["has_cache"] = self._has_cache(doc_id)
+        return stored
 
     def _stored(self, doc_id: bytes, until_links: bool = False) -> StoredSummary | None:
         """``doc_id``'s stored summary read up to its body (or its links), None when it is not
@@ -641,7 +687,7 @@ class LocalShard:
         path, member = found
         try:
             return StoredSummary.of(member, until_links)
-        except (ValueError, zlib.error) as exc:
+        except (ValueError, *INFLATE_ERRORS) as exc:
             raise CorruptIndexError(path, f"summary of {doc_id.hex()}: {exc}") from exc
 
     def _has_cache(self, doc_id: bytes) -> bool:
