@@ -108,9 +108,10 @@ class PageOptions(models.Model):
 
     # --- Search Time ------------------------------------------------------------------------
     min_results_to_group = models.PositiveIntegerField(
-        "minimum results to group", default=200, validators=_range(10, 10_000),
+        "minimum results to group", default=500, validators=_range(10, 10_000),
         help_text="Matches taken in importance (Doc Rank) order before grouping and scoring "
-                  "(n, the seed's). 10 to 10,000; default 200.")
+                  "(n; the seed's 200 is kept by the \"Summary only\" profile). 10 to 10,000; "
+                  "default 500.")
     server_alpha = models.FloatField(
         default=1.6, validators=_range(1.0, 10.0),
         help_text="With several queue servers each is asked for n x alpha / servers results. "

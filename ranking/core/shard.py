@@ -39,7 +39,7 @@ from indexer.core.grouping import (
     is_key_ordered,
 )
 from indexer.core.ids import DOC_ID_LEN, DOC_TYPE, DocType
-from indexer.core.reader import CollectionStats, IndexBundleReader
+from indexer.core.reader import CollectionStats, IndexBundleReader, TermStats
 from indexer.core.text import TextAnalyzer
 
 from .blocks import Column, decode_column_positions, key_index, key_partition, make_keys
@@ -377,7 +377,10 @@ class _UrlFeatures:
             return np.zeros(at.size, dtype=np.int64)
         before = np.cumsum(length) - length
         flat = np.repeat(at - before, length) + np.arange(int(length.sum()))
-        hit = np.isin(self.words[flat], query_ids)
+        words = self.words[flat]
+        hit = words == query_ids[0]  # a query has a few words: compares beat np.isin's sort
+        for word in query_ids[1:].tolist():
+            hit |= words == word
         return np.bincount(np.repeat(np.arange(at.size), length), weights=hit,
                            minlength=at.size).astype(np.int64)
 
@@ -404,6 +407,7 @@ class LocalShard:
         self._documents: DocumentCache[tuple[bytes, bool], tuple[Any, ...]] = \
             DocumentCache(self.DOCUMENT_CACHE)
         self._redirects: DocumentCache[str, tuple[str, ...]] = DocumentCache(self.DOCUMENT_CACHE)
+        self._term_stats: DocumentCache[str, TermStats] = DocumentCache(self.DOCUMENT_CACHE)
         self._stats: tuple[object, CollectionStats] | None = None
         self._ranks: tuple[object, ImportanceRanks | None] | None = None
         # the bundle's common phrases (phrases.npz), reloaded when the file changes
@@ -864,7 +868,8 @@ class LocalShard:
             lk = ~page
             if lk.any():
                 link_hits.append((np.full(int(lk.sum()), j), region[lk], prow[lk], w[lk]))
-        occurrences = tuple(reader.term_stats(t).occurrences for t in terms)
+        occurrences = tuple(self._term_stats.load(t, reader.term_stats).occurrences
+                            for t in terms)
         rel, parts_rel = dfr_relevance(freq, occurrences, stats.documents,
                                        stats.average_length, page_len)
         has_page = page_len > 0

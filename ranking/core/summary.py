@@ -324,9 +324,9 @@ def _literal(data: bytes) -> re.Pattern[bytes]:
 
 
 def _folds_in(low: bytes) -> tuple[bytes, ...]:
-    """The :data:`FOLDS` that ``low`` holds (a quick test of rare bytes of theirs first: most
-    text has none)."""
-    if b"\xc4" not in low and b"\xc5" not in low and b"\x84\xaa" not in low:
+    """The :data:`FOLDS` that ``low`` holds (quick tests first, most text having none: ASCII,
+    then single bytes of theirs, each a ``memchr``)."""
+    if low.isascii() or (b"\xc4" not in low and b"\xc5" not in low and b"\x84" not in low):
         return ()
     return tuple(fold for fold in FOLDS if fold in low)
 

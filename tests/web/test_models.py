@@ -23,7 +23,7 @@ def test_default_page_options_exist_with_the_seed_defaults():
     assert options.max_description_len == 2000
     assert options.index_whole_page
     assert options.max_links_to_extract == 100_000
-    assert options.min_results_to_group == 200
+    assert options.min_results_to_group == 500
     assert options.server_alpha == pytest.approx(1.6)
     assert (options.title_weight, options.description_weight, options.link_weight) == (4, 1, 2)
     assert options.cld_url_bonus == 2 and options.host_url_bonus == 0.5

@@ -53,7 +53,7 @@ def test_started_crawl_reads_its_snapshot(make_crawl, options):
     options.min_results_to_group = 50
     options.save()
     assert selectors.crawl_config_get(crawl.pk).page_options.max_links_to_extract == 100_000
-    assert selectors.search_options_get(crawl.pk).min_results_to_group == 200
+    assert selectors.search_options_get(crawl.pk).min_results_to_group == 500
     assert selectors.search_options_get().min_results_to_group == 50
     assert selectors.active_crawl_get().crawl_id == crawl.pk
 
