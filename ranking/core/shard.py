@@ -402,10 +402,11 @@ class LocalShard:
         self._decoded: dict[tuple[str, bool], DecodedList] = {}
         self._decoded_size = 0
         self._decoded_sizes: dict[tuple[str, bool], int] = {}
-        self._heads: dict[bytes, tuple[dict[str, Any] | None]] = {}
-        # (doc id, read to the links) -> (summary to the body, whether a body follows)
-        self._documents: DocumentCache[tuple[bytes, bool], tuple[Any, ...]] = \
-            DocumentCache(self.DOCUMENT_CACHE)
+        self._heads: DocumentCache[bytes, tuple[dict[str, Any] | None]] = \
+            DocumentCache(self.HEAD_CACHE)
+        # (doc id, read to the links) -> (summary to the body or None, whether a body follows)
+        self._documents: DocumentCache[tuple[bytes, bool], tuple[dict[str, Any] | None, bool]] \
+            = DocumentCache(self.DOCUMENT_CACHE)
         self._redirects: DocumentCache[str, tuple[str, ...]] = DocumentCache(self.DOCUMENT_CACHE)
         self._term_stats: DocumentCache[str, TermStats] = DocumentCache(self.DOCUMENT_CACHE)
         self._stats: tuple[object, CollectionStats] | None = None
@@ -629,7 +630,8 @@ class LocalShard:
                 stored = None
                 if kept is None:
                     stored = self._resolved(doc_id, until_links)
-                    kept = (stored.summary, stored.has_body) if stored is not None else (None,)
+                    kept = (stored.summary, stored.has_body) if stored is not None else \
+                        (None, False)
                     if until_links:  # never a summary with its outlinks (they can be long)
                         self._documents.put(key, kept)
                 if kept[0] is None:
@@ -708,21 +710,17 @@ class LocalShard:
         """Like :meth:`summaries` but only each summary's url and title, read from the head
         of the stored summary (enough for a result list without snippets). Pages whose robot
         metas forbid indexing are never stored (the page processor drops them), so nothing is
-        lost by not reading the metas. Heads are kept (at most HEAD_CACHE, oldest out) for the
+        lost by not reading the metas. Heads are kept (at most HEAD_CACHE, least used out) for the
         shard's lifetime, a snapshot of the index: the same pages head the result lists query
         after query, and each head is otherwise a gzip member to inflate."""
         with self.lock:
             out: list[dict[str, Any] | None] = []
             for doc_id in doc_ids:
-                cached = self._heads.get(doc_id)
-                if cached is None:
-                    cached = self._heads[doc_id] = self._summary_head(doc_id)
-                    if len(self._heads) > self.HEAD_CACHE:
-                        self._heads.pop(next(iter(self._heads)))
+                cached = self._heads.load(doc_id, self._summary_head)
                 out.append(dict(cached[0]) if cached[0] is not None else None)
             return out
 
-    HEAD_CACHE = 100_000  # (url, title) heads kept decompressed, oldest out
+    HEAD_CACHE = 100_000  # (url, title) heads kept decompressed, least used out
 
     def _summary_head(self, doc_id: bytes) -> tuple[dict[str, Any] | None]:
         """The head summary of one document (see :meth:`summary_heads`), in a 1-tuple so

@@ -21,13 +21,12 @@ QUERIES = ("thread", "thread queue", "lock pool event", "python thread", "docs l
 
 
 class UncachedShard(LocalShard):
-    """Every list decoded block by block on every query, url items recomputed, heads read."""
+    """Every list decoded block by block on every query, url items recomputed, heads,
+    summaries, redirect sources and term statistics read."""
 
     DECODED_POSTINGS = 0
-
-    def summary_heads(self, doc_ids):
-        self._heads.clear()
-        return super().summary_heads(doc_ids)
+    HEAD_CACHE = 0
+    DOCUMENT_CACHE = 0
 
     def _bonuses(self, *args, **kwargs):
         self._url_features.clear()
