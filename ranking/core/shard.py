@@ -66,6 +66,9 @@ from .summary import INFLATE_ERRORS, StoredSummary
 from .tiers import candidate_block
 
 logger = logging.getLogger(__name__)
+# a summary kept parsed: (the summary up to its body or None, whether a body follows, the id
+# of the document whose member holds that body)
+_KeptSummary = tuple[dict[str, Any] | None, bool, bytes | None]
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
@@ -404,9 +407,10 @@ class LocalShard:
         self._decoded_sizes: dict[tuple[str, bool], int] = {}
         self._heads: DocumentCache[bytes, tuple[dict[str, Any] | None]] = \
             DocumentCache(self.HEAD_CACHE)
-        # (doc id, read to the links) -> (summary to the body or None, whether a body follows)
-        self._documents: DocumentCache[tuple[bytes, bool], tuple[dict[str, Any] | None, bool]] \
-            = DocumentCache(self.DOCUMENT_CACHE)
+        # (doc id, read to the links) -> (summary to the body or None, whether a body follows,
+        # the id of the member it was read from: the page's own, or for a link the page's)
+        self._documents: DocumentCache[tuple[bytes, bool], _KeptSummary] = \
+            DocumentCache(self.DOCUMENT_CACHE)
         self._redirects: DocumentCache[str, tuple[str, ...]] = DocumentCache(self.DOCUMENT_CACHE)
         self._term_stats: DocumentCache[str, TermStats] = DocumentCache(self.DOCUMENT_CACHE)
         self._stats: tuple[object, CollectionStats] | None = None
@@ -629,24 +633,26 @@ class LocalShard:
                 kept = self._documents.get(key)
                 stored = None
                 if kept is None:
-                    stored = self._resolved(doc_id, until_links)
-                    kept = (stored.summary, stored.has_body) if stored is not None else \
-                        (None, False)
+                    stored, source = self._resolved(doc_id, until_links)
+                    kept = (stored.summary, stored.has_body, source) if stored is not None \
+                        else (None, False, None)
                     if until_links:  # never a summary with its outlinks (they can be long)
                         self._documents.put(key, kept)
-                if kept[0] is None:
+                summary_kept, has_body, source = kept
+                if summary_kept is None:
                     out.append(None)
                     continue
-                summary = dict(kept[0])
-                if kept[1] and query is not None and options is not None and \
+                summary = dict(summary_kept)
+                if has_body and source is not None and query is not None and \
+                        options is not None and \
                         not has_match(str(summary.get("description", "")), query):
-                    try:
-                        stored = stored or self._resolved(doc_id, until_links)
+                    try:  # the body of the page shown, read again from its own member
+                        stored = stored or self._stored(source, until_links)
                         if stored is not None:
                             summary["body_excerpt"] = stored_body_windows(stored, words,
                                                                           options)
                     except (ValueError, *INFLATE_ERRORS) as exc:  # damaged: show the description
-                        logger.warning("body of %s unreadable: %s", doc_id.hex(), exc)
+                        logger.warning("body of %s unreadable: %s", source.hex(), exc)
                 out.append(summary)
             return out
 
@@ -672,17 +678,19 @@ class LocalShard:
                     return tuple(found)
         return tuple(found)
 
-    def _resolved(self, doc_id: bytes, until_links: bool) -> StoredSummary | None:
+    def _resolved(self, doc_id: bytes,
+                  until_links: bool) -> tuple[StoredSummary | None, bytes | None]:
         """What a result shows of ``doc_id``: its stored summary (with ``has_cache``), or for a
-        link document the summary of the page it points at; None when it is not in the
-        bundle."""
+        link document the summary of the page it points at; and the id of the document whose
+        member that summary was read from (None when it is no document's: a link to a page
+        never indexed). (None, None) when ``doc_id`` is not in the bundle."""
         stored = self._stored(doc_id, until_links)
         if stored is None:
-            return None
+            return None, None
         if doc_id[DOC_TYPE] == DocType.LINK:
             return self._page_for_link(stored.summary, until_links)
         stored.summary["has_cache"] = self._has_cache(doc_id)
-        return stored
+        return stored, doc_id
 
     def _stored(self, doc_id: bytes, until_links: bool = False) -> StoredSummary | None:
         """``doc_id``'s stored summary read up to its body (or its links), None when it is not
@@ -740,19 +748,21 @@ class LocalShard:
         return (summary,)
 
     def _page_for_link(self, link: dict[str, Any],
-                       until_links: bool = False) -> StoredSummary:
+                       until_links: bool = False) -> tuple[StoredSummary, bytes | None]:
         """The stored summary of the page a link document points at (its ``info:`` meta
-        word), or the link's own marked ``page_indexed: False``."""
+        word) and that page's id, or the link's own marked ``page_indexed: False`` and
+        None."""
+        not_indexed = StoredSummary({**link, "page_indexed": False}, False, None, b"")
         cursor = self.reader.postings(f"info:{link.get('url', '')}")
         block = cursor.next_block()
         if block is None:
-            return StoredSummary({**link, "page_indexed": False}, False, None, b"")
+            return not_indexed, None
         page_id = self.reader.doc_id(block.partition, int(block.doc_index[0]))
         page = self._stored(page_id, until_links)
         if page is None or not page.summary:
-            return StoredSummary({**link, "page_indexed": False}, False, None, b"")
+            return not_indexed, None
         page.summary.update(page_indexed=True, has_cache=self._has_cache(page_id))
-        return page
+        return page, page_id
 
     def candidates(self, query: str, parsed: ParsedQuery, n: int,
                    options: SearchOptions) -> Candidates:

@@ -59,6 +59,8 @@ BODY_END = b'","links":['  # the body's closing quote and the key after it
 HEAD_STEP = 3072  # bytes inflated first for a summary's head (doubling): url, title, description
 STEP = 8192  # bytes inflated at a time for body chunks
 SCAN_STEP = 16384  # bytes inflated at a time when scanning a body for words
+FEED_FIRST = 1024  # compressed bytes first given to the decompressor (doubling)
+FEED_MOST = 32768  # compressed bytes given to the decompressor at a time at most
 SLACK = 64  # bytes looked through for a space to cut a stretch at
 MAX_STRETCH = 2048  # bytes of one stretch at most by default (one dense with words stops growing)
 # Non-ASCII characters that a case-insensitive pattern matches to an ASCII letter (dotted and
@@ -83,6 +85,44 @@ def _object(data: bytes) -> dict[str, Any] | None:
     except ValueError:
         return None
     return value if isinstance(value, dict) else None
+
+
+class _Inflater:
+    """A gzip member inflated a requested number of bytes at a time, its compressed bytes
+    given to the decompressor a little at a time too (FEED_FIRST, then doubling up to
+    FEED_MOST). ISA-L decodes all the input it is given, whatever the output asked for:
+    given a whole member to read a 3 KB head, it inflates 100 KB (three times zlib's time for
+    the head); fed a little at a time it inflates about what is read."""
+
+    __slots__ = ("_decompressor", "_member", "_fed", "_feed")
+
+    def __init__(self, lib: Any, member: bytes) -> None:
+        self._decompressor = lib.decompressobj(31)
+        self._member = member
+        self._fed = 0  # member bytes given to the decompressor
+        self._feed = FEED_FIRST
+
+    @property
+    def unread(self) -> int:
+        """Compressed bytes of the member not inflated yet (not given to the decompressor, or
+        given but not consumed)."""
+        return len(self._member) - self._fed + len(self._decompressor.unconsumed_tail)
+
+    def read(self, size: int) -> tuple[bytes, bool]:
+        """Up to ``size`` more inflated bytes (fewer only at the member's end) and whether
+        the member is at its end."""
+        decompressor = self._decompressor
+        out = b""
+        while len(out) < size:
+            tail = decompressor.unconsumed_tail
+            if not tail:
+                if self._fed >= len(self._member):
+                    return out + decompressor.flush(), True
+                tail = self._member[self._fed:self._fed + self._feed]
+                self._fed += len(tail)
+                self._feed = min(self._feed * 2, FEED_MOST)
+            out += decompressor.decompress(tail, size - len(out))
+        return out, False
 
 
 class StoredSummary:
@@ -112,9 +152,9 @@ class StoredSummary:
         with ``until_links``, up to its top-level links key when that comes first (an older
         index); a summary with neither whole. The first step inflates ``HEAD_STEP`` bytes,
         which hold a page's head and its body key as a page summary is written. ISA-L
-        decodes ahead of what it gives, so a member damaged in its body fails its head too:
-        the head is then read again with zlib, which stops where it is asked to, and the
-        damage shows only if the body is read."""
+        decodes all the input it is given: should it fail on a member's head where zlib does
+        not, the head is read again with zlib, and damage past the head shows only if the
+        body is read."""
         try:
             return StoredSummary._of(member, until_links, _inflate_lib)
         except INFLATE_ERRORS:
@@ -124,25 +164,21 @@ class StoredSummary:
 
     @staticmethod
     def _of(member: bytes, until_links: bool, lib: Any) -> StoredSummary:
-        inflater = lib.decompressobj(31)
-        first = inflater.decompress(member, HEAD_STEP)
+        inflater = _Inflater(lib, member)
+        first, final = inflater.read(HEAD_STEP)
         at = first.find(BODY_KEY)
         if at != -1 and (not until_links or first.find(LINKS_KEY, 0, at) == -1):
             head = _object(first[:at] + b"}")  # the common case: the body key in the head
             if head is not None:
                 return StoredSummary(head, True, inflater, first[at + len(BODY_KEY):])
         out = bytearray(first)
-        rest = inflater.unconsumed_tail
         step = HEAD_STEP * 2
         looked = 0  # where the search for the keys resumes
         keys = (BODY_KEY, LINKS_KEY) if until_links else (BODY_KEY,)
         while True:
-            final = not rest
-            if final:
-                out += inflater.flush()
-            else:
-                out += inflater.decompress(rest, step)
-                rest = inflater.unconsumed_tail
+            if looked:  # the first pass looks through the head already read
+                more, final = inflater.read(step)
+                out += more
                 step *= 2
             for at, key in sorted((at, key) for key in keys
                                   if (at := out.find(key, looked)) != -1):
@@ -158,7 +194,7 @@ class StoredSummary:
                     at = out.find(key, at + 1)  # a nested key (the object is not closed there)
             if final:
                 break
-            looked = max(0, len(out) - len(LINKS_KEY))
+            looked = max(1, len(out) - len(LINKS_KEY))
         data = json.loads(bytes(out))
         if not isinstance(data, dict):
             raise ValueError("a stored summary is not a JSON object")
@@ -166,10 +202,7 @@ class StoredSummary:
 
     def _inflate(self, size: int) -> tuple[bytes, bool]:
         """Up to ``size`` more inflated bytes and whether the member is at its end."""
-        more = self._inflater.unconsumed_tail
-        if more:
-            return self._inflater.decompress(more, size), False
-        return self._inflater.flush(), True
+        return self._inflater.read(size)
 
     def _to_body(self) -> bool:
         """After a read that stopped at the links: inflate on to the top-level body key (the
