@@ -22,7 +22,7 @@ Needy queries are measured, not assumed: the third crawl indexes what it has fet
 ``--every`` fetches (with the engine's page processor and indexer, then ``Searcher``, the
 engine's ranking pipeline), issues the 120 queries of ../shared/judgments/dev.tsv (the query
 stream) against that partial index, logs each query's mean top-10 score (missing results 0, as
-``ranking.models.QueryLog`` does) and gives the queue the queries whose mean is below
+``querylog.models.QueryLog`` does) and gives the queue the queries whose mean is below
 ``NEEDY_THRESHOLD`` (frequency: how often each was asked so far), exactly what a queue server
 gets from ``crawler.needy``. At the start, with nothing indexed, every query is needy.
 

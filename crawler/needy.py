@@ -1,8 +1,9 @@
 """Needy queries from the query log, for the queue servers and the admin (seed 001).
 
-Layer: Django glue. The web machine's search view writes ``ranking.models.QueryLog`` rows; every
-queue server, on whatever machine, reads them from the shared database here (no file to copy,
-nothing but the database and Redis shared) and hands the result to its crawl queue
+Layer: Django glue. The web machine's search view writes ``querylog.models.QueryLog`` rows; every
+queue server, on whatever machine, reads them from the shared database here, through
+:mod:`querylog.selectors` (no file to copy, nothing but the database and Redis shared), and
+hands the result to its crawl queue
 (:meth:`crawler.core.scheduler.CrawlQueue.set_needy_queries`) every ``NEEDY_REFRESH_SECONDS``.
 
 A query is needy when the mean, over its searches in the last ``WINDOW``, of its mean top-10
@@ -18,11 +19,10 @@ import time
 from datetime import timedelta
 
 from django.db import DatabaseError
-from django.db.models import Avg, Count
 from django.utils import timezone
 
 from crawler.core.needy import NeedyQuery
-from ranking.models import QueryLog
+from querylog.selectors import queries_below_relevance
 
 logger = logging.getLogger(__name__)
 
@@ -36,12 +36,8 @@ def needy_queries_get(threshold: float, window: timedelta = WINDOW,
     """The needy queries of the log, most frequent first (none when ``threshold`` <= 0)."""
     if threshold <= 0:
         return ()
-    since = timezone.now() - window
-    rows = (QueryLog.objects.filter(created_at__gte=since).values("query")
-            .annotate(frequency=Count("id"), relevance=Avg("mean_top_score"))
-            .filter(relevance__lt=threshold).order_by("-frequency", "query")[:limit])
-    return tuple(NeedyQuery(row["query"], float(row["frequency"]), float(row["relevance"] or 0))
-                 for row in rows)
+    rows = queries_below_relevance(threshold, timezone.now() - window, limit)
+    return tuple(NeedyQuery(row.query, float(row.frequency), row.relevance) for row in rows)
 
 
 class NeedyRefresher:

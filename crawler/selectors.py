@@ -1,12 +1,14 @@
 """Reads for crawl processes: database rows in, frozen config objects out.
 
-Layer: Django glue. This is the only way ``core`` code sees configuration: queue servers,
-fetchers and the search pipeline call these once and pass the result into ``core`` constructors.
+Layer: Django glue. This is the only way ``core`` code sees configuration: queue servers
+and fetchers call these once and pass the result into ``core`` constructors; the search side
+builds its options from :func:`page_options_data_get` and finds the queue servers it reads
+over HTTP with :func:`queue_servers_elsewhere_list`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from datetime import datetime
 
 from crawler.core.crawl import (
@@ -21,10 +23,9 @@ from crawler.core.crawl import (
     Summarizer,
 )
 from crawler.core.siterules import SiteRules, parse_site_rules
-from ranking.core.options import SearchOptions
 
 from .models import Crawl, PageOptions, QueueServer
-from .services import page_options_snapshot
+from .services import live_queue_servers, page_options_snapshot
 from .validators import parse_extract_fields, parse_file_types
 
 
@@ -69,11 +70,6 @@ def crawl_time_options_from(data: dict) -> CrawlTimeOptions:
         page_rules=data.get("page_rules", ""),
         scrapers=scrapers,
     )
-
-
-def search_options_from(data: dict) -> SearchOptions:
-    names = {f.name for f in fields(SearchOptions)}
-    return SearchOptions(**{k: v for k, v in data.items() if k in names})
 
 
 def crawl_config_get(crawl_id: int) -> CrawlConfig:
@@ -122,24 +118,35 @@ def active_crawl_get() -> CrawlConfig | None:
     return crawl_config_get(crawl.pk) if crawl else None
 
 
-def search_options_get(crawl_id: int | None = None) -> SearchOptions:
-    """Search-time options: the crawl's copy if given, else the default profile's."""
+def page_options_data_get(crawl_id: int | None = None) -> dict | None:
+    """Page Options as plain data (``services.page_options_snapshot``'s dict): crawl
+    ``crawl_id``'s copy if given (ConfigNotFound when there is no such crawl), else the default
+    profile's (None when there is no default profile)."""
     if crawl_id is not None:
         crawl = Crawl.objects.select_related("page_options").filter(pk=crawl_id).first()
         if crawl is None:
             raise ConfigNotFound(f"crawl {crawl_id} does not exist")
-        return search_options_from(_options_dict(crawl))
+        return _options_dict(crawl)
     options = PageOptions.objects.filter(is_default=True).first()
-    if options is None:
-        return SearchOptions()
-    return search_options_from(page_options_snapshot(options))
+    return None if options is None else page_options_snapshot(options)
+
+
+def _info(q: QueueServer) -> QueueServerInfo:
+    return QueueServerInfo(q.server_id, q.base_url, q.state, q.last_heartbeat)
 
 
 def queue_servers_list() -> tuple[QueueServerInfo, ...]:
-    return tuple(
-        QueueServerInfo(q.server_id, q.base_url, q.state, q.last_heartbeat)
-        for q in QueueServer.objects.order_by("server_id")
-    )
+    return tuple(_info(q) for q in QueueServer.objects.order_by("server_id"))
+
+
+def queue_servers_elsewhere_list(this_machine_url: str) -> tuple[QueueServerInfo, ...]:
+    """The live queue servers (a heartbeat within ``services.HEARTBEAT_TIMEOUT``) that
+    registered a url other than ``this_machine_url`` (``settings.QUEUE_SERVER_BASE_URL``, the
+    url this machine's queue servers register): the shards a search here reads over HTTP,
+    by server number. Urls are compared without their trailing slash."""
+    here = this_machine_url.rstrip("/")
+    return tuple(_info(q) for q in sorted(live_queue_servers(), key=lambda q: q.server_id)
+                 if q.base_url and q.base_url.rstrip("/") != here)
 
 
 def crawl_status_get(crawl: Crawl) -> dict:

@@ -2,7 +2,8 @@
 
 Layer: glue (Django). The payloads come from :mod:`ranking.core.network`; this module checks the
 shared token (``settings.QUEUE_SERVER_TOKEN``, sent in the ``X-Shard-Token`` header or a
-``token`` parameter) and finds the bundle of the requested crawl on this machine.
+``token`` parameter) and asks the search service (:mod:`ranking.search_service`) for the bundle
+of the requested crawl on this machine.
 
 * ``GET /api/shard/search?q=&n=&its=&lang=&safe=&server=[&heads=k][&fmt=bin]`` -> raw
   (ungrouped) scored candidates, and the summary heads of the shard's ``k`` best groups
@@ -32,8 +33,8 @@ from ranking.core.network import (
 from ranking.core.query import QueryParser
 from ranking.core.shard import LocalShard
 
-from .indexes import locate_index
-from .views import POOL, options_for_search, parse_int
+from .params import parse_int
+from .search_service import search_service
 
 logger = logging.getLogger(__name__)
 _PARSER = QueryParser()
@@ -45,14 +46,8 @@ def _authorised(request: HttpRequest) -> bool:
 
 
 def _local_shard(request: HttpRequest) -> LocalShard:
-    its = parse_int(request.GET.get("its"), None)
-    _, bundles = locate_index(settings.WORK_DIRECTORY, its)
-    server = parse_int(request.GET.get("server"), None)
-    if server is not None:
-        bundles = [b for b in bundles if b.server == server]
-        if not bundles:
-            raise NoIndexError(f"queue server {server} has no index for this crawl")
-    return POOL.shard(bundles[0])
+    return search_service().local_shard(parse_int(request.GET.get("its"), None),
+                                        parse_int(request.GET.get("server"), None))
 
 
 @require_GET
@@ -61,7 +56,8 @@ def shard_search(request: HttpRequest) -> HttpResponse:
         return JsonResponse({"error": "missing or wrong shard token"}, status=403)
     try:
         shard = _local_shard(request)
-        body, kind = shard_search_answer(shard, request.GET, _PARSER, options_for_search())
+        body, kind = shard_search_answer(shard, request.GET, _PARSER,
+                                         search_service().options())
     except (NoIndexError, CorruptIndexError) as exc:
         return JsonResponse({"error": str(exc)}, status=404)
     response = HttpResponse(body, content_type=kind)

@@ -7,10 +7,12 @@ class RankingConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from .views import forget_search_options
+        from .search_service import SearchService
 
+        # the process's one search service: it owns the search side's caches
+        self.search_service = SearchService()
+        forget = self.search_service.forget_options
         for sender in ("crawler.PageOptions", "crawler.Crawl"):
-            post_save.connect(forget_search_options, sender=sender,
-                              dispatch_uid=f"search-options-{sender}")
-            post_delete.connect(forget_search_options, sender=sender,
+            post_save.connect(forget, sender=sender, dispatch_uid=f"search-options-{sender}")
+            post_delete.connect(forget, sender=sender,
                                 dispatch_uid=f"search-options-del-{sender}")

@@ -55,6 +55,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "crawler",
     "indexer",
+    "querylog",
     "ranking",
 ]
 
@@ -167,9 +168,14 @@ LINK_ANALYSIS_LOOPS = env.bool("LINK_ANALYSIS_LOOPS", default=True)
 # A run that has reported no progress for this long is taken to be dead (its worker was
 # killed): the next request starts a new run instead of waiting for it.
 LINK_ANALYSIS_STALE_SECONDS = env.float("LINK_ANALYSIS_STALE_SECONDS", default=900.0)
-# Search Time Page Options are read from the database at most this often per web process (an
-# admin's edit reaches every process within it; 0 reads them on every search).
+# Search Time Page Options, and the list of queue servers read over HTTP, are read from the
+# database at most this often per web process (an admin's edit reaches every process within
+# it; 0 reads them on every search).
 SEARCH_OPTIONS_TTL = env.float("SEARCH_OPTIONS_TTL", default=5.0)
+# Queue servers on other machines whose shards a search reads over HTTP: by default every live
+# queue server that registered a url other than this machine's QUEUE_SERVER_BASE_URL; a list of
+# base urls here is used instead.
+SEARCH_REMOTE_QUEUE_SERVERS = tuple(env.list("SEARCH_REMOTE_QUEUE_SERVERS", default=[]))
 
 # --- Crawling ---------------------------------------------------------------------------------
 

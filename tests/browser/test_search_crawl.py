@@ -10,7 +10,7 @@ from urllib.parse import urlencode
 import pytest
 from django.core.management import call_command
 
-from ranking import views
+from ranking.search_service import search_service
 from tests.browser.helpers import wait_for
 from tests.fixtures.sites import FixtureServer, Response
 
@@ -51,13 +51,13 @@ def crawled(tmp_path, settings):
     settings.WORK_DIRECTORY = tmp_path / "work"
     settings.INDEX_REFRESH_SECONDS = 0.0
     settings.SEARCH_REMOTE_QUEUE_SERVERS = ()
-    views.LEXICONS.clear()
+    search_service().lexicons.clear()
     with FixtureServer(lantern_site) as server:
         call_command("crawl", server.url("/"), "--max-seconds", "60", "--fetchers", "2")
         assert server.requests_for("/hostile.html")
     yield server
-    views.POOL.close()
-    views.LEXICONS.clear()
+    search_service().pool.close()
+    search_service().lexicons.clear()
 
 
 def test_crawl_then_search_paginate_explain_cache_and_hostile(browser, live_server, crawled,

@@ -11,7 +11,7 @@ from urllib.parse import urlencode
 
 import pytest
 
-from ranking import views
+from ranking.search_service import search_service
 from tests.browser.helpers import wait_for
 from tests.web.test_search_page import ITS, build_site_index
 
@@ -27,11 +27,11 @@ def site(tmp_path, settings):
     work = tmp_path / "work"
     settings.WORK_DIRECTORY = work
     settings.SEARCH_REMOTE_QUEUE_SERVERS = ()
-    views.LEXICONS.clear()
+    search_service().lexicons.clear()
     build_site_index(work)
     yield work
-    views.POOL.close()
-    views.LEXICONS.clear()
+    search_service().pool.close()
+    search_service().lexicons.clear()
 
 
 @pytest.fixture

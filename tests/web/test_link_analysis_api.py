@@ -11,10 +11,10 @@ import logging
 import numpy as np
 import pytest
 
-from ranking import views
 from ranking.core.linkgraph import LinkScores, scores_path, write_scores
 from ranking.core.linkgraph.bundles import read_shard_links
 from ranking.core.linkgraph.transfer import decode_shard_links
+from ranking.search_service import search_service
 from tests.unit.linkgraph.helpers import graph_of, write_bundle
 from tests.unit.ranking.helpers import build, text_doc
 
@@ -99,7 +99,7 @@ def searchable(settings, tmp_path, db):
         text_doc("https://b.org/", "Widget frobnicator", "The widget frobnicator ships.")
     ]).close()
     yield tmp_path
-    views.POOL.close()
+    search_service().pool.close()
 
 
 def _link_scores(client) -> dict[str, float]:

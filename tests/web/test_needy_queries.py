@@ -11,7 +11,8 @@ from crawler import services
 from crawler.core.crawl import CrawlConfig, CrawlOrder, CrawlTimeOptions, RobotsBehaviour
 from crawler.core.scheduler import CrawlQueue, DiscoveredUrl, SchedulerConfig
 from crawler.needy import NeedyRefresher, needy_queries_get
-from ranking.models import QueryLog, mean_top
+from querylog.models import QueryLog
+from querylog.services import mean_top, query_log_record
 
 pytestmark = pytest.mark.django_db
 
@@ -41,7 +42,7 @@ def test_needy_queries_by_threshold_and_frequency():
     for query, score, times in (("gis measure", 0.5, 3), ("threading", 0.1, 1),
                                 ("answered well", 9.0, 5)):
         for _ in range(times):
-            QueryLog.record(query, 10, [score * 10])  # mean top-10 = score
+            query_log_record(query, 10, [score * 10])  # mean top-10 = score
     needy = needy_queries_get(2.0)
     assert [(q.text, q.frequency) for q in needy] == [("gis measure", 3.0), ("threading", 1.0)]
     assert needy[0].relevance == pytest.approx(0.5)
@@ -52,8 +53,8 @@ def test_admin_needy_page_shows_queries_and_prioritised_urls(admin_client, make_
                                                              tmp_path):
     crawl = make_crawl(needy_threshold=1.0)
     for _ in range(4):
-        QueryLog.record("gis measure", 0, [])
-    QueryLog.record("well answered", 10, [50.0] * 10)
+        query_log_record("gis measure", 0, [])
+    query_log_record("well answered", 10, [50.0] * 10)
     # a real crawl queue, fed by the refresher as a queue server does
     config = SchedulerConfig.from_crawl(CrawlConfig(
         crawl_id=crawl.pk, timestamp=crawl.timestamp, name="n", order=CrawlOrder.HOST_BUDGETING,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ranking import views
 from ranking.core.shard import Candidates
+from ranking.search_service import search_service
 from tests.unit.ranking.helpers import build, text_doc
 
 TOKEN = "test-shard-token"
@@ -17,7 +17,7 @@ def work(tmp_path, settings, db):
     settings.QUEUE_SERVER_TOKEN = TOKEN
     settings.SEARCH_REMOTE_QUEUE_SERVERS = ()
     yield tmp_path
-    views.POOL.close()
+    search_service().pool.close()
 
 
 def make_index(work, server=0, its=1000, pages=()):

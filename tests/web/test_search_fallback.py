@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from ranking import views
+from ranking.search_service import search_service
 from tests.unit.ranking.helpers import build, text_doc
 from tests.web.test_search_api import work  # noqa: F401 (fixture)
 
@@ -19,10 +19,10 @@ PAGES = [
 
 @pytest.fixture
 def index(work):  # noqa: F811
-    views.LEXICONS.clear()
+    search_service().lexicons.clear()
     build(work / "qs0" / "IndexData1000", PAGES).close()
     yield work
-    views.LEXICONS.clear()
+    search_service().lexicons.clear()
 
 
 def test_json_partial_matches(client, index):

@@ -9,8 +9,8 @@ import pytest
 from django.urls import reverse
 
 from crawler.models import PageOptions
-from ranking import views
 from ranking.core.linkgraph import scores_path, write_scores
+from ranking.search_service import search_service
 from tests.unit.linkgraph.helpers import graph_of
 from tests.unit.ranking.helpers import build, text_doc
 from tests.web.forms import admin_change_data
@@ -38,7 +38,7 @@ def work(tmp_path, settings, db):
     score[graph.node_id(POPULAR)] = 0.5
     write_scores(scores_path(tmp_path, ITS), graph.with_scores(score=score))
     yield tmp_path
-    views.POOL.close()
+    search_service().pool.close()
 
 
 def _set_weight(value: float) -> None:
@@ -92,7 +92,7 @@ def test_admin_refuses_out_of_range_weight(admin_client, options, value, message
 
 
 def test_admin_saves_weight_and_search_options_follow(admin_client, options):
-    from crawler.selectors import search_options_get
+    from ranking.selectors import search_options_get
 
     url = reverse("admin:crawler_pageoptions_change", args=[options.pk])
     data = admin_change_data(admin_client, url)

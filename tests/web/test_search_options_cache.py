@@ -9,21 +9,21 @@ from django.test.utils import CaptureQueriesContext, override_settings
 
 from crawler import services
 from crawler.models import PageOptions
-from ranking import views
+from ranking.search_service import search_service
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture(autouse=True)
 def _fresh_cache():
-    views.forget_search_options()
+    search_service().forget_options()
     yield
-    views.forget_search_options()
+    search_service().forget_options()
 
 
 def _queries_for_options() -> int:
     with CaptureQueriesContext(connection) as ctx:
-        views.options_for_search()
+        search_service().options()
     return len(ctx.captured_queries)
 
 
@@ -34,10 +34,10 @@ def test_options_are_read_once_within_the_ttl_and_again_after_a_save():
     assert _queries_for_options() == 0
     profile.results_per_page = 7
     profile.save()
-    assert views.options_for_search().results_per_page == 7
+    assert search_service().options().results_per_page == 7
     assert _queries_for_options() == 0
     PageOptions.objects.filter(pk=profile.pk).update(results_per_page=8)  # no signal
-    assert views.options_for_search().results_per_page == 7  # until the ttl runs out
+    assert search_service().options().results_per_page == 7  # until the ttl runs out
 
 
 @override_settings(SEARCH_OPTIONS_TTL=0.0)

@@ -15,7 +15,9 @@ from crawler.core.page import FetchedPage
 from crawler.core.process import PageProcessor
 from indexer.core.bundle import IndexBundleWriter
 from ranking import page as glue
-from ranking import views
+from ranking.core.errors import ShardError
+from ranking.core.pipeline import Searcher, SearchResult
+from ranking.search_service import search_service
 from ranking.suggest import Lexicon, damerau, lexicon_path, read_lexicon
 
 OS = "{http://a9.com/-/spec/opensearch/1.1/}"
@@ -75,10 +77,10 @@ def build_site_index(work: Path, its: int = ITS, server: int = 0) -> Path:
 def work(tmp_path, settings, db):
     settings.WORK_DIRECTORY = tmp_path
     settings.SEARCH_REMOTE_QUEUE_SERVERS = ()
-    views.LEXICONS.clear()
+    search_service().lexicons.clear()
     yield tmp_path
-    views.POOL.close()
-    views.LEXICONS.clear()
+    search_service().pool.close()
+    search_service().lexicons.clear()
 
 
 @pytest.fixture
@@ -151,10 +153,10 @@ def test_result_links_use_what_the_pipeline_read(client, site, monkeypatch):
 
 def test_carried_links_are_those_of_the_stored_pages(site):
     """Links made from the carried fields equal those made by reading each stored page."""
-    its, shards = views.index_shards(None)
-    options = views.options_for_search()
+    its, shards = search_service().shards(None)
+    options = search_service().options()
     for query in ("threading", "secrets archive", "hostile threading"):
-        result = views.Searcher(shards, options).search(query, num=30)
+        result = Searcher(shards, options).search(query, num=30)
         assert result.results and all(glue.carried(r) for r in result.results)
         looked_up = replace(result, results=tuple(replace(r, has_cache=None)
                                                   for r in result.results))
@@ -239,26 +241,26 @@ def test_messages_for_bad_input_missing_index_and_partial(client, work, monkeypa
     page = html_of(client.get("/", {"q": "threading", "num": "many"}))
     assert "num=many is not a valid number" in page
 
-    real = views.Searcher.search
+    real = Searcher.search
 
     def partial(self, *args, **kwargs):
         result = real(self, *args, **kwargs)
-        return views.SearchResult(result.query, result.rewritten, result.results, result.total,
+        return SearchResult(result.query, result.rewritten, result.results, result.total,
                                   result.elapsed, True,
                                   ("search stopped at the time budget; results are partial",
                                    "qs1: connection refused"), result.offset, result.num,
                                   ("qs1: connection refused",))
 
-    monkeypatch.setattr(views.Searcher, "search", partial)
+    monkeypatch.setattr(Searcher, "search", partial)
     page = html_of(client.get("/", {"q": "threading"}))
     assert page.count('class="msg warning"') == 2 and "Partial results" in page
 
 
 def test_search_failure_is_an_error_message(client, site, monkeypatch):
     def broken(self, *args, **kwargs):
-        raise views.ShardError("qs0", "the index is being replaced")
+        raise ShardError("qs0", "the index is being replaced")
 
-    monkeypatch.setattr(views.Searcher, "search", broken)
+    monkeypatch.setattr(Searcher, "search", broken)
     response = client.get("/", {"q": "threading"})
     assert response.status_code == 500
     assert "the search failed" in html_of(response)
@@ -426,9 +428,9 @@ def test_explanation_tables_escape_every_value():
 
 def test_search_page_reuses_its_searcher(client, site):
     client.get("/", {"q": "threading"})
-    options = views.options_for_search()
-    first = views.searcher_for(views.index_shards(None)[1], options)
+    options = search_service().options()
+    first = search_service().searcher(search_service().shards(None)[1], options)
     client.get("/", {"q": "python locks"})
-    assert views.searcher_for(views.index_shards(None)[1], options) is first
-    views.POOL.close()  # the bundle reopened: new shards, a new searcher
-    assert views.searcher_for(views.index_shards(None)[1], options) is not first
+    assert search_service().searcher(search_service().shards(None)[1], options) is first
+    search_service().pool.close()  # the bundle reopened: new shards, a new searcher
+    assert search_service().searcher(search_service().shards(None)[1], options) is not first

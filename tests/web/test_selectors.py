@@ -13,6 +13,7 @@ from crawler.core.crawl import (
     Summarizer,
 )
 from crawler.models import PageOptions, Scraper
+from ranking import selectors as search_selectors
 from ranking.core.options import SearchOptions
 
 pytestmark = pytest.mark.django_db
@@ -53,13 +54,13 @@ def test_started_crawl_reads_its_snapshot(make_crawl, options):
     options.min_results_to_group = 50
     options.save()
     assert selectors.crawl_config_get(crawl.pk).page_options.max_links_to_extract == 100_000
-    assert selectors.search_options_get(crawl.pk).min_results_to_group == 500
-    assert selectors.search_options_get().min_results_to_group == 50
+    assert search_selectors.search_options_get(crawl.pk).min_results_to_group == 500
+    assert search_selectors.search_options_get().min_results_to_group == 50
     assert selectors.active_crawl_get().crawl_id == crawl.pk
 
 
 def test_search_options_match_the_model_defaults(options):
-    assert selectors.search_options_get() == SearchOptions()
+    assert search_selectors.search_options_get() == SearchOptions()
 
 
 def test_crawl_time_options_match_the_model_defaults(options):

@@ -1,0 +1,92 @@
+"""The search request's parameters, parsed once: :func:`search_params` turns the query string
+into a :class:`SearchParams`, with a message for each value it could not use.
+
+Layer: glue of the ``ranking`` app, between the views (which hand it the request) and the
+search service (:mod:`ranking.search_service`, which takes the parsed values). Parameters:
+``q`` the query, ``num`` results per page (default: Page Options' results per page, at most
+``MAX_NUM``), ``limit`` the offset of the first, ``its`` a crawl timestamp, ``safe=off`` safe
+search off, ``lang=xx`` a language filter (``all``: any language), ``nfpr=1`` the query as
+typed, never a spelling correction of it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.http import HttpRequest
+
+MAX_NUM = 100
+MAX_QUERY_CHARS = 1000
+
+
+def parse_int(value: str | None, default: int | None) -> int | None:
+    try:
+        return int(value) if value not in (None, "") else default
+    except (TypeError, ValueError):
+        return default
+
+
+def search_filters(request: HttpRequest) -> tuple[bool, str]:
+    """(safe search on, language filter) from ``safe`` and ``lang``."""
+    safe = request.GET.get("safe", "on").lower() not in ("off", "0", "false", "no")
+    lang = request.GET.get("lang", "").strip().lower()
+    if lang and not (lang == "all" or (2 <= len(lang) <= 8 and lang.replace("-", "").isalnum())):
+        lang = ""
+    return safe, lang
+
+
+def effective_query(query: str, lang: str) -> str:
+    """The query searched: the language filter becomes a ``lang:`` meta word unless the query
+    has one."""
+    if lang and "lang:" not in query.lower():
+        return f"{query} lang:{lang}"
+    return query
+
+
+def forced(request: HttpRequest) -> bool:
+    """``nfpr=1``: search the query as typed, never a spelling correction of it."""
+    return request.GET.get("nfpr", "").lower() in ("1", "true", "on", "yes")
+
+
+@dataclass(frozen=True, slots=True)
+class SearchParams:
+    """One search as asked: ``query`` as typed (cut to ``MAX_QUERY_CHARS``), ``num`` results
+    from ``offset``, crawl ``its`` (None: the newest), the filters, ``forced`` (``nfpr``), and
+    ``messages`` about the values that were replaced by defaults."""
+
+    query: str
+    num: int
+    offset: int
+    its: int | None
+    safe: bool
+    lang: str
+    forced: bool
+    messages: tuple[str, ...] = ()
+
+    @property
+    def searched(self) -> str:
+        """The query searched (:func:`effective_query`)."""
+        return effective_query(self.query, self.lang)
+
+
+def search_params(request: HttpRequest, results_per_page: int) -> SearchParams:
+    """The request's search, ``results_per_page`` (Page Options') when ``num`` is not given."""
+    query = request.GET.get("q", "")
+    messages: list[str] = []
+    if len(query) > MAX_QUERY_CHARS:
+        query = query[:MAX_QUERY_CHARS]
+        messages.append(f"the query was shortened to its first {MAX_QUERY_CHARS} characters")
+    default_num = max(1, min(results_per_page or 10, MAX_NUM))
+    num = parse_int(request.GET.get("num"), None)
+    offset = parse_int(request.GET.get("limit"), None)
+    its = parse_int(request.GET.get("its"), None)
+    for name, value, parsed in (("num", request.GET.get("num"), num),
+                                ("limit", request.GET.get("limit"), offset)):
+        if (value not in (None, "") and parsed is None) or (parsed is not None and parsed < 0):
+            messages.append(f"{name}={value} is not a valid number (default used)")
+    num = min(max(num if num is not None and num >= 0 else default_num, 0), MAX_NUM)
+    offset = offset if offset is not None and offset >= 0 else 0
+    if request.GET.get("its") and its is None:
+        messages.append(f"its={request.GET.get('its')} is not a crawl timestamp (newest used)")
+    safe, lang = search_filters(request)
+    return SearchParams(query, num, offset, its, safe, lang, forced(request), tuple(messages))

@@ -1,0 +1,260 @@
+"""The search service: which shards a search reads, and the caches kept between searches.
+
+Layer: Django glue of the ``ranking`` app. The views (:mod:`ranking.views`, :mod:`ranking.api`)
+parse the request (:mod:`ranking.params`), call one :class:`SearchService` and render what it
+returns. The service reads the Search Time options and the list of remote queue servers
+(:mod:`ranking.selectors`), finds the crawl's bundles on this machine (:mod:`ranking.indexes`),
+and runs :class:`ranking.core.pipeline.Searcher` over local bundles in-process and remote
+queue servers over HTTP through the network iterator (``docs/architecture.md``, the data flow
+of a query).
+
+One service per process, created by the app (:class:`ranking.apps.RankingConfig`) and found
+with :func:`search_service`. It owns every cache of the search side: the open bundle readers,
+the spelling lexicons, the remote shard clients and the searchers (each at most ``KEPT``), and
+the options and remote list read from the database (at most every ``SEARCH_OPTIONS_TTL``
+seconds). Its methods are safe to call from several request threads.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Generic, TypeVar
+
+from django.apps import apps
+from django.conf import settings
+from django.db import DatabaseError
+
+from crawler.selectors import ConfigNotFound
+from indexer.core.errors import CorruptIndexError
+from indexer.core.text import TextAnalyzer
+from ranking.core.errors import NoIndexError
+from ranking.core.network import HttpShard
+from ranking.core.options import SearchOptions
+from ranking.core.pipeline import Searcher, SearchResult
+from ranking.core.query import QueryParser
+from ranking.core.relax import search_with_fallback
+from ranking.core.shard import LocalShard, ShardClient
+
+from .indexes import ReaderPool, locate_index
+from .page import StoredPage, find_stored_page
+from .params import SearchParams, effective_query
+from .selectors import remote_queue_server_urls, search_options_get
+from .suggest import LexiconCache
+
+logger = logging.getLogger(__name__)
+KEPT = 32  # remote shards and searchers kept per process (each its own key)
+SHARD_TIMEOUT = 5.0
+SUGGESTIONS = 8
+T = TypeVar("T")
+
+
+class DatabaseValue(Generic[T]):
+    """A value read from the database at most every ``SEARCH_OPTIONS_TTL`` seconds (0: at
+    every call); when the read fails, ``fallback()``, not kept."""
+
+    def __init__(self, read: Callable[[], T], fallback: Callable[[], T], what: str) -> None:
+        self._read = read
+        self._fallback = fallback
+        self._what = what
+        self._kept: tuple[float, T] | None = None
+
+    def get(self) -> T:
+        ttl = float(getattr(settings, "SEARCH_OPTIONS_TTL", 0.0))
+        now = time.monotonic()
+        kept = self._kept
+        if ttl > 0 and kept is not None and now - kept[0] < ttl:
+            return kept[1]
+        try:
+            value = self._read()
+        except (ConfigNotFound, DatabaseError):
+            logger.warning("%s unavailable, using defaults", self._what, exc_info=True)
+            return self._fallback()
+        self._kept = (now, value)
+        return value
+
+    def clear(self) -> None:
+        self._kept = None
+
+
+@dataclass(frozen=True, slots=True)
+class SearchAnswer:
+    """What :meth:`SearchService.search` found: the ``result`` of ``params`` over ``shards``
+    of crawl ``its``, and ``log``, the (query, total, top scores) to record in the query log
+    once the answer is sent (None: this search is not logged)."""
+
+    params: SearchParams
+    result: SearchResult
+    its: int | None
+    shards: list[ShardClient]
+    log: tuple[str, int, list[float]] | None
+
+
+class SearchService:
+    """Searches of one process, and the caches they share (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.pool = ReaderPool()  # open readers, reopened when a bundle changes
+        self.lexicons = LexiconCache()
+        self.analyzer = TextAnalyzer()
+        self.parser = QueryParser(self.analyzer)
+        self._options = DatabaseValue(search_options_get, SearchOptions, "search options")
+        self._remote_urls = DatabaseValue(remote_queue_server_urls, tuple,
+                                          "the list of remote queue servers")
+        self._remote: dict[tuple[str, str, int | None], HttpShard] = {}
+        self._searchers: dict[tuple[tuple[int, ...], SearchOptions], Searcher] = {}
+        self._lock = threading.Lock()
+
+    # -- what a search reads ----------------------------------------------------------------
+
+    def options(self) -> SearchOptions:
+        """The Search Time options (defaults, not kept, when the database cannot give them)."""
+        return self._options.get()
+
+    def forget_options(self, **_: object) -> None:
+        """Signal receiver: Page Options or a crawl changed, read the options again."""
+        self._options.clear()
+
+    def shards(self, its: int | None) -> tuple[int | None, list[ShardClient]]:
+        """(crawl timestamp, shards of crawl ``its`` (default the newest)): local bundles, then
+        remote queue servers. Raises NoIndexError when there is neither."""
+        shards: list[ShardClient] = []
+        remote = self._remote_urls.get()
+        try:
+            chosen, bundles = locate_index(settings.WORK_DIRECTORY, its)
+            shards.extend(self.pool.shard(b) for b in bundles)
+            its = chosen
+        except NoIndexError:
+            if not remote:
+                raise
+        token = str(settings.QUEUE_SERVER_TOKEN)
+        shards.extend(self._remote_shard(url, token, its) for url in remote)
+        return its, shards
+
+    def local_shard(self, its: int | None, server: int | None) -> LocalShard:
+        """The bundle of crawl ``its`` on this machine (of queue server ``server`` if given),
+        for the shard API. Raises NoIndexError."""
+        _, bundles = locate_index(settings.WORK_DIRECTORY, its)
+        if server is not None:
+            bundles = [b for b in bundles if b.server == server]
+            if not bundles:
+                raise NoIndexError(f"queue server {server} has no index for this crawl")
+        return self.pool.shard(bundles[0])
+
+    def _remote_shard(self, url: str, token: str, its: int | None) -> HttpShard:
+        """The client of a remote queue server (kept, so that its connections stay open from
+        one search to the next)."""
+        key = (url, token, its)
+        with self._lock:
+            shard = self._remote.get(key)
+            if shard is None:
+                if len(self._remote) >= KEPT:
+                    for old in self._remote.values():
+                        old.close()
+                    self._remote.clear()
+                shard = self._remote[key] = HttpShard(url, token, its=its,
+                                                      timeout=SHARD_TIMEOUT)
+            return shard
+
+    def searcher(self, shards: list[ShardClient], options: SearchOptions) -> Searcher:
+        """A Searcher over ``shards`` with ``options``, kept while both stay the same: its query
+        parser keeps what it derives once per language (the stop words' terms, the stemmers)."""
+        key = (tuple(id(s) for s in shards), options)
+        with self._lock:
+            searcher = self._searchers.get(key)
+            # the kept searcher holds its shards, so their ids cannot be reused meanwhile
+            if searcher is None or not all(a is b for a, b in zip(searcher.shards, shards,
+                                                                   strict=True)):
+                if len(self._searchers) >= KEPT:
+                    self._searchers.clear()
+                searcher = self._searchers[key] = Searcher(
+                    shards, options, analyzer=self.analyzer, shard_timeout=SHARD_TIMEOUT)
+            return searcher
+
+    # -- searching ---------------------------------------------------------------------------
+
+    def search(self, params: SearchParams, options: SearchOptions) -> SearchAnswer:
+        """The search ``params`` asks for. A query with no result shows a spelling correction's
+        results (unless ``params.forced``) or the pages with most of its words
+        (:func:`ranking.core.relax.search_with_fallback`); ``result.fallback`` says which,
+        ``result.searched`` what was searched. A missing or corrupt index is a message in the
+        result. First pages are logged (``log``); a partial match is logged as what it is: no
+        page has all the query's words."""
+        its, shards = params.its, []
+        searched = params.searched
+        try:
+            its, shards = self.shards(params.its)
+            correct = None
+            if options.show_word_suggest and not params.forced:
+                def correct(text: str) -> str | None:
+                    lang_of = self.parser.parse(text, safe_search=params.safe).lang
+                    fixed = self.did_you_mean(params.query.strip(), its, shards, lang_of)
+                    return effective_query(fixed, params.lang) if fixed else None
+            result = search_with_fallback(self.searcher(shards, options), searched,
+                                          num=params.num, offset=params.offset,
+                                          safe_search=params.safe, correct=correct)
+        except (NoIndexError, CorruptIndexError) as exc:
+            result = SearchResult(searched, searched, (), 0, 0.0, False, (str(exc),),
+                                  params.offset, params.num)
+        log = None
+        if params.offset == 0 and params.num > 0:  # the query log needy-query crawling reads
+            partial = result.fallback == "partial"
+            log = (params.query, 0 if partial else result.total,
+                   [] if partial else [r.score for r in result.results])
+        if params.messages:
+            result = replace(result, messages=(*params.messages, *result.messages))
+        return SearchAnswer(params, result, its, shards, log)
+
+    def did_you_mean(self, query: str, its: int | None, shards: list[ShardClient],
+                     lang: str = "en") -> str | None:
+        """A spelling correction of ``query`` from crawl ``its``'s lexicon, preferring words
+        the local shards know (None without local shards or a lexicon)."""
+        local = [s for s in shards if isinstance(s, LocalShard)]
+        if its is None or not local:
+            return None
+        try:
+            _, bundles = locate_index(settings.WORK_DIRECTORY, its)
+        except NoIndexError:
+            return None
+        lexicon = self.lexicons.get(settings.WORK_DIRECTORY, its, bundles)
+        if not len(lexicon):
+            return None
+        return lexicon.did_you_mean(query, self._known_to_index(local, lang))
+
+    def _known_to_index(self, local: list[LocalShard], lang: str) -> Callable[[str], bool]:
+        def known(word: str) -> bool:
+            terms = self.analyzer.query_terms(word, lang)
+            if not terms:
+                return False
+            for shard in local:
+                with shard.lock:
+                    if all(shard.reader.term_stats(t).docs > 0 for t in terms):
+                        return True
+            return False
+
+        return known
+
+    def suggestions(self, query: str, its: int | None) -> list[str]:
+        """Completions of ``query``'s last word from crawl ``its``'s lexicon (none without an
+        index)."""
+        try:
+            chosen, bundles = locate_index(settings.WORK_DIRECTORY, its)
+            lexicon = self.lexicons.get(settings.WORK_DIRECTORY, chosen, bundles)
+        except NoIndexError:
+            return []
+        return lexicon.suggest_queries(query.lstrip(), SUGGESTIONS)
+
+    def stored_page(self, url: str, its: int | None
+                    ) -> tuple[int | None, StoredPage | None, list[ShardClient]]:
+        """(crawl timestamp, ``url``'s stored page or None, shards) for the cached page view.
+        Raises NoIndexError."""
+        its, shards = self.shards(its)
+        return its, find_stored_page(shards, url), shards
+
+
+def search_service() -> SearchService:
+    """This process's search service (the ``ranking`` app's)."""
+    return apps.get_app_config("ranking").search_service
