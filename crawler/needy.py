@@ -59,6 +59,3 @@ class NeedyRefresher:
             logger.warning("needy queries not refreshed: %s", exc)
             return False
         return queue.set_needy_queries(queries)
-
-
-refresh_needy = NeedyRefresher()  # one per queue-server process

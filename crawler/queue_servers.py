@@ -31,7 +31,7 @@ from indexer.core.errors import IndexStoreError
 from . import services
 from .link_analysis import link_analysis_maybe_periodic
 from .models import Crawl, QueueServer
-from .needy import refresh_needy
+from .needy import NeedyRefresher
 from .selectors import crawl_config_get
 
 logger = logging.getLogger(__name__)
@@ -66,6 +66,7 @@ class QueueServerProcess:
         self._last_activity = time.monotonic()
         self._crawl: Crawl | None = None
         self._crawl_checked = -STATUS_SECONDS
+        self._refresh_needy = NeedyRefresher()  # the query log's needy queries, now and then
 
     def request_stop(self, *_: object) -> None:
         self._stop.set()
@@ -154,7 +155,7 @@ class QueueServerProcess:
         core.maybe_refresh()
         core.maybe_reorder()  # a finished partition, after link analysis wrote new scores
         if core.config.crawl.needy_threshold > 0:  # the query log, read from the shared DB
-            refresh_needy(core.queue, core.config.crawl.needy_threshold)
+            self._refresh_needy(core.queue, core.config.crawl.needy_threshold)
         for schedule in core.take_schedules():
             message = schedule_to_wire(schedule, crawl.timestamp, crawl.pk, self.server)
             message["last"] = core.last_requests(schedule)

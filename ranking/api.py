@@ -30,14 +30,12 @@ from ranking.core.network import (
     shard_summaries_payload,
     token_ok,
 )
-from ranking.core.query import QueryParser
 from ranking.core.shard import LocalShard
 
 from .params import parse_int
 from .search_service import search_service
 
 logger = logging.getLogger(__name__)
-_PARSER = QueryParser()
 
 
 def _authorised(request: HttpRequest) -> bool:
@@ -55,9 +53,9 @@ def shard_search(request: HttpRequest) -> HttpResponse:
     if not _authorised(request):
         return JsonResponse({"error": "missing or wrong shard token"}, status=403)
     try:
+        service = search_service()
         shard = _local_shard(request)
-        body, kind = shard_search_answer(shard, request.GET, _PARSER,
-                                         search_service().options())
+        body, kind = shard_search_answer(shard, request.GET, service.parser, service.options())
     except (NoIndexError, CorruptIndexError) as exc:
         return JsonResponse({"error": str(exc)}, status=404)
     response = HttpResponse(body, content_type=kind)
