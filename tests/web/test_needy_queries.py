@@ -12,7 +12,7 @@ from crawler.core.crawl import CrawlConfig, CrawlOrder, CrawlTimeOptions, Robots
 from crawler.core.scheduler import CrawlQueue, DiscoveredUrl, SchedulerConfig
 from crawler.needy import NeedyRefresher, needy_queries_get
 from querylog.models import QueryLog
-from querylog.services import mean_top, query_log_record
+from querylog.services import query_log_record
 
 pytestmark = pytest.mark.django_db
 
@@ -31,11 +31,6 @@ def test_the_search_view_logs_first_pages_only(client, settings, tmp_path):
     rows = list(QueryLog.objects.all())
     assert [(r.query, r.results, r.top_scores, r.mean_top_score) for r in rows] == [
         ("threading locks", 0, [], 0.0)]
-
-
-def test_mean_top_counts_missing_results_as_zero():
-    assert mean_top([5.0, 1.0, 3.0]) == pytest.approx(0.9)
-    assert mean_top([2.0] * 12) == pytest.approx(2.0)
 
 
 def test_needy_queries_by_threshold_and_frequency():

@@ -1,0 +1,41 @@
+"""The query log on its own: what a recorded search keeps, and the per-query aggregates that
+needy-query crawling reads (tests/web/test_needy_queries.py covers the search view and the
+crawler's side)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from querylog.models import QueryLog
+from querylog.selectors import QueryStats, queries_below_relevance
+from querylog.services import mean_top, query_log_record
+
+pytestmark = pytest.mark.django_db
+
+
+def test_mean_top_counts_missing_results_as_zero():
+    assert mean_top([5.0, 1.0, 3.0]) == pytest.approx(0.9)
+    assert mean_top([2.0] * 12) == pytest.approx(2.0)
+
+
+def test_a_record_keeps_the_normalised_query_and_its_best_ten_scores():
+    query_log_record("  Threading   LOCKS ", 12, [float(s) for s in range(12)])
+    query_log_record("   ", 3, [1.0])  # nothing asked: not logged
+    row = QueryLog.objects.get()
+    assert (row.query, row.results) == ("threading locks", 12)
+    assert row.top_scores == [11.0, 10.0, 9.0, 8.0, 7.0, 6.0, 5.0, 4.0, 3.0, 2.0]
+    assert row.mean_top_score == pytest.approx(6.5)
+
+
+def test_queries_below_relevance_most_frequent_first_within_the_limit():
+    for query, score, times in (("b", 0.5, 2), ("a", 0.1, 2), ("c", 0.2, 3), ("good", 9.0, 4)):
+        for _ in range(times):
+            query_log_record(query, 10, [score * 10])
+    since = timezone.now() - timedelta(days=1)
+    got = queries_below_relevance(1.0, since, limit=2)
+    assert [(q.query, q.frequency) for q in got] == [("c", 3), ("a", 2)]
+    assert got[0] == QueryStats("c", 3, pytest.approx(0.2))
+    assert queries_below_relevance(1.0, timezone.now() + timedelta(seconds=1), 10) == ()
