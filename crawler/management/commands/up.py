@@ -19,7 +19,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
-from searchsite.supervisor import ChildSpec, Supervisor
+from crawler.supervisor import ChildSpec, Supervisor
 
 
 def redis_server_binary() -> str:

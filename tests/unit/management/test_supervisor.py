@@ -5,7 +5,7 @@ import sys
 import threading
 import time
 
-from searchsite.supervisor import ChildSpec, Supervisor
+from crawler.supervisor import ChildSpec, Supervisor
 
 PY = sys.executable
 

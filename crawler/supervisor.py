@@ -1,5 +1,7 @@
-"""A small process supervisor for ``manage.py up``: start children in order, restart the ones
-that crash (with exponential back-off), and stop them all cleanly on Ctrl-C or SIGTERM.
+"""A small process supervisor for ``manage.py up`` (``crawler.management.commands.up``): start
+children in order, restart the ones that crash (with exponential back-off), and stop them all
+cleanly on Ctrl-C or SIGTERM. Plain Python (no Django): it lives beside the command that uses
+it, below ``searchsite``, which no app imports.
 
 It reads no settings: the command builds the list of :class:`ChildSpec` and passes it in.
 
