@@ -12,7 +12,6 @@ from datetime import datetime
 from crawler.core.crawl import (
     CrawlConfig,
     CrawlOrder,
-    CrawlPolicy,
     CrawlStatus,
     CrawlTimeOptions,
     RobotsBehaviour,
@@ -21,6 +20,7 @@ from crawler.core.crawl import (
     Summarizer,
 )
 from crawler.core.siterules import SiteRules, parse_site_rules
+from indexer.core.policies import CrawlPolicy
 from ranking.core.options import SearchOptions
 
 from .models import Crawl, PageOptions, QueueServer

@@ -10,7 +10,7 @@ shared token (``settings.QUEUE_SERVER_TOKEN``, sent in the ``X-Shard-Token`` hea
   encoding the network iterator asks for);
 * ``GET /api/shard/summaries?ids=&its=&server=`` -> stored summaries of doc_ids.
 * ``GET /api/shard/links?crawl=TS[&server=N]`` and ``POST /api/shard/scores?crawl=TS``: link
-  analysis of a crawl whose shards are on several machines (:mod:`ranking.link_transfer`).
+  analysis of a crawl whose shards are on several machines (:mod:`linkgraph.views`).
 """
 
 from __future__ import annotations
@@ -22,13 +22,9 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.http import require_GET
 
 from indexer.core.errors import CorruptIndexError
+from indexer.core.shard_token import TOKEN_HEADER, token_ok
 from ranking.core.errors import NoIndexError
-from ranking.core.network import (
-    TOKEN_HEADER,
-    shard_search_answer,
-    shard_summaries_payload,
-    token_ok,
-)
+from ranking.core.network import shard_search_answer, shard_summaries_payload
 from ranking.core.query import QueryParser
 from ranking.core.shard import LocalShard
 

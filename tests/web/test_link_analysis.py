@@ -18,11 +18,14 @@ from crawler.link_analysis import (
     link_analysis_maybe_periodic,
     link_analysis_request,
     link_analysis_run,
-    link_analysis_status_get,
 )
-from crawler.models import Crawl, LinkAnalysis, QueueServer, SeedSite
+from crawler.models import Crawl, QueueServer, SeedSite
 from crawler.tasks import ANALYSIS_QUEUE
-from ranking.core.linkgraph import LinkScores, hashes_of, scores_path
+from indexer.core.link_scores import LinkScores
+from indexer.core.urls import hashes_of
+from indexer.core.workdir import scores_path
+from linkgraph.models import LinkAnalysis
+from linkgraph.selectors import link_analysis_status_get
 from searchsite.celery import app
 from tests.conftest import free_port
 from tests.unit.linkgraph.helpers import write_bundle

@@ -9,8 +9,9 @@ import pytest
 from django.urls import reverse
 
 from crawler.models import PageOptions
+from indexer.core.link_scores import write_scores
+from indexer.core.workdir import scores_path
 from ranking import views
-from ranking.core.linkgraph import scores_path, write_scores
 from tests.unit.linkgraph.helpers import graph_of
 from tests.unit.ranking.helpers import build, text_doc
 from tests.web.forms import admin_change_data

@@ -2,13 +2,13 @@ from __future__ import annotations
 
 from crawler.core.urls import (
     canonicalize,
-    company_level_domain,
     domain_suffixes,
     file_extension,
     is_recursive,
     levenshtein,
     path_prefixes,
 )
+from indexer.core.urls import company_level_domain
 
 
 def test_canonicalize_relative_and_dot_segments():

@@ -12,8 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from indexer.core.text import TextAnalyzer
-from ranking.core.phrases import (
+from indexer.core.phrases import (
     DEFAULT_MIN_COUNT,
     CachedPhraseLexicon,
     PhraseCounts,
@@ -21,14 +20,14 @@ from ranking.core.phrases import (
     PhraseLexiconError,
     build_phrase_lexicon,
     count_bundle_phrases,
-    in_order_counts,
     phrase_hash,
-    phrases_path,
     text_phrases,
     write_crawl_phrases,
 )
+from indexer.core.text import TextAnalyzer
+from indexer.core.workdir import phrases_path
 from ranking.core.query import QueryParser
-from ranking.core.scoring import common_phrase_bonus
+from ranking.core.scoring import common_phrase_bonus, in_order_counts
 
 from ..linkgraph.helpers import write_bundle
 
@@ -136,7 +135,7 @@ def test_write_read_round_trip_and_checks(tmp_path):
 def test_cached_lexicon_reloads_on_change_and_is_quiet_without_file(tmp_path, caplog):
     path = tmp_path / "phrases.npz"
     cache = CachedPhraseLexicon(path)
-    with caplog.at_level(logging.DEBUG, logger="ranking.core.phrases"):
+    with caplog.at_level(logging.DEBUG, logger="indexer.core.phrases"):
         assert cache.get() is None  # not built yet: the normal state, nothing logged
     assert [r for r in caplog.records if r.levelno >= logging.WARNING] == []
     first = PhraseLexicon(A([phrase_hash(["a", "b"])], "u8"), A([2], "u4"), A([2], "u1"))
@@ -149,7 +148,7 @@ def test_cached_lexicon_reloads_on_change_and_is_quiet_without_file(tmp_path, ca
     os.utime(path, ns=(1, 1))  # a new version even within the clock's resolution
     assert len(cache.get()) == 2
     path.write_bytes(b"garbage")
-    with caplog.at_level(logging.WARNING, logger="ranking.core.phrases"):
+    with caplog.at_level(logging.WARNING, logger="indexer.core.phrases"):
         assert cache.get() is None
         assert cache.get() is None
     assert len([r for r in caplog.records if "unusable" in r.getMessage()]) == 1

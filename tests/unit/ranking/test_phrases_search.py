@@ -8,9 +8,10 @@ from dataclasses import replace
 
 import pytest
 
+from indexer.core.phrases import write_crawl_phrases
 from indexer.core.reader import IndexBundleReader
+from indexer.core.workdir import phrases_path
 from ranking.core.options import SearchOptions
-from ranking.core.phrases import phrases_path, write_crawl_phrases
 from ranking.core.pipeline import Searcher
 from ranking.core.shard import LocalShard
 from ranking.page import explanation_rows

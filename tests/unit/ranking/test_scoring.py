@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from indexer.core.text import TextAnalyzer
+from indexer.core.urls import company_level_domain
 from ranking.core.options import SearchOptions
 from ranking.core.scoring import (
     combine,
-    company_level_domain,
     dense_ranks,
     dfr_relevance,
     fuse,

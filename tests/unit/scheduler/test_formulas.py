@@ -8,13 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from crawler.core.scheduler import (
-    DiscoveredUrl,
-    budget_tier,
-    company_level_domain,
-    incoming_increment,
-    seen_increment,
-)
+from crawler.core.scheduler import DiscoveredUrl, budget_tier, incoming_increment, seen_increment
+from indexer.core.urls import company_level_domain
 
 from .conftest import IGNORE
 
