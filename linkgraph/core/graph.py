@@ -85,6 +85,44 @@ def _sort_with_positions(keys: U64, key_bits: int) -> tuple[U64, I64]:
     return keys[order], order.astype(np.int64)
 
 
+def _distinct_edges(key: U64, keep: npt.NDArray[np.bool_], n: int, *,
+                    first_input: bool) -> tuple[U64, I64 | None]:
+    """The distinct (source * n + target) keys of the kept edges, sorted, and with
+    ``first_input`` the input index of the first edge of each key (the input position is
+    packed into the low bits of the key when it fits: numpy's sort is several times faster
+    than a stable argsort)."""
+    if not first_input:
+        key_sorted = np.sort(key)
+        first = np.ones(key_sorted.shape[0], dtype=bool)
+        first[1:] = key_sorted[1:] != key_sorted[:-1]
+        return key_sorted[first], None
+    edge_in = np.flatnonzero(keep)
+    key_sorted, key_order = _sort_with_positions(key, max(n * n - 1, 0).bit_length())
+    first = np.ones(key_sorted.shape[0], dtype=bool)
+    first[1:] = key_sorted[1:] != key_sorted[:-1]
+    return key_sorted[first], edge_in[key_order[first]]
+
+
+def _node_texts(order: I64, urls: Sequence[str] | None,
+                host_hash: U64 | None) -> tuple[I64, npt.NDArray[np.uint8], U64]:
+    """Url offsets and blob, and host hashes, of the nodes in url-hash order (``order``: the
+    input position of each): empty urls and zero host hashes when neither is given."""
+    n = int(order.shape[0])
+    if urls is not None:
+        if len(urls) != n:
+            raise ValueError("one url per node needed")
+        url_offsets, url_blob = _encode_strings([urls[i] for i in order.tolist()])
+    else:
+        url_offsets, url_blob = np.zeros(n + 1, dtype=np.int64), np.zeros(0, np.uint8)
+    if host_hash is not None:
+        hosts = np.asarray(host_hash, dtype=np.uint64)[order]
+    elif urls is not None:
+        hosts = hashes_of([host_of(urls[i]) for i in order.tolist()])
+    else:
+        hosts = np.zeros(n, dtype=np.uint64)
+    return url_offsets, url_blob, hosts
+
+
 def _decode(offsets: I64, blob: npt.NDArray[np.uint8], i: int) -> str:
     start, end = int(offsets[i]), int(offsets[i + 1])
     return bytes(blob[start:end]).decode("utf-8", "surrogatepass")
@@ -228,23 +266,8 @@ class WebGraph:
         keep = s != d
         key = (s * n + d)[keep].astype(np.uint64)
         del s, d
-        # Sort the (source, target) keys; with anchors, also learn the first input edge of each
-        # distinct key (packing the input position into the low bits of the key when it fits:
-        # numpy's sort is several times faster than a stable argsort).
-        chosen: I64 | None = None
-        if anchors is None:
-            key_sorted = np.sort(key)
-            first = np.ones(key_sorted.shape[0], dtype=bool)
-            first[1:] = key_sorted[1:] != key_sorted[:-1]
-            key_sorted = key_sorted[first]
-        else:
-            edge_in = np.flatnonzero(keep)
-            key_sorted, key_order = _sort_with_positions(key, max(n * n - 1, 0).bit_length())
-            first = np.ones(key_sorted.shape[0], dtype=bool)
-            first[1:] = key_sorted[1:] != key_sorted[:-1]
-            key_sorted = key_sorted[first]
-            chosen = edge_in[key_order[first]]  # input index of each kept edge
-        del key, keep, first
+        key_sorted, chosen = _distinct_edges(key, keep, n, first_input=anchors is not None)
+        del key, keep
         big_n = np.uint64(max(n, 1))
         e_src = (key_sorted // big_n).astype(np.int32)
         e_dst = (key_sorted % big_n).astype(np.int32)
@@ -257,19 +280,7 @@ class WebGraph:
         np.cumsum(np.bincount(e_dst, minlength=n), out=in_ptr[1:])
         in_idx = e_src[in_order]
         del e_src
-        if urls is not None:
-            if len(urls) != n:
-                raise ValueError("one url per node needed")
-            url_offsets, url_blob = _encode_strings([urls[i] for i in order.tolist()])
-        else:
-            url_offsets, url_blob = np.zeros(n + 1, dtype=np.int64), np.zeros(0, np.uint8)
-        if host_hash is None:
-            if urls is not None:
-                hosts = hashes_of([host_of(urls[i]) for i in order.tolist()])
-            else:
-                hosts = np.zeros(n, dtype=np.uint64)
-        else:
-            hosts = np.asarray(host_hash, dtype=np.uint64)[order]
+        url_offsets, url_blob, hosts = _node_texts(order, urls, host_hash)
         e = int(e_dst.shape[0])
         if anchors is not None and chosen is not None:
             anchor_offsets, anchor_blob = _encode_strings([anchors[i] for i in chosen.tolist()])

@@ -17,8 +17,12 @@ from indexer.core.errors import IndexStoreError
 from indexer.core.phrases import DEFAULT_MIN_COUNT, write_crawl_phrases
 from indexer.core.workdir import crawl_bundles, phrases_path
 from linkgraph.core.bundles import count_documents
-
-from .webgraph import add_crawl_argument, crawl_timestamp, progress_bar, work_directory
+from linkgraph.management.commands.webgraph import (
+    add_crawl_argument,
+    crawl_timestamp,
+    progress_bar,
+    work_directory,
+)
 
 
 class Command(BaseCommand):

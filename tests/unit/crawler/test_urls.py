@@ -8,7 +8,6 @@ from crawler.core.urls import (
     levenshtein,
     path_prefixes,
 )
-from indexer.core.urls import company_level_domain
 
 
 def test_canonicalize_relative_and_dot_segments():
@@ -37,8 +36,6 @@ def test_url_facts():
     assert path_prefixes("https://a.org/3/lib/os.html") == ["/", "/3", "/3/lib", "/3/lib/os.html"]
     assert file_extension("http://a/b/c.PDF") == "pdf"
     assert file_extension("http://a/b/") == ""
-    assert company_level_domain("www.yahoo.co.uk") == "yahoo.co.uk"
-    assert company_level_domain("www.yahoo.com") == "yahoo.com"
     assert is_recursive("http://a.com/x/y/x/y/x/y/")
     assert not is_recursive("http://a.com/x/y/z/")
     assert levenshtein("kitten", "sitting") == 3

@@ -16,8 +16,8 @@ from ranking.core.pipeline import Searcher
 from ranking.core.shard import LocalShard
 from ranking.page import explanation_rows
 
+from ..indexer.test_phrases import html
 from ..linkgraph.helpers import write_bundle
-from .test_phrases import html
 
 OUT = "https://docs.test/notes-b.html"
 IN = "https://docs.test/notes-a.html"
