@@ -1,7 +1,7 @@
 """The web graph: nodes, outlinks and inlinks as compact arrays (Nutch's WebGraph, seed 002).
 
 Layer: ``linkgraph.core`` (pure Python + numpy). Built by :mod:`.builder` from a crawl's
-bundles, read by :mod:`.linkrank`, :mod:`.loops`, :mod:`.trust`, :mod:`.anchors` and the dumpers.
+bundles, read by :mod:`.linkrank`, :mod:`.loops`, :mod:`.trust`, :mod:`.fields` and the dumpers.
 
 Invariants of a :class:`WebGraph` with ``n`` nodes and ``E`` edges:
 
