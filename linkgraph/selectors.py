@@ -1,4 +1,5 @@
-"""What the admin shows of a crawl's link analysis (reads of :class:`linkgraph.models.LinkAnalysis`).
+"""What the admin shows of a crawl's link analysis (reads of
+:class:`linkgraph.models.LinkAnalysis`).
 
 Layer: Django glue; the services (:mod:`linkgraph.services`) write the row.
 """

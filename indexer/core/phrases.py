@@ -30,9 +30,10 @@ is, :class:`indexer.core.text.TextAnalyzer`, in the text's language) that occurs
   crawl is small next to Wikipedia, a phrase used as two titles or anchors is already a name
   the site gives something, and a phrase seen once is as likely an accident of one title.
 
-File: ``<bundle>/phrases.npz`` (:func:`indexer.core.workdir.phrases_path`), beside the index it was built from
-(each shard reads its own, so a remote queue server needs its copy), an uncompressed numpy
-``.npz`` written atomically (temp + fsync + rename; zip members carry CRC-32s numpy checks):
+File: ``<bundle>/phrases.npz`` (:func:`indexer.core.workdir.phrases_path`), beside the index
+it was built from (each shard reads its own, so a remote queue server needs its copy), an
+uncompressed numpy ``.npz`` written atomically (temp + fsync + rename; zip members carry CRC-32s
+numpy checks):
 
 * ``format`` (``"phrases"``) and ``version`` (int, currently 1): checked on open;
 * ``hashes``: ``uint64[n]``, ascending and unique: :func:`phrase_hash` of each phrase;

@@ -51,9 +51,11 @@ def company_level_domain(host: str) -> str:
     ``www.yahoo.com`` -> ``yahoo.com``, ``www.abc.com.au`` -> ``com.au`` (only
     ``2chars.2chars`` keeps three labels)."""
     host = host.strip().lower().rstrip(".")
-    if host.startswith("[") or is_ip_address(host):
+    if host.startswith("["):
         return host
     if ":" in host:
+        if host.count(":") > 1 and is_ip_address(host):
+            return host  # an IPv6 address without brackets (a url's hostname)
         head, _, port = host.rpartition(":")
         if port.isdigit():
             host = head

@@ -13,8 +13,8 @@ that is not on this machine (:meth:`ShardSource.publish_scores`).
 Files, under the work directory of the machine that runs it (see :mod:`indexer.core.workdir`):
 ``linkgraph/<ts>/webgraph/`` (the graph, updated in place generation by generation: links of
 a newer fetch replace a page's older ones) and ``linkgraph/<ts>/scores.npz``, replaced
-atomically (temp file, fsync, rename: :func:`indexer.core.link_scores.write_scores`), so a search reading it
-sees the old file or the new one, never half of one.
+atomically (temp file, fsync, rename: :func:`indexer.core.link_scores.write_scores`), so a
+search reading it sees the old file or the new one, never half of one.
 
 Progress: ``progress(stage, done, total)`` with ``stage`` one of ``documents`` (documents
 read; total 0 when unknown), ``loops`` (pages walked), ``linkrank`` (iterations, of
