@@ -45,7 +45,7 @@ sys.path.insert(0, str(ROOT))
 LOCALWEB = ROOT.parent / "shared" / "localweb"
 IGRAPH_VENV = Path(tempfile.gettempdir()) / "igraph-venv"
 
-from ranking.core.linkgraph import (  # noqa: E402
+from linkgraph.core import (  # noqa: E402
     PLAIN_PAGERANK,
     LinkRankConfig,
     PageLinks,

@@ -48,8 +48,8 @@ sys.path.insert(0, str(HERE.parent))
 
 import relevance_eval as rel  # noqa: E402
 
+from indexer.core.link_scores import LinkScores  # noqa: E402
 from indexer.core.reader import IndexBundleReader  # noqa: E402
-from ranking.core.linkgraph import LinkScores  # noqa: E402
 from ranking.core.network import HttpShard  # noqa: E402
 from ranking.core.pipeline import Searcher  # noqa: E402
 from ranking.core.shard import LocalShard  # noqa: E402

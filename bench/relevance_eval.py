@@ -57,9 +57,11 @@ from crawler.core.local_crawl import LocalCrawl  # noqa: E402
 from crawler.core.process import PageProcessor  # noqa: E402
 from crawler.core.siterules import SiteRules  # noqa: E402
 from indexer.core.ids import DOC_TYPE, DocType  # noqa: E402
+from indexer.core.policies import CrawlPolicy  # noqa: E402
 from indexer.core.reader import IndexBundleReader  # noqa: E402
-from ranking.core.linkgraph import Policy, TrustSeed, crawl_bundles, scores_path  # noqa: E402
-from ranking.core.linkgraph.analysis import (  # noqa: E402
+from indexer.core.workdir import crawl_bundles, queue_server_number, scores_path  # noqa: E402
+from linkgraph.core import TrustSeed  # noqa: E402
+from linkgraph.core.analysis import (  # noqa: E402
     AnalysisConfig,
     LocalShardSource,
     run_link_analysis,
@@ -251,8 +253,8 @@ def link_analysis(work: Path, tier: str = "default") -> dict[str, float]:
     defaults the ``analysis`` worker uses: Loops on, trust from the seeds, all ``default``
     policy here). Returns timings and sizes."""
     bundles = crawl_bundles(work, CRAWL_TIMESTAMP)
-    sources = [LocalShardSource(int(path.parent.name[2:]), path) for path in bundles]
-    seeds = [TrustSeed(url, Policy.DEFAULT) for url in seed_urls(tier)]
+    sources = [LocalShardSource(queue_server_number(path.parent.name), path) for path in bundles]
+    seeds = [TrustSeed(url, CrawlPolicy.DEFAULT) for url in seed_urls(tier)]
     report = run_link_analysis(work, CRAWL_TIMESTAMP, sources, seeds, AnalysisConfig())
     return {"nodes": report.urls, "edges": report.edges, "analysis_s": report.seconds}
 

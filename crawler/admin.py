@@ -17,12 +17,15 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
-from crawler.core.crawl import CrawlPolicy, allowed_actions
+from crawler.core.crawl import allowed_actions
 from crawler.core.seeds import SeedUrlError, parse_seed_lines
+from indexer.core.policies import CrawlPolicy
+from linkgraph.models import LinkAnalysis
+from linkgraph.selectors import link_analysis_status_get
 
 from . import selectors, services
-from .link_analysis import link_analysis_request, link_analysis_status_get
-from .models import Crawl, Fetcher, LinkAnalysis, PageOptions, QueueServer, Scraper, SeedSite
+from .link_analysis import link_analysis_request
+from .models import Crawl, Fetcher, PageOptions, QueueServer, Scraper, SeedSite
 
 CRAWL_ACTIONS = {
     "start": services.crawl_start,
@@ -173,7 +176,7 @@ class CrawlAdmin(admin.ModelAdmin):
 
     def link_analysis_view(self, request: HttpRequest, crawl_id: int):
         """The "Run link analysis now" button (POST): queue a run, or a follow-up of the
-        running one (``crawler.link_analysis``)."""
+        running one (``crawler.link_analysis``, :mod:`linkgraph.services`)."""
         if request.method != "POST":
             return HttpResponseNotAllowed(["POST"])
         crawl = get_object_or_404(Crawl, pk=crawl_id)

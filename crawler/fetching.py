@@ -21,6 +21,8 @@ from crawler.core.fetch import FetchConfig, Fetcher
 from crawler.core.fetch_worker import CachingResolver, ScheduleWorker, hop_fetcher_for
 from crawler.core.process import PageProcessor
 from crawler.core.wire import schedule_from_wire
+from indexer.core.link_scores import LinkScores
+from indexer.core.workdir import score_files, scores_path
 
 from . import services
 from .models import Crawl
@@ -106,12 +108,10 @@ class _LinkScoresCache:
         self._scores: Any = None
 
     def lookup(self, crawl_timestamp: int) -> Callable[[list[str]], Any] | None:
-        from ranking.core.linkgraph.scores import LinkScores
-
-        root = settings.WORK_DIRECTORY / "linkgraph"
-        own = root / str(crawl_timestamp) / "scores.npz"
+        own = scores_path(settings.WORK_DIRECTORY, crawl_timestamp)
         candidates = [own] if own.exists() else sorted(
-            root.glob("*/scores.npz"), key=lambda p: p.stat().st_mtime, reverse=True)[:1]
+            score_files(settings.WORK_DIRECTORY), key=lambda p: p.stat().st_mtime,
+            reverse=True)[:1]
         if not candidates:
             return None
         path = candidates[0]

@@ -1,103 +1,46 @@
-"""Link analysis run by the engine itself: when a crawl stops or finishes, every
-LINK_ANALYSIS_EVERY_PAGES pages during a crawl, and from the admin's "Run link analysis now".
+"""The crawler's side of link analysis: what the linkgraph app reads of a crawl, and the
+crawler's requests for a run (at a crawl's end, every LINK_ANALYSIS_EVERY_PAGES pages, the
+admin's button, ``manage.py crawl``).
 
-Layer: Django glue around :func:`ranking.core.linkgraph.analysis.run_link_analysis` (seed 002,
-"Nutch's new scoring and indexing framework": WebGraph, Loops, LinkRank, ScoreUpdater). The
-only writer of :class:`crawler.models.LinkAnalysis`.
-
-Who runs it: the Celery task ``crawler.link_analysis`` on the queue ``analysis``, consumed by
-the worker ``manage.py up`` starts beside the queue servers (``crawler.tasks``); ``manage.py
-crawl`` calls :func:`link_analysis_run` in its own process at the end.
-
-One run of a crawl at a time, and no request lost: every change of ``LinkAnalysis.state`` is
-one conditional UPDATE (compare and set, atomic on SQLite and PostgreSQL alike):
-
-* a request turns ``idle`` into ``queued`` and sends the task; finding ``queued`` it does
-  nothing (the queued run has not read anything yet); finding ``running`` it sets ``rerun``;
-* a run claims ``idle``/``queued`` (or a ``running`` whose heartbeat is older than
-  LINK_ANALYSIS_STALE_SECONDS: its worker died) as ``running`` under a new run number, and
-  every later write of that run is conditional on the number, so a run presumed dead cannot
-  overwrite its successor;
-* at the end, ``running`` without ``rerun`` becomes ``idle``; with ``rerun`` it becomes
-  ``queued`` and one follow-up is sent, however many requests came in meanwhile.
-
-A failure of any kind is recorded (outcome, message) and shown in the admin; the task never
-raises, is acknowledged on receipt and never retried, so a run that cannot succeed (or kills
-its worker) cannot loop: the next request (crawl end, N more pages, the button) tries again.
-
-Shards (:func:`shard_sources`): a queue server's bundle under this machine's WORK_DIRECTORY is
-read directly; a live queue server whose bundle is elsewhere is read over HTTP at its
-registered ``base_url`` and is sent the scores file afterwards
-(:class:`ranking.core.linkgraph.remote.RemoteShard`).
+Layer: Django glue. The runs themselves, their lock and their record are
+:mod:`linkgraph.services`; this module turns the crawler's rows into the plain values those
+services take (:class:`CrawlerFacts`) and sends runs to the crawler's Celery task
+(``crawler.tasks.link_analysis_task``), so that the crawler depends on link analysis and never
+the other way round.
 """
 
 from __future__ import annotations
 
-import logging
-import time
-from collections.abc import Callable
-from datetime import timedelta
+from indexer.core.policies import CrawlPolicy
+from linkgraph import services as analysis
+from linkgraph.core.trust import TrustSeed
 
-from django.conf import settings
-from django.db.models import F, Q
-from django.utils import timezone
-
-from ranking.core.linkgraph import LoopsConfig, Policy, TrustSeed, crawl_bundles
-from ranking.core.linkgraph.analysis import (
-    AnalysisConfig,
-    AnalysisReport,
-    LocalShardSource,
-    ShardSource,
-    run_link_analysis,
-)
-from ranking.core.linkgraph.remote import RemoteShard
-
-from .models import Crawl, LinkAnalysis
-
-logger = logging.getLogger(__name__)
-
-Enqueue = Callable[[int], None]
-PROGRESS_EVERY = 1.0  # seconds between two progress writes of a run
+from .models import Crawl
 
 
-def crawl_seeds(timestamp: int) -> list[TrustSeed]:
-    """The crawl's seed sites as trust seeds (none when the database has no such crawl)."""
-    crawl = Crawl.objects.filter(timestamp=timestamp).only("pk").first()
-    if crawl is None:
-        return []
-    return [TrustSeed(s.url, Policy(str(s.policy)), float(s.trust_weight))
-            for s in crawl.seeds.order_by("id")]
+class CrawlerFacts:
+    """:class:`linkgraph.services.CrawlFacts` read from the crawler's models (stateless)."""
+
+    def pages_fetched(self, crawl_id: int) -> int | None:
+        return Crawl.objects.filter(pk=crawl_id).values_list("pages_fetched", flat=True).first()
+
+    def timestamp(self, crawl_id: int) -> int | None:
+        return Crawl.objects.filter(pk=crawl_id).values_list("timestamp", flat=True).first()
+
+    def seeds(self, timestamp: int) -> list[TrustSeed]:
+        crawl = Crawl.objects.filter(timestamp=timestamp).only("pk").first()
+        if crawl is None:
+            return []
+        return [TrustSeed(s.url, CrawlPolicy(str(s.policy)), float(s.trust_weight))
+                for s in crawl.seeds.order_by("id")]
+
+    def live_shards(self) -> dict[int, str]:
+        from .services import live_queue_servers
+
+        return {q.server_id: q.base_url for q in live_queue_servers() if q.base_url}
 
 
-def analysis_config() -> AnalysisConfig:
-    return AnalysisConfig(loops=LoopsConfig() if settings.LINK_ANALYSIS_LOOPS else None)
-
-
-def shard_sources(timestamp: int) -> tuple[list[ShardSource], list[dict]]:
-    """Where each queue server's documents of crawl ``timestamp`` are read from, and a note
-    for each queue server left out (no bundle here, and not live to be asked)."""
-    from .services import live_queue_servers
-
-    work = settings.WORK_DIRECTORY
-    local = {int(path.parent.name[2:]): path for path in crawl_bundles(work, timestamp)}
-    live = {q.server_id: q for q in live_queue_servers() if q.base_url}
-    sources: list[ShardSource] = []
-    skipped: list[dict] = []
-    for server in sorted(set(range(settings.NUM_QUEUE_SERVERS)) | set(local)):
-        if server in local:
-            sources.append(LocalShardSource(server, local[server]))
-        elif server in live:
-            sources.append(RemoteShard(server, live[server].base_url,
-                                       str(settings.QUEUE_SERVER_TOKEN), timestamp))
-        else:
-            skipped.append({"server": server, "location": "",
-                            "note": "no bundle on this machine and not live: left out"})
-    return sources, skipped
-
-
-def _row(crawl_id: int) -> LinkAnalysis:
-    row, _ = LinkAnalysis.objects.get_or_create(crawl_id=crawl_id)
-    return row
+FACTS = CrawlerFacts()
 
 
 def _default_enqueue(crawl_id: int) -> None:
@@ -107,201 +50,18 @@ def _default_enqueue(crawl_id: int) -> None:
 
 
 def link_analysis_request(crawl_id: int, reason: str,
-                          enqueue: Enqueue | None = None) -> str:
-    """Ask for a run of crawl ``crawl_id``'s link analysis. Never raises for a broker that
-    is down (recorded as a failed outcome instead). Returns what happened: ``queued``,
-    ``coalesced`` (a queued run will see the new pages), ``follow-up`` (after the running
-    one), ``failed`` (the task could not be sent) or ``no crawl``."""
-    if not Crawl.objects.filter(pk=crawl_id).exists():
-        return "no crawl"
-    pk = _row(crawl_id).pk
-    pages = Crawl.objects.filter(pk=crawl_id).values_list("pages_fetched", flat=True).first()
-    rows = LinkAnalysis.objects.filter(pk=pk)
-    now = timezone.now()
-    stale = now - timedelta(seconds=settings.LINK_ANALYSIS_STALE_SECONDS)
-    mark = {"pages_at_request": pages or 0}
-    for _ in range(3):  # the state may move between two conditional updates: look again
-        if rows.filter(Q(state=LinkAnalysis.State.IDLE) | Q(
-                state=LinkAnalysis.State.RUNNING, heartbeat_at__lt=stale)).update(
-                state=LinkAnalysis.State.QUEUED, reason=reason[:100], requested_at=now,
-                **mark):
-            return _send(crawl_id, pk, enqueue if enqueue is not None else _default_enqueue)
-        if rows.filter(state=LinkAnalysis.State.QUEUED).update(**mark):
-            return "coalesced"
-        if rows.filter(state=LinkAnalysis.State.RUNNING).update(rerun=True, **mark):
-            return "follow-up"
-    return "coalesced"
-
-
-def _send(crawl_id: int, pk: int, enqueue: Enqueue) -> str:
-    try:
-        enqueue(crawl_id)
-    except Exception as exc:  # kombu/redis raise many kinds when the broker is down
-        LinkAnalysis.objects.filter(pk=pk, state=LinkAnalysis.State.QUEUED).update(
-            state=LinkAnalysis.State.IDLE, last_outcome=LinkAnalysis.Outcome.FAILED,
-            last_error=f"the link analysis could not be queued: {exc}")
-        logger.error("link analysis of crawl=%s not queued: %s", crawl_id, exc)
-        return "failed"
-    logger.info("link analysis of crawl=%s queued", crawl_id)
-    return "queued"
+                          enqueue: analysis.Enqueue | None = None) -> str:
+    """:func:`linkgraph.services.link_analysis_request` of this crawl, sent to the crawler's
+    task unless ``enqueue`` is given."""
+    return analysis.link_analysis_request(
+        crawl_id, reason, FACTS, enqueue if enqueue is not None else _default_enqueue)
 
 
 def link_analysis_maybe_periodic(crawl_id: int) -> str | None:
-    """During a crawl: ask for a run once LINK_ANALYSIS_EVERY_PAGES pages were fetched since
-    the last request (0: never). Returns what :func:`link_analysis_request` did, or None."""
-    every = int(settings.LINK_ANALYSIS_EVERY_PAGES)
-    if every <= 0:
-        return None
-    pages = Crawl.objects.filter(pk=crawl_id).values_list("pages_fetched", flat=True).first()
-    if pages is None:
-        return None
-    if pages - _row(crawl_id).pages_at_request < every:
-        return None
-    return link_analysis_request(crawl_id, f"{pages} pages fetched")
+    """:func:`linkgraph.services.link_analysis_maybe_periodic` of this crawl."""
+    return analysis.link_analysis_maybe_periodic(crawl_id, FACTS, _default_enqueue)
 
 
-class _ProgressRecorder:
-    """Writes a run's stage and counts (and so its heartbeat) at most every PROGRESS_EVERY
-    seconds, and at every change of stage."""
-
-    def __init__(self, pk: int, run: int) -> None:
-        self.rows = LinkAnalysis.objects.filter(pk=pk, runs=run)
-        self.stage = ""
-        self.written = 0.0
-
-    def __call__(self, stage: str, done: int, total: int) -> None:
-        now = time.monotonic()
-        if stage == self.stage and now - self.written < PROGRESS_EVERY:
-            return
-        self.stage, self.written = stage, now
-        self.rows.update(stage=stage, stage_done=done, stage_total=total,
-                         heartbeat_at=timezone.now())
-
-
-def link_analysis_run(crawl_id: int, enqueue: Enqueue | None = None) -> str:
-    """Run the crawl's link analysis now, in this process, unless a live run holds it (then
-    that run is asked to follow up). Returns ``ok``, ``failed``, ``busy`` or ``no crawl``.
-
-    ``enqueue`` sends the follow-up run when requests came in during this one; None runs the
-    follow-ups here, one after the other (``manage.py crawl``, which has no workers).
-    """
-    while True:
-        outcome, again = _run_once(crawl_id, enqueue)
-        if not again:
-            return outcome
-
-
-def _claim(pk: int) -> int | None:
-    now = timezone.now()
-    stale = now - timedelta(seconds=settings.LINK_ANALYSIS_STALE_SECONDS)
-    rows = LinkAnalysis.objects.filter(pk=pk)
-    claimed = rows.filter(
-        Q(state__in=[LinkAnalysis.State.IDLE, LinkAnalysis.State.QUEUED])
-        | Q(state=LinkAnalysis.State.RUNNING, heartbeat_at__lt=stale)).update(
-        state=LinkAnalysis.State.RUNNING, rerun=False, runs=F("runs") + 1,
-        run_started_at=now, heartbeat_at=now, stage="starting", stage_done=0, stage_total=0)
-    if not claimed:
-        return None
-    return rows.values_list("runs", flat=True).get()
-
-
-def _run_once(crawl_id: int, enqueue: Enqueue | None) -> tuple[str, bool]:
-    crawl = Crawl.objects.filter(pk=crawl_id).only("pk", "timestamp").first()
-    if crawl is None:
-        return "no crawl", False
-    pk = _row(crawl_id).pk
-    run = _claim(pk)
-    if run is None:
-        LinkAnalysis.objects.filter(pk=pk, state=LinkAnalysis.State.RUNNING).update(rerun=True)
-        return "busy", False
-    mine = LinkAnalysis.objects.filter(pk=pk, runs=run)
-    started = mine.values_list("run_started_at", flat=True).get()
-    try:
-        sources, skipped = shard_sources(crawl.timestamp)
-        report = run_link_analysis(settings.WORK_DIRECTORY, crawl.timestamp, sources,
-                                   crawl_seeds(crawl.timestamp), analysis_config(),
-                                   _ProgressRecorder(pk, run))
-    except Exception as exc:  # recorded and shown: a run must never crash-loop
-        logger.exception("link analysis of crawl=%s failed", crawl_id)
-        mine.update(last_outcome=LinkAnalysis.Outcome.FAILED, last_error=_message(exc),
-                    last_started_at=started, last_finished_at=timezone.now(),
-                    last_seconds=(timezone.now() - started).total_seconds())
-        outcome = "failed"
-    else:
-        mine.update(**_recorded(report, skipped), last_started_at=started,
-                    last_finished_at=timezone.now())
-        outcome = "ok"
-    return outcome, _finish(pk, run, crawl_id, enqueue)
-
-
-def _message(exc: BaseException) -> str:
-    text = str(exc) or type(exc).__name__
-    return f"{type(exc).__name__}: {text}"[:2000]
-
-
-def _recorded(report: AnalysisReport, skipped: list[dict]) -> dict:
-    shards = [{"server": s.server, "location": s.location, "documents": s.documents,
-               "note": s.published or "shares this machine's work directory"}
-              for s in report.shards]
-    return {"last_outcome": LinkAnalysis.Outcome.OK, "last_error": "",
-            "last_pages": report.pages, "last_urls": report.urls, "last_edges": report.edges,
-            "last_seconds": report.seconds,
-            "last_shards": sorted(shards + skipped, key=lambda s: s["server"])}
-
-
-def _finish(pk: int, run: int, crawl_id: int, enqueue: Enqueue | None) -> bool:
-    """Release the run; True when a follow-up must run in this process."""
-    mine = LinkAnalysis.objects.filter(pk=pk, runs=run, state=LinkAnalysis.State.RUNNING)
-    done = {"stage": "", "stage_done": 0, "stage_total": 0}
-    if mine.filter(rerun=False).update(state=LinkAnalysis.State.IDLE, **done):
-        return False
-    if not mine.filter(rerun=True).update(state=LinkAnalysis.State.QUEUED, rerun=False,
-                                          reason="asked for during the last run", **done):
-        return False  # presumed dead and taken over: the new run owns the state
-    if enqueue is None:
-        return True
-    _send(crawl_id, pk, enqueue)
-    return False
-
-
-STAGE_LABELS = {"starting": "starting", "documents": "reading the shards' documents",
-                "loops": "finding link loops", "linkrank": "LinkRank iterations",
-                "scores": "writing the scores file", "publish": "sending the scores to the shards"}
-
-
-def link_analysis_status_get(crawl_id: int) -> dict:
-    """What the admin shows of a crawl's link analysis (JSON-ready): the run in progress (its
-    stage and counts, or ``stalled``) and the last run that ended."""
-    row = LinkAnalysis.objects.filter(crawl_id=crawl_id).first()
-    if row is None:
-        row = LinkAnalysis(crawl_id=crawl_id)
-    now = timezone.now()
-    stale = timedelta(seconds=settings.LINK_ANALYSIS_STALE_SECONDS)
-    running = row.state == LinkAnalysis.State.RUNNING
-    stalled = running and row.heartbeat_at is not None and now - row.heartbeat_at > stale
-
-    def when(value) -> str | None:
-        return value.isoformat() if value else None
-
-    percent = None
-    if running and row.stage_total > 0:
-        percent = round(100.0 * min(row.stage_done, row.stage_total) / row.stage_total, 1)
-    return {
-        "state": "stalled" if stalled else row.state,
-        "reason": row.reason,
-        "requested_at": when(row.requested_at),
-        "follow_up": row.rerun,
-        "every_pages": int(settings.LINK_ANALYSIS_EVERY_PAGES),
-        "running": None if not running else {
-            "started_at": when(row.run_started_at), "heartbeat_at": when(row.heartbeat_at),
-            "stage": STAGE_LABELS.get(row.stage, row.stage), "done": row.stage_done,
-            "total": row.stage_total, "percent": percent,
-            "seconds": round((now - row.run_started_at).total_seconds(), 1)
-            if row.run_started_at else None},
-        "last": None if not row.last_outcome else {
-            "outcome": row.last_outcome, "error": row.last_error,
-            "started_at": when(row.last_started_at), "finished_at": when(row.last_finished_at),
-            "pages": row.last_pages, "urls": row.last_urls, "edges": row.last_edges,
-            "seconds": round(row.last_seconds, 1), "shards": row.last_shards},
-        "runs": row.runs,
-    }
+def link_analysis_run(crawl_id: int, enqueue: analysis.Enqueue | None = None) -> str:
+    """:func:`linkgraph.services.link_analysis_run` of this crawl, in this process."""
+    return analysis.link_analysis_run(crawl_id, FACTS, enqueue)

@@ -27,6 +27,7 @@ from crawler.core.queue_server import QueueServerConfig, QueueServerCore
 from crawler.core.wire import schedule_to_wire
 from indexer.core.bundle import BundleConfig
 from indexer.core.errors import IndexStoreError
+from indexer.core.workdir import queue_server_dir
 
 from . import services
 from .link_analysis import link_analysis_maybe_periodic
@@ -52,7 +53,7 @@ class QueueServerProcess:
         self.server = server
         self.num_servers = num_servers
         self.base_url = base_url
-        self.directory = settings.WORK_DIRECTORY / f"qs{server}"
+        self.directory = queue_server_dir(settings.WORK_DIRECTORY, server)
         self._send = send_schedule
         self._tick = tick
         self._stop = threading.Event()

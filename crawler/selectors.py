@@ -14,7 +14,6 @@ from datetime import datetime
 from crawler.core.crawl import (
     CrawlConfig,
     CrawlOrder,
-    CrawlPolicy,
     CrawlStatus,
     CrawlTimeOptions,
     RobotsBehaviour,
@@ -23,6 +22,7 @@ from crawler.core.crawl import (
     Summarizer,
 )
 from crawler.core.siterules import SiteRules, parse_site_rules
+from indexer.core.policies import CrawlPolicy
 
 from .models import Crawl, PageOptions, QueueServer
 from .services import live_queue_servers, page_options_snapshot

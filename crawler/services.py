@@ -15,8 +15,9 @@ from django.db import IntegrityError, transaction
 from django.forms.models import model_to_dict
 from django.utils import timezone
 
-from crawler.core.crawl import CrawlPolicy, CrawlStatus, InvalidTransition, next_status
+from crawler.core.crawl import CrawlStatus, InvalidTransition, next_status
 from crawler.core.seeds import SeedUrlError, parse_seed_lines
+from indexer.core.policies import CrawlPolicy
 
 from .models import Crawl, CrawlSample, Fetcher, PageOptions, QueueServer, SeedSite
 

@@ -6,8 +6,9 @@
   queue server's inbox, fsynced, before the message is acknowledged.
 * ``machine_ping``: which workers listen where; the foundation's broker round trip.
 * ``link_analysis_task`` (queue ``analysis``, its own worker started by ``manage.py up``): one
-  run of a crawl's link analysis (``crawler.link_analysis``). Not on a queue server's ``qs.<n>``
-  worker: a run takes minutes on a large crawl and would hold up that shard's inbox. It
+  run of a crawl's link analysis (:mod:`linkgraph.services`, through
+  ``crawler.link_analysis``, which reads the crawl's seeds and live queue servers when the
+  run starts). Not on a queue server's ``qs.<n>`` worker: a run takes minutes on a large crawl and would hold up that shard's inbox. It
   carries only a crawl id and is harmless to repeat, so it is not signed; it is acknowledged
   on receipt (not late) because a run that kills its worker must not be delivered again and
   again: the database's run state notices the dead run instead.
@@ -30,6 +31,7 @@ from django.conf import settings
 from crawler.core.memory import release_free_heap
 from crawler.core.shipping import EnvelopeError, open_envelope, open_envelope_raw, seal
 from crawler.core.spool import Spool
+from indexer.core.workdir import crawl_paths, queue_server_dir
 
 logger = logging.getLogger(__name__)
 
@@ -42,9 +44,7 @@ def machine_ping(payload: dict) -> dict:
 
 
 def inbox_for(server: int, crawl_timestamp: int) -> Spool:
-    from crawler.core.queue_server import crawl_paths
-
-    directory = settings.WORK_DIRECTORY / f"qs{server}"
+    directory = queue_server_dir(settings.WORK_DIRECTORY, server)
     return Spool(crawl_paths(directory, crawl_timestamp)["inbox"])
 
 

@@ -11,7 +11,7 @@ of the requested crawl on this machine.
   encoding the network iterator asks for);
 * ``GET /api/shard/summaries?ids=&its=&server=`` -> stored summaries of doc_ids.
 * ``GET /api/shard/links?crawl=TS[&server=N]`` and ``POST /api/shard/scores?crawl=TS``: link
-  analysis of a crawl whose shards are on several machines (:mod:`ranking.link_transfer`).
+  analysis of a crawl whose shards are on several machines (:mod:`linkgraph.views`).
 """
 
 from __future__ import annotations
@@ -23,13 +23,9 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.http import require_GET
 
 from indexer.core.errors import CorruptIndexError
+from indexer.core.shard_token import TOKEN_HEADER, token_ok
 from ranking.core.errors import NoIndexError
-from ranking.core.network import (
-    TOKEN_HEADER,
-    shard_search_answer,
-    shard_summaries_payload,
-    token_ok,
-)
+from ranking.core.network import shard_search_answer, shard_summaries_payload
 from ranking.core.shard import LocalShard
 
 from .params import parse_int

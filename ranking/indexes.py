@@ -2,7 +2,7 @@
 
 Layer: glue of the ``ranking`` app (no Django imports here; ``views.py`` passes
 ``settings.WORK_DIRECTORY``). Layout, one IndexDocumentBundle per queue server N and crawl
-timestamp::
+timestamp (:mod:`indexer.core.workdir`)::
 
     WORK_DIRECTORY/qs<N>/IndexData<timestamp>/
 
@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,12 +22,11 @@ from pathlib import Path
 from indexer.core.errors import CorruptIndexError
 from indexer.core.layout import DOCUMENTS, POSITIONS_DOC_MAP
 from indexer.core.reader import IndexBundleReader
+from indexer.core.workdir import bundle_timestamp, queue_server_number
 from ranking.core.errors import NoIndexError
 from ranking.core.shard import LocalShard
 
 logger = logging.getLogger(__name__)
-_QS = re.compile(r"^qs(\d+)$")
-_BUNDLE = re.compile(r"^IndexData(\d+)$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,13 +43,13 @@ def list_bundles(work_directory: str | os.PathLike[str]) -> list[BundleLocation]
     if not root.is_dir():
         return out
     for qs in os.scandir(root):
-        m = _QS.match(qs.name)
-        if not (m and qs.is_dir()):
+        server = queue_server_number(qs.name)
+        if server is None or not qs.is_dir():
             continue
         for entry in os.scandir(qs.path):
-            b = _BUNDLE.match(entry.name)
-            if b and entry.is_dir() and (Path(entry.path) / DOCUMENTS).is_dir():
-                out.append(BundleLocation(int(m.group(1)), int(b.group(1)), Path(entry.path)))
+            timestamp = bundle_timestamp(entry.name)
+            if timestamp is not None and entry.is_dir() and (Path(entry.path) / DOCUMENTS).is_dir():
+                out.append(BundleLocation(server, timestamp, Path(entry.path)))
     out.sort(key=lambda b: (b.timestamp, b.server))
     return out
 

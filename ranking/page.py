@@ -24,12 +24,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlencode
 
 import numpy as np
 
 from indexer.core.ids import DOC_TYPE, DocType
 from indexer.core.reader import IndexBundleReader
+from indexer.core.urls import host_of
 from ranking.core.pipeline import Result, SearchResult
 from ranking.core.shard import LocalShard, ShardClient
 
@@ -137,10 +138,6 @@ def display_url(url: str, limit: int = DISPLAY_URL_CHARS) -> str:
         return shown
     keep = limit - 1
     return shown[:keep * 2 // 3] + "\u2026" + shown[-(keep - keep * 2 // 3):]
-
-
-def host_of(url: str) -> str:
-    return (urlsplit(url).hostname or "").lower()
 
 
 def similar_query(summary: dict[str, Any] | None, plain_title: str,

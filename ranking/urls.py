@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import api, link_transfer, views
+from . import api, views
 
 app_name = "ranking"
 urlpatterns = [
@@ -11,6 +11,4 @@ urlpatterns = [
     path("opensearch.xml", views.opensearch, name="opensearch"),
     path("api/shard/search", api.shard_search, name="shard-search"),
     path("api/shard/summaries", api.shard_summaries, name="shard-summaries"),
-    path("api/shard/links", link_transfer.shard_links, name="shard-links"),
-    path("api/shard/scores", link_transfer.shard_scores, name="shard-scores"),
 ]

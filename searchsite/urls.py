@@ -1,4 +1,5 @@
-"""Root URL configuration: the admin, and the search page of the ranking app."""
+"""Root URL configuration: the admin, the search page of the ranking app, and the link-analysis
+endpoints a queue server answers (the linkgraph app)."""
 
 from django.contrib import admin
 from django.urls import include, path
@@ -6,4 +7,5 @@ from django.urls import include, path
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("", include("ranking.urls")),
+    path("", include("linkgraph.urls")),
 ]

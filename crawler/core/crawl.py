@@ -23,6 +23,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
+from indexer.core.policies import CrawlPolicy
+
 from .siterules import SiteRules
 
 
@@ -73,14 +75,6 @@ class CrawlOrder(enum.StrEnum):
     BREADTH_FIRST = "breadth_first"
     HOST_BUDGETING = "host_budgeting"
     OPIC = "opic"  # page importance: OPIC cash and history
-
-
-class CrawlPolicy(enum.StrEnum):
-    """Seed 004's per-seed crawling policy, spread from a seed to the pages it reaches."""
-
-    FAVOR = "favor"
-    DEFAULT = "default"
-    DISTRUST = "distrust"
 
 
 class RobotsBehaviour(enum.StrEnum):

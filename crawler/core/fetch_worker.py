@@ -44,6 +44,7 @@ from urllib.parse import urlsplit
 import numpy as np
 
 from indexer.core.text import TextAnalyzer
+from indexer.core.urls import host_of
 
 from .crawl import CrawlConfig, CrawlOrder
 from .fetch import (
@@ -115,12 +116,6 @@ def batch_item_bytes(item: dict[str, Any] | list[Any]) -> int:
 def origin_of(url: str) -> str:
     parts = urlsplit(url)
     return f"{parts.scheme.lower()}://{parts.netloc.lower()}"
-
-
-def host_of(url: str) -> str:
-    """The host name a crawl delay is kept for: a server sees http and https requests, and
-    every port, of one host name as requests to that host."""
-    return (urlsplit(url).hostname or "").lower()
 
 
 class CachingResolver:

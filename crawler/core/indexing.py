@@ -42,14 +42,13 @@ import numpy as np
 
 from indexer.core.document import IndexDocument, fancy_words
 from indexer.core.ids import DocType, hash7
+from indexer.core.link_scores import LinkScores, cached_link_scores
 from indexer.core.text import TextAnalyzer
-from ranking.core.linkgraph.bundles import scores_path
-from ranking.core.linkgraph.graph import hashes_of
-from ranking.core.linkgraph.scores import LinkScores, cached_link_scores
+from indexer.core.urls import hashes_of, host_of
+from indexer.core.workdir import scores_path
 
 from .meta_words import lang_words, safe_words, site_words
 from .page import Link, ProcessedPage
-from .urls import host_of
 
 LINK_KINDS_WITHOUT_DOCUMENT = frozenset({"location", "sitemap", "robots"})
 # Text that quote() changes only by spelling spaces %20 (unreserved characters, "/", " ").

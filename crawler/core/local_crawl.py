@@ -19,6 +19,7 @@ from typing import Any
 
 from indexer.core.reorder import ReorderResult
 from indexer.core.text import TextAnalyzer
+from indexer.core.workdir import queue_server_dir
 
 from .crawl import CrawlConfig
 from .fetch import FetchConfig, Fetcher
@@ -69,7 +70,7 @@ class LocalCrawl:
         self.fetchers = max(1, fetchers)
         self.servers = [
             QueueServerCore(QueueServerConfig(
-                n, num_servers, Path(work_directory) / f"qs{n}", crawl,
+                n, num_servers, queue_server_dir(work_directory, n), crawl,
                 refresh_seconds=refresh_seconds, max_outstanding=self.fetchers,
                 schedule_size=schedule_size))
             for n in range(num_servers)]

@@ -39,7 +39,7 @@ filter), so the policy is decided when the url is queued:
    under.
 
 This is TrustRank's "distrust spreads unless the page is favored" (issue 8,
-:mod:`ranking.core.linkgraph.trust`) made incremental for a crawl that cannot wait for the graph.
+:mod:`linkgraph.core.trust`) made incremental for a crawl that cannot wait for the graph.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .crawl import CrawlPolicy
+from indexer.core.policies import CrawlPolicy
 
 POLICY_FIELD = "crawl_policy"
 TRUST = {CrawlPolicy.FAVOR: 1.0, CrawlPolicy.DEFAULT: 0.5, CrawlPolicy.DISTRUST: 0.0}

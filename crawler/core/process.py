@@ -37,6 +37,7 @@ from typing import Any
 
 from indexer.core.ids import DocType, hash8
 from indexer.core.text import TextAnalyzer
+from indexer.core.urls import host_of
 
 from . import mime
 from .config import PageProcessingConfig
@@ -58,7 +59,7 @@ from .robot_metas import header_directives
 from .safe import is_safe
 from .scrapers import ScraperSet
 from .summarizers import get_summarizer
-from .urls import canonicalize, host_of
+from .urls import canonicalize
 
 log = logging.getLogger(__name__)
 

@@ -5,12 +5,9 @@ from the database, sends the schedules this produces to the fetchers, and report
 queue server's Celery worker writes what fetchers ship into the spool. This class only works on
 disk, so it is testable without Django, Celery or a network.
 
-Work directory of queue server n (``WORK_DIRECTORY/qs<n>``)::
-
-    QueueBundle<timestamp>/   the crawl queue (crawler.core.scheduler)
-    IndexData<timestamp>/     the IndexDocumentBundle (indexer.core)
-    Inbox<timestamp>/         the spool of received batches (crawler.core.spool)
-    state<timestamp>.json     counters that survive restarts
+Work directory of queue server n (``WORK_DIRECTORY/qs<n>``): its crawl queue, its
+IndexDocumentBundle, the spool of received batches and its counters, laid out as
+:mod:`indexer.core.workdir` says.
 
 Call order: ``QueueServerCore(config)``, then ``add_seeds`` (at crawl start), then repeatedly
 ``ingest()``, ``maybe_refresh()``, ``maybe_reorder()`` and ``take_schedules()``; ``close()`` at
@@ -35,7 +32,7 @@ from urllib.parse import urlsplit
 
 from indexer.core.bundle import BundleConfig, EncodedDocument, IndexBundleWriter, scale_regions
 from indexer.core.reorder import ReorderResult
-from ranking.core.linkgraph.bundles import scores_path
+from indexer.core.workdir import crawl_paths, scores_path
 
 from .crawl import CrawlConfig
 from .fetch_worker import origin_of
@@ -74,15 +71,6 @@ def _boost_encoded(items: list[EncodedDocument], scores: Any) -> list[EncodedDoc
         if boost != 1.0:
             out[i] = scale_regions(items[i], boost)
     return out
-
-
-def crawl_paths(directory: Path, timestamp: int) -> dict[str, Path]:
-    return {
-        "queue": directory / f"QueueBundle{timestamp}",
-        "index": directory / f"IndexData{timestamp}",
-        "inbox": directory / f"Inbox{timestamp}",
-        "state": directory / f"state{timestamp}.json",
-    }
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,8 @@
 
 Layer: ``crawler.core`` (pure functions). Used by the link extractor (relative links against the
 page or its ``<base>``), by meta-word generation (``site:``, ``path:``, ``filetype:``), and by the
-fetcher and scheduler to name hosts.
+fetcher and scheduler to name hosts. The url facts other apps share too (a url's host, a host's
+company level domain, url hashes) are :mod:`indexer.core.urls`.
 
 Canonical form: scheme and host lower case, default port removed, fragment removed, dot segments
 resolved, an empty path written ``/``, spaces and other unsafe characters percent-encoded,
@@ -71,14 +72,6 @@ def canonicalize(url: str, base: str | None = None) -> str | None:
     return result
 
 
-def host_of(url: str) -> str:
-    """The lower-case host name of a URL ('' when it has none)."""
-    try:
-        return (urlsplit(url).hostname or "").rstrip(".")
-    except ValueError:
-        return ""
-
-
 def host_url(url: str) -> str:
     """``scheme://host[:port]/`` of a URL."""
     try:
@@ -121,17 +114,6 @@ def file_extension(url: str) -> str:
         return ""
     ext = last.rsplit(".", 1)[-1].lower()
     return ext if ext.isalnum() and len(ext) <= 8 else ""
-
-
-def company_level_domain(host: str) -> str:
-    """The seed's company level domain: ``www.yahoo.co.uk`` -> ``yahoo.co.uk``,
-    ``www.yahoo.com`` -> ``yahoo.com``."""
-    labels = [label for label in host.lower().split(".") if label]
-    if len(labels) <= 2:
-        return ".".join(labels)
-    if len(labels[-1]) == 2 and len(labels[-2]) <= 3:
-        return ".".join(labels[-3:])
-    return ".".join(labels[-2:])
 
 
 def is_recursive(url: str, repeats: int = 3) -> bool:

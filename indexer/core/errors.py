@@ -10,11 +10,20 @@ Hierarchy::
     │   └── IndexFormatTooNew  a file was written by a newer format version than we read
     ├── IndexLockedError       another writer (or dictionary updater) holds the lock
     └── IndexStateError        a call made in the wrong state (append after close, ...)
+
+The files of link analysis (the web graph of ``linkgraph.core`` and the per-url score file of
+:mod:`indexer.core.link_scores`, which the crawler and search read) raise their own::
+
+    LinkGraphError
+    ├── GraphNotFound          no graph (or score file) where one was expected
+    └── CorruptGraphError      a stored graph or score file fails its checks
+        └── GraphFormatTooNew  written by a newer format version than this code reads
 """
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 
 class IndexStoreError(Exception):
@@ -45,3 +54,24 @@ class IndexLockedError(IndexStoreError):
 
 class IndexStateError(IndexStoreError):
     """An operation was called in a state that does not allow it."""
+
+
+class LinkGraphError(Exception):
+    """Base class of every link-analysis error."""
+
+
+class GraphNotFound(LinkGraphError):
+    """No web graph (or scores file) where one was expected."""
+
+
+class CorruptGraphError(LinkGraphError):
+    """A stored graph or scores file fails its checks (size, dtype, checksum, version)."""
+
+    def __init__(self, path: str | Path, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = Path(path)
+        self.reason = reason
+
+
+class GraphFormatTooNew(CorruptGraphError):
+    """A stored file was written by a newer format version than this code reads."""

@@ -27,6 +27,9 @@ Three kinds of file:
   checksum. The committed length of a log lives in a framed manifest that is replaced atomically
   *after* the log data is fsynced: bytes past the committed length are the debris of a crash and
   are truncated by the next writer; bytes before it are checked by their record checksums.
+
+Files a numpy writer streams (the per-url score file, the web graph's arrays, the phrase
+lexicon) go through :func:`atomic_stream` instead: temporary file, fsync, rename.
 """
 
 from __future__ import annotations
@@ -36,10 +39,12 @@ import fcntl
 import logging
 import os
 import struct
+import tempfile
 import threading
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 from .errors import CorruptIndexError, IndexFormatTooNew, IndexLockedError
 
@@ -87,6 +92,22 @@ def atomic_write(path: PathLike, data: bytes | memoryview) -> None:
         os.close(fd)
     os.replace(tmp, path)
     fsync_dir(path.parent)
+
+
+def atomic_stream(path: Path, write: Callable[[BinaryIO], object]) -> None:
+    """Write ``path`` through a temporary file beside it: ``write(handle)``, fsync, rename (the
+    caller fsyncs the folder once for several files). For writers that stream into a file
+    object (``np.save``, ``np.savez``) rather than hand over bytes (:func:`atomic_write`)."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            write(handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def fsync_all(fds: list[int], data_only: bool = False) -> None:

@@ -33,7 +33,6 @@ answer waits for the interpreter lock held by the others). Https shards go throu
 from __future__ import annotations
 
 import errno
-import hmac
 import http.client
 import json
 import logging
@@ -55,6 +54,7 @@ from typing import Any
 import numpy as np
 
 from indexer.core.ids import DOC_ID_LEN
+from indexer.core.shard_token import TOKEN_HEADER, token_ok
 
 from .errors import ShardError
 from .grouping import group_candidates
@@ -64,7 +64,6 @@ from .scoring import combine, fuse
 from .shard import Candidates, LocalShard, ShardClient
 
 logger = logging.getLogger(__name__)
-TOKEN_HEADER = "X-Shard-Token"
 SEARCH_PATH = "/api/shard/search"
 SUMMARIES_PATH = "/api/shard/summaries"
 MAX_SHARD_RESULTS = 10_000
@@ -86,11 +85,6 @@ def per_shard_results(n: int, alpha: float, shards: int) -> int:
     if shards <= 1:
         return n
     return max(1, math.ceil(n * alpha / shards))
-
-
-def token_ok(expected: str, given: str | None) -> bool:
-    return bool(expected) and given is not None and hmac.compare_digest(
-        expected.encode(), given.encode())
 
 
 # -- the binary search answer --------------------------------------------------------------

@@ -1,6 +1,6 @@
 """Page Options, Search Time: the knobs of the query pipeline, as a frozen value.
 
-Layer: ``ranking.core``. ``crawler.selectors.search_options_get`` builds it from the PageOptions
+Layer: ``ranking.core``. ``ranking.selectors.search_options_get`` builds it from the PageOptions
 row; the search pipeline receives nothing else. Defaults follow the seed document 000 and
 ../shared/yioop-notes.md §7, §8, §13, except three tuned on the dev judgments
 (``bench/relevance_eval.py``, issues 6, 8 and 16): the proximity weight (10, from when proximity
@@ -41,7 +41,7 @@ class SearchOptions:
     title_bonus: float = 2.0
     path_bonus: float = 1.0
     # the seed's common phrases: added when the result holds a query phrase common in the
-    # crawl's titles and anchor texts with its words in order (ranking.core.phrases)
+    # crawl's titles and anchor texts with its words in order (indexer.core.phrases)
     common_phrase_bonus: float = 3.0
     # bonuses added to doc rank
     cld_url_bonus: float = 2.0

@@ -24,9 +24,9 @@ Steps of :meth:`Searcher.search`:
 6. snippets and highlighted titles for those results (:mod:`ranking.core.snippets`).
 
 Link scores come from ``link_scores`` (anything with a ``get()`` returning a
-:class:`ranking.core.linkgraph.LinkScores` or None), by default the scores file of the crawl
+:class:`indexer.core.link_scores.LinkScores` or None), by default the scores file of the crawl
 the first local shard's bundle belongs to (``<work>/linkgraph/<ts>/scores.npz``), loaded once
-per file version (:func:`ranking.core.linkgraph.scores.cached_link_scores`). Without a file,
+per file version (:func:`indexer.core.link_scores.cached_link_scores`). Without a file,
 or with Page Options' link score weight 0, the link score is 0 and nothing is looked up.
 """
 
@@ -40,13 +40,17 @@ from typing import Any, Protocol
 import numpy as np
 
 from indexer.core.ids import DOC_TYPE, DocType
+from indexer.core.link_scores import (
+    LinkScores,
+    cached_link_scores,
+    link_score,
+    representative_urls,
+)
 from indexer.core.text import TextAnalyzer
+from indexer.core.workdir import bundle_scores_path
 
 from .errors import ShardError
 from .grouping import Groups, group_candidates, no_grouping
-from .linkgraph.bundles import bundle_scores_path
-from .linkgraph.fields import representative_urls
-from .linkgraph.scores import LinkScores, cached_link_scores
 from .network import fan_out_candidates, per_shard_results
 from .options import SearchOptions
 from .query import ParsedQuery, QueryParser
@@ -56,7 +60,6 @@ from .scoring import (
     RRF_K,
     combine,
     fuse,
-    link_score,
     proximity_frequency,
 )
 from .shard import Candidates, ShardClient, query_word_terms

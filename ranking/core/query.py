@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from indexer.core.text import TextAnalyzer, guess_text_language, major, stop_words
+from indexer.core.text import TextAnalyzer, guess_text_language, major
 
 META_PREFIXES = frozenset({
     "class", "class-score", "cld", "code", "date", "dns", "duration", "filetype", "guid",
@@ -78,7 +78,7 @@ class Conjunct:
     auto_meta: tuple[str, ...] = ()      # lang:/safe: words the parser added
     # runs of two or more loose terms (in ``terms``) that stood side by side in the query:
     # a meta word, a quoted phrase, a negated word or a dropped stop word ends a run. The
-    # candidates of the seed's common phrases (:mod:`ranking.core.phrases`)
+    # candidates of the seed's common phrases (:mod:`indexer.core.phrases`)
     runs: tuple[tuple[str, ...], ...] = ()
 
     @property
@@ -160,7 +160,6 @@ class QueryParser:
 
     def __init__(self, analyzer: TextAnalyzer | None = None) -> None:
         self._analyzer = analyzer or TextAnalyzer()
-        self._stop_cache: dict[str, frozenset[str]] = {}
 
     def parse(self, text: str, *, ui_lang: str = "en", safe_search: bool = True,
               add_auto_meta: bool = True) -> ParsedQuery:
@@ -304,17 +303,9 @@ class QueryParser:
         return builder.build()
 
     def stop_terms(self, lang: str) -> frozenset[str]:
-        """The terms of ``lang``'s stop words, analysed as query words are (kept per
-        language)."""
-        return self._stop_terms(lang)
-
-    def _stop_terms(self, lang: str) -> frozenset[str]:
-        terms = self._stop_cache.get(lang)
-        if terms is None:
-            terms = frozenset(t for w in stop_words(lang)
-                              for t in self._analyzer.query_terms(w, lang))
-            self._stop_cache[lang] = terms
-        return terms
+        """The terms of ``lang``'s stop words, analysed as query words are
+        (:meth:`indexer.core.text.TextAnalyzer.stop_terms`)."""
+        return self._analyzer.stop_terms(lang)
 
     def _drop_stop_words(self, builder: _Builder, lang: str) -> None:
         """Drop the stop words among the loose (unquoted, not negated) words when the query
@@ -323,7 +314,7 @@ class QueryParser:
         common than the documents, :func:`ranking.core.scoring.dfr_relevance`), which only
         adds noise. Quoted phrases keep them. A dropped stop word ends a run of loose words
         (the words around it are not side by side in the pages that match the query)."""
-        stop = self._stop_terms(lang)
+        stop = self.stop_terms(lang)
         drop = {i for run in builder.runs for i in run if builder.terms[i] in stop}
         if drop and (len(drop) < len(builder.terms) or builder.phrases):
             keep = [i for i in range(len(builder.terms)) if i not in drop]

@@ -60,14 +60,14 @@ the unit tests check each against values worked out by hand from the formulas.
   (:func:`title_keyword_bonus`).
 * Common phrase bonus (the seed: a query whose words form a phrase "common enough to have a
   Wikipedia page" prefers results with the words in that order; here a phrase common in the
-  crawl's own titles and anchor texts, :mod:`ranking.core.phrases`)::
+  crawl's own titles and anchor texts, :mod:`indexer.core.phrases`)::
 
       Phrase(d) = common_phrase_bonus * (the query's common phrases d holds in order, at
                   consecutive positions) / (the query's common phrases)
 
   (:func:`common_phrase_bonus`); 0 for a query without a common phrase.
 * Link score (seed 002's document boost from LinkRank, seed 004's trust), from the crawl's
-  ``scores.npz`` (:mod:`ranking.core.linkgraph.scores`)::
+  ``scores.npz`` (:func:`indexer.core.link_scores.link_score`)::
 
       Link(d) = log10(1 + linkrank_relative(d)) + trust(d)
 
@@ -97,11 +97,13 @@ import numpy as np
 import numpy.typing as npt
 
 from indexer.core.text import TextAnalyzer
+from indexer.core.urls import company_level_domain, is_ip_address
 
 from .options import SearchOptions
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
+_PHRASE_ROW = np.int64(1) << 32  # in_order_counts' code of a row (positions < 2**32)
 _BIG = np.int64(1) << 32
 
 # region kinds of the doc_map's position_score_list, as the pipeline classifies them
@@ -262,15 +264,6 @@ _SPLIT = re.compile(r"[^\w]+|_")
 _EXTENSIONS = frozenset({"html", "htm", "php", "asp", "aspx", "jsp", "shtml", "xhtml"})
 
 
-def company_level_domain(host: str) -> str:
-    """The seed's company level domain: ``x.2chars.2chars`` -> itself, else the last two
-    labels (``www.yahoo.co.uk`` -> ``yahoo.co.uk``, ``www.yahoo.com`` -> ``yahoo.com``)."""
-    labels = [p for p in host.lower().split(".") if p]
-    if len(labels) >= 3 and len(labels[-1]) == 2 and len(labels[-2]) == 2:
-        return ".".join(labels[-3:])
-    return ".".join(labels[-2:])
-
-
 def url_terms(text: str, analyzer: TextAnalyzer, lang: str) -> list[str]:
     words = [w for w in _SPLIT.split(text.lower()) if w]
     return analyzer.terms(" ".join(words), lang) if words else []
@@ -327,7 +320,9 @@ def url_items(url: str, title: str, analyzer: TextAnalyzer, lang: str) -> UrlIte
     path = parts.path or "/"
     is_root = path == "/" and not parts.query
     bare = host.removeprefix("www.")
-    is_cld = is_root and bool(host) and bare == company_level_domain(host)
+    # a root whose host is its own CLD; an IP address has no domain name to reward
+    is_cld = (is_root and bool(host) and not is_ip_address(host)
+              and bare == company_level_domain(host))
     path_words = url_terms(path, analyzer, lang)
     if path_words and path_words[-1] in _EXTENSIONS and "." in path.rsplit("/", 1)[-1]:
         path_words = path_words[:-1]
@@ -350,10 +345,29 @@ def title_keyword_bonus(bonus: float, title_hits: FloatArray, title_len: FloatAr
     return bonus * share * cover
 
 
+def in_order_counts(term_positions: Sequence[tuple[IntArray, IntArray]],
+                    rows: int) -> IntArray:
+    """Per row, how many times the terms stand in this order at consecutive positions.
+
+    ``term_positions[i]`` = (positions row after row, counts per row) of the phrase's i-th
+    term, as the shard decodes them for scoring (positions increase within a row). Term i's
+    positions are shifted back by i and the shifted sets intersected: a start position left
+    in all of them begins an occurrence of the whole phrase."""
+    common = np.zeros(0, dtype=np.int64)
+    for i, (pos, counts) in enumerate(term_positions):
+        pos = np.asarray(pos, dtype=np.int64)
+        row = np.repeat(np.arange(rows, dtype=np.int64), np.asarray(counts, dtype=np.int64))
+        codes = (row * _PHRASE_ROW + pos - i)[pos >= i]
+        common = codes if i == 0 else np.intersect1d(common, codes, assume_unique=True)
+        if not common.size:
+            break
+    return np.bincount(common // _PHRASE_ROW, minlength=rows).astype(np.int64)
+
+
 def common_phrase_bonus(bonus: float, in_order: Sequence[IntArray], rows: int) -> FloatArray:
     """``bonus`` times the share of the query's common phrases each document holds in order
     (``in_order[k]``: per document, the in-order occurrences of phrase k; see
-    :func:`ranking.core.phrases.in_order_counts`). Zeros without phrases."""
+    :func:`in_order_counts`). Zeros without phrases."""
     if not in_order or not bonus:
         return np.zeros(rows, dtype=np.float64)
     held = np.stack([np.asarray(c) > 0 for c in in_order]).sum(axis=0)
@@ -384,12 +398,6 @@ def url_bonuses(url: str, title: str, query_terms: Sequence[str], options: Searc
                 analyzer: TextAnalyzer, lang: str) -> UrlBonuses:
     """The seed's bonus factors of one result (url and title are from its summary)."""
     return bonuses_of(url_items(url, title, analyzer, lang), query_terms, options)
-
-
-def link_score(linkrank_relative: FloatArray, trust: FloatArray) -> FloatArray:
-    """``log10(1 + linkrank_relative) + trust`` per document (see the module docstring)."""
-    lr = np.maximum(np.asarray(linkrank_relative, dtype=np.float64), 0.0)
-    return np.log10(1.0 + lr) + np.asarray(trust, dtype=np.float64)
 
 
 def combine(doc_rank: FloatArray, relevance: FloatArray, prox: FloatArray,

@@ -39,14 +39,15 @@ from indexer.core.grouping import (
     is_key_ordered,
 )
 from indexer.core.ids import DOC_ID_LEN, DOC_TYPE, DocType
+from indexer.core.phrases import CachedPhraseLexicon
 from indexer.core.reader import CollectionStats, IndexBundleReader, TermStats
 from indexer.core.text import TextAnalyzer
+from indexer.core.workdir import phrases_path
 
 from .blocks import Column, decode_column_positions, key_index, key_partition, make_keys
 from .doc_cache import DocumentCache
 from .iterators import Budget, DecodedList, DecodedWordIterator
 from .options import SearchOptions
-from .phrases import CachedPhraseLexicon, in_order_counts, phrases_path
 from .query import ParsedQuery
 from .scoring import (
     BONUS_NAMES,
@@ -56,6 +57,7 @@ from .scoring import (
     UrlItems,
     common_phrase_bonus,
     dfr_relevance,
+    in_order_counts,
     proximity,
     record_relevance,
     title_keyword_bonus,
@@ -505,7 +507,7 @@ class LocalShard:
                       options: SearchOptions) -> FloatArray:
         """The common phrase bonus of every candidate: the query's runs of adjacent words
         that the bundle's lexicon knows as common phrases, found in order in the positions
-        decoded for scoring (:mod:`ranking.core.phrases`)."""
+        decoded for scoring (:mod:`indexer.core.phrases`)."""
         lexicon = self.phrases.get() if self.phrases is not None and \
             options.common_phrase_bonus else None
         runs = [run for d in parsed.disjuncts for run in d.runs]

@@ -1,4 +1,4 @@
-"""Link analysis run by the engine itself (crawler.link_analysis): one run of a crawl at a time
+"""Link analysis run by the engine itself (linkgraph.services, asked for by crawler.link_analysis): one run of a crawl at a time
 and requests coalesced into one follow-up, failures recorded (never raised, never looped), the
 hooks at a crawl's end and every LINK_ANALYSIS_EVERY_PAGES pages, and the admin's section and
 "Run link analysis now" button."""
@@ -18,11 +18,15 @@ from crawler.link_analysis import (
     link_analysis_maybe_periodic,
     link_analysis_request,
     link_analysis_run,
-    link_analysis_status_get,
 )
-from crawler.models import Crawl, LinkAnalysis, QueueServer, SeedSite
+from crawler.models import Crawl, QueueServer, SeedSite
 from crawler.tasks import ANALYSIS_QUEUE
-from ranking.core.linkgraph import LinkScores, hashes_of, scores_path
+from indexer.core.link_scores import LinkScores
+from indexer.core.urls import hashes_of
+from indexer.core.workdir import scores_path
+from linkgraph import services as analysis_services
+from linkgraph.models import LinkAnalysis
+from linkgraph.selectors import link_analysis_status_get
 from searchsite.celery import app
 from tests.conftest import free_port
 from tests.unit.linkgraph.helpers import write_bundle
@@ -94,13 +98,13 @@ def test_requests_are_coalesced_and_a_request_during_a_run_gives_one_follow_up(c
     assert link_analysis_request(crawl.pk, "crawl finished", sent) == "queued"
     assert link_analysis_request(crawl.pk, "button", sent) == "coalesced"
     assert sent == [crawl.pk] and _row(crawl).state == "queued"
-    run = link_analysis._claim(_row(crawl).pk)  # the worker has taken the queued run
+    run = analysis_services._claim(_row(crawl).pk)  # the worker has taken the queued run
     assert run == 1 and _row(crawl).state == "running"
     assert link_analysis_run(crawl.pk, sent) == "busy"  # a second worker does not overlap
     for _ in range(3):
         assert link_analysis_request(crawl.pk, "more pages", sent) == "follow-up"
     assert sent == [crawl.pk] and _row(crawl).rerun
-    assert link_analysis._finish(_row(crawl).pk, run, crawl.pk, sent) is False
+    assert analysis_services._finish(_row(crawl).pk, run, crawl.pk, sent) is False
     assert sent == [crawl.pk, crawl.pk]  # exactly one follow-up for four requests
     assert (_row(crawl).state, _row(crawl).rerun) == ("queued", False)
     assert link_analysis_run(crawl.pk, sent) == "ok" and _row(crawl).state == "idle"
@@ -109,7 +113,7 @@ def test_requests_are_coalesced_and_a_request_during_a_run_gives_one_follow_up(c
 
 def test_in_process_runs_do_their_follow_ups_themselves(crawl, monkeypatch):
     calls = []
-    real = link_analysis.run_link_analysis
+    real = analysis_services.run_link_analysis
 
     def asked_for_during(*args, **kwargs):  # a request arrives while the first run works
         calls.append(1)
@@ -117,7 +121,7 @@ def test_in_process_runs_do_their_follow_ups_themselves(crawl, monkeypatch):
             assert link_analysis_request(crawl.pk, "more pages", Sent()) == "follow-up"
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(link_analysis, "run_link_analysis", asked_for_during)
+    monkeypatch.setattr(analysis_services, "run_link_analysis", asked_for_during)
     assert link_analysis_run(crawl.pk) == "ok"
     assert len(calls) == 2 and _row(crawl).runs == 2 and _row(crawl).state == "idle"
 
@@ -148,7 +152,7 @@ def test_a_stalled_run_is_taken_over(crawl, settings):
     sent = Sent()
     link_analysis_request(crawl.pk, "first", sent)
     pk = _row(crawl).pk
-    dead = link_analysis._claim(pk)
+    dead = analysis_services._claim(pk)
     assert link_analysis_request(crawl.pk, "second", sent) == "follow-up"
     LinkAnalysis.objects.filter(pk=pk).update(
         heartbeat_at=timezone.now() - timedelta(seconds=settings.LINK_ANALYSIS_STALE_SECONDS + 5))
@@ -156,7 +160,7 @@ def test_a_stalled_run_is_taken_over(crawl, settings):
     assert link_analysis_request(crawl.pk, "third", sent) == "queued"
     assert link_analysis_run(crawl.pk, sent) == "ok" and _row(crawl).runs == dead + 1
     # the dead run, had it been only slow, cannot clobber its successor's state
-    assert link_analysis._finish(pk, dead, crawl.pk, sent) is False
+    assert analysis_services._finish(pk, dead, crawl.pk, sent) is False
     assert _row(crawl).state == "idle"
 
 
@@ -244,8 +248,8 @@ def test_admin_shows_the_last_run_and_its_progress(admin_client, crawl):
     assert f'data-la="edges">{row.last_edges}<' in page and "Queue server 1" in page
     # while a run works, its stage and counts are in the status JSON the page polls
     pk = row.pk
-    run = link_analysis._claim(pk)
-    link_analysis._ProgressRecorder(pk, run)("linkrank", 12, 200)
+    run = analysis_services._claim(pk)
+    analysis_services._ProgressRecorder(pk, run)("linkrank", 12, 200)
     data = admin_client.get(reverse("admin:crawler_crawl_status_json", args=[crawl.pk])).json()
     running = data["link_analysis"]["running"]
     assert data["link_analysis"]["state"] == "running"

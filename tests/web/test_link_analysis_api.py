@@ -1,4 +1,4 @@
-"""The queue server's side of a link analysis computed elsewhere (ranking.link_transfer: its link
+"""The queue server's side of a link analysis computed elsewhere (linkgraph.views: its link
 records out, the scores file in, both behind the shard token), and search picking up a new
 scores file in the same process, without a restart and without a log line while it is
 missing."""
@@ -11,9 +11,10 @@ import logging
 import numpy as np
 import pytest
 
-from ranking.core.linkgraph import LinkScores, scores_path, write_scores
-from ranking.core.linkgraph.bundles import read_shard_links
-from ranking.core.linkgraph.transfer import decode_shard_links
+from indexer.core.link_scores import LinkScores, write_scores
+from indexer.core.workdir import scores_path
+from linkgraph.core.bundles import read_shard_links
+from linkgraph.core.transfer import decode_shard_links
 from ranking.search_service import search_service
 from tests.unit.linkgraph.helpers import graph_of, write_bundle
 from tests.unit.ranking.helpers import build, text_doc
@@ -108,7 +109,7 @@ def _link_scores(client) -> dict[str, float]:
 
 
 def test_search_picks_up_new_scores_without_a_restart(client, searchable, caplog):
-    with caplog.at_level(logging.DEBUG, logger="ranking.core.linkgraph.scores"):
+    with caplog.at_level(logging.DEBUG, logger="indexer.core.link_scores"):
         for _ in range(3):  # no scores yet: normal, and not one warning per search
             assert set(_link_scores(client).values()) == {0.0}
     assert [r for r in caplog.records if r.levelno >= logging.WARNING] == []

@@ -10,7 +10,10 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from crawler.models import SeedSite
-from ranking.core.linkgraph import LinkScores, hashes_of, load_graph, scores_path
+from indexer.core.link_scores import LinkScores
+from indexer.core.urls import hashes_of
+from indexer.core.workdir import scores_path
+from linkgraph.core import load_graph
 from tests.unit.linkgraph.helpers import GARDEN_AND_SPAM, GOOD, GOOD_A, SPAM, SPAM_A, write_bundle
 
 PAGES = GARDEN_AND_SPAM

@@ -8,11 +8,11 @@ from crawler import selectors, services
 from crawler.core.crawl import (
     CrawlConfig,
     CrawlOrder,
-    CrawlPolicy,
     CrawlTimeOptions,
     Summarizer,
 )
 from crawler.models import PageOptions, Scraper
+from indexer.core.policies import CrawlPolicy
 from ranking import selectors as search_selectors
 from ranking.core.options import SearchOptions
 

@@ -24,7 +24,6 @@ from .errors import (
 )
 from .formulas import (
     budget_tier,
-    company_level_domain,
     incoming_increment,
     seen_increment,
 )
@@ -55,7 +54,6 @@ __all__ = [
     "SchedulerConfigError",
     "SchedulerError",
     "budget_tier",
-    "company_level_domain",
     "incoming_increment",
     "seen_increment",
 ]

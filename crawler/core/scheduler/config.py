@@ -12,7 +12,9 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..crawl import CrawlConfig, CrawlOrder, CrawlPolicy, RobotsBehaviour
+from indexer.core.policies import CrawlPolicy
+
+from ..crawl import CrawlConfig, CrawlOrder, RobotsBehaviour
 from ..siterules import SiteRules
 from .errors import SchedulerConfigError
 

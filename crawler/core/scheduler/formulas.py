@@ -4,9 +4,8 @@ Layer: ``crawler.core.scheduler``. From seed document 000 ("Queue Servers and th
 Search Ranking"):
 
 * company level domain (CLD): ``something.2chars.2chars`` for hosts of that shape (or longer:
-  ``blah.something.2chars.2chars``), else ``2ndlevel.tld``. This is the seed's rule exactly; it
-  differs from :func:`crawler.core.urls.company_level_domain`, which also treats a 3-letter
-  second label (``com.au``) as a registry suffix.
+  ``blah.something.2chars.2chars``), else ``2ndlevel.tld``
+  (:func:`indexer.core.urls.company_level_domain`, shared with search's url bonuses).
 * the ``i``-th link of a page adds ``max(1, 1 + log(1 + i, 5))`` to WEIGHTED_SEEN_URLS. The
   seed prints ``min``, but read literally that is exactly 1 for every ``i >= 0``
   (``1 + log5(1+i) >= 1``), which would make WEIGHTED_SEEN_URLS a copy of SEEN_URLS and
@@ -20,7 +19,6 @@ Search Ranking"):
 
 from __future__ import annotations
 
-import ipaddress
 import math
 
 from indexer.core.ids import hash8
@@ -30,26 +28,6 @@ from .config import NON_HTML_TIER_PENALTY, SITEMAP_TIER_PENALTY
 from .errors import InvalidUrlError
 
 _LOG5 = math.log(5.0)
-
-
-def company_level_domain(host: str) -> str:
-    """The seed's CLD of a host name (ports and a trailing dot ignored; IPs are their own CLD)."""
-    host = host.strip().lower().rstrip(".")
-    if host.startswith("["):
-        return host
-    if ":" in host:
-        head, _, port = host.rpartition(":")
-        if port.isdigit():
-            host = head
-    try:
-        ipaddress.ip_address(host)
-        return host
-    except ValueError:
-        pass
-    labels = [label for label in host.split(".") if label]
-    if len(labels) >= 3 and len(labels[-1]) == 2 and len(labels[-2]) == 2:
-        return ".".join(labels[-3:])
-    return ".".join(labels[-2:])
 
 
 def seen_increment(link_index: int) -> float:

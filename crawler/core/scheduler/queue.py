@@ -85,9 +85,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from indexer.core.policies import CrawlPolicy
+from indexer.core.urls import company_level_domain
+
 from .. import needy as needy_mod
 from .. import policy as pol
-from ..crawl import CrawlOrder, CrawlPolicy, RobotsBehaviour
+from ..crawl import CrawlOrder, RobotsBehaviour
 from . import opic
 from .bloom import BloomFilter, url_digests, url_hashes
 from .cldtable import CldTable
@@ -103,7 +106,6 @@ from .formulas import (
     budget_tier,
     check_storable,
     cld_hash,
-    company_level_domain,
     host_hash,
     incoming_increment,
     seen_increment,

@@ -3,7 +3,7 @@
 For first-time users and scripts: no broker and no other process is needed. The crawl is created
 in the database like one made in the admin (so it shows there, and the search page finds its
 index), run to the end with a progress bar, and summarised. Its link analysis (web graph,
-Loops, LinkRank, trust, scores: ``crawler.link_analysis``) then runs in this process, as the
+Loops, LinkRank, trust, scores: ``linkgraph.services``) then runs in this process, as the
 engine's ``analysis`` worker runs it after a crawl; ``--no-link-analysis`` skips it.
 """
 
@@ -22,8 +22,9 @@ from crawler.core.local_crawl import LocalCrawl, LocalCrawlProgress
 from crawler.core.memory import limit_malloc_arenas
 from crawler.fetching import fetch_config_for, processor_for
 from crawler.link_analysis import link_analysis_run
-from crawler.models import Crawl, LinkAnalysis
+from crawler.models import Crawl
 from crawler.selectors import crawl_config_get
+from linkgraph.models import LinkAnalysis
 
 
 class Command(BaseCommand):

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 import Stemmer
 
 from .langtags import snowball_algorithm
+from .stopwords import stop_words
 from .tokenize import WORD, tokenize_with_kinds
 
 
@@ -29,11 +30,12 @@ class TextAnalyzer:
     result of :meth:`terms` depends only on ``(text, lang)``.
     """
 
-    __slots__ = ("_local", "_stem")
+    __slots__ = ("_local", "_stem", "_stop")
 
     def __init__(self, *, stem: bool = True) -> None:
         self._stem = stem
         self._local = threading.local()
+        self._stop: dict[str, frozenset[str]] = {}  # stop terms by language (immutable values)
 
     def _stemmer(self, lang: str | None) -> Stemmer.Stemmer | None:
         if not self._stem:
@@ -84,6 +86,16 @@ class TextAnalyzer:
         """The terms of the words of a query (meta words such as ``site:`` are the query
         parser's business and must be removed before). Same path as :meth:`terms`."""
         return self.terms(query_words, lang)
+
+    def stop_terms(self, lang: str) -> frozenset[str]:
+        """The terms of ``lang``'s stop words, analysed as query words are (kept per
+        language): what the query parser drops among loose words, and what ends a run of
+        common-phrase terms."""
+        terms = self._stop.get(lang)
+        if terms is None:
+            terms = frozenset(t for w in stop_words(lang) for t in self.query_terms(w, lang))
+            self._stop[lang] = terms
+        return terms
 
     def positions(
         self, texts: Iterable[str], lang: str | None, start: int = 0

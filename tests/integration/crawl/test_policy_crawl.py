@@ -14,7 +14,6 @@ from crawler.core.config import PageProcessingConfig
 from crawler.core.crawl import (
     CrawlConfig,
     CrawlOrder,
-    CrawlPolicy,
     CrawlTimeOptions,
     RobotsBehaviour,
     ScraperSpec,
@@ -23,6 +22,7 @@ from crawler.core.crawl import (
 from crawler.core.fetch import FetchConfig
 from crawler.core.local_crawl import LocalCrawl
 from crawler.core.process import PageProcessor
+from indexer.core.policies import CrawlPolicy
 from tests.fixtures.sites import FixtureServer, Response, html_page
 
 CHAIN = 6

@@ -16,9 +16,9 @@ import time
 
 import pytest
 
-from crawler.core.queue_server import crawl_paths
 from indexer.core.reader import IndexBundleReader
 from indexer.core.text import TextAnalyzer
+from indexer.core.workdir import crawl_paths
 from tests.conftest import ROOT
 from tests.fixtures.sites import FixtureServer, hostile_router, normal_site
 from tests.integration.crawl.test_core_crawl import indexed_urls

@@ -18,12 +18,12 @@ from crawler.core.fetch_worker import (
     LANE_THREADS,
     ScheduleWorker,
     _DelayLanes,
-    host_of,
     origin_of,
 )
 from crawler.core.process import PageProcessor
 from crawler.core.scheduler import Schedule, ScheduleEntry
 from crawler.core.wire import deferred_from_wire
+from indexer.core.urls import host_of
 from tests.fixtures.sites import FixtureServer, LogEntry, hostile_router, normal_site
 
 LOOPBACK = ("127.0.0.0/8",)

@@ -10,7 +10,8 @@ import time
 
 import pytest
 
-from ranking.core.linkgraph import LinkScores, scores_path
+from indexer.core.link_scores import LinkScores
+from indexer.core.workdir import scores_path
 from tests.fixtures.sites import FixtureServer, normal_site
 from tests.integration.crawl.test_processes import Engine, start_crawl
 
@@ -20,7 +21,7 @@ pytestmark = [pytest.mark.redis, pytest.mark.slow]
 def _analysis(engine) -> dict:
     return json.loads(engine.django("""
         import json
-        from crawler.models import LinkAnalysis
+        from linkgraph.models import LinkAnalysis
         row = LinkAnalysis.objects.first()
         print(json.dumps(None if row is None else {
             "state": row.state, "outcome": row.last_outcome, "error": row.last_error,

@@ -3,8 +3,10 @@
 import pytest
 from django.core.management import call_command
 
-from crawler.models import Crawl, LinkAnalysis
-from ranking.core.linkgraph import LinkScores, scores_path
+from crawler.models import Crawl
+from indexer.core.link_scores import LinkScores
+from indexer.core.workdir import scores_path
+from linkgraph.models import LinkAnalysis
 from tests.fixtures.sites import FixtureServer, normal_site
 
 

@@ -19,12 +19,10 @@ import time
 import pytest
 
 from crawler.core.index_order import scores_tag
-from crawler.core.queue_server import crawl_paths
 from indexer.core.reader import IndexBundleReader
 from indexer.core.reorder import partitions_to_reorder
-from ranking.core.linkgraph import scores_path
+from indexer.core.workdir import crawl_paths, phrases_path, scores_path
 from ranking.core.options import SearchOptions
-from ranking.core.phrases import phrases_path
 from ranking.core.pipeline import Searcher
 from ranking.core.shard import LocalShard
 from tests.fixtures.sites import FixtureServer

@@ -17,9 +17,13 @@ from django.utils import timezone
 
 from crawler import services
 from crawler.link_analysis import link_analysis_run
-from crawler.models import Crawl, LinkAnalysis, QueueServer, SeedSite
-from ranking.core.linkgraph import LinkScores, Policy, TrustSeed, crawl_bundles, scores_path
-from ranking.core.linkgraph.analysis import LocalShardSource, run_link_analysis
+from crawler.models import Crawl, QueueServer, SeedSite
+from indexer.core.link_scores import LinkScores
+from indexer.core.policies import CrawlPolicy
+from indexer.core.workdir import crawl_bundles, scores_path
+from linkgraph.core import TrustSeed
+from linkgraph.core.analysis import LocalShardSource, run_link_analysis
+from linkgraph.models import LinkAnalysis
 from tests.conftest import ROOT, free_port, wait_for_port
 from tests.unit.linkgraph.helpers import write_bundle
 
@@ -93,7 +97,7 @@ def test_remote_shard_is_read_over_http_and_given_the_scores(two_machine_crawl, 
     alone = tmp_path / "one-machine"
     write_bundle(alone / "qs0" / f"IndexData{ts}", SHARD0)
     write_bundle(alone / "qs1" / f"IndexData{ts}", SHARD1)
-    seeds = [TrustSeed(GOOD, Policy.FAVOR, 2.0), TrustSeed(SPAM, Policy.DISTRUST, 1.0)]
+    seeds = [TrustSeed(GOOD, CrawlPolicy.FAVOR, 2.0), TrustSeed(SPAM, CrawlPolicy.DISTRUST, 1.0)]
     report = run_link_analysis(alone, ts, [LocalShardSource(n, b) for n, b in
                                            enumerate(crawl_bundles(alone, ts))], seeds)
     a, b = LinkScores(mine), LinkScores(report.scores_path)

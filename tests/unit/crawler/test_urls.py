@@ -2,7 +2,6 @@ from __future__ import annotations
 
 from crawler.core.urls import (
     canonicalize,
-    company_level_domain,
     domain_suffixes,
     file_extension,
     is_recursive,
@@ -37,8 +36,6 @@ def test_url_facts():
     assert path_prefixes("https://a.org/3/lib/os.html") == ["/", "/3", "/3/lib", "/3/lib/os.html"]
     assert file_extension("http://a/b/c.PDF") == "pdf"
     assert file_extension("http://a/b/") == ""
-    assert company_level_domain("www.yahoo.co.uk") == "yahoo.co.uk"
-    assert company_level_domain("www.yahoo.com") == "yahoo.com"
     assert is_recursive("http://a.com/x/y/x/y/x/y/")
     assert not is_recursive("http://a.com/x/y/z/")
     assert levenshtein("kitten", "sitting") == 3

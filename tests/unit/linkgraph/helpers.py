@@ -12,7 +12,8 @@ from crawler.core.indexing import to_index_documents
 from crawler.core.page import FetchedPage
 from crawler.core.process import PageProcessor
 from indexer.core.bundle import BundleConfig, IndexBundleWriter
-from ranking.core.linkgraph import PageLinks, WebGraph, WebGraphBuilder, hashes_of
+from indexer.core.urls import hashes_of
+from linkgraph.core import PageLinks, WebGraph, WebGraphBuilder
 
 
 def graph_of(edges: Iterable[tuple[str, str]], nodes: Sequence[str] = (),

@@ -14,21 +14,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ranking.core.linkgraph import (
-    CorruptGraphError,
-    LinkScores,
-    LoopsConfig,
-    PageLinks,
-    Policy,
-    TrustSeed,
-    crawl_bundles,
-    hashes_of,
-    load_graph,
-    read_bundle_links,
-    scores_path,
-    write_scores,
-)
-from ranking.core.linkgraph.analysis import (
+from indexer.core.errors import CorruptGraphError
+from indexer.core.link_scores import CachedLinkScores, LinkScores, receive_scores, write_scores
+from indexer.core.policies import CrawlPolicy
+from indexer.core.urls import hashes_of
+from indexer.core.workdir import crawl_bundles, scores_path
+from linkgraph.core import LoopsConfig, PageLinks, TrustSeed, load_graph, read_bundle_links
+from linkgraph.core.analysis import (
     AnalysisConfig,
     LocalShardSource,
     build_web_graph,
@@ -38,13 +30,8 @@ from ranking.core.linkgraph.analysis import (
     run_link_analysis,
     write_graph_scores,
 )
-from ranking.core.linkgraph.bundles import ShardLinks, merge_shard_links, read_shard_links
-from ranking.core.linkgraph.scores import CachedLinkScores, receive_scores
-from ranking.core.linkgraph.transfer import (
-    TransferError,
-    decode_shard_links,
-    encode_shard_links,
-)
+from linkgraph.core.bundles import ShardLinks, merge_shard_links, read_shard_links
+from linkgraph.core.transfer import TransferError, decode_shard_links, encode_shard_links
 from tests.unit.linkgraph.helpers import (
     GARDEN_AND_SPAM,
     GOOD,
@@ -55,7 +42,7 @@ from tests.unit.linkgraph.helpers import (
 
 TS = 300
 PAGES = GARDEN_AND_SPAM
-SEEDS = [TrustSeed(GOOD, Policy.FAVOR, 2.0), TrustSeed(SPAM, Policy.DISTRUST, 1.0)]
+SEEDS = [TrustSeed(GOOD, CrawlPolicy.FAVOR, 2.0), TrustSeed(SPAM, CrawlPolicy.DISTRUST, 1.0)]
 
 
 def _crawl(work: Path) -> list[LocalShardSource]:
@@ -204,7 +191,7 @@ def test_a_received_scores_file_is_checked_before_it_replaces_the_old_one(tmp_pa
 def test_search_cache_sees_each_new_file_and_logs_nothing_while_it_is_missing(tmp_path, caplog):
     path = scores_path(tmp_path, TS)
     cached = CachedLinkScores(path)
-    with caplog.at_level(logging.DEBUG, logger="ranking.core.linkgraph.scores"):
+    with caplog.at_level(logging.DEBUG, logger="indexer.core.link_scores"):
         assert cached.get() is None and cached.get() is None
     assert [r for r in caplog.records if r.levelno >= logging.WARNING] == []
     graph = graph_of([("https://a.org/", "https://b.org/")])

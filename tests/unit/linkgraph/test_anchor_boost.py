@@ -20,8 +20,9 @@ from crawler.core.queue_server import QueueServerConfig, QueueServerCore
 from crawler.core.wire import document_to_wire
 from indexer.core.bundle import BundleConfig, IndexBundleWriter
 from indexer.core.ids import DocType
+from indexer.core.link_scores import LinkScores, write_scores
 from indexer.core.reader import IndexBundleReader
-from ranking.core.linkgraph import LinkScores, scores_path, write_scores
+from indexer.core.workdir import scores_path
 from ranking.core.pipeline import Searcher
 from ranking.core.shard import LocalShard
 

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from ranking.core.linkgraph import (
+from indexer.core.workdir import crawl_bundles, crawl_timestamps, newest_crawl
+from linkgraph.core import (
     PLAIN_PAGERANK,
     WebGraphBuilder,
     anchor_fields,
-    crawl_bundles,
-    crawl_timestamps,
     linkrank,
-    newest_crawl,
     read_bundle_links,
 )
 

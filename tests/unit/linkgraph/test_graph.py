@@ -5,18 +5,9 @@ import json
 import numpy as np
 import pytest
 
-from ranking.core.linkgraph import (
-    CorruptGraphError,
-    GraphFormatTooNew,
-    GraphNotFound,
-    PageLinks,
-    WebGraph,
-    WebGraphBuilder,
-    hashes_of,
-    load_graph,
-    save_graph,
-    url_hash,
-)
+from indexer.core.errors import CorruptGraphError, GraphFormatTooNew, GraphNotFound
+from indexer.core.urls import hashes_of, url_hash
+from linkgraph.core import PageLinks, WebGraph, WebGraphBuilder, load_graph, save_graph
 
 from .helpers import graph_of, int_graph
 

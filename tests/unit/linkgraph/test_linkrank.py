@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ranking.core.linkgraph import PLAIN_PAGERANK, LinkRankConfig, linkrank
+from linkgraph.core import PLAIN_PAGERANK, LinkRankConfig, linkrank
 
 from .helpers import graph_of, int_graph
 
@@ -104,7 +104,7 @@ def test_same_host_links_count_less():
 
 
 def test_loop_links_count_less():
-    from ranking.core.linkgraph import find_loops
+    from linkgraph.core import find_loops
 
     edges = [("https://a/", "https://b/"), ("https://b/", "https://a/"),
              ("https://a/", "https://c/"), ("https://c/", "https://d/")]

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ranking.core.linkgraph import LoopsConfig, find_loops
+from linkgraph.core import LoopsConfig, find_loops
 
 from .helpers import graph_of, int_graph
 

@@ -3,22 +3,22 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from indexer.core.errors import CorruptGraphError, GraphNotFound
 from indexer.core.ids import DocType, hash7, make_doc_id
-from ranking.core.linkgraph import (
-    PLAIN_PAGERANK,
-    CorruptGraphError,
-    GraphNotFound,
-    LinkDumper,
+from indexer.core.link_scores import (
     LinkScores,
+    representative_url,
+    representative_urls,
+    write_scores,
+)
+from indexer.core.urls import hashes_of, url_hash
+from linkgraph.core import (
+    PLAIN_PAGERANK,
+    LinkDumper,
     NodeDumper,
     NodeReader,
     anchor_fields,
-    hashes_of,
     linkrank,
-    representative_url,
-    representative_urls,
-    url_hash,
-    write_scores,
 )
 
 from .helpers import graph_of

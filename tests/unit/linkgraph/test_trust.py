@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from ranking.core.linkgraph import Policy, TrustConfig, TrustMethod, TrustSeed, propagate_trust
+from indexer.core.policies import CrawlPolicy
+from linkgraph.core import TrustConfig, TrustMethod, TrustSeed, propagate_trust
 
 from .helpers import graph_of
 
@@ -26,9 +27,9 @@ EDGES = [
     # a default seed is neutral and passes on nothing, whatever links to it
     (SPAM2, NEUTRAL), (NEUTRAL, BEHIND_NEUTRAL),
 ]
-SEEDS = [TrustSeed(GOOD, Policy.FAVOR, 1.0), TrustSeed(SPAM, Policy.DISTRUST, 1.0),
-         TrustSeed(NEUTRAL, Policy.DEFAULT, 1.0), TrustSeed("https://not.crawled/",
-                                                            Policy.FAVOR, 5.0)]
+SEEDS = [TrustSeed(GOOD, CrawlPolicy.FAVOR, 1.0), TrustSeed(SPAM, CrawlPolicy.DISTRUST, 1.0),
+         TrustSeed(NEUTRAL, CrawlPolicy.DEFAULT, 1.0), TrustSeed("https://not.crawled/",
+                                                            CrawlPolicy.FAVOR, 5.0)]
 
 
 def _trust(method: TrustMethod) -> dict[str, float]:
@@ -83,12 +84,12 @@ def test_favor_on_a_tie_and_seed_weight_scale():
     edges = [("https://f/", "https://x/"), ("https://d/", "https://x/"),
              ("https://x/", "https://y/")]
     graph = graph_of(edges)
-    seeds = [TrustSeed("https://f/", Policy.FAVOR, 2.0),
-             TrustSeed("https://d/", Policy.DISTRUST, 2.0)]
+    seeds = [TrustSeed("https://f/", CrawlPolicy.FAVOR, 2.0),
+             TrustSeed("https://d/", CrawlPolicy.DISTRUST, 2.0)]
     result = propagate_trust(graph, seeds)
     x, y = graph.node_id("https://x/"), graph.node_id("https://y/")
     assert result.trust[x] == pytest.approx(2 * 0.85) and result.distrust[x] == 0.0
     assert result.trust[y] > 0
-    heavier = [TrustSeed("https://f/", Policy.FAVOR, 1.0),
-               TrustSeed("https://d/", Policy.DISTRUST, 2.0)]
+    heavier = [TrustSeed("https://f/", CrawlPolicy.FAVOR, 1.0),
+               TrustSeed("https://d/", CrawlPolicy.DISTRUST, 2.0)]
     assert propagate_trust(graph, heavier).trust[y] < 0

@@ -8,15 +8,16 @@ from dataclasses import replace
 
 import pytest
 
+from indexer.core.phrases import write_crawl_phrases
 from indexer.core.reader import IndexBundleReader
+from indexer.core.workdir import phrases_path
 from ranking.core.options import SearchOptions
-from ranking.core.phrases import phrases_path, write_crawl_phrases
 from ranking.core.pipeline import Searcher
 from ranking.core.shard import LocalShard
 from ranking.page import explanation_rows
 
+from ..indexer.test_phrases import html
 from ..linkgraph.helpers import write_bundle
-from .test_phrases import html
 
 OUT = "https://docs.test/notes-b.html"
 IN = "https://docs.test/notes-a.html"

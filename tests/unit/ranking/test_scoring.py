@@ -13,7 +13,6 @@ from indexer.core.text import TextAnalyzer
 from ranking.core.options import SearchOptions
 from ranking.core.scoring import (
     combine,
-    company_level_domain,
     dense_ranks,
     dfr_relevance,
     fuse,
@@ -212,12 +211,6 @@ def test_url_bonuses_by_hand():
     assert sub.host_url == 0.5 and sub.cld_url == 0.0
     wiki = url_bonuses("https://en.wikipedia.org/wiki/X", "", [], o, a, "en")
     assert wiki.wiki == 0.5
-
-
-def test_company_level_domain():
-    assert company_level_domain("www.yahoo.co.uk") == "yahoo.co.uk"
-    assert company_level_domain("www.yahoo.com") == "yahoo.com"
-    assert company_level_domain("a.b.example.org") == "example.org"
 
 
 def test_combine_weights():

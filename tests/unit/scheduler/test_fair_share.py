@@ -7,8 +7,7 @@ from hypothesis import strategies as st
 
 from crawler.core.crawl import CrawlConfig, CrawlTimeOptions, RobotsBehaviour, SeedSpec
 from crawler.core.scheduler import CrawlQueue, DiscoveredUrl, SchedulerConfig
-from crawler.core.scheduler.formulas import company_level_domain
-from crawler.core.urls import host_of
+from indexer.core.urls import company_level_domain, host_of
 
 
 def schedules(tmp_path, share, sizes, schedule_size=40):

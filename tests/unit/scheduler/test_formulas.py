@@ -8,32 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from crawler.core.scheduler import (
-    DiscoveredUrl,
-    budget_tier,
-    company_level_domain,
-    incoming_increment,
-    seen_increment,
-)
+from crawler.core.scheduler import DiscoveredUrl, budget_tier, incoming_increment, seen_increment
 
 from .conftest import IGNORE
-
-
-@pytest.mark.parametrize(("host", "cld"), [
-    ("www.yahoo.co.uk", "yahoo.co.uk"),
-    ("yahoo.co.uk", "yahoo.co.uk"),
-    ("a.b.yahoo.co.uk", "yahoo.co.uk"),
-    ("www.yahoo.com", "yahoo.com"),
-    ("yahoo.com", "yahoo.com"),
-    ("deep.sub.yahoo.com", "yahoo.com"),
-    ("www.abc.com.au", "com.au"),      # the seed's rule: only 2chars.2chars keeps 3 labels
-    ("WWW.Example.ORG.", "example.org"),
-    ("example.com:8080", "example.com"),
-    ("localhost", "localhost"),
-    ("127.0.0.1", "127.0.0.1"),
-])
-def test_company_level_domain(host: str, cld: str) -> None:
-    assert company_level_domain(host) == cld
 
 
 @pytest.mark.parametrize(("i", "expected"), [(0, 1.0), (4, 2.0), (24, 3.0), (124, 4.0)])

@@ -7,13 +7,13 @@ import pytest
 from crawler.core.crawl import (
     CrawlConfig,
     CrawlOrder,
-    CrawlPolicy,
     CrawlTimeOptions,
     RobotsBehaviour,
     SeedSpec,
 )
 from crawler.core.policy import child_policy, more_trusting, page_switch
 from crawler.core.scheduler import CrawlQueue, DiscoveredUrl, InvalidUrlError, SchedulerConfig
+from indexer.core.policies import CrawlPolicy
 
 
 def config(**kw):

@@ -1,0 +1,98 @@
+"""The url facts every app shares: a url's host, a host's company level domain, url hashes.
+
+Layer: ``indexer.core`` (pure Python + numpy), below all their users: the crawler (page
+processing, the fetcher's crawl-delay lanes, the scheduler's host budgets), link analysis (the
+web graph's node and host hashes) and search (url bonuses, the per-url score file's lookups).
+See ``docs/architecture.md`` ("indexer/").
+
+* :func:`host_of`: the lower-case host name of a url, without a trailing dot;
+* :func:`company_level_domain`: the seed's CLD (seed document 000, "Queue Servers and their
+  Effect on Search Ranking"): ``something.2chars.2chars`` for hosts of that shape (or longer),
+  else ``2ndlevel.tld``; an IP address is its own CLD;
+* :func:`url_hash`, :func:`hashes_of`, :func:`as_hash_array`: the url hash, the first 8 bytes
+  of a doc_id (:func:`indexer.core.ids.hash8` of the url) read as a big-endian ``uint64``.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Sequence
+from typing import Any
+from urllib.parse import urlsplit
+
+import numpy as np
+import numpy.typing as npt
+
+from .ids import hash8
+
+U64 = npt.NDArray[np.uint64]
+
+
+def host_of(url: str) -> str:
+    """The lower-case host name of a url ('' when it has none or cannot be parsed)."""
+    try:
+        return (urlsplit(url).hostname or "").rstrip(".")
+    except ValueError:
+        return ""
+
+
+def is_ip_address(host: str) -> bool:
+    """True for an IPv4 or IPv6 address (without brackets or port)."""
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
+def company_level_domain(host: str) -> str:
+    """The seed's CLD of a host name (case, a trailing dot and a port ignored; an IP address,
+    bracketed IPv6 included, is its own CLD): ``www.yahoo.co.uk`` -> ``yahoo.co.uk``,
+    ``www.yahoo.com`` -> ``yahoo.com``, ``www.abc.com.au`` -> ``com.au`` (only
+    ``2chars.2chars`` keeps three labels)."""
+    host = host.strip().lower().rstrip(".")
+    if host.startswith("["):
+        return host
+    if ":" in host:
+        if host.count(":") > 1 and is_ip_address(host):
+            return host  # an IPv6 address without brackets (a url's hostname)
+        head, _, port = host.rpartition(":")
+        if port.isdigit():
+            host = head
+    if is_ip_address(host):
+        return host
+    labels = [label for label in host.split(".") if label]
+    if len(labels) >= 3 and len(labels[-1]) == 2 and len(labels[-2]) == 2:
+        return ".".join(labels[-3:])
+    return ".".join(labels[-2:])
+
+
+def url_hash(url: str) -> int:
+    """A url's 8-byte hash as an unsigned integer (the doc_id's first 8 bytes, big-endian)."""
+    return int.from_bytes(hash8(url), "big")
+
+
+def hashes_of(urls: Sequence[str]) -> U64:
+    """``url_hash`` of each url, as a ``uint64`` array."""
+    raw = b"".join(hash8(u) for u in urls)
+    return np.frombuffer(raw, dtype=">u8").astype(np.uint64)
+
+
+def as_hash_array(hashes: Any) -> U64:
+    """Url hashes given as uint64 integers, as 8-byte strings, or as an (k, 8) uint8 array."""
+    arr = np.asarray(hashes)
+    if arr.dtype.kind == "S":
+        if arr.dtype.itemsize != 8:
+            raise ValueError("byte url hashes must be 8 bytes long")
+        return np.frombuffer(np.ascontiguousarray(arr).tobytes(), dtype=">u8").astype(np.uint64)
+    if arr.dtype == np.uint8 and arr.ndim == 2:
+        if arr.shape[1] < 8:
+            raise ValueError("uint8 url hashes need 8 columns")
+        rows = np.ascontiguousarray(arr[:, :8])
+        return rows.view(">u8").reshape(-1).astype(np.uint64)
+    if arr.dtype.kind in "iu":
+        return arr.astype(np.uint64, copy=False).reshape(-1)
+    if arr.dtype == object:
+        return np.array([int.from_bytes(h, "big") if isinstance(h, bytes) else int(h)
+                         for h in arr.reshape(-1)], dtype=np.uint64)
+    raise ValueError(f"cannot read url hashes of dtype {arr.dtype}")
