@@ -96,14 +96,21 @@ class ScheduleBuilder:
         """Change the weight of the entry placed last (OPIC: the cash it was scheduled with)."""
         self.entries[-1] = replace(self.entries[-1], weight=weight)
 
-    def consider(self, record: QueuedUrl, line: str | None, tier: int) -> str:
-        """Try to schedule one queued url (``line`` is its url-file line when it has one):
-        'placed', 'parked', 'dropped' (fresh by its Expires) or 'deferred' (domain cap)."""
-        origin, host = split_origin(record.url)
+    def consider(self, tier: int, line: str | None = None,
+                 record: QueuedUrl | None = None) -> str:
+        """Try to schedule one queued url, given as its url-file ``line`` or its ``record``
+        (the line is parsed only if the url is placed): 'placed', 'parked', 'dropped' (fresh
+        by its Expires) or 'deferred' (domain cap)."""
+        if record is not None:
+            url = record.url
+        else:
+            assert line is not None
+            url = line[:line.find("\t")]
+        origin, host = split_origin(url)
         state = self._politeness.host(origin)
         etag = None
         if self.recrawl:
-            validators = self._validators.get(url_hash(record.url))
+            validators = self._validators.get(url_hash(url))
             if validators is not None:
                 etag, expires = validators
                 if expires is not None and expires > self.now:
@@ -119,6 +126,8 @@ class ScheduleBuilder:
         if delay > 0 and state.busy is not None and state.busy != self.sid:
             self._park(origin, record, line)
             return "parked"
+        if record is None:
+            record = QueuedUrl.from_line(line)
         if record.tier != tier:
             record = replace(record, tier=tier)
         if not self.place(record, delay, etag, origin=origin):
@@ -129,8 +138,11 @@ class ScheduleBuilder:
             self.cld_counts[key] = self.cld_counts.get(key, 0) + 1
         return "placed"
 
-    def _park(self, origin: str, record: QueuedUrl, line: str | None) -> None:
-        self._politeness.park(origin, line if line is not None else record.to_line())
+    def _park(self, origin: str, record: QueuedUrl | None, line: str | None) -> None:
+        if line is None:
+            assert record is not None
+            line = record.to_line()
+        self._politeness.park(origin, line)
         self.parked += 1
 
     def fill_from_needy(self, lane: NeedyLane) -> None:
@@ -138,8 +150,8 @@ class ScheduleBuilder:
         held: list[HeapEntry] = []
         while len(lane) and not self.full():
             entry = lane.pop()
-            record = QueuedUrl.from_line(entry[2])
-            if self.consider(record, entry[2], record.tier) == "deferred":
+            tier = QueuedUrl.from_line(entry[2]).tier
+            if self.consider(tier, entry[2]) == "deferred":
                 self.deferred.pop()
                 held.append(entry)
         lane.push_back(held)

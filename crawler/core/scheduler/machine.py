@@ -198,9 +198,7 @@ class QueueMachine:
             incoming = 0.0
             if item.source_cld and cld_hash(item.source_cld) != self._cld_key(host):
                 incoming = incoming_increment(item.source_weight, item.source_tier)
-            self._route(QueuedUrl(item.url, item.depth, float(item.link_index), -1, item.flags,
-                                  incoming, item.policy, item.policy_depth, item.anchor),
-                        origin, host)
+            self._route(item, incoming, origin, host)
         self._count("seen", accepted)
         return accepted
 
@@ -252,41 +250,45 @@ class QueueMachine:
             kept.append((item, origin, host))
         return kept
 
-    def _route(self, record: QueuedUrl, origin: str, host: str) -> None:
+    def _route(self, item: LinkItem, incoming: float, origin: str, host: str) -> None:
         """A new url: wait for robots, or be filed, or be refused."""
         politeness = self.politeness
         state = politeness.host(origin)
-        if record.url == robots_url(origin):
+        url = item.url
+        if url == robots_url(origin):
             if state.rules is None and not state.robots_queued:
                 self._queue_robots(origin, state)
-            self.order.forget(record.url)
+            self.order.forget(url)
             return
         if state.rules is None:
-            politeness.wait(origin, record)
+            politeness.wait(origin, QueuedUrl(url, item.depth, float(item.link_index), -1,
+                                              item.flags, incoming, item.policy,
+                                              item.policy_depth, item.anchor))
             if not state.robots_queued:
                 self._queue_robots(origin, state)
             return
-        if politeness.allowed(state, record.url, origin):
-            self._enqueue(record, host)
+        if politeness.allowed(state, url, origin):
+            self._enqueue(url, item.depth, float(item.link_index), item.flags, incoming,
+                          item.policy, item.policy_depth, item.anchor, host)
         else:
             self._count("dropped_robots")
-            self.order.forget(record.url)
+            self.order.forget(url)
 
     def _queue_robots(self, origin: str, state: HostState) -> None:
         self.bloom.add(self.politeness.queue_robots(origin, state))
 
-    def _enqueue(self, record: QueuedUrl, host: str) -> None:
+    def _enqueue(self, url: str, depth: int, weight: float, flags: int, incoming: float,
+                 policy: str, policy_depth: int, anchor: str, host: str) -> None:
         """File a url that robots allowed: update its CLD, pick its tier (shifted by its
-        policy); with needy queries active it is scored at the end of the call."""
-        wseen, wincoming = self.cld.update(self._cld_key(host),
-                                            seen_increment(int(record.weight)), record.incoming)
+        policy); with needy queries active it is scored at the end of the call. (Fields, not
+        a record: the hot path of every new url makes its one record here.)"""
+        wseen, wincoming = self.cld.update(self._cld_key(host), seen_increment(int(weight)),
+                                           incoming)
         cfg = self.cfg
-        tier = self.order.tier(record.depth, wseen, wincoming, record.flags)
-        tier = max(0, tier + pol.tier_adjustment(pol.FROM_CODE[record.policy],
-                                                 cfg.favor_tier_bonus,
+        tier = self.order.tier(depth, wseen, wincoming, flags)
+        tier = max(0, tier + pol.tier_adjustment(pol.FROM_CODE[policy], cfg.favor_tier_bonus,
                                                  cfg.distrust_tier_penalty))
-        filed = QueuedUrl(record.url, record.depth, record.weight, tier, record.flags, 0.0,
-                          record.policy, record.policy_depth, record.anchor)
+        filed = QueuedUrl(url, depth, weight, tier, flags, 0.0, policy, policy_depth, anchor)
         if self.needy.active:
             self.pending.append(filed.to_line())
         else:
@@ -327,7 +329,9 @@ class QueueMachine:
         for line in lines:
             record = QueuedUrl.from_line(line)
             if self.politeness.allowed(state, record.url, origin):
-                self._enqueue(record, host)
+                self._enqueue(record.url, record.depth, record.weight, record.flags,
+                              record.incoming, record.policy, record.policy_depth,
+                              record.anchor, host)
                 released += 1
             else:
                 self.order.forget(record.url)

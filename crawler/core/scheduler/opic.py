@@ -220,7 +220,7 @@ class OpicOrder:
                 if builder.full():
                     break
                 used += 1
-                outcome = builder.consider(self._record(row), None, 0)
+                outcome = builder.consider(0, record=self._record(row))
                 if outcome == "placed":
                     builder.set_last_weight(pool.schedule(row))
                 elif outcome == "parked":

@@ -158,7 +158,7 @@ class TieredOrder:
                 if line is None:
                     break
                 scanned += 1
-                builder.consider(QueuedUrl.from_line(line), line, tier)
+                builder.consider(tier, line)
             if builder.full() or scanned >= scan_limit:
                 break
         for tier, line in builder.deferred:
