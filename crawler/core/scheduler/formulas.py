@@ -1,7 +1,7 @@
 """The seed's host-budgeting formulas and the url facts the queue needs, as pure functions.
 
-Layer: ``crawler.core.scheduler``. From seed document 000 ("Queue Servers and their Effect on
-Search Ranking"):
+Layer: ``crawler.core.scheduler``. From the seed *Yioop Search Engine Ranking Mechanisms*
+("Queue Servers and their Effect on Search Ranking"):
 
 * company level domain (CLD): ``something.2chars.2chars`` for hosts of that shape (or longer:
   ``blah.something.2chars.2chars``), else ``2ndlevel.tld``. This is the seed's rule exactly; it

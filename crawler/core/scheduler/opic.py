@@ -1,4 +1,5 @@
-"""OPIC cash and history for the page-importance crawl order (seed 000, after Abiteboul et al.).
+"""OPIC cash and history for the page-importance crawl order (the seed, *Yioop Search Engine
+Ranking Mechanisms*, after Abiteboul et al.).
 
 Layer: ``crawler.core.scheduler``. Every url the queue has accepted in OPIC order has a row:
 url, depth, cash, history (total earnings) and a state. Rows live in growable numpy arrays and
