@@ -1,7 +1,14 @@
-"""The queue server's scheduler: the crawl queue on disk (seed 000's Scheduler, QueueBundle and
-Host Budgeting), breadth-first and OPIC orders, robots.txt and crawl-delay politeness.
+"""The queue server's scheduler: the crawl queue on disk (the Scheduler, QueueBundle and Host
+Budgeting of the seed, *Yioop Search Engine Ranking Mechanisms*), breadth-first and OPIC
+orders, robots.txt and crawl-delay politeness.
 
-Layer: ``crawler.core.scheduler`` (pure Python, no Django). Entry point: :class:`CrawlQueue`.
+Layer: ``crawler.core.scheduler`` (pure Python, no Django). Entry point: :class:`CrawlQueue`
+(:mod:`.queue`), which applies its calls through :mod:`.machine`; one module per concern beside
+it: records (:mod:`.record`), url files (:mod:`.lanes`), per-host politeness
+(:mod:`.politeness`), the crawl order as a strategy (:mod:`.orders`, :mod:`.opic`), the needy
+lane (:mod:`.needy_lane`), the schedule builder (:mod:`.builder`), outstanding schedules
+(:mod:`.outstanding`), durability (:mod:`.checkpoints`, :mod:`.state`, :mod:`.legacy_state`,
+:mod:`.journal`, :mod:`.storage`).
 """
 
 from __future__ import annotations

@@ -37,8 +37,9 @@ class SchedulerConfig:
 
     ``max_depth`` -1 and ``max_pages`` 0 mean no limit; ``recrawl_days`` -1 means never recrawl
     (the ETag/Expires table is then not consulted). ``max_cld_share`` (0 < share <= 1) caps the
-    fraction of one schedule that a single company-level domain may fill (seed 004's per-domain
-    share of the fetch list); urls over the cap go to the back of their tier for a later schedule.
+    fraction of one schedule that a single company-level domain may fill (the per-domain share
+    of the fetch list in the seed *Per-page crawling policy*); urls over the cap go to the back
+    of their tier for a later schedule.
 
     Seed policies (:mod:`crawler.core.policy`): ``seed_policies`` maps seed urls to their
     policy; favor lowers a url's tier by ``favor_tier_bonus``, distrust raises it by

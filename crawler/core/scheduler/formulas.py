@@ -1,7 +1,7 @@
 """The seed's host-budgeting formulas and the url facts the queue needs, as pure functions.
 
-Layer: ``crawler.core.scheduler``. From seed document 000 ("Queue Servers and their Effect on
-Search Ranking"):
+Layer: ``crawler.core.scheduler``. From the seed *Yioop Search Engine Ranking Mechanisms*
+("Queue Servers and their Effect on Search Ranking"):
 
 * company level domain (CLD): ``something.2chars.2chars`` for hosts of that shape (or longer:
   ``blah.something.2chars.2chars``), else ``2ndlevel.tld``
@@ -23,7 +23,6 @@ import math
 
 from indexer.core.ids import hash8
 
-from ..crawl import CrawlOrder
 from .config import NON_HTML_TIER_PENALTY, SITEMAP_TIER_PENALTY
 from .errors import InvalidUrlError
 
@@ -54,17 +53,6 @@ def budget_tier(weighted_seen: float, weighted_incoming: float, *, is_sitemap: b
     if not is_html:
         tier += NON_HTML_TIER_PENALTY
     return int(tier)
-
-
-def order_tier(order: CrawlOrder, depth: int, weighted_seen: float, weighted_incoming: float,
-               is_sitemap: bool, is_html: bool) -> int:
-    """The tier a url is filed in: the depth for breadth-first, the budget tier otherwise
-    (OPIC keeps no tiers and files everything in tier 0)."""
-    if order is CrawlOrder.BREADTH_FIRST:
-        return max(0, depth)
-    if order is CrawlOrder.OPIC:
-        return 0
-    return budget_tier(weighted_seen, weighted_incoming, is_sitemap=is_sitemap, is_html=is_html)
 
 
 def split_origin(url: str) -> tuple[str, str]:

@@ -1,4 +1,5 @@
-"""OPIC cash and history for the page-importance crawl order (seed 000, after Abiteboul et al.).
+"""OPIC cash and history for the page-importance crawl order (the seed, *Yioop Search Engine
+Ranking Mechanisms*, after Abiteboul et al.).
 
 Layer: ``crawler.core.scheduler``. Every url the queue has accepted in OPIC order has a row:
 url, depth, cash, history (total earnings) and a state. Rows live in growable numpy arrays and
@@ -11,15 +12,28 @@ Rules: the seeds share one unit of cash; a crawled page's cash is split equally 
 outlinks (the fetcher computes the share from the schedule entry's weight and sends it as
 ``DiscoveredUrl.opic_cash``); a url that already has a row is credited (cash and history);
 the next urls to crawl are those with the most cash (ties: earlier rows first); scheduling
-a url resets its cash to 0.
+a url resets its cash to 0. A favored link's cash counts double, a distrusted link's half.
+
+:class:`OpicOrder` is the crawl-order strategy (see :mod:`.orders`) built on the pool; it also
+remembers the policy of every url not under the default policy (url files are not kept for
+this order, so the policy lives here).
 """
 
 from __future__ import annotations
 
 from array import array
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
+
+from ..crawl import CrawlOrder
+from .bloom import url_digests, url_hashes
+from .lanes import Lane, LaneContext
+from .record import DEFAULT_POLICY, LinkItem, QueuedUrl
+
+if TYPE_CHECKING:
+    from .builder import ScheduleBuilder
 
 WAITING = 0   # waiting for robots.txt
 READY = 1     # may be scheduled
@@ -111,11 +125,10 @@ class CashPool:
 
     @classmethod
     def from_state(cls, data: dict[str, Any]) -> CashPool:
-        from .bloom import url_digests, url_hashes
-
         pool = cls()
         pool.urls = list(data["urls"])
-        pool.depth = array("i", data["depth"])
+        pool.depth = array("i")
+        pool.depth.frombytes(np.asarray(data["depth"], dtype=np.intc).tobytes())
         n = len(pool.urls)
         size = max(1024, n * 2)
         for name in ("cash", "history", "state"):
@@ -127,3 +140,120 @@ class CashPool:
             pool.index = {int(h): row for row, h in enumerate(hashes.tolist())}
         pool.ready_count = int(np.count_nonzero(pool.state[:n] == READY))
         return pool
+
+
+def url_hash(url: str) -> int:
+    return int(url_hashes(url_digests([url]))[0])
+
+
+_CASH_FACTOR = {"f": 2.0, "x": 0.5}
+
+
+class OpicOrder:
+    """The OPIC crawl order (see the module docstring and :class:`.orders.CrawlOrderStrategy`).
+    ``policies`` maps a url hash to ``(policy code, policy depth)`` for urls not under the
+    default policy."""
+
+    order: ClassVar[CrawlOrder] = CrawlOrder.OPIC
+    has_needy_lane: ClassVar[bool] = False
+
+    def __init__(self, ctx: LaneContext) -> None:
+        self.pool = CashPool()
+        self.policies: dict[int, tuple[str, int]] = {}
+
+    def link_cash(self, cash: float, policy: str) -> float:
+        return cash * _CASH_FACTOR.get(policy, 1.0)
+
+    def fresh(self, url_hashes: list[int], items: Sequence[LinkItem],
+              cash: dict[str, float]) -> list[int]:
+        """Urls that already have a row are credited their links' cash and are not new."""
+        pool = self.pool
+        fresh = []
+        for position, hashed in enumerate(url_hashes):
+            row = pool.lookup(hashed)
+            if row is None:
+                fresh.append(position)
+                continue
+            amount = cash[items[position].url]
+            if amount:
+                pool.credit(row, amount)
+        return fresh
+
+    def accepted(self, url_hash: int, item: LinkItem, cash: float) -> None:
+        self.pool.insert(url_hash, item.url, item.depth, cash, WAITING)
+        if item.policy != DEFAULT_POLICY:
+            self.policies[url_hash] = (item.policy, int(item.policy_depth))
+
+    def tier(self, depth: int, weighted_seen: float, weighted_incoming: float,
+             flags: int) -> int:
+        return 0
+
+    def push(self, record: QueuedUrl) -> None:
+        self._set(record.url, READY)
+
+    def forget(self, url: str) -> None:
+        self._set(url, DEAD)
+
+    def _set(self, url: str, state: int) -> None:
+        row = self.pool.lookup(url_hash(url))
+        if row is not None:
+            self.pool.set_state(row, state)
+
+    def ready(self) -> int:
+        return self.pool.ready_count
+
+    def tier_counts(self) -> tuple[tuple[int, int], ...]:
+        return ((0, self.pool.ready_count),)
+
+    def fill(self, builder: ScheduleBuilder) -> None:
+        """Take the richest ready urls (twice what is missing, plus 16, at a time) until the
+        schedule is full; each placed url's cash is spent, parked and dropped rows leave the
+        ready set, deferred ones (domain cap) stay ready."""
+        pool = self.pool
+        deferred: list[int] = []
+        while not builder.full() and pool.ready_count:
+            want = int(min(builder.size - builder.pos, builder.budget))
+            rows = pool.take(2 * want + 16)
+            if not rows:
+                break
+            used = 0
+            for row in rows:
+                if builder.full():
+                    break
+                used += 1
+                outcome = builder.consider(0, record=self._record(row))
+                if outcome == "placed":
+                    builder.set_last_weight(pool.schedule(row))
+                elif outcome == "parked":
+                    pool.state[row] = PARKED
+                elif outcome == "dropped":
+                    pool.state[row] = DONE
+                else:
+                    deferred.append(row)
+            pool.untake(rows[used:])
+        pool.untake(deferred)
+        builder.deferred.clear()
+
+    def _record(self, row: int) -> QueuedUrl:
+        pool = self.pool
+        url = pool.urls[row]
+        code, policy_depth = (self.policies.get(url_hash(url), (DEFAULT_POLICY, 0))
+                              if self.policies else (DEFAULT_POLICY, 0))
+        return QueuedUrl(url, int(pool.depth[row]), float(pool.cash[row]), 0, 0, 0.0, code,
+                         policy_depth)
+
+    def scores(self, url: str) -> tuple[float, float] | None:
+        row = self.pool.lookup(url_hash(url))
+        if row is None:
+            return None
+        return float(self.pool.cash[row]), float(self.pool.history[row])
+
+    def lanes(self) -> list[Lane]:
+        return []
+
+    def checkpoint(self) -> tuple[dict[str, Any], list[str]]:
+        return {"pool": self.pool.to_state(), "policies": self.policies}, []
+
+    def restore(self, state: dict[str, Any]) -> None:
+        self.pool = CashPool.from_state(state["pool"])
+        self.policies = dict(state["policies"])

@@ -2,10 +2,11 @@
 
 Layer: ``crawler.core.scheduler``. The fetch side hands robots data over either as the
 robots.txt text (parsed here with protego) or as any object satisfying :class:`RobotsRules`.
-The queue keeps the rules of every host in its checkpoints and journal by pickling them, so a
-custom implementation must be picklable; :class:`RobotsTxt` pickles as its source text.
+The queue's checkpoint state (:mod:`.state`) keeps :class:`RobotsTxt` as its source text and
+:data:`ALLOW_ALL`/:data:`DISALLOW_ALL` by name, and refuses other implementations when they are
+handed in; the journal pickles the same three (:class:`RobotsTxt` pickles as its source text).
 
-Status rules (yioop-notes §10): a 2xx answer uses the rules (an empty or missing body allows
+Status rules (the seed, *Yioop Search Engine Ranking Mechanisms*): a 2xx answer uses the rules (an empty or missing body allows
 everything), 404 allows everything, any other outcome (403, 5xx, a connection failure reported
 as status 0...) disallows the whole host. A crawl-delay above ``max_crawl_delay`` also
 disallows the host.

@@ -1,0 +1,83 @@
+"""LEGACY READER: the crawl queue's state and ETag files of format version 1 (pickles).
+
+Layer: ``crawler.core.scheduler``. Until version 2 (:mod:`.state`) a checkpoint pickled the
+queue's objects, so the file named the classes of the code that wrote it. This module is the one
+place that still reads such files, so that a crawl checkpointed by that code resumes; the queue
+writes version 2 at the checkpoint that follows (opening a queue always checkpoints). Classes
+that have moved since are mapped by :data:`_MOVED`; nothing here is used for writing.
+Tested against queues written by the version-1 code (``tests/fixtures/scheduler``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import pickle
+from typing import Any
+
+from .config import SchedulerConfig
+from .errors import CorruptQueueError
+from .outstanding import Outstanding
+from .politeness import HostState
+from .state import QueueSnapshot, Validators
+
+LEGACY_PICKLE_FORMAT = 1
+
+# (module, name) in a version-1 pickle -> the class that now reads that state
+_MOVED: dict[tuple[str, str], type] = {
+    ("crawler.core.scheduler.queue", "_Host"): HostState,
+    ("crawler.core.scheduler.queue", "_Outstanding"): Outstanding,
+}
+
+
+class _Unpickler(pickle.Unpickler):
+    def find_class(self, module: str, name: str) -> Any:
+        moved = _MOVED.get((module, name))
+        return moved if moved is not None else super().find_class(module, name)
+
+
+def _load(payload: bytes, where: str) -> Any:
+    try:
+        return _Unpickler(io.BytesIO(payload)).load()
+    except Exception as exc:  # any failure to unpickle a checksummed payload is corruption
+        raise CorruptQueueError(f"version-1 state does not load: {exc!r}", where) from exc
+
+
+def _config(old: Any) -> SchedulerConfig:
+    """A current configuration from a pickled one (fields it lacks keep their defaults)."""
+    values = {f.name: getattr(old, f.name) for f in dataclasses.fields(SchedulerConfig)
+              if hasattr(old, f.name)}
+    return SchedulerConfig(**values)
+
+
+def read_state_v1(payload: bytes, where: str) -> QueueSnapshot:
+    """A version-1 state as a snapshot: its lanes dict held the tier lanes beside the host
+    lanes, the round-robin position was ``rr``, OPIC's pool and policies were top-level."""
+    state = _load(payload, where)
+    lanes = state["lanes"]
+    if state["pool"]:
+        order: dict[str, Any] = {"pool": state["pool"],
+                                 "policies": dict(state.get("opic_policy", {}))}
+    else:
+        order = {"tiers": dict(lanes["tiers"]), "next_tier": int(state["rr"])}
+    outstanding = state["outstanding"]
+    return QueueSnapshot(
+        token=state["token"],
+        config=_config(state["config"]),
+        hosts=state["hosts"],
+        host_lanes={"robots": lanes["robots"], "wait": lanes["wait"],
+                    "delayed": lanes["delayed"]},
+        order=order,
+        outstanding=list(outstanding.values()),
+        requesters=dict(state["requesters"]),
+        counters=dict(state["counters"]),
+        seq=int(state["seq"]),
+        bloom_epoch=state["bloom_epoch"],
+        needy_heap=list(state.get("needy_heap", [])),
+        needy_seq=int(state.get("needy_seq", 0)),
+        needy_queries=tuple(state.get("needy_queries", ())),
+    )
+
+
+def read_validators_v1(payload: bytes, where: str) -> Validators:
+    return dict(_load(payload, where))
