@@ -15,10 +15,11 @@ from typing import Any
 
 from django.conf import settings
 
+from crawler.core.batch import FetcherBatch
 from crawler.core.config import PageProcessingConfig
 from crawler.core.crawl import CrawlConfig
-from crawler.core.fetch import FetchConfig, Fetcher
-from crawler.core.fetch_worker import CachingResolver, ScheduleWorker, hop_fetcher_for
+from crawler.core.fetch import CachingResolver, FetchConfig, Fetcher, hop_fetcher_for
+from crawler.core.fetcher import ScheduleWorker
 from crawler.core.process import PageProcessor
 from crawler.core.wire import schedule_from_wire
 from indexer.core.link_scores import LinkScores
@@ -135,6 +136,7 @@ _link_scores = _LinkScoresCache()
 
 
 def run_schedule(message: dict[str, Any], ship: Callable[[int, dict], None]) -> dict:
+    """Run one schedule message; ``ship(server, batch)`` sends a batch's JSON form."""
     header, schedule = schedule_from_wire(message)
     crawl = crawl_config_get(header["crawl_id"])
     if crawl.timestamp != header["crawl"]:
@@ -148,8 +150,12 @@ def run_schedule(message: dict[str, Any], ship: Callable[[int, dict], None]) -> 
     services.fetcher_heartbeat(name, host, os.getpid(), "fetching", schedule=schedule.id)
     config = fetch_config_for(crawl)
     fetcher, hop_fetcher = _fetchers.get(config)
+
+    def ship_wire(server: int, batch: FetcherBatch) -> None:
+        ship(server, batch.to_wire())
+
     worker = ScheduleWorker(crawl, config, processor_for(crawl), settings.NUM_QUEUE_SERVERS,
-                            ship, check, fetcher=fetcher, hop_fetcher=hop_fetcher,
+                            ship_wire, check, fetcher=fetcher, hop_fetcher=hop_fetcher,
                             link_scores=_link_scores.lookup(crawl.timestamp))
     try:
         report = worker.run(schedule, header["server"],

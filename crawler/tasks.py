@@ -28,6 +28,7 @@ import time
 from celery import shared_task
 from django.conf import settings
 
+from crawler.core.batch import FetcherBatch
 from crawler.core.memory import release_free_heap
 from crawler.core.shipping import EnvelopeError, open_envelope, open_envelope_raw, seal
 from crawler.core.spool import Spool
@@ -59,9 +60,10 @@ def qs_receive_task(envelope: dict, server: int | None = None, crawl: int | None
     try:
         raw = open_envelope_raw(envelope, settings.QUEUE_SERVER_TOKEN, "batch")
         if server is None or crawl is None:
-            batch = json.loads(raw)
-            server, crawl, count = int(batch["server"]), int(batch["crawl"]), len(
-                batch.get("docs", []))
+            batch = FetcherBatch.from_wire(json.loads(raw))
+            if batch.server is None:
+                raise KeyError("server")
+            server, crawl, count = batch.server, batch.crawl, len(batch.docs)
         else:
             server, crawl, count = int(server), int(crawl), 0
     except (EnvelopeError, KeyError, TypeError, ValueError) as exc:
@@ -82,7 +84,7 @@ def ship_batch(server: int, batch: dict) -> None:
 
 @shared_task(name="crawler.fetch_schedule", acks_late=True)
 def fetch_schedule_task(envelope: dict) -> dict:
-    """Download, process and ship one schedule (see crawler.core.fetch_worker)."""
+    """Download, process and ship one schedule (see crawler.core.fetcher)."""
     from crawler.fetching import run_schedule
 
     try:

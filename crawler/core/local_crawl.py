@@ -21,9 +21,10 @@ from indexer.core.reorder import ReorderResult
 from indexer.core.text import TextAnalyzer
 from indexer.core.workdir import queue_server_dir
 
+from .batch import FetcherBatch
 from .crawl import CrawlConfig
-from .fetch import FetchConfig, Fetcher
-from .fetch_worker import CachingResolver, ScheduleWorker, hop_fetcher_for
+from .fetch import CachingResolver, FetchConfig, Fetcher, hop_fetcher_for
+from .fetcher import ScheduleWorker
 from .index_order import IndexOrderer
 from .process import PageProcessor
 from .queue_server import QueueServerConfig, QueueServerCore
@@ -86,8 +87,8 @@ class LocalCrawl:
         for server in self.servers:
             server.add_seeds(s.url for s in crawl.seeds)
 
-    def _ship(self, server: int, batch: dict[str, Any]) -> None:
-        self.servers[server].spool.put("batch", json.dumps(batch).encode())
+    def _ship(self, server: int, batch: FetcherBatch) -> None:
+        self.servers[server].spool.put("batch", json.dumps(batch.to_wire()).encode())
 
     def _work(self, schedule: Any, server: int, last: dict[str, float], skip: list[str],
               keep_going: Callable[[], bool]) -> None:

@@ -2,7 +2,7 @@
 from each seed through the pages it leads to and change what is queued and at what priority.
 
 Layer: ``crawler.core`` (pure Python). The scheduler (:mod:`crawler.core.scheduler`) files urls
-by these rules; the fetcher (``fetch_worker``) carries each url's policy to the links it finds
+by these rules; the fetcher (``crawler.core.fetcher``) carries each url's policy to the links it finds
 with :func:`child_policy`.
 
 How a policy travels. A seed starts with its own policy (``SeedSite.policy``) at policy depth 0.

@@ -33,7 +33,7 @@ import zlib
 from collections.abc import Mapping
 from dataclasses import replace
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
 from indexer.core.ids import DocType, hash8
 from indexer.core.text import TextAnalyzer
@@ -53,7 +53,7 @@ from .page import (
     ProcessedPage,
     ScoredSentence,
 )
-from .page_rules import PageRules, RuleOutput, parse_rules
+from .page_rules import PageRules, parse_rules
 from .processors import ProcessorContext, processor_for
 from .robot_metas import header_directives
 from .safe import is_safe
@@ -136,80 +136,35 @@ class PageProcessor:
         truncated: bool,
         ex: Extraction,
     ) -> ProcessedPage:
+        """Steps 5-8 of the module docstring on an extraction: page rules, links, terms,
+        hashes and labels, meta words."""
         config = self.config
         host = host_of(url)
-        title, sentences, whole, lang = ex.title, ex.sentences, ex.body, ex.lang
-        fields: Mapping[str, Any] = ex.fields
-        extra_meta: tuple[str, ...] = ()
-        keyword_links: tuple[tuple[str, str], ...] = ()
-        outputs: tuple[RuleOutput, ...] = ()
-        if self.rules:
-            description = " ".join(s.text for s in sentences)
-            start = {
-                "TITLE": title, "DESCRIPTION": description, "LANG": lang, "URL": url,
-                "HOST": host, "KEYWORDS": list(ex.keywords), **dict(ex.fields),
-            }
-            result = self.rules.apply(start)
-            fields = result.fields
-            title = _text_field(fields.get("TITLE"), title)
-            new_description = _text_field(fields.get("DESCRIPTION"), description)
-            if new_description != description:
-                sentences = (ScoredSentence(new_description[: config.max_description_len], 1.0),
-                             ) if new_description else ()
-                whole = ()  # the rule's description is what is indexed
-            lang = _text_field(fields.get("LANG"), lang) or lang
-            extra_meta, keyword_links, outputs = (result.meta_words, result.keyword_links,
-                                                  result.outputs)
-            fields = {k: v for k, v in fields.items()
-                      if k not in ("TITLE", "DESCRIPTION", "LANG", "URL", "HOST")}
-            if outputs:
-                fields["RULE_OUTPUTS"] = [(o.folder, o.format, o.table, list(o.row))
-                                          for o in outputs]
-
-        links: tuple[Link, ...] = ex.links
-        if ex.robot_metas & {NOFOLLOW, NONE}:
-            links = ()
-        elif not (ex.is_sitemap or ex.robots is not None or ex.location):
-            links = prune_links(links, config.max_links, config.file_types)
-
-        indexed = whole or sentences
-        pieces = [title] + [s.text for s in indexed]
-        postings, ends = self.analyzer.positions(pieces, lang)
-        # The title's region is always the first (search reads region 0 as the title), empty
-        # (last position -1) when the title has no words.
-        region_weights: list[tuple[int, float]] = [(ends[0] - 1, config.title_weight)]
-        for piece, end, previous in zip(indexed, ends[1:], ends, strict=False):
-            if end > previous:
-                region_weights.append((end - 1, piece.weight))
-        length = ends[-1]
-
-        if ex.location:
-            content_hash = hash8(hash8(url) + b"LOCATION")
-        else:
-            content_hash = hash8(ex.hash_text) if ex.hash_text else hash8(url)
-        description = " ".join(s.text for s in sentences)
-        safe = is_safe(url, f"{title} {description}", config.safe_threshold)
-        cached = body if config.cache_pages else None
+        ruled = self._apply_rules(ex, url, host)
+        links = _kept_links(ex, config)
+        postings, region_weights, length = self._terms(ruled)
+        description = " ".join(s.text for s in ruled.sentences)
+        safe = is_safe(url, f"{ruled.title} {description}", config.safe_threshold)
         processed = ProcessedPage(
             url=url,
             status=page.status,
             mime_type=mime_type,
             encoding=ex.encoding,
-            lang=lang,
-            title=title,
+            lang=ruled.lang,
+            title=ruled.title,
             description=description,
             terms=MappingProxyType({t: tuple(p) for t, p in postings.items()}),
             length=length,
-            region_weights=tuple(region_weights),
+            region_weights=region_weights,
             links=links,
             robot_metas=ex.robot_metas,
             meta_words=(),
-            content_hash=content_hash,
+            content_hash=_content_hash(ex, url),
             host=host,
             doc_type=DocType.LOCATION if ex.location else DocType.PAGE,
             lang_source=ex.lang_source,
-            sentences=tuple(sentences),
-            body=" ".join(piece.text for piece in whole),
+            sentences=tuple(ruled.sentences),
+            body=" ".join(piece.text for piece in ruled.whole),
             keywords=ex.keywords,
             media=ex.media,
             location=ex.location,
@@ -224,20 +179,75 @@ class PageProcessor:
             robots=ex.robots,
             is_sitemap=ex.is_sitemap,
             scraper=ex.scraper,
-            fields=MappingProxyType(dict(fields)),
+            fields=MappingProxyType(dict(ruled.fields)),
             safe=safe,
             errors=ex.errors,
         )
+        return self._with_meta_words(processed, ruled, body if config.cache_pages else None)
+
+    def _apply_rules(self, ex: Extraction, url: str, host: str) -> _Ruled:
+        """Step 5: the page rules on the extraction's fields. A rule's TITLE, DESCRIPTION and
+        LANG replace the page's (a new description is what is indexed, as the only
+        sentence); its other fields, meta words, keyword links and outputs are kept."""
+        if not self.rules:
+            return _Ruled(ex.title, ex.sentences, ex.body, ex.lang, ex.fields)
+        config = self.config
+        title, sentences, whole, lang = ex.title, ex.sentences, ex.body, ex.lang
+        description = " ".join(s.text for s in sentences)
+        start = {
+            "TITLE": title, "DESCRIPTION": description, "LANG": lang, "URL": url,
+            "HOST": host, "KEYWORDS": list(ex.keywords), **dict(ex.fields),
+        }
+        result = self.rules.apply(start)
+        fields: dict[str, Any] = dict(result.fields)
+        title = _text_field(fields.get("TITLE"), title)
+        new_description = _text_field(fields.get("DESCRIPTION"), description)
+        if new_description != description:
+            sentences = (ScoredSentence(new_description[: config.max_description_len], 1.0),
+                         ) if new_description else ()
+            whole = ()  # the rule's description is what is indexed
+        lang = _text_field(fields.get("LANG"), lang) or lang
+        fields = {k: v for k, v in fields.items()
+                  if k not in ("TITLE", "DESCRIPTION", "LANG", "URL", "HOST")}
+        if result.outputs:
+            fields["RULE_OUTPUTS"] = [(o.folder, o.format, o.table, list(o.row))
+                                      for o in result.outputs]
+        return _Ruled(title, sentences, whole, lang, fields, result.meta_words,
+                      result.keyword_links)
+
+    def _terms(self, ruled: _Ruled) -> tuple[dict[str, Any], tuple[tuple[int, float], ...],
+                                             int]:
+        """Step 7: (term -> positions, region weights, length) of the title and the indexed
+        text (the whole page, else the summary sentences). The title's region is always the
+        first (search reads region 0 as the title), empty (last position -1) when the title
+        has no words."""
+        indexed = ruled.whole or ruled.sentences
+        pieces = [ruled.title] + [s.text for s in indexed]
+        postings, ends = self.analyzer.positions(pieces, ruled.lang)
+        region_weights: list[tuple[int, float]] = [(ends[0] - 1, self.config.title_weight)]
+        for piece, end, previous in zip(indexed, ends[1:], ends, strict=False):
+            if end > previous:
+                region_weights.append((end - 1, piece.weight))
+        return postings, tuple(region_weights), ends[-1]
+
+    @staticmethod
+    def _with_meta_words(processed: ProcessedPage, ruled: _Ruled,
+                         cached: bytes | None) -> ProcessedPage:
+        """Step 8's last part: the page's meta words, its cache copy (unless NOARCHIVE) and
+        the rules' keyword links."""
         meta = page_meta_words(
-            url=url, host=host, status=page.status, mime_type=mime_type, lang=lang,
-            media=ex.media, safe=safe, fetched_at=page.fetched_at,
-            last_modified=processed.last_modified, links=(link.url for link in links),
-            size=len(page.body), ip=page.ip, server=processed.server, location=ex.location,
-            extra=extra_meta,
+            url=processed.url, host=processed.host, status=processed.status,
+            mime_type=processed.mime_type, lang=processed.lang, media=processed.media,
+            safe=processed.safe, fetched_at=processed.fetched_at,
+            last_modified=processed.last_modified,
+            links=(link.url for link in processed.links), size=processed.size,
+            ip=processed.ip, server=processed.server, location=processed.location,
+            extra=ruled.extra_meta,
         )
-        if keyword_links:
+        fields = ruled.fields
+        if ruled.keyword_links:
             fields = dict(processed.fields)
-            fields["KEYWORD_LINKS"] = [f"{k},{u}" for k, u in keyword_links]
+            fields["KEYWORD_LINKS"] = [f"{k},{u}" for k, u in ruled.keyword_links]
         return replace(
             processed,
             meta_words=meta,
@@ -257,6 +267,36 @@ class PageProcessor:
         )
         return self._finish(page, url, mime.header_mime_type(page.header("content-type")),
                             body, truncated, extraction)
+
+
+class _Ruled(NamedTuple):
+    """An extraction's title, sentences, indexed text, language and fields after the page
+    rules, and what the rules add (meta words, keyword links)."""
+
+    title: str
+    sentences: tuple[ScoredSentence, ...]
+    whole: tuple[ScoredSentence, ...]
+    lang: str
+    fields: Mapping[str, Any]
+    extra_meta: tuple[str, ...] = ()
+    keyword_links: tuple[tuple[str, str], ...] = ()
+
+
+def _kept_links(ex: Extraction, config: PageProcessingConfig) -> tuple[Link, ...]:
+    """Step 6: NOFOLLOW/NONE drop the links; otherwise (except robots.txt, sitemaps and
+    redirects) they are pruned to ``max_links`` by the seed's rule."""
+    if ex.robot_metas & {NOFOLLOW, NONE}:
+        return ()
+    if ex.is_sitemap or ex.robots is not None or ex.location:
+        return ex.links
+    return prune_links(ex.links, config.max_links, config.file_types)
+
+
+def _content_hash(ex: Extraction, url: str) -> bytes:
+    """The dedup hash: of the extraction's hash text (a location record: of its url)."""
+    if ex.location:
+        return hash8(hash8(url) + b"LOCATION")
+    return hash8(ex.hash_text) if ex.hash_text else hash8(url)
 
 
 def _text_field(value: Any, default: str) -> str:

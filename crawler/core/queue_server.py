@@ -34,16 +34,16 @@ from indexer.core.bundle import BundleConfig, EncodedDocument, IndexBundleWriter
 from indexer.core.reorder import ReorderResult
 from indexer.core.workdir import crawl_paths, scores_path
 
+from .batch import FetcherBatch
 from .crawl import CrawlConfig
-from .fetch_worker import origin_of
 from .index_order import IndexOrderer
 from .indexing import anchor_boosts, boost_link_documents, crawl_link_scores
 from .scheduler import CrawlQueue, Schedule, SchedulerConfig
 from .shipping import shard_of_host
 from .spool import Spool
+from .urls import origin_of
 from .wire import (
     WireError,
-    batch_counters,
     deferred_from_wire,
     discovered_from_wire,
     document_from_wire,
@@ -172,7 +172,7 @@ class QueueServerCore:
         applied = 0
         for item in self.spool.take("batch", limit):
             try:
-                self._apply(json.loads(item.payload))
+                self._apply(FetcherBatch.from_wire(json.loads(item.payload)))
             except (WireError, ValueError, KeyError, TypeError) as exc:
                 logger.error("queue server %d: dropping malformed batch %s: %s",
                              self.config.server, item.path.name, exc)
@@ -183,27 +183,24 @@ class QueueServerCore:
             self._save_state()
         return applied
 
-    def _apply(self, batch: dict[str, Any]) -> None:
+    def _apply(self, batch: FetcherBatch) -> None:
         crawl = self.config.crawl
-        if int(batch.get("crawl", -1)) != crawl.timestamp:
-            raise WireError(f"batch of crawl {batch.get('crawl')} sent to crawl {crawl.timestamp}")
-        if int(batch.get("server", self.config.server)) != self.config.server:
-            raise WireError(f"batch for queue server {batch.get('server')} sent to "
+        if batch.crawl != crawl.timestamp:
+            raise WireError(f"batch of crawl {batch.crawl} sent to crawl {crawl.timestamp}")
+        if batch.server is not None and batch.server != self.config.server:
+            raise WireError(f"batch for queue server {batch.server} sent to "
                             f"{self.config.server}")
-        wire_docs = batch.get("docs") or []
-        encoded = [encoded_document_from_wire(d) for d in wire_docs if is_encoded_document(d)]
-        docs = [document_from_wire(d) for d in wire_docs if not is_encoded_document(d)]
+        encoded = [encoded_document_from_wire(d) for d in batch.docs if is_encoded_document(d)]
+        docs = [document_from_wire(d) for d in batch.docs if not is_encoded_document(d)]
         # anchor fields: link documents weigh their source's link score once the crawl has one
         scores = crawl_link_scores(Path(self.config.directory).parent, crawl.timestamp)
         docs = boost_link_documents(docs, scores)
         encoded = _boost_encoded(encoded, scores)
-        discovered = [discovered_from_wire(r) for r in batch.get("discovered", [])]
-        deferred = [deferred_from_wire(r) for r in batch.get("deferred") or []]
-        hopeless = batch.get("hopeless")
-        hopeless = None if hopeless is None else {str(o) for o in hopeless}
-        for origin, count in (batch.get("stalls") or {}).items():
-            self._record_stalls(str(origin), int(count),
-                                counts=hopeless is None or str(origin) in hopeless)
+        discovered = [discovered_from_wire(r) for r in batch.discovered]
+        deferred = [deferred_from_wire(r) for r in batch.deferred]
+        hopeless = None if batch.hopeless is None else set(batch.hopeless)
+        for origin, count in batch.stalls.items():
+            self._record_stalls(origin, count, counts=hopeless is None or origin in hopeless)
         if self.dropped_hosts:
             kept = [d for d in discovered if origin_of(d.url) not in self.dropped_hosts]
             kept_deferred = [d for d in deferred if origin_of(d[0]) not in self.dropped_hosts]
@@ -217,7 +214,7 @@ class QueueServerCore:
         if encoded or docs:
             self.counters["documents_indexed"] += len(encoded) + len(docs)
             self._dirty = True
-        for robots in batch.get("robots", []):
+        for robots in batch.robots:
             body = robots.get("body")
             self.queue.add_robots(str(robots["origin"]), body, int(robots.get("status", 0)))
         if discovered:
@@ -225,20 +222,19 @@ class QueueServerCore:
         if deferred:
             self.queue.requeue(deferred)
             self.counters["deferred_urls"] += len(deferred)
-        for origin, count in (batch.get("host_errors") or {}).items():
-            self.queue.report_host_errors(str(origin), int(count))
-            self.error_hosts[str(origin)] = self.error_hosts.get(str(origin), 0) + int(count)
-        fetched = batch.get("fetched") or []
-        if fetched:
+        for origin, count in batch.host_errors.items():
+            self.queue.report_host_errors(origin, count)
+            self.error_hosts[origin] = self.error_hosts.get(origin, 0) + count
+        if batch.fetched:
             self.queue.record_fetched_many(
                 (str(url), etag, None if expires is None else float(expires))
-                for url, etag, expires in fetched)
-        for key, value in batch_counters(batch).items():
+                for url, etag, expires in batch.fetched)
+        for key, value in batch.counters.items():
             if key in self.counters:
                 self.counters[key] += value
         self.counters["batches"] += 1
-        if batch.get("done") and batch.get("schedule"):
-            schedule_id = str(batch["schedule"])
+        if batch.done and batch.schedule:
+            schedule_id = batch.schedule
             now = self._clock()
             for schedule in self.queue.outstanding():
                 if schedule.id == schedule_id:

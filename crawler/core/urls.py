@@ -81,6 +81,13 @@ def host_url(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}/"
 
 
+def origin_of(url: str) -> str:
+    """``scheme://host[:port]`` of a URL, lower-cased: the key a host's robots data, errors,
+    stalls and crawl delay are kept under (the scheduler and the fetchers agree on it)."""
+    parts = urlsplit(url)
+    return f"{parts.scheme.lower()}://{parts.netloc.lower()}"
+
+
 def domain_suffixes(host: str) -> list[str]:
     """The host and each parent domain: ``a.b.org`` -> ``['a.b.org', 'b.org', 'org']``."""
     labels = [label for label in host.split(".") if label]

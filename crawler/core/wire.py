@@ -1,22 +1,10 @@
-"""JSON forms of what crosses processes: index documents, discovered urls, schedules, batches.
+"""JSON forms of what crosses processes: index documents, discovered and deferred urls, schedules.
 
 Layer: ``crawler.core``. Envelopes (``shipping.seal``) carry these; nothing here trusts its
 input: ``*_from_wire`` functions validate types and raise :class:`WireError` on anything odd.
 
-A *batch* is what a fetcher ships to one queue server::
-
-    {"crawl": <timestamp>, "server": n, "schedule": <id or null>, "done": bool,
-     "docs": [document, ...], "discovered": [url tuple, ...],
-     "deferred": [[url, depth, weight, tier, policy, policy depth], ...],
-     "stalls": {origin: count}, "hopeless": [origin, ...],
-     "robots": [{"origin", "status", "body"}], "host_errors": {origin: count},
-     "fetched": [[url, etag, expires], ...], "counters": {name: int}}
-
-``done`` is set on the last batch a fetcher sends to the schedule's own queue server: that
-queue server then acknowledges the schedule. ``deferred`` are urls of the schedule the fetcher
-did not fetch because their host stalled (they go back into the queue), ``stalls`` counts each
-such host's stalled downloads, ``hopeless`` names those none of whose downloads came in time
-(the queue server drops a host that was hopeless in several schedules).
+The batch a fetcher ships to a queue server, which carries these, is
+:class:`crawler.core.batch.FetcherBatch`.
 
 A document travels *encoded* (:func:`encoded_document_to_wire`): the fetcher has already built
 the bytes the index stores (gzipped summary and cached page, compressed document index), so the
@@ -29,7 +17,6 @@ url, and the base64 of the doc id, summary, cached page and index blob; a link d
 from __future__ import annotations
 
 import base64
-from collections.abc import Mapping
 from typing import Any
 
 from indexer.core.bundle import EncodedDocument, encode_document
@@ -180,8 +167,3 @@ def schedule_from_wire(data: Any) -> tuple[dict[str, Any], Schedule]:
         raise WireError(f"bad schedule: {exc}") from None
     return header, schedule
 
-
-def batch_counters(data: Mapping[str, Any]) -> dict[str, int]:
-    counters = data.get("counters") or {}
-    _need(counters, dict, "counters")
-    return {str(k): int(v) for k, v in counters.items()}

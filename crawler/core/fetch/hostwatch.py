@@ -1,7 +1,7 @@
 """Which hosts stall a fetcher's rounds (seed 004, points 2 and 4: slow and misbehaving hosts).
 
 Layer: ``crawler.core.fetch`` (pure Python). The schedule worker
-(:class:`crawler.core.fetch_worker.ScheduleWorker`) keeps one :class:`HostWatch` per schedule and
+(:class:`crawler.core.fetcher.ScheduleWorker`) keeps one :class:`HostWatch` per schedule and
 tells it how each download went; the watch says which hosts have stalled.
 
 A download *stalls* when

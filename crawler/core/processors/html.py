@@ -27,21 +27,19 @@ Layer: ``crawler.core.processors``. Steps, in order:
 
 Speed: the tree is walked by C code, not Python loops over elements. Two small XSLT
 stylesheets (compiled once per thread) write the block text with boundary markers
-(:func:`text_blocks`) and the link records (:func:`.link_records.link_records`) as single strings that
-regular expressions then cut up; the hash text is lxml's text serialisation. A page whose
+(:func:`.blocks.text_blocks`) and the link records (:func:`.link_records.link_records`) as
+single strings that regular expressions then cut up; the hash text is lxml's text serialisation. A page whose
 markup spells a marker character as a character reference (so that it could reach the tree)
 takes the element-by-element path instead, which gives the same result for ordinary pages.
 """
 
 from __future__ import annotations
 
-import bisect
 import logging
 import re
 import threading
 from dataclasses import replace
-from functools import partial
-from itertools import accumulate
+from typing import NamedTuple
 
 from lxml import etree
 
@@ -55,23 +53,13 @@ from ..robot_metas import robot_metas
 from ..summarizers import TextBlock
 from ..urls import canonicalize, levenshtein
 from .base import ProcessorContext, summarize_and_index
+from .blocks import text_blocks
 from .boilerplate import drop_furniture
-from .link_records import alone, link_records
+from .link_records import link_records
 
 log = logging.getLogger(__name__)
 
-BLOCK_TAGS = (
-    "h1", "h2", "h3", "h4", "h5", "h6", "p", "div", "pre", "th", "td", "li", "dt", "dd",
-    "article", "section", "cite", "blockquote", "caption", "figcaption", "summary", "address",
-    "main", "header", "footer", "nav", "aside", "table", "tr", "ul", "ol", "dl", "form",
-    "fieldset", "legend", "details", "option", "body", "center", "figure", "hr",
-)
-CODE_TAGS = ("code", "kbd", "samp", "tt", "var")
 STRIP_TAGS = ("script", "style", "noscript", "template")
-# Markers written into the tree's text to recover block boundaries in one C-level itertext().
-# They are private-use characters (lxml refuses control characters); the page's own
-# occurrences of them are blanked before parsing.
-_OPEN, _TAGEND, _CLOSE, _CODE_OPEN, _CODE_CLOSE = "\ue000", "\ue001", "\ue002", "\ue003", "\ue004"
 # A page longer than this is parsed without its <span> tags, when no scraper could read them:
 # span is in none of the tag lists above, so text, blocks and links come out the same, and a
 # source-code view (a 5 MB page of rustdoc's src/ tree has 132,000 spans) parses into a tree
@@ -107,7 +95,6 @@ def _without_spans(data: bytes) -> bytes:
 _SPAN_PIECE = 256 << 10
 
 
-_MARKERS = re.compile("(\ue000[^\ue001]*\ue001|\ue002|\ue003|\ue004)")
 _NON_WORD = re.compile(r"\W+")
 _XML_LANG = re.compile(r"""^\s*<\?xml[^>]*?\blang\s*=\s*["']([^"']+)""")
 _REFRESH_URL = re.compile(r"""url\s*=\s*['"]?\s*([^'";\s]+)""", re.IGNORECASE)
@@ -225,7 +212,7 @@ class HtmlProcessor:
         """:meth:`extract_text`; ``utf8``, when given, is the text encoded in UTF-8, and
         ``text`` may then be None (it is decoded from ``utf8`` where it is needed whole).
         Big intermediate values are let go as soon as they are used: the peak memory of a
-        fetcher is that of its biggest page."""
+        fetcher is that of its biggest page. The steps are those of the module docstring."""
         config = ctx.config
 
         def cleaned_text() -> str:
@@ -241,107 +228,14 @@ class HtmlProcessor:
         if doc is None:
             return Extraction(hash_text=_NON_WORD.sub("", cleaned or cleaned_text()),
                               errors=("empty document",))
-        errors: list[str] = []
         # (character references are ASCII: the same search on the UTF-8 bytes)
         fast = (_MARKER_REFERENCE.search(text) if text is not None else
                 _MARKER_REFERENCE_BYTES.search(utf8)) is None
-        head = text[:512] if text is not None else utf8[:2048].decode("utf-8", "ignore")[:512]
-
-        # 2. Head facts.
-        metas: list[tuple[str, str]] = []
-        descriptions: list[str] = []
-        keywords: list[str] = []
-        declared: list[str] = []
-        match = _XML_LANG.match(_CONTROL.sub(" ", head))
-        if match:
-            declared.append(match.group(1))
-        declared.append(_attr(doc, "lang") or _attr(doc, "{http://www.w3.org/XML/1998/namespace}lang"))
-        refresh = ""
-        charset = None
-        base_href: str | None = None
-        canonical_hrefs: list[str] = []
-        title_el = None
-        # One walk for the head elements (wherever they are): metas in order, the first
-        # meta with a charset, base with an href and title below the root, canonical links.
-        for element in doc.iter("meta", "link", "base", "title"):
-            tag = element.tag
-            if tag == "meta":
-                name = (_attr(element, "name") or _attr(element, "property")).lower()
-                equiv = _attr(element, "http-equiv").lower()
-                content = _attr(element, "content")
-                if name:
-                    metas.append((name, content))
-                if name in ("description", "og:description", "dc.description") and content:
-                    descriptions.append(content)
-                elif name == "keywords" and content:
-                    keywords.extend(k.strip() for k in content.split(",") if k.strip())
-                elif name in ("language", "dc.language"):
-                    declared.append(content)
-                if equiv == "content-language":
-                    declared.append(content.split(",")[0])
-                elif equiv in ("refresh", "location") and not refresh:
-                    refresh = content
-                if charset is None and element.get("charset") is not None and element is not doc:
-                    charset = _attr(element, "charset")
-            elif tag == "link":
-                if "canonical" in _attr(element, "rel").lower().split():
-                    canonical_hrefs.append(_attr(element, "href"))
-            elif element is doc:
-                continue
-            elif tag == "base":
-                if base_href is None and element.get("href") is not None:
-                    base_href = _attr(element, "href")
-            elif title_el is None:
-                title_el = element
-        declared.append(http_language.split(",")[0] if http_language else "")
-        base = url
-        if base_href is not None:
-            base = canonicalize(base_href, url) or url
-        canonical = ""
-        for href in canonical_hrefs:
-            canonical = canonicalize(href, base) or ""
-            if canonical:
-                break
-        title = ""
-        if title_el is not None:
-            title = _text(title_el)
-
-        # 3. Strip non-text elements; the dedup hash text.
-        etree.strip_elements(doc, *STRIP_TAGS, with_tail=False)
+        head = _read_head(doc, url, text, utf8, http_language)  # 2.
+        etree.strip_elements(doc, *STRIP_TAGS, with_tail=False)  # 3.
         hash_text = _hash_text(doc)
-        if not title:
-            for heading in doc.iter("h1", "h2", "h3", "h4", "h5", "h6"):
-                title = _text(heading)
-                if title:
-                    break
-        title = title[:MAX_TITLE_LEN]
-
-        # 4. Links (whole page, before any scraper).
-        collector = LinkCollector(url, base, config.max_links_to_extract)
-        add = collector.add
-        for tag, href, rel, anchor, title_attr, alts, context in link_records(doc, fast):
-            if collector.full:
-                break
-            if tag == "a" or tag == "area":
-                if not href:
-                    continue
-                if "nofollow" in rel.lower():
-                    continue
-                anchor = " ".join(anchor.split())
-                if not anchor and tag == "a":
-                    anchor = alts
-                if not anchor:
-                    anchor = title_attr.strip()
-                if context:  # the index entry the link is in (see .link_records)
-                    anchor = f"{context} {anchor}"
-                add(href, anchor, tag)
-            elif tag == "img":
-                alt = anchor.strip()
-                if alt:
-                    add(href or None, alt, "img")
-            else:  # frame, iframe
-                add(href or None, title_attr.strip(), tag)
-
+        title = head.title or _first_heading(doc)
+        collector = _collect_links(doc, url, head.base, config.max_links_to_extract, fast)  # 4.
         # 5. Scraper.
         scraper_name = None
         fields: dict[str, str] = {}
@@ -349,240 +243,160 @@ class HtmlProcessor:
         if root is None:
             root = doc
         if ctx.scrapers:
-            if cleaned is None:
-                cleaned = cleaned_text()
-            scraper = ctx.scrapers.choose(doc, cleaned)
+            scraper = ctx.scrapers.choose(doc, cleaned if cleaned is not None else cleaned_text())
             if scraper is not None:
                 scraper_name = scraper.name
                 chosen, scraped = ctx.scrapers.apply(scraper, doc)
                 fields.update(scraped)
                 if chosen is not None:
                     root = chosen
-
         # 6. Blocks (without the page's furniture) and a language sample (7. when the language
         # is not declared).
         drop_furniture(root)
-        guess = declared_language(declared=declared, charset=charset, url=url)
+        guess = declared_language(declared=head.declared, charset=head.charset, url=url)
         blocks, sample = text_blocks(
             root, 0 if guess is not None else config.language_sample_chars, fast=fast)
-
-        # 7. Language.
-        if guess is None:
-            guess = guess_language(declared=declared, charset=charset, url=url, text=sample)
+        if guess is None:  # 7. Language.
+            guess = guess_language(declared=head.declared, charset=head.charset, url=url,
+                                   text=sample)
         lang = guess.lang
-
         # 9. Description.
-        meta_blocks = [TextBlock(" .. ".join(descriptions), "meta", 0)] if descriptions else []
+        meta_blocks = ([TextBlock(" .. ".join(head.descriptions), "meta", 0)]
+                       if head.descriptions else [])
         sentences, body = summarize_and_index(meta_blocks + blocks, lang, ctx)
-
-        # 10. Redirects: meta refresh, far canonical.
-        location = None
-        if refresh:
-            match = _REFRESH_URL.search(refresh)
-            target = canonicalize(match.group(1), base) if match else None
-            if target and target != url:
-                location = target
-        if location is None and canonical and canonical != url and \
-                levenshtein(canonical, url, REDIRECT_EDIT_DISTANCE) > REDIRECT_EDIT_DISTANCE:
-            location = canonical
         links = collector.links(lang)
+        location = _redirect_target(head, url)  # 10.
         if location is not None:
             links = (Link(location, "", "location", 0.0),)
             sentences = (ScoredSentence(f"{url} => {location}", 1.0),)
             body = ()
-
         return Extraction(
-            title=title,
-            sentences=sentences,
-            body=body,
-            links=links,
-            robot_metas=robot_metas(metas),
-            lang=lang,
-            lang_source=guess.source,
-            keywords=tuple(keywords),
-            hash_text=hash_text,
-            media="text",
-            location=location,
-            fields=fields,
-            scraper=scraper_name,
-            errors=tuple(errors),
+            title=title[:MAX_TITLE_LEN], sentences=sentences, body=body, links=links,
+            robot_metas=robot_metas(head.metas), lang=lang, lang_source=guess.source,
+            keywords=tuple(head.keywords), hash_text=hash_text, media="text",
+            location=location, fields=fields, scraper=scraper_name, errors=(),
         )
 
 
-# -- blocks ---------------------------------------------------------------------------------
+class _Head(NamedTuple):
+    """What step 2 reads from the head elements (wherever they are in the tree)."""
+
+    metas: list[tuple[str, str]]     # (name or property, content), in order
+    descriptions: list[str]
+    keywords: list[str]
+    declared: list[str]              # language tags, in the order they are trusted
+    refresh: str                     # the first meta refresh (or location) content
+    charset: str | None
+    base: str                        # the url links are resolved against
+    canonical: str                   # the first canonical link that resolves, or ""
+    title: str                       # the <title> text, or ""
 
 
-def _block_xslt() -> str:
-    """The block stylesheet. Its modes say which block the text being written is in (and
-    whether it is code), so that every block boundary is written as the marker
-    ``OPEN tag TAGEND`` of the block the following text belongs to: after a block ends, that
-    is its parent block (``body`` at the top). Code (``pre``, and ``code``... not inside other
-    code) is written between ``CODE_OPEN`` and ``CODE_CLOSE``."""
-
-    def mode(tag: str, code: bool) -> str:
-        if tag == "body" and not code:
-            return ""  # the default mode: the top of the block stack is "body"
-        return f' mode="{tag}{"-code" if code else ""}"'
-
-    out = ['<xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform">',
-           '<xsl:output method="text" encoding="UTF-8"/>']
-    for current in BLOCK_TAGS:
-        for code in (False, True):
-            here = mode(current, code)
-            back = f"&#xe000;{current}&#xe001;"
-            for tag in BLOCK_TAGS:
-                if tag == "pre":
-                    start, end = ("", "") if code else ("&#xe003;", "&#xe004;")
-                    inner = mode("pre", True)
-                else:
-                    start, end, inner = "", "", mode(tag, code)
-                out.append(f'<xsl:template match="{tag}"{here}>&#xe000;{tag}&#xe001;{start}'
-                           f'<xsl:apply-templates{inner}/>{end}{back}</xsl:template>')
-            if not code:  # inside code, code elements are plain (XSLT's built-in rule)
-                out.append(f'<xsl:template match="{"|".join(CODE_TAGS)}"{here}>&#xe003;'
-                           f'<xsl:apply-templates{mode(current, True)}/>&#xe004;</xsl:template>')
-            out.append(f'<xsl:template match="br"{here}><xsl:text> </xsl:text></xsl:template>')
-    out.append("</xsl:stylesheet>")
-    return "\n".join(out)
-
-
-_BLOCK_XSLT = _block_xslt()
-
-
-def _block_stylesheet() -> etree.XSLT:
-    """The compiled block stylesheet, one per thread."""
-    sheet: etree.XSLT | None = getattr(_local, "blocks", None)
-    if sheet is None:
-        sheet = _local.blocks = etree.XSLT(etree.XML(_BLOCK_XSLT))
-    return sheet
-
-
-_new_block = partial(tuple.__new__, TextBlock)
-_BOUNDARY = re.compile("\ue000([^\ue001]*)\ue001")
-_CODE_REGION = re.compile("\ue003[^\ue004]*(?:\ue004|\\Z)")
-_PIECE_BREAK = re.compile("\ue000[^\ue001]*\ue001|\ue002")
-
-
-def text_blocks(
-    root: etree._Element, sample_chars: int, *, fast: bool = True
-) -> tuple[list[TextBlock], str]:
-    """Blocks of text under ``root`` in document order, and a language sample of at most
-    ``sample_chars`` characters that leaves out code (``pre``, ``code``, ``kbd``...).
-
-    A block is the text between two block boundaries (the start or end of a block element),
-    spaces collapsed, with the tag of the innermost block around it. The sample is the
-    non-code text, in pieces cut at every block or code boundary, joined with spaces; pieces
-    are taken until they hold ``sample_chars`` characters.
-
-    ``fast=False`` (the text may hold our marker characters) walks the elements in Python;
-    that path modifies the tree's text, so the caller must not use it afterwards.
-    """
-    stream = _block_stream(root) if fast else None
-    if stream is None:
-        return _text_blocks_by_element(root, sample_chars)
-    has_code = _CODE_OPEN in stream
-    text = stream.replace(_CODE_OPEN, "").replace(_CODE_CLOSE, "") if has_code else stream
-    # Spaces collapsed once for all (markers are not spaces): a block is its stripped segment.
-    parts = _BOUNDARY.split(" ".join(text.split()))
-    tags = parts[1::2]
-    tags.insert(0, "body")
-    kept = [(value, tag) for value, tag in zip(map(str.strip, parts[0::2]), tags, strict=True)
-            if value]
-    # Each block starts one character (a space) after the end of the one before.
-    offsets = list(accumulate((len(value) + 1 for value, _ in kept), initial=0))
-    blocks = list(map(_new_block, ((value, tag, offset) for (value, tag), offset in
-                                   zip(kept, offsets, strict=False))))
-    if sample_chars <= 0:
-        return blocks, ""
-    if not has_code and len(stream) <= sample_chars:  # the sample is all the blocks' text
-        return blocks, " ".join(value for value, _ in kept)[:sample_chars]
-    outside = _CODE_REGION.sub(_CLOSE, stream) if has_code else stream
-    if len(outside) > sample_chars:
-        pieces = _PIECE_BREAK.split(outside)
-        ends = list(accumulate(map(len, pieces)))
-        if ends[-1] >= sample_chars:  # pieces are taken while fewer characters are held
-            del pieces[bisect.bisect_left(ends, sample_chars) + 1:]
-        outside = " ".join(pieces)
-    else:
-        outside = _PIECE_BREAK.sub(" ", outside)
-    return blocks, " ".join(outside.split())[:sample_chars]
-
-
-def _block_stream(root: etree._Element) -> str | None:
-    """The text under ``root`` with block and code boundaries marked (see
-    :func:`_block_xslt`), as an element-by-element walk would see it: without what ``root``'s
-    tail would add (its end marker); ``None`` if the transformation failed."""
-    if not alone(root):
-        return None
-    try:
-        stream = str(_block_stylesheet()(root))
-    except etree.XSLTError:
-        return None
-    tag = root.tag
-    if tag in BLOCK_TAGS:
-        stream = stream[: stream.rfind(_OPEN)]
-        if tag == "pre" and stream.endswith(_CODE_CLOSE):
-            stream = stream[:-1]
-    elif tag in CODE_TAGS:
-        if stream.endswith(_CODE_CLOSE):
-            stream = stream[:-1]
-    elif tag == "br" and stream.endswith(" "):
-        stream = stream[:-1]
-    return stream
-
-
-def _text_blocks_by_element(root: etree._Element, sample_chars: int
-                            ) -> tuple[list[TextBlock], str]:
-    """:func:`text_blocks` walking the elements in Python: block boundaries are marked in the
-    tree's text so that one ``itertext`` call yields everything (the tree is modified)."""
-    for element in root.iter(*BLOCK_TAGS, *CODE_TAGS, "br"):
+def _read_head(doc: etree._Element, url: str, text: str | None, utf8: bytes | None,
+               http_language: str) -> _Head:
+    """Step 2, in one walk over the head elements: metas in order, the first meta with a
+    charset, base with an href and title below the root, canonical links."""
+    metas: list[tuple[str, str]] = []
+    descriptions: list[str] = []
+    keywords: list[str] = []
+    declared: list[str] = []
+    head = text[:512] if text is not None else utf8[:2048].decode("utf-8", "ignore")[:512]
+    match = _XML_LANG.match(_CONTROL.sub(" ", head))
+    if match:
+        declared.append(match.group(1))
+    declared.append(_attr(doc, "lang") or _attr(doc, "{http://www.w3.org/XML/1998/namespace}lang"))
+    refresh = ""
+    charset = None
+    base_href: str | None = None
+    canonical_hrefs: list[str] = []
+    title_el = None
+    for element in doc.iter("meta", "link", "base", "title"):
         tag = element.tag
-        if tag == "br":
-            element.tail = " " + (element.tail or "")
-        elif tag in CODE_TAGS:
-            element.text = _CODE_OPEN + (element.text or "")
-            element.tail = _CODE_CLOSE + (element.tail or "")
-        else:
-            code = tag == "pre"
-            element.text = f"{_OPEN}{tag}{_TAGEND}{_CODE_OPEN if code else ''}{element.text or ''}"
-            element.tail = f"{_CODE_CLOSE if code else ''}{_CLOSE}{element.tail or ''}"
-    stream = "".join(root.itertext())
-    blocks: list[TextBlock] = []
-    sample: list[str] = []
-    sample_len = 0
-    stack = ["body"]
-    code_depth = 0
-    pending: list[str] = []
-    offset = 0
-
-    def flush() -> None:
-        nonlocal offset
-        if pending:
-            value = " ".join("".join(pending).split())
-            pending.clear()
-            if value:
-                blocks.append(TextBlock(value, stack[-1], offset))
-                offset += len(value) + 1
-
-    for piece in _MARKERS.split(stream):
-        if not piece:
+        if tag == "meta":
+            name = (_attr(element, "name") or _attr(element, "property")).lower()
+            equiv = _attr(element, "http-equiv").lower()
+            content = _attr(element, "content")
+            if name:
+                metas.append((name, content))
+            if name in ("description", "og:description", "dc.description") and content:
+                descriptions.append(content)
+            elif name == "keywords" and content:
+                keywords.extend(k.strip() for k in content.split(",") if k.strip())
+            elif name in ("language", "dc.language"):
+                declared.append(content)
+            if equiv == "content-language":
+                declared.append(content.split(",")[0])
+            elif equiv in ("refresh", "location") and not refresh:
+                refresh = content
+            if charset is None and element.get("charset") is not None and element is not doc:
+                charset = _attr(element, "charset")
+        elif tag == "link":
+            if "canonical" in _attr(element, "rel").lower().split():
+                canonical_hrefs.append(_attr(element, "href"))
+        elif element is doc:
             continue
-        first = piece[0]
-        if first == _OPEN and piece[-1] == _TAGEND:
-            flush()
-            stack.append(piece[1:-1])
-        elif piece == _CLOSE:
-            flush()
-            if len(stack) > 1:
-                stack.pop()
-        elif piece == _CODE_OPEN:
-            code_depth += 1
-        elif piece == _CODE_CLOSE:
-            code_depth = max(0, code_depth - 1)
-        else:
-            pending.append(piece)
-            if code_depth == 0 and sample_len < sample_chars:
-                sample.append(piece)
-                sample_len += len(piece)
-    flush()
-    return blocks, " ".join(" ".join(sample).split())[:sample_chars]
+        elif tag == "base":
+            if base_href is None and element.get("href") is not None:
+                base_href = _attr(element, "href")
+        elif title_el is None:
+            title_el = element
+    declared.append(http_language.split(",")[0] if http_language else "")
+    base = url if base_href is None else canonicalize(base_href, url) or url
+    canonical = next((c for c in (canonicalize(h, base) for h in canonical_hrefs) if c), "")
+    title = _text(title_el) if title_el is not None else ""
+    return _Head(metas, descriptions, keywords, declared, refresh, charset, base, canonical,
+                 title)
+
+
+def _first_heading(doc: etree._Element) -> str:
+    """Step 8's fallback title: the first non-empty ``h1``..``h6``."""
+    for heading in doc.iter("h1", "h2", "h3", "h4", "h5", "h6"):
+        title = _text(heading)
+        if title:
+            return title
+    return ""
+
+
+def _collect_links(doc: etree._Element, url: str, base: str, limit: int,
+                   fast: bool) -> LinkCollector:
+    """Step 4: the links of the whole page (before any scraper), up to ``limit``."""
+    collector = LinkCollector(url, base, limit)
+    add = collector.add
+    for tag, href, rel, anchor, title_attr, alts, context in link_records(doc, fast):
+        if collector.full:
+            break
+        if tag == "a" or tag == "area":
+            if not href:
+                continue
+            if "nofollow" in rel.lower():
+                continue
+            anchor = " ".join(anchor.split())
+            if not anchor and tag == "a":
+                anchor = alts
+            if not anchor:
+                anchor = title_attr.strip()
+            if context:  # the index entry the link is in (see .link_records)
+                anchor = f"{context} {anchor}"
+            add(href, anchor, tag)
+        elif tag == "img":
+            alt = anchor.strip()
+            if alt:
+                add(href or None, alt, "img")
+        else:  # frame, iframe
+            add(href or None, title_attr.strip(), tag)
+    return collector
+
+
+def _redirect_target(head: _Head, url: str) -> str | None:
+    """Step 10: a meta refresh to another url, else a canonical link more than
+    ``REDIRECT_EDIT_DISTANCE`` edits away from the url, makes the page a redirect."""
+    if head.refresh:
+        match = _REFRESH_URL.search(head.refresh)
+        target = canonicalize(match.group(1), head.base) if match else None
+        if target and target != url:
+            return target
+    canonical = head.canonical
+    if canonical and canonical != url and \
+            levenshtein(canonical, url, REDIRECT_EDIT_DISTANCE) > REDIRECT_EDIT_DISTANCE:
+        return canonical
+    return None

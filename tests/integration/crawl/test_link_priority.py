@@ -6,7 +6,7 @@ import numpy as np
 
 from crawler.core.crawl import CrawlConfig, CrawlOrder
 from crawler.core.fetch import FetchConfig
-from crawler.core.fetch_worker import ScheduleWorker
+from crawler.core.fetcher import ScheduleWorker
 from crawler.core.process import PageProcessor
 from crawler.core.scheduler import Schedule, ScheduleEntry
 from crawler.core.wire import discovered_from_wire
@@ -27,7 +27,7 @@ def discovered(order, scores):
         shipped = []
         worker = ScheduleWorker(
             crawl, FetchConfig(allowed_networks=("127.0.0.0/8",)), PageProcessor(), 1,
-            lambda server_n, batch: shipped.append(batch),
+            lambda server_n, batch: shipped.append(batch.to_wire()),
             link_scores=None if scores is None else (
                 lambda urls: np.array([scores.get(u.rsplit("/", 1)[1], 0.0) for u in urls])))
         entry = ScheduleEntry(server.url("/"), 0, 3.0, 0, 0.0, None, 0)

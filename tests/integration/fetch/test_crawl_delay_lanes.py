@@ -13,15 +13,11 @@ from typing import Any
 from crawler.core.crawl import CrawlConfig
 from crawler.core.fetch import FetchConfig
 from crawler.core.fetch.result import FetchResult
-from crawler.core.fetch_worker import (
-    LANE_GRACE_SECONDS,
-    LANE_THREADS,
-    ScheduleWorker,
-    _DelayLanes,
-    origin_of,
-)
+from crawler.core.fetcher import ScheduleWorker
+from crawler.core.fetcher.lanes import LANE_GRACE_SECONDS, LANE_THREADS, DelayLanes
 from crawler.core.process import PageProcessor
 from crawler.core.scheduler import Schedule, ScheduleEntry
+from crawler.core.urls import origin_of
 from crawler.core.wire import deferred_from_wire
 from indexer.core.urls import host_of
 from tests.fixtures.sites import FixtureServer, LogEntry, hostile_router, normal_site
@@ -51,7 +47,7 @@ def run_worker(entries: list[ScheduleEntry], round_size: int = 100,
                **options: Any) -> tuple[Any, list[dict[str, Any]], float]:
     batches: list[dict[str, Any]] = []
     worker = ScheduleWorker(CRAWL, CONFIG, PageProcessor(), 1,
-                            lambda server, batch: batches.append(batch), **options)
+                            lambda server, batch: batches.append(batch.to_wire()), **options)
     schedule = Schedule(sid, tuple(sorted(entries, key=lambda e: e.slot)), 0.0, 0.0, round_size)
     started = time.monotonic()
     try:
@@ -173,7 +169,7 @@ def test_lanes_wait_without_holding_threads_and_cancel_keeps_each_lanes_first_ur
         last[host] = time.time()
         return FetchResult(url=entry.url, final_url=entry.url, status=200)
 
-    lanes = _DelayLanes(fetch, last, time.time, LANE_THREADS)
+    lanes = DelayLanes(fetch, last, time.time, LANE_THREADS)
     try:
         for host in hosts:
             for k in range(3):
@@ -203,7 +199,7 @@ def test_lanes_wait_without_holding_threads_and_cancel_keeps_each_lanes_first_ur
         last[host_of(entry.url)] = time.time()
         return FetchResult(url=entry.url, final_url=entry.url, status=200)
 
-    lanes = _DelayLanes(slow_fetch, last, time.time, 1)
+    lanes = DelayLanes(slow_fetch, last, time.time, 1)
     try:
         for host in ("a.test", "b.test"):
             for k in range(3):

@@ -11,10 +11,11 @@ import time
 
 import pytest
 
-from crawler.core import fetch_worker
 from crawler.core.crawl import CrawlConfig
 from crawler.core.fetch import FetchConfig
-from crawler.core.fetch_worker import ScheduleWorker
+from crawler.core.fetch import round as fetch_round_module
+from crawler.core.fetcher import ScheduleWorker
+from crawler.core.fetcher import rounds as rounds_module
 from crawler.core.process import PageProcessor
 from crawler.core.scheduler import Schedule, ScheduleEntry
 from tests.fixtures.sites import FixtureServer
@@ -41,7 +42,7 @@ def route(request: Request) -> Response:
 def crawl_events(monkeypatch: pytest.MonkeyPatch, ahead_bytes: int) -> list[tuple[str, str]]:
     """(event, path) in order: "fetch" when a round's downloads start (its first url),
     "handle" when a page is handled."""
-    monkeypatch.setattr(fetch_worker, "AHEAD_BODY_BYTES", ahead_bytes)
+    monkeypatch.setattr(rounds_module, "AHEAD_BODY_BYTES", ahead_bytes)
     events: list[tuple[str, str]] = []
     lock = threading.Lock()
     with FixtureServer(route, host="127.0.0.2") as server:
@@ -49,7 +50,7 @@ def crawl_events(monkeypatch: pytest.MonkeyPatch, ahead_bytes: int) -> list[tupl
                         for i in range(PAGES))
         worker = ScheduleWorker(CRAWL, CONFIG, PageProcessor(), 1, lambda _s, _b: None,
                                 ship_every=1000, ship_seconds=1000.0)
-        fetch_plain, handle = worker._fetch_plain, worker._handle
+        fetch_plain, handle = worker._download_round, worker._pages.handle
 
         def fetch_round(round_entries):
             with lock:
@@ -63,8 +64,8 @@ def crawl_events(monkeypatch: pytest.MonkeyPatch, ahead_bytes: int) -> list[tupl
                 time.sleep(0.3)  # time for a round downloading ahead to be under way
             return handle(entry, result, *args)
 
-        monkeypatch.setattr(worker, "_fetch_plain", fetch_round)
-        monkeypatch.setattr(worker, "_handle", handle_page)
+        monkeypatch.setattr(worker, "_download_round", fetch_round)
+        monkeypatch.setattr(worker._pages, "handle", handle_page)
         try:
             worker.run(Schedule("s-1", entries, 0.0, 0.0, ROUND), 0)
         finally:
@@ -92,7 +93,7 @@ def test_small_rounds_download_ahead(monkeypatch):
 def test_long_bodies_wait_deflated_and_are_handled_whole(monkeypatch):
     """A body of PACK_BODY_BYTES or more waits for its turn deflated, and is handled with
     every byte; shorter ones wait as they came."""
-    monkeypatch.setattr(fetch_worker, "PACK_BODY_BYTES", PAGE_BYTES // 2)
+    monkeypatch.setattr(fetch_round_module, "PACK_BODY_BYTES", PAGE_BYTES // 2)
     waiting: list[tuple[str, int]] = []
     handled: dict[str, bytes] = {}
     with FixtureServer(route, host="127.0.0.2") as server:
@@ -101,25 +102,25 @@ def test_long_bodies_wait_deflated_and_are_handled_whole(monkeypatch):
                         for i, p in enumerate(paths))
         worker = ScheduleWorker(CRAWL, CONFIG, PageProcessor(), 1, lambda _s, _b: None,
                                 ship_every=1000, ship_seconds=1000.0)
-        fetch_plain, handle = worker._fetch_plain, worker._handle
+        fetch_plain, handle = worker._download_round, worker._pages.handle
 
         def fetch_round(round_entries):
             results = fetch_plain(round_entries)
-            waiting.extend((type(r).__name__, fetch_worker._held_bytes(r)) for r in results)
+            waiting.extend((type(r).__name__, fetch_round_module.held_bytes(r)) for r in results)
             return results
 
         def handle_page(entry, result, *args):
             handled[entry.url.rsplit("/", 1)[1]] = result.body
             return handle(entry, result, *args)
 
-        monkeypatch.setattr(worker, "_fetch_plain", fetch_round)
-        monkeypatch.setattr(worker, "_handle", handle_page)
+        monkeypatch.setattr(worker, "_download_round", fetch_round)
+        monkeypatch.setattr(worker._pages, "handle", handle_page)
         try:
             report = worker.run(Schedule("s-1", entries, 0.0, 0.0, 10), 0)
         finally:
             worker.close()
     assert report.fetched == 5
-    packed = [held for kind, held in waiting if kind == "_Packed"]
+    packed = [held for kind, held in waiting if kind == "PackedResult"]
     assert len(packed) == 4 and all(held < PAGE_BYTES // 20 for held in packed)
     assert ("FetchResult", 43) in waiting  # a short page: kept as it came
     assert handled["small"] == b"<html><body><p>small page</p></body></html>"

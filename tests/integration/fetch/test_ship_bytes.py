@@ -10,7 +10,8 @@ from urllib.parse import urlsplit
 
 from crawler.core.crawl import CrawlConfig
 from crawler.core.fetch import FetchConfig
-from crawler.core.fetch_worker import ScheduleWorker, batch_item_bytes
+from crawler.core.fetcher import ScheduleWorker
+from crawler.core.fetcher.outboxes import batch_item_bytes
 from crawler.core.process import PageProcessor
 from crawler.core.scheduler import Schedule, ScheduleEntry
 from tests.fixtures.sites import FixtureServer, normal_site
@@ -27,7 +28,7 @@ def crawl_pages(ship_bytes: int) -> list[dict[str, Any]]:
         entries = tuple(ScheduleEntry(server.url(path), 1, 0.0, 0, 0.0, None, slot)
                         for slot, path in enumerate(site.allowed_paths))
         worker = ScheduleWorker(CRAWL, CONFIG, PageProcessor(), 1,
-                                lambda _server, batch: batches.append(batch),
+                                lambda _server, batch: batches.append(batch.to_wire()),
                                 ship_every=1000, ship_seconds=1000.0, ship_bytes=ship_bytes)
         try:
             worker.run(Schedule("s-1", entries, 0.0, 0.0, 100), 0)

@@ -10,10 +10,11 @@ from crawler.core.crawl import CrawlConfig, SeedSpec
 from crawler.core.fetch import FetchConfig, Fetcher
 from crawler.core.fetch.hostwatch import HostWatch
 from crawler.core.fetch.result import FetchResult
-from crawler.core.fetch_worker import ScheduleWorker, origin_of
+from crawler.core.fetcher import ScheduleWorker
 from crawler.core.local_crawl import LocalCrawl
 from crawler.core.process import PageProcessor
 from crawler.core.scheduler import Schedule, ScheduleEntry
+from crawler.core.urls import origin_of
 from crawler.core.wire import deferred_from_wire
 from indexer.core.reader import IndexBundleReader
 from tests.fixtures.sites import FixtureServer, Router, hostile_router, html_page, normal_site
@@ -49,7 +50,7 @@ def test_a_stalling_host_does_not_hold_up_the_fast_hosts_pages() -> None:
                   [stalled_rest[0], *pages[4:8]],
                   [*stalled_rest[1:], *pages[8:12]]]
         worker = ScheduleWorker(crawl, config, PageProcessor(), 1,
-                                lambda server, batch: batches.append(batch),
+                                lambda server, batch: batches.append(batch.to_wire()),
                                 fetcher=fetcher, slow_seconds=SLOW)
         started = time.monotonic()
         report = worker.run(schedule_of(rounds, round_size=5), 0)
@@ -153,7 +154,7 @@ def test_a_busy_but_steady_host_is_not_a_stall() -> None:
     with FixtureServer(hostile_router(), host="127.0.0.4") as busy, Fetcher(config) as fetcher:
         urls = [busy.url(f"/hold?seconds=0.4&n={k}") for k in range(10)]
         worker = ScheduleWorker(crawl, config, PageProcessor(), 1,
-                                lambda server, batch: batches.append(batch),
+                                lambda server, batch: batches.append(batch.to_wire()),
                                 fetcher=fetcher, slow_seconds=SLOW)
         report = worker.run(schedule_of([urls], round_size=100), 0)
         worker.close()

@@ -1,0 +1,108 @@
+"""The batch a fetcher ships to one queue server: one frozen dataclass, its JSON form built and
+parsed here.
+
+Layer: ``crawler.core``. The fetcher (:mod:`crawler.core.fetcher.outboxes`) builds a
+:class:`FetcherBatch` per queue server; the glue ships :meth:`FetcherBatch.to_wire` in a signed
+envelope (``crawler.core.shipping.seal``); the queue server (``crawler.core.queue_server``) and
+its inbox task read it back with :meth:`FetcherBatch.from_wire`. The items inside keep their
+own JSON forms, encoded and decoded by :mod:`crawler.core.wire` (documents, discovered urls,
+deferred urls). The JSON form::
+
+    {"crawl": <timestamp>, "server": n, "schedule": <id or null>, "done": bool,
+     "docs": [document, ...], "discovered": [url tuple, ...],
+     "deferred": [[url, depth, weight, tier, policy, policy depth], ...],
+     "stalls": {origin: count}, "hopeless": [origin, ...],
+     "robots": [{"origin", "status", "body"}], "host_errors": {origin: count},
+     "fetched": [[url, etag, expires], ...], "counters": {name: int}}
+
+``done`` is set on the last batch a fetcher sends to the schedule's own queue server: that
+queue server then acknowledges the schedule. ``deferred`` are urls of the schedule the fetcher
+did not fetch because their host stalled (they go back into the queue), ``stalls`` counts each
+such host's stalled downloads, ``hopeless`` names those none of whose downloads came in time
+(the queue server drops a host that was hopeless in several schedules; a batch without
+``hopeless``, from an older fetcher, counts every stalled host). Every key but ``crawl`` may be
+missing when read: it is then empty (``server``: None, meaning the reader's own).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .wire import WireError
+
+_LISTS = ("docs", "discovered", "robots", "fetched", "deferred")
+_COUNTS = ("host_errors", "stalls", "counters")
+
+
+@dataclass(frozen=True, slots=True)
+class FetcherBatch:
+    """What one fetcher sends one queue server at a time (see the module docstring). Items
+    are in their JSON forms (:mod:`crawler.core.wire`), as the fetcher made them."""
+
+    crawl: int
+    server: int | None
+    schedule: str | None = None
+    done: bool = False
+    docs: tuple[dict[str, Any], ...] = ()
+    discovered: tuple[list[Any], ...] = ()
+    robots: tuple[dict[str, Any], ...] = ()
+    host_errors: Mapping[str, int] = field(default_factory=dict)
+    fetched: tuple[list[Any], ...] = ()
+    deferred: tuple[list[Any], ...] = ()
+    stalls: Mapping[str, int] = field(default_factory=dict)
+    hopeless: tuple[str, ...] | None = ()
+    counters: Mapping[str, int] = field(default_factory=dict)
+
+    def to_wire(self) -> dict[str, Any]:
+        """The JSON form. Long lists stay lists (the envelope seals them a slice at a time)."""
+        return {
+            "crawl": self.crawl, "server": self.server, "schedule": self.schedule,
+            "done": self.done, "docs": list(self.docs), "discovered": list(self.discovered),
+            "robots": list(self.robots), "host_errors": dict(self.host_errors),
+            "fetched": list(self.fetched), "deferred": list(self.deferred),
+            "stalls": dict(self.stalls),
+            "hopeless": None if self.hopeless is None else list(self.hopeless),
+            "counters": dict(self.counters),
+        }
+
+    @classmethod
+    def from_wire(cls, data: Any) -> FetcherBatch:
+        """Check a batch's shape and scalar fields; raise :class:`WireError`. Its items are
+        checked when they are decoded (:mod:`crawler.core.wire`)."""
+        if not isinstance(data, dict):
+            raise WireError(f"batch: expected a dict, got {type(data).__name__}")
+        try:
+            lists = {key: _list(data.get(key), key) for key in _LISTS}
+            counts = {key: _counts(data.get(key), key) for key in _COUNTS}
+            hopeless = data.get("hopeless")
+            server, schedule = data.get("server"), data.get("schedule")
+            return cls(
+                crawl=int(data["crawl"]),
+                server=None if server is None else int(server),
+                schedule=None if schedule is None else str(schedule),
+                done=bool(data.get("done")),
+                hopeless=None if hopeless is None else tuple(
+                    str(o) for o in _list(hopeless, "hopeless")),
+                **lists, **counts)
+        except WireError:
+            raise
+        except (KeyError, TypeError, ValueError) as exc:
+            raise WireError(f"bad batch: {exc!r}") from None
+
+
+def _list(value: Any, name: str) -> tuple[Any, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise WireError(f"batch {name}: expected a list, got {type(value).__name__}")
+    return tuple(value)
+
+
+def _counts(value: Any, name: str) -> dict[str, int]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise WireError(f"batch {name}: expected a dict, got {type(value).__name__}")
+    return {str(k): int(v) for k, v in value.items()}

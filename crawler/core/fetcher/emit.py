@@ -1,0 +1,83 @@
+"""Emitted urls: the links of a processed page as discovered urls for the queue servers.
+
+Layer: ``crawler.core.fetcher``. The page handling (:mod:`.pages`) asks :class:`LinkEmitter`
+for a page's discovered urls; each carries what the scheduler weighs it by (the seed, *Yioop's
+crawl, index and ranking*): its depth, its rank among the page's links, the source's weight and
+tier, its share of the page's OPIC cash, and the crawl policy it inherits
+(:mod:`crawler.core.policy`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..crawl import CrawlConfig, CrawlOrder
+from ..page import Link, ProcessedPage
+from ..policy import child_policy, page_switch
+from ..scheduler import DiscoveredUrl, ScheduleEntry
+from ..urls import file_extension
+from ..wire import discovered_to_wire
+
+NON_HTML_EXTENSIONS = frozenset({"pdf", "txt", "csv", "tsv", "xml", "rss", "atom", "gif", "jpg",
+                                 "jpeg", "png", "svg", "bmp", "webp", "gz", "zip", "tar", "mp3",
+                                 "mp4", "json", "doc", "docx", "ppt", "pptx", "xls", "xlsx"})
+
+LinkScores = Callable[[Sequence[str]], np.ndarray]
+"""Link-analysis scores of urls (0 or not finite: unscored), from a previous score update."""
+
+
+class LinkEmitter:
+    """Turns a page's links into discovered urls (their JSON rows). Immutable."""
+
+    def __init__(self, crawl: CrawlConfig, link_scores: LinkScores | None = None) -> None:
+        self.crawl = crawl
+        self._link_scores = link_scores
+
+    def discovered(self, page: ProcessedPage, entry: ScheduleEntry) -> Iterator[list[Any]]:
+        """The discovered-url rows of ``page``, fetched for ``entry``: none past the crawl's
+        depth, none the site rules forbid, none pointing back to the page by its location
+        or canonical link."""
+        links = [link for link in page.links if link.kind not in ("location", "canonical")
+                 or link.url != page.url]
+        if self.crawl.max_depth >= 0 and entry.depth + 1 > self.crawl.max_depth:
+            return
+        order, shares = self.link_order(links)
+        links = [links[i] for i in order]
+        # seed policies travel with the links (crawler.core.policy); a spam page switches
+        policy, policy_depth = child_policy(entry.policy, entry.policy_depth,
+                                            page_switch(page.fields, page.safe))
+        cash = (entry.weight * shares) if (links and self.crawl.order == CrawlOrder.OPIC) \
+            else np.zeros(len(links))
+        for index, link in enumerate(links):
+            if not self.crawl.site_rules.permits(link.url):
+                continue
+            is_sitemap = link.kind == "sitemap" or page.is_sitemap and link.url.endswith(
+                (".xml", ".xml.gz"))
+            yield discovered_to_wire(DiscoveredUrl(
+                link.url, entry.depth + 1, index, source_url=page.url,
+                source_weight=entry.weight, source_tier=entry.tier, is_sitemap=is_sitemap,
+                is_html=file_extension(link.url) not in NON_HTML_EXTENSIONS,
+                opic_cash=float(cash[index]), policy=policy.value, policy_depth=policy_depth,
+                anchor_text=link.text))
+
+    def link_order(self, links: Sequence[Link]) -> tuple[np.ndarray, np.ndarray]:
+        """The order in which a page's links are ranked (their link index i, hence the weight
+        the scheduler gives them) and each one's share of the page's OPIC cash.
+
+        Without link-analysis scores: page order and equal shares (the seed's rule). With them
+        (a previous ``manage.py score_update``), better-scored targets come first and take a
+        share of the cash proportional to their score (plus an even part, so an unscored url
+        still gets some)."""
+        n = len(links)
+        if n == 0:
+            return np.zeros(0, np.int64), np.zeros(0)
+        if self._link_scores is None:
+            return np.arange(n), np.full(n, 1.0 / n)
+        scores = np.asarray(self._link_scores([link.url for link in links]), dtype=np.float64)
+        scores = np.where(np.isfinite(scores) & (scores > 0), scores, 0.0)
+        order = np.argsort(-scores, kind="stable")
+        weights = scores[order] + (scores.mean() if scores.any() else 1.0)
+        return order, weights / weights.sum()

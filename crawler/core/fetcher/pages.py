@@ -1,0 +1,98 @@
+"""Handling one download: process the page and put what it yields in the outboxes.
+
+Layer: ``crawler.core.fetcher``. The worker hands each finished download to
+:meth:`PageHandler.handle`: a robots.txt answer becomes robots data for the schedule's own
+queue server; a failed download a fetched row without validators (and an error); a page (and
+each redirect hop before it, as a location document) is processed
+(:class:`crawler.core.process.PageProcessor`) into index documents (the page itself, and one
+link document per outlink, filed under the link's target: ``crawler.core.indexing``) and
+discovered urls (:mod:`.emit`), each put in the outbox of the queue server that owns it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from indexer.core.text import TextAnalyzer
+
+from ..fetch import FetchResult
+from ..indexing import iter_index_documents
+from ..page import FetchedPage, ProcessedPage
+from ..process import PageProcessor
+from ..scheduler import ScheduleEntry
+from ..urls import origin_of
+from ..wire import encoded_document_to_wire
+from .emit import LinkEmitter
+from .outboxes import Outboxes
+
+Ship = Callable[[], None]
+"""Ships the outboxes now (the schedule's batches so far)."""
+
+
+class PageHandler:
+    """Processes downloads of one schedule into its outboxes. Not thread-safe."""
+
+    def __init__(self, processor: PageProcessor, analyzer: TextAnalyzer, links: LinkEmitter,
+                 outboxes: Outboxes, clock: Callable[[], float]) -> None:
+        self.processor = processor
+        self._analyzer = analyzer
+        self._links = links
+        self._outboxes = outboxes
+        self._clock = clock
+
+    def handle(self, entry: ScheduleEntry, result: FetchResult, origin_server: int,
+               ship: Ship) -> tuple[bool, int]:
+        """Process one download; return (was an error, documents produced).
+
+        A page whose documents and links pass the batch bound by themselves (an index page with
+        thousands of links) is shipped in parts, by ``ship``. Its url is recorded as fetched
+        only with its last part: a fetcher killed in between has not told its queue server
+        that the page was fetched, so the page is fetched again with its schedule."""
+        own = self._outboxes.of(origin_server)
+        own.counters["pages_fetched"] += 1
+        own.counters["bytes_downloaded"] += len(result.body)
+        if entry.is_robots:
+            status = 0 if result.error is not None else result.status
+            body = result.body.decode("utf-8", "replace") if 200 <= status < 300 else None
+            own.robots.append({"origin": origin_of(entry.url), "status": status, "body": body})
+            return result.error is not None, 0
+        if result.error is not None or (result.status >= 400 and result.status != 404):
+            own.counters["fetch_errors"] += 1
+            own.fetched.append([entry.url, None, None])
+            return True, 0
+        fetched_row = [entry.url, result.etag, result.expires_at]
+        if result.status == 304 or result.status >= 400:
+            own.fetched.append(fetched_row)
+            return False, 0
+        produced = 0
+        for hop in result.redirects:
+            page = self.processor.process(FetchedPage(
+                url=hop.source, body=b"", status=hop.status,
+                headers={"location": hop.target}, fetched_at=self._clock()))
+            produced += self._emit(page, entry, allow_links=False, ship=ship)
+        page = self.processor.process(FetchedPage(
+            url=result.final_url or entry.url, body=result.body, status=result.status,
+            headers=dict(result.headers), fetched_at=self._clock(),
+            download_time=result.elapsed, ip=result.ip or ""))
+        produced += self._emit(page, entry, allow_links=True, ship=ship)
+        self._outboxes.of(origin_server).fetched.append(fetched_row)  # (a part may have gone)
+        return False, produced
+
+    def _emit(self, page: ProcessedPage, entry: ScheduleEntry, allow_links: bool,
+              ship: Ship) -> int:
+        """Put the page's documents (and, ``allow_links``, its discovered urls) in the
+        outboxes; return the number of documents."""
+        produced = 0
+        for doc in iter_index_documents(page, self._analyzer):
+            self._put("docs", doc.url, encoded_document_to_wire(doc), ship)
+            produced += 1
+        if allow_links:
+            for row in self._links.discovered(page, entry):
+                self._put("discovered", row[0], row, ship)
+        return produced
+
+    def _put(self, kind: str, url: str, item: dict[str, Any] | list[Any], ship: Ship) -> None:
+        box = self._outboxes.of(self._outboxes.server_of(url))
+        if self._outboxes.put(getattr(box, kind), item):
+            ship()
