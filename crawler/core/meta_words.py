@@ -1,4 +1,4 @@
-"""Meta words made at index time (../shared/yioop-notes.md §6.2, calculateMetas).
+"""Meta words made at index time (Yioop's calculateMetas; the Yioop design document lists them).
 
 Layer: ``crawler.core``. Meta words are terms with a prefix and no position (the index posts them
 with frequency 0). The query side appends some of them to every query (``safe:true``,

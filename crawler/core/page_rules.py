@@ -2,7 +2,7 @@
 
 Layer: ``crawler.core``. The admin validates rule text with :func:`parse_rules` (errors carry
 line and column); the page processor compiles the crawl's rules once and runs them on every page
-(:meth:`PageRules.apply`). Rules follow ../shared/yioop-notes.md §10.
+(:meth:`PageRules.apply`). Rules follow Yioop's page-rule language.
 
 Grammar (one statement per line; blank lines and lines starting with ``#`` are ignored)::
 

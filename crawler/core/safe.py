@@ -1,4 +1,4 @@
-"""A small safe-search classifier (../shared/yioop-notes.md §6.2).
+"""A small safe-search classifier (as Yioop's safe-search test works).
 
 Layer: ``crawler.core``. Score = (distinct unsafe terms present) x (total occurrences of unsafe
 terms) / (text length in characters + 1); a page is safe when the score is under the threshold

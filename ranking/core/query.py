@@ -5,7 +5,7 @@ tokenisation and stemming as documents — so a query term is spelled exactly as
 it. Meta words (``site:``, ``lang:`` ...) are ordinary terms of the index and are kept verbatim
 (lower-cased).
 
-Syntax (Yioop's, see ../shared/yioop-notes.md §6):
+Syntax (Yioop's query language):
 
 * words are conjunctive; ``|`` separates disjuncts (a union of conjunctions);
 * ``"exact phrase"``, with ``*`` inside quotes matching any run of words;
@@ -29,16 +29,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from indexer.core.meta_vocabulary import META_PREFIXES, URL_META_PREFIXES
 from indexer.core.text import TextAnalyzer, guess_text_language, major
 
-META_PREFIXES = frozenset({
-    "class", "class-score", "cld", "code", "date", "dns", "duration", "filetype", "guid",
-    "host", "info", "ip", "link", "location", "modified", "lang", "media", "numlinks", "os",
-    "path", "robot", "safe", "server", "site", "size", "source", "time", "u", "version",
-})
-# meta words whose value is a url, as the crawler wrote it (crawler.core.meta_words,
-# crawler.core.indexing: ``link:`` on pages, ``source:`` on link documents)
-URL_META_PREFIXES = frozenset({"info", "link", "location", "source"})
 CONTROL_PREFIXES = frozenset({"i", "index", "raw", "no", "w", "weight", "m", "mix", "highlight"})
 NO_OPTIONS = frozenset({"guess", "network", "cache"})
 # A term ending in one of these becomes site:term (guessSemantics)

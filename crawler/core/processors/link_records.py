@@ -13,7 +13,7 @@ is the entry's own text and the link, named after the section it points at, foll
 nested list of links (``<li>table of <ul><li><a>contents</a></li></ul></li>``; ``<dt>thread
 safety</dt><dd><dl><dt><a>Connection</a></dt>...``). Those terms are what a reader looks the
 page up by, so they belong with the link's text, as Yioop takes a window of the parent node's
-text for a link whose own text is too short (../shared/yioop-notes.md §10, "Anchor text"), and
+text for a link whose own text is too short, and
 as the anchor-window literature does. The context of a link whose parent element is a list
 item (``li``) or a definition term (``dt``) is
 

@@ -2,7 +2,7 @@
 
 Layer: ``crawler.core.summarizers``; used by the page processors. :func:`get_summarizer`
 returns the summarizer for a config name: ``basic``, ``centroid``, ``centroid_weighted`` or
-``graph`` (see each module and ../shared/yioop-notes.md §9).
+``graph`` (each module states its algorithm).
 """
 
 from __future__ import annotations

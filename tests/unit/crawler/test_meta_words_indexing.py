@@ -4,6 +4,7 @@ from crawler.core.indexing import batch_documents, to_index_documents
 from crawler.core.meta_words import page_meta_words, url_hash_word
 from crawler.core.safe import is_safe, unsafe_score
 from indexer.core.ids import DocType
+from indexer.core.meta_vocabulary import INTERNAL_PREFIXES, META_PREFIXES
 
 from .helpers import html
 
@@ -24,6 +25,22 @@ def test_page_meta_words():
     assert f"info:{url_hash_word('https://docs.python.org/3/library/os.html')}" in words
     assert "host:all" not in words
     assert len(set(words)) == len(words)
+
+
+def test_every_meta_word_written_is_one_the_query_parser_reads():
+    """The producer and the parser share one vocabulary (indexer.core.meta_vocabulary): a
+    prefix written here but unknown to the parser could never be searched."""
+    page = html('<title>Home</title><p>Body words.</p><a href="https://other.org/t">Target '
+                'topic</a><a href="/in.html">Inner page</a>')
+    written = {word.split(":", 1)[0] for document in to_index_documents(page)
+               for word in document.meta_words}
+    written |= {word.split(":", 1)[0] for word in page_meta_words(
+        url="https://a.org/x.pdf", host="a.org", status=404, mime_type="application/pdf",
+        lang="fr", media="text", safe=False, fetched_at=1_700_000_000.0,
+        last_modified="Wed, 21 Oct 2015 07:28:00 GMT", links=["https://b.org/"], size=99,
+        ip="127.0.0.1", server="x", location="https://a.org/y")}
+    assert {"site", "lang", "safe", "info", "link", "source"} <= written
+    assert written <= META_PREFIXES | INTERNAL_PREFIXES, written - META_PREFIXES
 
 
 def test_safe_classifier():

@@ -1,0 +1,27 @@
+"""The meta-word vocabulary: the prefixes of the position-less terms the crawler writes
+(``site:``, ``lang:``, ``link:``...) and the query parser recognises.
+
+Layer: ``indexer.core``, below both sides. The Yioop design document's meta words are terms
+``prefix:value`` posted with frequency 0; a query names them to filter (``site:docs.python.org``)
+and the search page appends some to every query (``safe:true``, ``lang:en``). The producer
+(``crawler.core.meta_words``, ``crawler.core.indexing``) writes only prefixes listed here; the
+parser (``ranking.core.query``) reads a ``word:value`` as a meta word only when its prefix is
+listed here, so a word such as ``SECRET_KEY:value`` stays text. Yioop's whole list is kept, so
+queries written for Yioop (``date:``, ``class:``, ``modified:``...) parse the same.
+"""
+
+from __future__ import annotations
+
+# every prefix a query may name as a meta word
+META_PREFIXES = frozenset({
+    "class", "class-score", "cld", "code", "date", "dns", "duration", "filetype", "guid",
+    "host", "info", "ip", "link", "location", "modified", "lang", "media", "numlinks", "os",
+    "path", "robot", "safe", "server", "site", "size", "source", "time", "u", "version",
+})
+# the prefixes whose value is a url, written as the crawler wrote it (``link:`` on pages,
+# ``source:`` on link documents, ``info:`` and ``location:``): its case is kept
+URL_META_PREFIXES = frozenset({"info", "link", "location", "source"})
+# prefixes written for the engine's own use, never read as a query's filter: ``fancy:<term>``,
+# the short barrel of title and anchor words (indexer.core.document.fancy_words) that
+# ranking.core.tiers reads before the full posting lists
+INTERNAL_PREFIXES = frozenset({"fancy"})
