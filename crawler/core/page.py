@@ -27,13 +27,6 @@ JUSTFOLLOW = "JUSTFOLLOW"
 ROBOT_DIRECTIVES = frozenset({NOINDEX, NOFOLLOW, NOARCHIVE, NOSNIPPET, NONE, JUSTFOLLOW})
 
 
-def normalize_headers(headers: Mapping[str, str] | None) -> Mapping[str, str]:
-    """Header names lower-cased; a read-only mapping."""
-    if not headers:
-        return EMPTY_MAP
-    return MappingProxyType({str(k).lower(): str(v) for k, v in headers.items()})
-
-
 @dataclass(frozen=True, slots=True)
 class FetchedPage:
     """One download, as the fetcher hands it to processing.

@@ -316,12 +316,3 @@ def _gunzip(body: bytes, limit: int) -> tuple[bytes, str]:
         return b"", f"gzip: {exc}"
     return out, ""
 
-
-def process_page(
-    page: FetchedPage,
-    config: PageProcessingConfig | None = None,
-    analyzer: TextAnalyzer | None = None,
-) -> ProcessedPage:
-    """One-off convenience: ``PageProcessor(config, analyzer).process(page)``. A fetcher should
-    keep one :class:`PageProcessor` per crawl instead (rules and scrapers compile once)."""
-    return PageProcessor(config, analyzer).process(page)

@@ -30,10 +30,6 @@ MAGIC = b"SPOOL1"
 _counter = itertools.count()
 
 
-class SpoolError(OSError):
-    pass
-
-
 @dataclass(frozen=True, slots=True)
 class SpoolItem:
     kind: str

@@ -144,11 +144,6 @@ def _parse_bytes(data: bytes) -> etree._Element | None:
         return None
 
 
-def parse_html(text: str) -> etree._Element | None:
-    """An lxml document for ``text`` (any HTML, however broken), or ``None`` if empty."""
-    return _parse_bytes(text.encode("utf-8", "replace"))
-
-
 def _clean(text: str | None, utf8: bytes | None = None) -> tuple[str | None, bytes]:
     """``text`` (``utf8``: the same in UTF-8, if known; then ``text`` may be None) with control
     characters and our marker characters blanked, as UTF-8 for the parser; the cleaned text

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import logging
 import os
-import shutil
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -133,11 +132,6 @@ class CrawlQueue:
         os.close(self._lock_fd)
         self._closed = True
 
-    def destroy(self) -> None:
-        """Close and delete the whole queue directory (a crawl that is closed for good)."""
-        self.close()
-        shutil.rmtree(self.root)
-
     def __enter__(self) -> CrawlQueue:
         return self
 
@@ -198,10 +192,6 @@ class CrawlQueue:
             return False
         self._call(("needy", self._now(), rows))
         return True
-
-    def needy_matches(self, url: str, anchor_text: str = "") -> list[str]:
-        """The needy queries a url (with an anchor text) matches now."""
-        return self._m.needy.matches(url, anchor_text)
 
     def add_robots(self, host: str, rules: RobotsRules | str | bytes | None,
                    status: int = 200) -> None:

@@ -20,7 +20,7 @@ Lines of the older six-field form read as default policy without anchor text. A
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from indexer.core.policies import CrawlPolicy
@@ -68,9 +68,6 @@ class QueuedUrl:
                        int(fields[4]), float(fields[5]))
         return cls(url, int(depth), float(weight), int(tier), int(flags), float(incoming),
                    policy, int(policy_depth), anchor)
-
-    def with_tier(self, tier: int) -> QueuedUrl:
-        return replace(self, tier=tier)
 
     @property
     def is_sitemap(self) -> bool:
