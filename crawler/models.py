@@ -17,7 +17,6 @@ from django.db.models import Q
 from crawler.core.config import MAX_LINKS_LIMIT
 from crawler.core.crawl import CrawlOrder, CrawlStatus, RobotsBehaviour, Summarizer
 from crawler.core.seeds import SeedUrlError, canonical_seed_url
-from crawler.core.siterules import SiteRuleError, parse_site_rules
 from indexer.core.policies import CrawlPolicy
 
 from . import validators
@@ -409,15 +408,6 @@ class QueueServer(models.Model):
 
     def __str__(self) -> str:
         return f"queue server {self.server_id}"
-
-
-def site_rules_error(text: str) -> str | None:
-    """The message of the first bad site rule in ``text``, or None."""
-    try:
-        parse_site_rules(text)
-    except SiteRuleError as exc:
-        return str(exc)
-    return None
 
 
 class Fetcher(models.Model):
