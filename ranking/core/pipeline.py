@@ -8,7 +8,7 @@ Steps of :meth:`Searcher.search`:
 1. parse (:mod:`ranking.core.query`); bad syntax becomes messages, never an exception;
 2. ask every shard for its first matches (:mod:`ranking.core.shard`): ``n`` = minimum results to
    group (at least offset + num); with several shards each gets ``n * alpha / shards`` through
-   the network iterator (:mod:`ranking.core.network`), failures reported and skipped;
+   the searcher's fan-out (:mod:`ranking.core.fanout`), failures reported and skipped;
 3. group the merged candidates by url hash and text hash (:mod:`ranking.core.grouping`), unless
    the query says ``raw:``;
 4. score each group: S = Doc Rank + link score + bonuses + relevance (the shards computed
@@ -49,20 +49,13 @@ from indexer.core.link_scores import (
 from indexer.core.text import TextAnalyzer
 from indexer.core.workdir import bundle_scores_path
 
+from .candidates import Candidates, ShardClient
 from .errors import ShardError
-from .grouping import Groups, group_candidates, no_grouping
-from .network import fan_out_candidates, per_shard_results
+from .fanout import FanOut, per_shard_results
+from .grouping import Groups, group_bonus, group_rows, score_groups
 from .options import SearchOptions
-from .query import ParsedQuery, QueryParser
-from .scoring import (
-    BONUS_NAMES,
-    DFR_FORMULA,
-    RRF_K,
-    combine,
-    fuse,
-    proximity_frequency,
-)
-from .shard import Candidates, ShardClient, query_word_terms
+from .query import ParsedQuery, QueryParser, query_word_terms
+from .scoring import BONUS_NAMES, DFR_FORMULA, RRF_K, proximity_frequency
 from .snippets import snippet, title_html, title_text
 
 _LINK = int(DocType.LINK)  # an enum member's lookup costs more than the comparison
@@ -101,6 +94,21 @@ class _LinkValues:
     group: np.ndarray
     best_row: np.ndarray  # the member row whose link score is the group's (-1: none)
     scores: LinkScores | None
+
+
+@dataclass(frozen=True, slots=True)
+class _Ranked:
+    """The groups' scores and what a result is made with: the final score, the fusion's
+    inputs (None: not fused), the link values, every row's bonus total, the number of query
+    terms, the words to highlight and whether to make snippets."""
+
+    final: np.ndarray
+    fusion: tuple[np.ndarray, np.ndarray, np.ndarray] | None
+    links: _LinkValues
+    bonus_rows: np.ndarray
+    terms: int
+    words: list[str]
+    snippets: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,7 +211,9 @@ class _GroupRows:
 
 class Searcher:
     """Answers queries over a fixed list of shards with fixed options. Reusable and cheap to
-    keep; the shards own their readers."""
+    keep; the shards own their readers. It owns the threads that ask its shards in parallel
+    (:class:`ranking.core.fanout.FanOut`): :meth:`close` releases them when the searcher is
+    dropped (a later search starts them again)."""
 
     def __init__(self, shards: Sequence[ShardClient], options: SearchOptions | None = None,
                  *, analyzer: TextAnalyzer | None = None, shard_timeout: float = 5.0,
@@ -215,6 +225,18 @@ class Searcher:
         self.shard_timeout = shard_timeout
         self.link_scores = link_scores if link_scores is not None else \
             default_link_scores(self.shards)
+        self.fan_out = FanOut()
+
+    def close(self) -> None:
+        """Release the fan-out's threads (the shards stay open: they are not the
+        searcher's)."""
+        self.fan_out.close()
+
+    def __enter__(self) -> Searcher:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def search(self, query: str, *, num: int = 10, offset: int = 0, snippets: bool = True,
                ui_lang: str = "en", safe_search: bool = True,
@@ -237,19 +259,15 @@ class Searcher:
                                 time.perf_counter() - start, False, tuple(messages), offset, num)
         n = max(options.min_results_to_group, offset + num)
         each = per_shard_results(n, options.server_alpha, len(shards))
-        answers, failures = fan_out_candidates(shards, query, parsed, each, options,
-                                               self.shard_timeout)
+        answers, failures = self.fan_out.candidates(shards, query, parsed, each, options,
+                                                    self.shard_timeout)
         messages.extend(failures)
         for c in answers:
             messages.extend(m for m in c.messages if m not in messages)
         partial = bool(failures) or any(c.partial for c in answers)
         merged = _Merged.of(answers)
-        weights = (options.doc_rank_weight, options.relevance_weight, 0.0)
-        if parsed.controls.raw:
-            groups = no_grouping(merged.doc_rank, merged.relevance, merged.proximity)
-        else:
-            groups = group_candidates(merged.doc_ids, merged.doc_rank, merged.relevance,
-                                      merged.proximity, weights)
+        groups = group_rows(merged.doc_ids, merged.doc_rank, merged.relevance, merged.proximity,
+                            options, raw=parsed.controls.raw)
         results = self._rank(parsed, merged, groups, offset, num, snippets, prefer)
         found = sum(len(c) for c in answers)
         estimate = sum(c.estimate for c in answers)
@@ -263,32 +281,33 @@ class Searcher:
 
     def _rank(self, parsed: ParsedQuery, merged: _Merged, groups: Groups, offset: int,
               num: int, snippets: bool, prefer: Sequence[str] = ()) -> list[Result]:
-        options = self.options
-        weight = parsed.controls.weight
+        """Score the groups (:func:`ranking.core.grouping.score_groups`, with the link score),
+        order them, read the summaries of the page of results shown and make its results."""
         # a group's bonuses are its best member's (a page and the links to it share the url;
         # the title bonus is the page's)
         bonus_rows = merged.bonuses.sum(axis=0)
-        group_bonus = np.full(len(groups), -np.inf)
-        np.maximum.at(group_bonus, groups.member_group, bonus_rows)
-        group_bonus[~np.isfinite(group_bonus)] = 0.0
         links = self._link_values(merged, groups)
-        fusion = None
-        if parsed.word_count >= 2 and options.proximity_weight > 0 and \
-                options.proximity_bonus > 0 and bool((groups.proximity > 0).any()):
-            s = combine(groups.doc_rank, groups.relevance, np.zeros(len(groups)), options,
-                        group_bonus, 1.0, links.group)
-            final, rank_s, rank_p = fuse(s, groups.proximity, options.proximity_bonus, weight)
-            fusion = (s, rank_s, rank_p)
-        else:
-            final = combine(groups.doc_rank, groups.relevance, np.zeros(len(groups)), options,
-                            group_bonus, weight, links.group)
+        final, fusion = score_groups(groups, group_bonus(groups, bonus_rows), self.options,
+                                     parsed.controls.weight, parsed.word_count, links.group)
         if prefer:  # more of the preferred terms first, then the score
             order = np.lexsort((-final, -_coverage(merged, groups, prefer)))
         else:
             order = np.argsort(-final, kind="stable")
         terms, mult = query_word_terms(parsed)
         words = list(dict.fromkeys([*parsed.highlight, *terms]))
-        # summaries only for the page of results shown (plus those dropped on the way)
+        chosen = self._choose(merged, groups, order, offset, num, snippets, words)
+        shown = self._representatives(links.scores, [str(s.get("url", "")) for _, s in chosen])
+        ranked = _Ranked(final, fusion, links, bonus_rows, int(sum(mult)), words, snippets)
+        rows_of = _GroupRows(groups)
+        return [self._result(parsed, merged, groups, g, rows_of.of(g), summary, rep_url, ranked)
+                for (g, summary), rep_url in zip(chosen, shown, strict=True)]
+
+    def _choose(self, merged: _Merged, groups: Groups, order: np.ndarray, offset: int,
+                num: int, snippets: bool, words: Sequence[str]
+                ) -> list[tuple[int, dict[str, Any]]]:
+        """The groups shown and their summaries: ``num`` from ``offset`` in ``order``,
+        skipping the dropped ones (robot metas, a url only links point at); summaries are
+        read only for the page of results shown (plus those dropped on the way)."""
         chosen: list[tuple[int, dict[str, Any]]] = []
         skip = offset
         at = 0
@@ -310,45 +329,48 @@ class Searcher:
                 chosen.append((g, summary))
                 if len(chosen) >= num:
                     break
-        shown = self._representatives(links.scores, [str(s.get("url", "")) for _, s in chosen])
-        rows_of = _GroupRows(groups)
-        out = []
-        for (g, summary), rep_url in zip(chosen, shown, strict=True):
-            rep = int(groups.rep[g])
-            members = rows_of.of(g)
-            # the member with the largest bonuses (the first of equals)
-            best = int(members[int(np.argmax(bonus_rows[members]))])
-            bonus = self._url_bonuses(merged, best)
-            description = str(summary.get("description", ""))
-            if snippets:
-                description = self._group_description(merged, members, rep, description)
-            url = str(summary.get("url", ""))
-            title = str(summary.get("title", ""))
-            if summary.get("kind") and summary.get("source") and title == url:
-                title = ""  # a link document's "title" is its target url
-            explanation = self._explain(parsed, merged, groups, g, members, rep, bonus,
-                                        float(final[g]), links, int(sum(mult)), fusion)
-            if rep_url is not None:
-                explanation["representative_url"] = rep_url
-                url = rep_url["url"]
-            metas = summary.get("robot_metas", ())
-            shard = merged.cands[int(merged.shard_of[rep])]
-            out.append(Result(
-                url=url,
-                title=title_html(title, description, url, words),
-                snippet=snippet(description, words, options, metas,
-                                str(summary.get("body_excerpt", ""))) if snippets else "",
-                score=float(final[g]),
-                explanation=explanation,
-                doc_id=merged.doc_ids[rep].tobytes().hex(),
-                shard=shard.shard,
-                plain_title=title_text(title, description, url),
-                robot_metas=tuple(str(m) for m in metas),
-                keywords=tuple(str(k) for k in summary.get("keywords", ()) or ()),
-                has_cache=summary["has_cache"] if isinstance(summary.get("has_cache"), bool)
-                else None,
-            ))
-        return out
+        return chosen
+
+    def _result(self, parsed: ParsedQuery, merged: _Merged, groups: Groups, g: int,
+                members: np.ndarray, summary: dict[str, Any], rep_url: dict[str, Any] | None,
+                ranked: _Ranked) -> Result:
+        """The result of group ``g`` (its candidate rows ``members``) from its summary."""
+        options = self.options
+        words = ranked.words
+        rep = int(groups.rep[g])
+        # the member with the largest bonuses (the first of equals)
+        best = int(members[int(np.argmax(ranked.bonus_rows[members]))])
+        bonus = self._url_bonuses(merged, best)
+        description = str(summary.get("description", ""))
+        if ranked.snippets:
+            description = self._group_description(merged, members, rep, description)
+        url = str(summary.get("url", ""))
+        title = str(summary.get("title", ""))
+        if summary.get("kind") and summary.get("source") and title == url:
+            title = ""  # a link document's "title" is its target url
+        explanation = self._explain(parsed, merged, groups, g, members, rep, bonus,
+                                    float(ranked.final[g]), ranked.links, ranked.terms,
+                                    ranked.fusion)
+        if rep_url is not None:
+            explanation["representative_url"] = rep_url
+            url = rep_url["url"]
+        metas = summary.get("robot_metas", ())
+        shard = merged.cands[int(merged.shard_of[rep])]
+        return Result(
+            url=url,
+            title=title_html(title, description, url, words),
+            snippet=snippet(description, words, options, metas,
+                            str(summary.get("body_excerpt", ""))) if ranked.snippets else "",
+            score=float(ranked.final[g]),
+            explanation=explanation,
+            doc_id=merged.doc_ids[rep].tobytes().hex(),
+            shard=shard.shard,
+            plain_title=title_text(title, description, url),
+            robot_metas=tuple(str(m) for m in metas),
+            keywords=tuple(str(k) for k in summary.get("keywords", ()) or ()),
+            has_cache=summary["has_cache"] if isinstance(summary.get("has_cache"), bool)
+            else None,
+        )
 
     def _link_values(self, merged: _Merged, groups: Groups) -> _LinkValues:
         """Every candidate's LinkRank (relative) and trust, in one vectorised lookup by url
