@@ -32,8 +32,9 @@ from indexer.core.reader import CollectionStats
 
 from .blocks import Block, Column, decode_column_positions, key_index, key_partition
 from .candidates import Candidates
-from .iterators import Budget, DecodedList, DecodedWordIterator, Plan
+from .iterators import Budget, DecodedList, DecodedWordIterator
 from .options import SearchOptions
+from .plan import Plan
 from .query import ParsedQuery, query_word_terms
 from .regions import PartitionRegions, record_lengths
 from .scoring import (

@@ -19,7 +19,8 @@ from indexer.core.reader import IndexBundleReader
 from indexer.core.reorder import reorder_partition
 from ranking.core.blocks import key_index, key_partition, make_keys
 from ranking.core.collect import collect_by_key
-from ranking.core.iterators import Budget, IntersectIterator, KeysIterator, WordIterator, collect
+from ranking.core.combinators import IntersectIterator
+from ranking.core.iterators import Budget, KeysIterator, WordIterator, collect
 from ranking.core.options import SearchOptions
 from ranking.core.pipeline import search
 from ranking.core.query import QueryParser
