@@ -38,7 +38,7 @@ class PartitionRegions:
     page (one sentence may score hundreds); they are rescaled so that each entry's description
     positions weigh 1 on average (length-weighted): sentence scores then rank positions within
     a page while the title, description and link weights of Page Options set the balance
-    between the regions, as ../shared/yioop-notes.md §7.1 describes.
+    between the regions, as the Yioop design document describes.
     """
 
     __slots__ = ("start", "ends", "firsts", "weights", "kinds", "page_length", "entry", "codes",
