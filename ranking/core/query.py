@@ -5,7 +5,7 @@ tokenisation and stemming as documents — so a query term is spelled exactly as
 it. Meta words (``site:``, ``lang:`` ...) are ordinary terms of the index and are kept verbatim
 (lower-cased).
 
-Syntax (Yioop's, see ../shared/yioop-notes.md §6):
+Syntax (Yioop's, see the Yioop design document's query syntax):
 
 * words are conjunctive; ``|`` separates disjuncts (a union of conjunctions);
 * ``"exact phrase"``, with ``*`` inside quotes matching any run of words;
