@@ -50,8 +50,8 @@ import relevance_eval as rel  # noqa: E402
 
 from indexer.core.link_scores import LinkScores  # noqa: E402
 from indexer.core.reader import IndexBundleReader  # noqa: E402
-from ranking.core.network import HttpShard  # noqa: E402
 from ranking.core.pipeline import Searcher  # noqa: E402
+from ranking.core.remote_shard import RemoteShard  # noqa: E402
 from ranking.core.shard import LocalShard  # noqa: E402
 
 PEERS = rel.SHARED / "peers"
@@ -288,7 +288,7 @@ def http_bench(bundle: Path, queries: list[str], runs: int) -> int:
 SHARD_SERVER = """
 import sys
 from indexer.core.reader import IndexBundleReader
-from ranking.core.network import ShardHTTPServer
+from tests.fixtures.shard_server import ShardHTTPServer
 from ranking.core.shard import LocalShard
 srv = ShardHTTPServer(LocalShard(IndexBundleReader(sys.argv[1])), sys.argv[2])
 print(srv.url, flush=True)
@@ -376,7 +376,7 @@ def main() -> int:
         servers.append(start_shard_process(path))
     try:
         if servers:
-            net = Searcher([HttpShard(url, TOKEN, name=f"qs{i}")
+            net = Searcher([RemoteShard(url, TOKEN, name=f"qs{i}")
                             for i, (_, url) in enumerate(servers)])
             shards3 = report_percentiles("shards3_top10",
                                          median_of_runs(net, queries, False, args.runs))

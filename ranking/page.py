@@ -31,8 +31,9 @@ import numpy as np
 from indexer.core.ids import DOC_TYPE, DocType
 from indexer.core.reader import IndexBundleReader
 from indexer.core.urls import host_of
+from ranking.core.candidates import ShardClient
 from ranking.core.pipeline import Result, SearchResult
-from ranking.core.shard import LocalShard, ShardClient
+from ranking.core.shard import LocalShard
 
 NO_ARCHIVE = frozenset({"NOARCHIVE", "NONE"})
 DISPLAY_URL_CHARS = 80

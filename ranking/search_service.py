@@ -31,13 +31,14 @@ from django.db import DatabaseError
 from crawler.selectors import ConfigNotFound
 from indexer.core.errors import CorruptIndexError
 from indexer.core.text import TextAnalyzer
+from ranking.core.candidates import ShardClient
 from ranking.core.errors import NoIndexError
-from ranking.core.network import HttpShard
 from ranking.core.options import SearchOptions
 from ranking.core.pipeline import Searcher, SearchResult
 from ranking.core.query import QueryParser
 from ranking.core.relax import search_with_fallback
-from ranking.core.shard import LocalShard, ShardClient
+from ranking.core.remote_shard import RemoteShard
+from ranking.core.shard import LocalShard
 
 from .indexes import ReaderPool, locate_index
 from .page import StoredPage, find_stored_page
@@ -104,7 +105,7 @@ class SearchService:
         self._options = DatabaseValue(search_options_get, SearchOptions, "search options")
         self._remote_urls = DatabaseValue(remote_queue_server_urls, tuple,
                                           "the list of remote queue servers")
-        self._remote: dict[tuple[str, str, int | None], HttpShard] = {}
+        self._remote: dict[tuple[str, str, int | None], RemoteShard] = {}
         self._searchers: dict[tuple[tuple[int, ...], SearchOptions], Searcher] = {}
         self._lock = threading.Lock()
 
@@ -144,7 +145,7 @@ class SearchService:
                 raise NoIndexError(f"queue server {server} has no index for this crawl")
         return self.pool.shard(bundles[0])
 
-    def _remote_shard(self, url: str, token: str, its: int | None) -> HttpShard:
+    def _remote_shard(self, url: str, token: str, its: int | None) -> RemoteShard:
         """The client of a remote queue server (kept, so that its connections stay open from
         one search to the next)."""
         key = (url, token, its)
@@ -155,21 +156,26 @@ class SearchService:
                     for old in self._remote.values():
                         old.close()
                     self._remote.clear()
-                shard = self._remote[key] = HttpShard(url, token, its=its,
+                shard = self._remote[key] = RemoteShard(url, token, its=its,
                                                       timeout=SHARD_TIMEOUT)
             return shard
 
     def searcher(self, shards: list[ShardClient], options: SearchOptions) -> Searcher:
         """A Searcher over ``shards`` with ``options``, kept while both stay the same: its query
-        parser keeps what it derives once per language (the stop words' terms, the stemmers)."""
+        parser keeps what it derives once per language (the stop words' terms, the stemmers).
+        A searcher dropped from the cache is closed (:meth:`Searcher.close`)."""
         key = (tuple(id(s) for s in shards), options)
         with self._lock:
             searcher = self._searchers.get(key)
             # the kept searcher holds its shards, so their ids cannot be reused meanwhile
             if searcher is None or not all(a is b for a, b in zip(searcher.shards, shards,
                                                                    strict=True)):
+                dropped = [searcher] if searcher is not None else []
                 if len(self._searchers) >= KEPT:
+                    dropped = list(self._searchers.values())
                     self._searchers.clear()
+                for old in dropped:  # release their fan-out threads (a search still running
+                    old.close()      # on one starts them again)
                 searcher = self._searchers[key] = Searcher(
                     shards, options, analyzer=self.analyzer, shard_timeout=SHARD_TIMEOUT)
             return searcher

@@ -43,10 +43,10 @@ from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.http import require_GET
 
 from querylog.services import query_log_record
+from ranking.core.candidates import ShardClient
 from ranking.core.errors import NoIndexError, ShardError
 from ranking.core.options import SearchOptions
 from ranking.core.pipeline import SearchResult
-from ranking.core.shard import ShardClient
 
 from . import cached, feeds, page
 from .params import MAX_QUERY_CHARS, effective_query, parse_int, search_filters, search_params

@@ -1,6 +1,6 @@
 """The first n matches of a query: in posting order, or in global importance order.
 
-Layer: ``ranking.core``. Reads a plan's root iterator (:mod:`ranking.core.iterators`); the shard
+Layer: ``ranking.core``. Reads a plan's root iterator (:mod:`ranking.core.plan`); the shard
 (:mod:`ranking.core.shard`) scores what it returns.
 
 The seed ("Yioop Search Engine Ranking Mechanisms", Introduction and "Looking up Initial

@@ -15,6 +15,13 @@ output: groups with a representative row and combined scores.
 2. Groups whose representatives are pages with the same text hash (doc_id bytes 9-15) merge:
    the one with the highest score represents them; Doc Rank, relevance and proximity are the
    maxima (duplicates carry the same text, so nothing adds up).
+
+The group score (:func:`score_groups`) is the one function both sides of the wire use: the name
+server ranks the merged groups with it (:mod:`ranking.core.pipeline`, with the link score) and a
+shard picks the groups whose summary heads it sends along with it
+(:func:`ranking.core.shard_server.best_representatives`, without the link score). Grouping
+(:func:`group_rows`) weighs Doc Rank and relevance only (:func:`grouping_weights`) when it picks
+the representative of pages with equal text, on both sides too.
 """
 
 from __future__ import annotations
@@ -25,6 +32,9 @@ import numpy as np
 import numpy.typing as npt
 
 from indexer.core.ids import DOC_TYPE, DocType
+
+from .options import SearchOptions
+from .scoring import combine, fuse
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -102,3 +112,45 @@ def group_candidates(doc_ids: npt.NDArray[np.uint8], doc_rank: FloatArray,
     px2 = np.full(n2, -np.inf)
     np.maximum.at(px2, g2, px1)
     return Groups(rep1[best].astype(np.int64), g2[g1].astype(np.int64), dr2, rel2, px2)
+
+
+def grouping_weights(options: SearchOptions) -> tuple[float, float, float]:
+    """The weights of Doc Rank, relevance and proximity in the score that picks the
+    representative of pages with equal text: proximity is never added to a score (it is
+    fused by rank, :func:`ranking.core.scoring.fuse`), so its weight here is 0."""
+    return (options.doc_rank_weight, options.relevance_weight, 0.0)
+
+
+def group_rows(doc_ids: npt.NDArray[np.uint8], doc_rank: FloatArray, relevance: FloatArray,
+               proximity: FloatArray, options: SearchOptions, raw: bool = False) -> Groups:
+    """The groups of candidate rows (one group per row with ``raw``: the ``raw:`` query)."""
+    if raw:
+        return no_grouping(doc_rank, relevance, proximity)
+    return group_candidates(doc_ids, doc_rank, relevance, proximity, grouping_weights(options))
+
+
+def group_bonus(groups: Groups, bonus_rows: FloatArray) -> FloatArray:
+    """Each group's bonuses: its best member's (``bonus_rows``: every row's bonus total; a page
+    and the links to it share the url, the title bonus is the page's)."""
+    bonus = np.full(len(groups), -np.inf)
+    np.maximum.at(bonus, groups.member_group, bonus_rows)
+    bonus[~np.isfinite(bonus)] = 0.0
+    return bonus
+
+
+def score_groups(groups: Groups, bonus: FloatArray, options: SearchOptions, weight: float,
+                 word_count: int, link: FloatArray | float = 0.0
+                 ) -> tuple[FloatArray, tuple[FloatArray, FloatArray, FloatArray] | None]:
+    """Every group's final score and, when proximity is fused in, the fusion's inputs (score
+    S, its rank, the proximity's rank). S = Doc Rank + relevance + link score + bonuses
+    (:func:`ranking.core.scoring.combine`); for a query of two or more words with a positive
+    proximity weight and bonus and some proximity, fused by rank with the proximity
+    (:func:`ranking.core.scoring.fuse`), else S; times the query's ``w:`` ``weight``."""
+    n = len(groups)
+    if word_count >= 2 and options.proximity_weight > 0 and options.proximity_bonus > 0 and \
+            bool((groups.proximity > 0).any()):
+        s = combine(groups.doc_rank, groups.relevance, np.zeros(n), options, bonus, 1.0, link)
+        final, rank_s, rank_p = fuse(s, groups.proximity, options.proximity_bonus, weight)
+        return final, (s, rank_s, rank_p)
+    return combine(groups.doc_rank, groups.relevance, np.zeros(n), options, bonus, weight,
+                   link), None

@@ -2,7 +2,7 @@
 
 Layer: ``ranking.core``. ``ranking.selectors.search_options_get`` builds it from the PageOptions
 row; the search pipeline receives nothing else. Defaults follow the seed document 000 and
-../shared/yioop-notes.md §7, §8, §13, except three tuned on the dev judgments
+the Yioop design document, except three tuned on the dev judgments
 (``bench/relevance_eval.py``, issues 6, 8 and 16): the proximity weight (10, from when proximity
 was added to the score; it is now fused by rank with the rest of the score, see
 :func:`ranking.core.scoring.fuse`, so any positive weight gives the same order and 0 leaves

@@ -8,10 +8,11 @@ Steps of :meth:`Searcher.search`:
 1. parse (:mod:`ranking.core.query`); bad syntax becomes messages, never an exception;
 2. ask every shard for its first matches (:mod:`ranking.core.shard`): ``n`` = minimum results to
    group (at least offset + num); with several shards each gets ``n * alpha / shards`` through
-   the network iterator (:mod:`ranking.core.network`), failures reported and skipped;
-3. group the merged candidates by url hash and text hash (:mod:`ranking.core.grouping`), unless
-   the query says ``raw:``;
-4. score each group: S = Doc Rank + link score + bonuses + relevance (the shards computed
+   the searcher's fan-out (:mod:`ranking.core.fanout`), failures reported and skipped;
+3. merge the shards' candidates (:mod:`ranking.core.merge`) and group them by url hash and
+   text hash (:mod:`ranking.core.grouping`), unless the query says ``raw:``;
+4. score each group with the group score the shards' head prefetch uses too
+   (:func:`ranking.core.grouping.score_groups`): S = Doc Rank + link score + bonuses + relevance (the shards computed
    every candidate's bonus factors; a group takes its best member's; the link score, LinkRank
    and trust from the crawl's ``scores.npz``, is looked up for every candidate at once and a
    group takes its maximum), fused by rank with the proximity (span sums normalised for the
@@ -21,7 +22,11 @@ Steps of :meth:`Searcher.search`:
    dropped ones);
 5. representative urls: a result that other urls redirect to (``location:`` meta words of the
    local shards) shows whichever of them has the higher link score (seed 002's BasicFields);
-6. snippets and highlighted titles for those results (:mod:`ranking.core.snippets`).
+6. snippets and highlighted titles for those results (:mod:`ranking.core.snippets`), and the
+   explanation of each score (:mod:`ranking.core.explain`).
+
+:meth:`Searcher._rank` runs steps 4 to 6 in named steps: score and order the groups, choose the
+page of results shown (:meth:`Searcher._choose`), make each result (:meth:`Searcher._result`).
 
 Link scores come from ``link_scores`` (anything with a ``get()`` returning a
 :class:`indexer.core.link_scores.LinkScores` or None), by default the scores file of the crawl
@@ -39,7 +44,6 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from indexer.core.ids import DOC_TYPE, DocType
 from indexer.core.link_scores import (
     LinkScores,
     cached_link_scores,
@@ -49,23 +53,17 @@ from indexer.core.link_scores import (
 from indexer.core.text import TextAnalyzer
 from indexer.core.workdir import bundle_scores_path
 
+from .candidates import ShardClient
 from .errors import ShardError
-from .grouping import Groups, group_candidates, no_grouping
-from .network import fan_out_candidates, per_shard_results
+from .explain import explain
+from .fanout import FanOut, per_shard_results
+from .grouping import Groups, group_bonus, group_rows, score_groups
+from .merge import GroupRows, LinkValues, Merged, coverage
 from .options import SearchOptions
-from .query import ParsedQuery, QueryParser
-from .scoring import (
-    BONUS_NAMES,
-    DFR_FORMULA,
-    RRF_K,
-    combine,
-    fuse,
-    proximity_frequency,
-)
-from .shard import Candidates, ShardClient, query_word_terms
+from .query import ParsedQuery, QueryParser, query_word_terms
+from .scoring import BONUS_NAMES
 from .snippets import snippet, title_html, title_text
 
-_LINK = int(DocType.LINK)  # an enum member's lookup costs more than the comparison
 DROP_METAS = frozenset({"NOINDEX", "NONE", "JUSTFOLLOW"})
 SUMMARY_SLACK = 2  # extra summaries read per batch, for results dropped at summary time
 MAX_LINK_DESCRIPTIONS = 3
@@ -92,15 +90,18 @@ def default_link_scores(shards: Sequence[ShardClient]) -> LinkScoreSource:
 
 
 @dataclass(frozen=True, slots=True)
-class _LinkValues:
-    """Link scores of every candidate row and of every group (zeros when off)."""
+class _Ranked:
+    """The groups' scores and what a result is made with: the final score, the fusion's
+    inputs (None: not fused), the link values, every row's bonus total, the number of query
+    terms, the words to highlight and whether to make snippets."""
 
-    on: bool
-    relative: np.ndarray
-    trust: np.ndarray
-    group: np.ndarray
-    best_row: np.ndarray  # the member row whose link score is the group's (-1: none)
-    scores: LinkScores | None
+    final: np.ndarray
+    fusion: tuple[np.ndarray, np.ndarray, np.ndarray] | None
+    links: LinkValues
+    bonus_rows: np.ndarray
+    terms: int
+    words: list[str]
+    snippets: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,59 +152,11 @@ class SearchResult:
                 "searched": self.searched or self.query, "fallback": self.fallback or None}
 
 
-@dataclass(slots=True)
-class _Merged:
-    shard_of: np.ndarray
-    cands: list[Candidates]
-    doc_ids: np.ndarray
-    doc_rank: np.ndarray
-    relevance: np.ndarray
-    proximity: np.ndarray  # span sums normalised for length (scoring.proximity_frequency)
-    local_row: np.ndarray
-    bonuses: np.ndarray
-    page: np.ndarray  # whether each row is a page (not a link document)
-
-    @staticmethod
-    def of(cands: list[Candidates]) -> _Merged:
-        ids = [c.doc_ids for c in cands]
-        doc_ids = np.concatenate(ids) if ids else np.zeros((0, 24), np.uint8)
-        return _Merged(
-            np.concatenate([np.full(len(c), i, np.int64) for i, c in enumerate(cands)] or
-                           [np.zeros(0, np.int64)]),
-            cands,
-            doc_ids,
-            np.concatenate([c.doc_rank for c in cands] or [np.zeros(0)]),
-            np.concatenate([c.relevance for c in cands] or [np.zeros(0)]),
-            np.concatenate([proximity_frequency(c.proximity_raw, c.doc_length,
-                                                c.average_length) for c in cands]
-                           or [np.zeros(0)]),
-            np.concatenate([np.arange(len(c)) for c in cands] or [np.zeros(0, np.int64)]),
-            np.concatenate([c.bonuses for c in cands] or [np.zeros((len(BONUS_NAMES), 0))],
-                           axis=1),
-            doc_ids[:, DOC_TYPE] != _LINK,
-        )
-
-
-class _GroupRows:
-    """Each group's candidate rows in ascending order, from one stable sort of the rows by
-    group: a result's steps (bonus row, best page entry, link descriptions, explanation)
-    slice them instead of comparing every candidate's group with the result's."""
-
-    __slots__ = ("order", "start")
-
-    def __init__(self, groups: Groups) -> None:
-        self.order = np.argsort(groups.member_group, kind="stable")
-        self.start = np.zeros(len(groups) + 1, dtype=np.int64)
-        np.cumsum(np.bincount(groups.member_group, minlength=len(groups)),
-                  out=self.start[1:])
-
-    def of(self, g: int) -> np.ndarray:
-        return self.order[self.start[g]:self.start[g + 1]]
-
-
 class Searcher:
     """Answers queries over a fixed list of shards with fixed options. Reusable and cheap to
-    keep; the shards own their readers."""
+    keep; the shards own their readers. It owns the threads that ask its shards in parallel
+    (:class:`ranking.core.fanout.FanOut`): :meth:`close` releases them when the searcher is
+    dropped (a later search starts them again)."""
 
     def __init__(self, shards: Sequence[ShardClient], options: SearchOptions | None = None,
                  *, analyzer: TextAnalyzer | None = None, shard_timeout: float = 5.0,
@@ -215,6 +168,18 @@ class Searcher:
         self.shard_timeout = shard_timeout
         self.link_scores = link_scores if link_scores is not None else \
             default_link_scores(self.shards)
+        self.fan_out = FanOut()
+
+    def close(self) -> None:
+        """Release the fan-out's threads (the shards stay open: they are not the
+        searcher's)."""
+        self.fan_out.close()
+
+    def __enter__(self) -> Searcher:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def search(self, query: str, *, num: int = 10, offset: int = 0, snippets: bool = True,
                ui_lang: str = "en", safe_search: bool = True,
@@ -237,19 +202,15 @@ class Searcher:
                                 time.perf_counter() - start, False, tuple(messages), offset, num)
         n = max(options.min_results_to_group, offset + num)
         each = per_shard_results(n, options.server_alpha, len(shards))
-        answers, failures = fan_out_candidates(shards, query, parsed, each, options,
-                                               self.shard_timeout)
+        answers, failures = self.fan_out.candidates(shards, query, parsed, each, options,
+                                                    self.shard_timeout)
         messages.extend(failures)
         for c in answers:
             messages.extend(m for m in c.messages if m not in messages)
         partial = bool(failures) or any(c.partial for c in answers)
-        merged = _Merged.of(answers)
-        weights = (options.doc_rank_weight, options.relevance_weight, 0.0)
-        if parsed.controls.raw:
-            groups = no_grouping(merged.doc_rank, merged.relevance, merged.proximity)
-        else:
-            groups = group_candidates(merged.doc_ids, merged.doc_rank, merged.relevance,
-                                      merged.proximity, weights)
+        merged = Merged.of(answers)
+        groups = group_rows(merged.doc_ids, merged.doc_rank, merged.relevance, merged.proximity,
+                            options, raw=parsed.controls.raw)
         results = self._rank(parsed, merged, groups, offset, num, snippets, prefer)
         found = sum(len(c) for c in answers)
         estimate = sum(c.estimate for c in answers)
@@ -261,34 +222,35 @@ class Searcher:
 
     # -- ranking the groups ----------------------------------------------------------------
 
-    def _rank(self, parsed: ParsedQuery, merged: _Merged, groups: Groups, offset: int,
+    def _rank(self, parsed: ParsedQuery, merged: Merged, groups: Groups, offset: int,
               num: int, snippets: bool, prefer: Sequence[str] = ()) -> list[Result]:
-        options = self.options
-        weight = parsed.controls.weight
+        """Score the groups (:func:`ranking.core.grouping.score_groups`, with the link score),
+        order them, read the summaries of the page of results shown and make its results."""
         # a group's bonuses are its best member's (a page and the links to it share the url;
         # the title bonus is the page's)
         bonus_rows = merged.bonuses.sum(axis=0)
-        group_bonus = np.full(len(groups), -np.inf)
-        np.maximum.at(group_bonus, groups.member_group, bonus_rows)
-        group_bonus[~np.isfinite(group_bonus)] = 0.0
         links = self._link_values(merged, groups)
-        fusion = None
-        if parsed.word_count >= 2 and options.proximity_weight > 0 and \
-                options.proximity_bonus > 0 and bool((groups.proximity > 0).any()):
-            s = combine(groups.doc_rank, groups.relevance, np.zeros(len(groups)), options,
-                        group_bonus, 1.0, links.group)
-            final, rank_s, rank_p = fuse(s, groups.proximity, options.proximity_bonus, weight)
-            fusion = (s, rank_s, rank_p)
-        else:
-            final = combine(groups.doc_rank, groups.relevance, np.zeros(len(groups)), options,
-                            group_bonus, weight, links.group)
+        final, fusion = score_groups(groups, group_bonus(groups, bonus_rows), self.options,
+                                     parsed.controls.weight, parsed.word_count, links.group)
         if prefer:  # more of the preferred terms first, then the score
-            order = np.lexsort((-final, -_coverage(merged, groups, prefer)))
+            order = np.lexsort((-final, -coverage(merged, groups, prefer)))
         else:
             order = np.argsort(-final, kind="stable")
         terms, mult = query_word_terms(parsed)
         words = list(dict.fromkeys([*parsed.highlight, *terms]))
-        # summaries only for the page of results shown (plus those dropped on the way)
+        chosen = self._choose(merged, groups, order, offset, num, snippets, words)
+        shown = self._representatives(links.scores, [str(s.get("url", "")) for _, s in chosen])
+        ranked = _Ranked(final, fusion, links, bonus_rows, int(sum(mult)), words, snippets)
+        rows_of = GroupRows(groups)
+        return [self._result(parsed, merged, groups, g, rows_of.of(g), summary, rep_url, ranked)
+                for (g, summary), rep_url in zip(chosen, shown, strict=True)]
+
+    def _choose(self, merged: Merged, groups: Groups, order: np.ndarray, offset: int,
+                num: int, snippets: bool, words: Sequence[str]
+                ) -> list[tuple[int, dict[str, Any]]]:
+        """The groups shown and their summaries: ``num`` from ``offset`` in ``order``,
+        skipping the dropped ones (robot metas, a url only links point at); summaries are
+        read only for the page of results shown (plus those dropped on the way)."""
         chosen: list[tuple[int, dict[str, Any]]] = []
         skip = offset
         at = 0
@@ -310,54 +272,57 @@ class Searcher:
                 chosen.append((g, summary))
                 if len(chosen) >= num:
                     break
-        shown = self._representatives(links.scores, [str(s.get("url", "")) for _, s in chosen])
-        rows_of = _GroupRows(groups)
-        out = []
-        for (g, summary), rep_url in zip(chosen, shown, strict=True):
-            rep = int(groups.rep[g])
-            members = rows_of.of(g)
-            # the member with the largest bonuses (the first of equals)
-            best = int(members[int(np.argmax(bonus_rows[members]))])
-            bonus = self._url_bonuses(merged, best)
-            description = str(summary.get("description", ""))
-            if snippets:
-                description = self._group_description(merged, members, rep, description)
-            url = str(summary.get("url", ""))
-            title = str(summary.get("title", ""))
-            if summary.get("kind") and summary.get("source") and title == url:
-                title = ""  # a link document's "title" is its target url
-            explanation = self._explain(parsed, merged, groups, g, members, rep, bonus,
-                                        float(final[g]), links, int(sum(mult)), fusion)
-            if rep_url is not None:
-                explanation["representative_url"] = rep_url
-                url = rep_url["url"]
-            metas = summary.get("robot_metas", ())
-            shard = merged.cands[int(merged.shard_of[rep])]
-            out.append(Result(
-                url=url,
-                title=title_html(title, description, url, words),
-                snippet=snippet(description, words, options, metas,
-                                str(summary.get("body_excerpt", ""))) if snippets else "",
-                score=float(final[g]),
-                explanation=explanation,
-                doc_id=merged.doc_ids[rep].tobytes().hex(),
-                shard=shard.shard,
-                plain_title=title_text(title, description, url),
-                robot_metas=tuple(str(m) for m in metas),
-                keywords=tuple(str(k) for k in summary.get("keywords", ()) or ()),
-                has_cache=summary["has_cache"] if isinstance(summary.get("has_cache"), bool)
-                else None,
-            ))
-        return out
+        return chosen
 
-    def _link_values(self, merged: _Merged, groups: Groups) -> _LinkValues:
+    def _result(self, parsed: ParsedQuery, merged: Merged, groups: Groups, g: int,
+                members: np.ndarray, summary: dict[str, Any], rep_url: dict[str, Any] | None,
+                ranked: _Ranked) -> Result:
+        """The result of group ``g`` (its candidate rows ``members``) from its summary."""
+        options = self.options
+        words = ranked.words
+        rep = int(groups.rep[g])
+        # the member with the largest bonuses (the first of equals)
+        best = int(members[int(np.argmax(ranked.bonus_rows[members]))])
+        bonus = self._url_bonuses(merged, best)
+        description = str(summary.get("description", ""))
+        if ranked.snippets:
+            description = self._group_description(merged, members, rep, description)
+        url = str(summary.get("url", ""))
+        title = str(summary.get("title", ""))
+        if summary.get("kind") and summary.get("source") and title == url:
+            title = ""  # a link document's "title" is its target url
+        explanation = explain(self.options, parsed, merged, groups, g, members, rep, bonus,
+                                    float(ranked.final[g]), ranked.links, ranked.terms,
+                                    ranked.fusion)
+        if rep_url is not None:
+            explanation["representative_url"] = rep_url
+            url = rep_url["url"]
+        metas = summary.get("robot_metas", ())
+        shard = merged.cands[int(merged.shard_of[rep])]
+        return Result(
+            url=url,
+            title=title_html(title, description, url, words),
+            snippet=snippet(description, words, options, metas,
+                            str(summary.get("body_excerpt", ""))) if ranked.snippets else "",
+            score=float(ranked.final[g]),
+            explanation=explanation,
+            doc_id=merged.doc_ids[rep].tobytes().hex(),
+            shard=shard.shard,
+            plain_title=title_text(title, description, url),
+            robot_metas=tuple(str(m) for m in metas),
+            keywords=tuple(str(k) for k in summary.get("keywords", ()) or ()),
+            has_cache=summary["has_cache"] if isinstance(summary.get("has_cache"), bool)
+            else None,
+        )
+
+    def _link_values(self, merged: Merged, groups: Groups) -> LinkValues:
         """Every candidate's LinkRank (relative) and trust, in one vectorised lookup by url
         hash, and each group's link score (the maximum over its members)."""
         m, n = merged.doc_rank.size, len(groups)
         scores = self.link_scores.get() if self.options.link_score_weight else None
         if scores is None or m == 0:
             z = np.zeros(m)
-            return _LinkValues(False, z, z, np.zeros(n), np.full(n, -1, np.int64), scores)
+            return LinkValues(False, z, z, np.zeros(n), np.full(n, -1, np.int64), scores)
         relative = scores.scores_for(merged.doc_ids, "linkrank_relative")
         trust = scores.scores_for(merged.doc_ids, "trust")
         value = link_score(relative, trust)
@@ -369,7 +334,7 @@ class Searcher:
         best = np.full(n, -1, np.int64)
         hit = value == group[groups.member_group]
         best[groups.member_group[hit]] = rows[hit]
-        return _LinkValues(True, relative, trust, group, best, scores)
+        return LinkValues(True, relative, trust, group, best, scores)
 
     def _representatives(self, scores: LinkScores | None,
                          urls: list[str]) -> list[dict[str, Any] | None]:
@@ -408,11 +373,11 @@ class Searcher:
         return found
 
     @staticmethod
-    def _url_bonuses(merged: _Merged, row: int) -> dict[str, Any]:
+    def _url_bonuses(merged: Merged, row: int) -> dict[str, Any]:
         values = dict(zip(BONUS_NAMES, merged.bonuses[:, row].tolist(), strict=True))
         return {**values, "total": float(sum(values.values()))}
 
-    def _summaries(self, merged: _Merged, rows: np.ndarray, heads: bool = False,
+    def _summaries(self, merged: Merged, rows: np.ndarray, heads: bool = False,
                    words: Sequence[str] | None = None) -> list[dict[str, Any] | None]:
         """Stored summaries of candidate ``rows``; with ``heads`` only their urls and titles
         where the shard can read just those (no snippets to make); with the query ``words``,
@@ -446,11 +411,11 @@ class Searcher:
                 return shard
         return None
 
-    def _group_description(self, merged: _Merged, rows: np.ndarray, rep: int,
+    def _group_description(self, merged: Merged, rows: np.ndarray, rep: int,
                            description: str) -> str:
         """The page's description, then the texts of the link documents among the group's
         ``rows`` joined with ' .. ' until longer than the minimum description length
-        (../shared/yioop-notes.md §8)."""
+        (the Yioop design document's snippets)."""
         if len(description) > self.options.min_description_length:
             return description
         links = [r for r in rows.tolist() if r != rep
@@ -465,111 +430,6 @@ class Searcher:
             if len(" .. ".join(texts)) > self.options.min_description_length:
                 break
         return " .. ".join(texts)
-
-    def _explain(self, parsed: ParsedQuery, merged: _Merged, groups: Groups, g: int,
-                 members: np.ndarray, rep: int, bonus: dict[str, Any], final: float,
-                 links: _LinkValues, k: int,
-                 fusion: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
-                 ) -> dict[str, Any]:
-        """Every input of group ``g``'s score (``members``: its rows, ``rep`` its
-        representative's; ``k``: the number of query terms)."""
-        o = self.options
-        c = merged.cands[int(merged.shard_of[rep])]
-        r = int(merged.local_row[rep])
-        ld = max(int(c.doc_length[r]), 1)
-        norm = float(np.log2(1.0 + (c.average_length or 1.0) / ld))
-        freqs = c.freq[:, r].tolist()
-        values = c.term_relevance[:, r].tolist()
-        terms = [{"term": term, "f": f, "f_prime": f * norm, "l_t": c.occurrences[j],
-                  "value": values[j]} for j, (term, f) in enumerate(zip(c.terms, freqs,
-                                                                        strict=True))]
-        relevance: dict[str, Any] = {
-            "value": float(groups.relevance[g]), "weight": o.relevance_weight,
-            "representative": float(c.relevance[r]), "N": c.documents,
-            "l_avg": c.average_length, "l_d": int(c.doc_length[r]), "terms": terms,
-            "formula": DFR_FORMULA}
-        best = self._best_page_entry(merged, members)
-        if best is not None and best != rep:  # the page's copy in another partition counted
-            bc = merged.cands[int(merged.shard_of[best])]
-            br = int(merged.local_row[best])
-            relevance["best_page_entry"] = {
-                "relevance": float(bc.relevance[br]), "partition": int(bc.partition[br]),
-                "index": int(bc.index[br]), "l_d": int(bc.doc_length[br])}
-        proximity: dict[str, Any] = {
-            # never added to the score: it is fused by rank (below) or left out
-            "value": float(groups.proximity[g]), "weight": 0.0,
-            "proximity_weight": o.proximity_weight, "normalised": float(c.proximity[r]),
-            "query_terms": k,
-            "span_starts": max(int(c.doc_length[r]) - k + 1, 1), "bonus": o.proximity_bonus,
-            "span_sum": float(c.proximity_raw[r]), "l_d": int(c.doc_length[r]),
-            "l_avg": c.average_length,
-            "formula": "sum 1/(v-u+1) over the minimal spans * log2(1 + l_avg/l_d); max "
-                       "over the group (normalised: span sum * k / (l_d - k + 1) * proximity "
-                       "bonus)"}
-        out: dict[str, Any] = {
-            "score": final,
-            "weight": parsed.controls.weight,
-            "doc_rank": {"value": float(groups.doc_rank[g]), "weight": o.doc_rank_weight,
-                         "representative": float(c.doc_rank[r]),
-                         "documents_after": int(c.docs_after[r]),
-                         "partition": int(c.partition[r]), "index": int(c.index[r]),
-                         "group_members": int(members.size),
-                         "formula": "log10(documents after); max over the group"},
-            "relevance": relevance,
-            "proximity": proximity,
-            "link_score": self._explain_link(links, g),
-            "bonuses": bonus,
-            "shard": c.shard,
-        }
-        if fusion is not None:
-            s, rank_s, rank_p = fusion
-            out["fusion"] = {
-                "score": float(s[g]), "score_rank": int(rank_s[g]),
-                "proximity_rank": int(rank_p[g]), "k": RRF_K,
-                "proximity_share": o.proximity_bonus,
-                "formula": "w: weight * 200 * (2 / (k + score rank) + proximity bonus / "
-                           "(k + proximity rank)); score = Doc Rank + relevance + link score "
-                           "+ bonuses, ranks from 0 (ties share one)"}
-        return out
-
-    @staticmethod
-    def _best_page_entry(merged: _Merged, rows: np.ndarray) -> int | None:
-        """The page entry among a group's ``rows`` whose relevance the group counts (the
-        grouping's best page member), or None for a group of link documents only."""
-        pages = rows[merged.page[rows]]
-        if not pages.size:
-            return None
-        return int(pages[np.argmax(merged.relevance[pages])])
-
-    def _explain_link(self, links: _LinkValues, g: int) -> dict[str, Any]:
-        row = int(links.best_row[g])
-        out: dict[str, Any] = {
-            "value": float(links.group[g]), "weight": self.options.link_score_weight,
-            "available": links.on,
-            "formula": "log10(1 + LinkRank relative) + trust; max over the group"}
-        if row >= 0:
-            out["linkrank_relative"] = float(links.relative[row])
-            out["trust"] = float(links.trust[row])
-        elif links.scores is None and self.options.link_score_weight:
-            out["note"] = "no link scores for this crawl (run webgraph, linkrank, score_update)"
-        return out
-
-
-def _coverage(merged: _Merged, groups: Groups, prefer: Sequence[str]) -> np.ndarray:
-    """For each group, the most distinct ``prefer`` terms one of its members holds (in its
-    page or in anchor text)."""
-    rows = np.zeros(merged.doc_rank.size, dtype=np.int64)
-    at = 0
-    for c in merged.cands:
-        m = len(c)
-        have = [j for j, t in enumerate(c.terms) if t in set(prefer)]
-        if have and m:
-            rows[at:at + m] = ((c.freq[have] > 0) | (c.term_relevance[have] > 0)).sum(axis=0)
-        at += m
-    out = np.zeros(len(groups), dtype=np.int64)
-    np.maximum.at(out, groups.member_group, rows)
-    return out
-
 
 def search(shards: Sequence[ShardClient], query: str, options: SearchOptions | None = None,
            **kwargs: Any) -> SearchResult:

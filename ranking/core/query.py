@@ -399,3 +399,17 @@ def _highlight_words(body: str) -> tuple[str, ...]:
             if word.lower() not in words:
                 words.append(word.lower())
     return tuple(words)
+
+
+def query_word_terms(parsed: ParsedQuery) -> tuple[list[str], list[int]]:
+    """Distinct non-meta query terms (all disjuncts) and the largest count of each in one
+    disjunct (a repeated term counts twice)."""
+    mult: dict[str, int] = {}
+    for d in parsed.disjuncts:
+        counts: dict[str, int] = {}
+        for t in d.all_terms:
+            counts[t] = counts.get(t, 0) + 1
+        for t, c in counts.items():
+            mult[t] = max(mult.get(t, 0), c)
+    return list(mult), list(mult.values())
+

@@ -43,7 +43,7 @@ the unit tests check each against values worked out by hand from the formulas.
   Anchor text folded into a page's doc_map entry is not part of the page's ``f``: each link
   record is scored on its own (``l_d`` = its length) and a group adds its records' relevance
   as ``Σ α_i Rel_i``, ``α_i = 1/2^i`` by decreasing relevance (:func:`record_relevance`,
-  ../shared/yioop-notes.md §5.1); the page part uses the page's own length.
+  the Yioop design document's grouped relevance); the page part uses the page's own length.
 * Proximity (two or more non-meta terms): minimal spans ``[u, v]`` holding every query term
   (repeats included) with no smaller interval inside holding them all; the span sum
   ``sum 1/(v - u + 1)`` (Yioop 2021's cover proximity), normalised for the document's length
@@ -162,7 +162,7 @@ def region_weighted_frequency(pos: IntArray, counts: IntArray, region_row: IntAr
 def record_relevance(record_row: IntArray, freq: FloatArray, record_len: IntArray,
                      occurrences: Sequence[float], n_docs: int, avg_len: float, rows: int,
                      decay: float = 0.5) -> tuple[FloatArray, FloatArray]:
-    """Relevance of link records grouped under their target (../shared/yioop-notes.md §5.1):
+    """Relevance of link records grouped under their target (the Yioop design document):
     each record (one anchor text folded into the target's doc_map entry) is scored with the DFR
     formula on its own length, and a row's records add up as ``Σ α_i Rel_i`` with
     ``α_i = decay ** i`` over the row's records by decreasing relevance (the domain weight that
@@ -410,7 +410,7 @@ def combine(doc_rank: FloatArray, relevance: FloatArray, prox: FloatArray,
                      + bonuses)
 
 
-# reciprocal rank fusion, with Yioop's constants (../shared/yioop-notes.md §7.4)
+# reciprocal rank fusion, with Yioop's constants (the Yioop design document)
 RRF_K = 59
 RRF_SCALE = 600.0
 

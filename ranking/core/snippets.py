@@ -1,4 +1,4 @@
-"""Snippets and highlighted titles of results (../shared/yioop-notes.md §8).
+"""Snippets and highlighted titles of results (the Yioop design document's snippets).
 
 Layer: ``ranking.core``. The pipeline calls :func:`snippet` and :func:`title_html` for the final
 top results only, on their stored summaries; a local shard calls :func:`stored_body_windows`

@@ -34,7 +34,8 @@ from indexer.core.reader import IndexBundleReader
 
 from .blocks import Block, union_blocks
 from .collect import collect_by_key
-from .iterators import Budget, DecodedList, Plan, build_plan, collect
+from .iterators import Budget, DecodedList, collect
+from .plan import Plan, build_plan
 from .query import ParsedQuery
 
 

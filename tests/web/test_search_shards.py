@@ -12,7 +12,7 @@ from django.utils import timezone
 from crawler import services
 from crawler.models import QueueServer
 from ranking.core.errors import NoIndexError
-from ranking.core.network import HttpShard
+from ranking.core.remote_shard import RemoteShard
 from ranking.core.shard import LocalShard
 from ranking.search_service import search_service
 from ranking.selectors import remote_queue_server_urls
@@ -60,5 +60,5 @@ def test_shards_are_local_bundles_then_remote_servers(here):
     assert its == 1000 and [type(s) for s in shards] == [LocalShard]
     services.queue_server_heartbeat(1, "http://10.0.0.2:8000/")
     its, shards = search_service().shards(None)
-    assert [type(s) for s in shards] == [LocalShard, HttpShard]
+    assert [type(s) for s in shards] == [LocalShard, RemoteShard]
     assert shards[1].base_url == "http://10.0.0.2:8000" and shards[1].its == 1000

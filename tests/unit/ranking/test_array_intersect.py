@@ -12,11 +12,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from indexer.core.ids import hash8
+from ranking.core.combinators import IntersectIterator
 from ranking.core.iterators import (
     Budget,
     DecodedList,
     DecodedWordIterator,
-    IntersectIterator,
     KeysIterator,
     WordIterator,
     collect,

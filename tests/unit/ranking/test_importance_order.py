@@ -19,7 +19,8 @@ from indexer.core.reader import IndexBundleReader
 from indexer.core.reorder import reorder_partition
 from ranking.core.blocks import key_index, key_partition, make_keys
 from ranking.core.collect import collect_by_key
-from ranking.core.iterators import Budget, IntersectIterator, KeysIterator, WordIterator, collect
+from ranking.core.combinators import IntersectIterator
+from ranking.core.iterators import Budget, KeysIterator, WordIterator, collect
 from ranking.core.options import SearchOptions
 from ranking.core.pipeline import search
 from ranking.core.query import QueryParser
@@ -176,7 +177,7 @@ def _crawl(path: Path, pages: int = 20, per_partition: int = 10) -> list[str]:
 
 
 def _candidates(reader: IndexBundleReader, query: str, n: int):
-    return LocalShard(reader)._candidates(QueryParser().parse(query), n, SearchOptions())
+    return LocalShard(reader).candidates(query, QueryParser().parse(query), n, SearchOptions())
 
 
 def _urls(reader: IndexBundleReader, cands) -> list[str]:
@@ -233,7 +234,7 @@ def test_doc_rank_is_monotone_in_key_across_partitions(tmp_path: Path) -> None:
         assert np.all((rank[:, None] >= rank[None, :])[higher])
         assert int(np.argmax(rank)) == 10  # urls[19]: partition 1, index 0
         # the candidates of a mixed snapshot are the brute-force top n of every match by key
-        cands = shard._candidates(QueryParser().parse("common"), 7, SearchOptions())
+        cands = shard.candidates("common", QueryParser().parse("common"), 7, SearchOptions())
         every = sorted((-float(ranks.keys[p][i]), p, i) for p in (0, 1, 2)
                         for i in range(ranks.keys[p].size))[:7]
         assert sorted((p, i) for _, p, i in every) == \

@@ -11,18 +11,20 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from indexer.core.ids import hash8
-from ranking.core.iterators import (
-    Budget,
-    DecodedList,
-    DecodedWordIterator,
+from ranking.core.combinators import (
     DifferenceIterator,
     IntersectIterator,
     PhraseIterator,
     UnionIterator,
+)
+from ranking.core.iterators import (
+    Budget,
+    DecodedList,
+    DecodedWordIterator,
     WordIterator,
-    build_plan,
     collect,
 )
+from ranking.core.plan import build_plan
 from ranking.core.query import Phrase, QueryParser
 
 from .helpers import Doc, build, keys_by_url

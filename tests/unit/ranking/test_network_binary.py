@@ -10,18 +10,18 @@ import numpy as np
 import pytest
 
 from indexer.core.ids import DOC_ID_LEN, DocType
+from ranking.core.candidates import Candidates
 from ranking.core.errors import ShardError
-from ranking.core.network import (
+from ranking.core.pipeline import Searcher
+from ranking.core.protocol import (
     BINARY_TYPE,
     JSON_TYPE,
-    HttpShard,
     decode_search_answer,
     encode_search_answer,
-    shard_search,
-    shard_search_answer,
 )
-from ranking.core.pipeline import Searcher
-from ranking.core.shard import Candidates, LocalShard
+from ranking.core.remote_shard import RemoteShard
+from ranking.core.shard import LocalShard
+from ranking.core.shard_server import shard_search, shard_search_answer
 
 from .helpers import Doc, build, text_doc
 
@@ -114,6 +114,6 @@ def test_malformed_answers_are_refused(shard, case):
     what, body = malformed(encode_search_answer(*answer(shard)))[case]
     with pytest.raises(ValueError):
         decode_search_answer(body, "b")
-    client = HttpShard("http://127.0.0.1:9", "t", name="b")
+    client = RemoteShard("http://127.0.0.1:9", "t", name="b")
     with pytest.raises(ShardError, match="malformed answer"):
-        client._read_candidates((200, BINARY_TYPE, body))
+        client.read_candidates((200, BINARY_TYPE, body))

@@ -11,13 +11,14 @@ import time
 import pytest
 
 from ranking.core.errors import ShardError
-from ranking.core.network import SEARCH_PATH, HttpShard, ShardHTTPServer
 from ranking.core.options import SearchOptions
 from ranking.core.pipeline import Searcher
+from ranking.core.protocol import SEARCH_PATH
 from ranking.core.query import QueryParser
+from ranking.core.remote_shard import RemoteShard
 from ranking.core.shard import LocalShard
-
-from .helpers import Doc, build
+from tests.fixtures.shard_server import ShardHTTPServer
+from tests.unit.ranking.helpers import Doc, build
 
 TOKEN = "http-token"
 
@@ -150,7 +151,7 @@ class CannedServer:
 
 
 def summaries_of(url: str, timeout: float = 2.0) -> list:
-    return HttpShard(url, TOKEN, name="c", timeout=timeout).summaries([b"\0" * 24])
+    return RemoteShard(url, TOKEN, name="c", timeout=timeout).summaries([b"\0" * 24])
 
 
 BODY = b'{"summaries": [{"url": "u"}]}'
@@ -189,7 +190,7 @@ def test_broken_answers_are_shard_errors(answer, reason):
 def test_a_kept_connection_closed_while_idle_is_replaced_once():
     ok = b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s" % (len(BODY), BODY)
     srv = CannedServer([ok, None, ok])  # the first connection closes at its second request
-    shard = HttpShard(srv.url, TOKEN, name="c")
+    shard = RemoteShard(srv.url, TOKEN, name="c")
     try:
         assert shard.summaries([b"\0" * 24]) == shard.summaries([b"\0" * 24]) == [{"url": "u"}]
         assert srv.connections == 2
@@ -201,8 +202,8 @@ def test_slow_and_unreachable_shards_are_skipped(server):
     slow = CannedServer([None], delay=3.0)
     with socket.create_server(("127.0.0.1", 0)) as closed:
         dead = f"http://127.0.0.1:{closed.getsockname()[1]}"
-    shards = [HttpShard(server.url, TOKEN, name="up"), HttpShard(slow.url, TOKEN, name="slow"),
-              HttpShard(dead, TOKEN, name="dead")]
+    shards = [RemoteShard(server.url, TOKEN, name="up"), RemoteShard(slow.url, TOKEN, name="slow"),
+              RemoteShard(dead, TOKEN, name="dead")]
     try:
         start = time.monotonic()
         res = Searcher(shards, SearchOptions(), shard_timeout=0.5).search("alpha")
@@ -214,4 +215,4 @@ def test_slow_and_unreachable_shards_are_skipped(server):
     assert any("dead" in m and "unreachable" in m for m in res.messages)
     parsed = QueryParser().parse("alpha")
     with pytest.raises(ShardError, match="unreachable"):
-        HttpShard(dead, TOKEN, name="dead").candidates("alpha", parsed, 5, SearchOptions())
+        RemoteShard(dead, TOKEN, name="dead").candidates("alpha", parsed, 5, SearchOptions())

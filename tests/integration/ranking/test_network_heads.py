@@ -11,18 +11,15 @@ import numpy as np
 import pytest
 
 from indexer.core.ids import DocType
-from ranking.core import network
-from ranking.core.network import (
-    SEARCH_PATH,
-    SUMMARIES_PATH,
-    HttpShard,
-    ShardHTTPServer,
-    shard_summaries_payload,
-)
+from ranking.core import protocol
+from ranking.core.candidates import Candidates
 from ranking.core.pipeline import Searcher
-from ranking.core.shard import Candidates, LocalShard
-
-from .helpers import Doc, build, text_doc
+from ranking.core.protocol import SEARCH_PATH, SUMMARIES_PATH
+from ranking.core.remote_shard import RemoteShard
+from ranking.core.shard import LocalShard
+from ranking.core.shard_server import best_representatives, shard_summaries_payload
+from tests.fixtures.shard_server import ShardHTTPServer
+from tests.unit.ranking.helpers import Doc, build, text_doc
 
 TOKEN = "heads-token"
 
@@ -51,7 +48,7 @@ def shards(tmp_path):
         threading.Thread(target=srv.serve_forever, daemon=True).start()
         servers.append(srv)
         local.append(shard)
-    yield local, [HttpShard(s.url, TOKEN, name=n) for s, n in zip(servers, "ab", strict=True)]
+    yield local, [RemoteShard(s.url, TOKEN, name=n) for s, n in zip(servers, "ab", strict=True)]
     for srv in servers:
         srv.shutdown()
         srv.server_close()
@@ -114,13 +111,13 @@ def test_candidates_travel_exactly(shards):
 
 def _requests(monkeypatch) -> list[str]:
     paths: list[str] = []
-    real = HttpShard._target  # every request's path and query are made here
+    real = RemoteShard._target  # every request's path and query are made here
 
     def counting(self, path, params):
         paths.append(path)
         return real(self, path, params)
 
-    monkeypatch.setattr(HttpShard, "_target", counting)
+    monkeypatch.setattr(RemoteShard, "_target", counting)
     return paths
 
 
@@ -141,8 +138,8 @@ def test_heads_come_with_the_search_answer(shards, monkeypatch):
 def test_heads_not_sent_are_asked_for(shards, monkeypatch):
     """An answer without heads (an older shard, or heads=0) costs a summaries request."""
     local, remote = shards
-    monkeypatch.setattr(network, "PREFETCH_HEADS", 0)
-    fresh = [HttpShard(s.base_url, TOKEN, name=s.name) for s in remote]
+    monkeypatch.setattr(protocol, "PREFETCH_HEADS", 0)
+    fresh = [RemoteShard(s.base_url, TOKEN, name=s.name) for s in remote]
     paths = _requests(monkeypatch)
     got = Searcher(fresh).search("alpha", num=5, snippets=False)
     assert SUMMARIES_PATH in paths
@@ -153,6 +150,6 @@ def test_heads_not_sent_are_asked_for(shards, monkeypatch):
 def test_best_representatives_are_the_best_groups(shards):
     searcher, parsed, found = _first_shard_candidates(shards, "alpha")
     shown = searcher.search("alpha", num=3, snippets=False).results
-    ids = network.best_representatives(found, parsed, searcher.options, 5)
+    ids = best_representatives(found, parsed, searcher.options, 5)
     assert len(ids) == len(set(ids)) == 5
     assert {bytes.fromhex(r.doc_id) for r in shown} <= set(ids)

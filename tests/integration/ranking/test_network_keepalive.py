@@ -9,11 +9,11 @@ import threading
 import pytest
 
 from ranking.core.errors import ShardError
-from ranking.core.network import HttpShard, ShardHTTPServer
 from ranking.core.pipeline import Searcher
+from ranking.core.remote_shard import RemoteShard
 from ranking.core.shard import LocalShard
-
-from .helpers import Doc, build
+from tests.fixtures.shard_server import ShardHTTPServer
+from tests.unit.ranking.helpers import Doc, build
 
 TOKEN = "keepalive-token"
 
@@ -43,7 +43,7 @@ def server(tmp_path):
 
 
 def test_queries_reuse_one_connection(server):
-    shard = HttpShard(server.url, TOKEN, name="k")
+    shard = RemoteShard(server.url, TOKEN, name="k")
     searcher = Searcher([shard])
     first = searcher.search("alpha beta", num=5)
     for _ in range(4):  # candidates, then summaries: one connection for all of them
@@ -55,7 +55,7 @@ def test_queries_reuse_one_connection(server):
 
 
 def test_a_connection_the_server_closed_is_replaced(server):
-    shard = HttpShard(server.url, TOKEN, name="k")
+    shard = RemoteShard(server.url, TOKEN, name="k")
     searcher = Searcher([shard])
     want = [r.url for r in searcher.search("alpha", num=3).results]
     for sock in server.sockets:  # the server drops its idle keep-alive connections
@@ -67,8 +67,8 @@ def test_a_connection_the_server_closed_is_replaced(server):
 
 def test_errors_still_reported(server, tmp_path):
     with pytest.raises(ShardError, match="403"):
-        HttpShard(server.url, "wrong", name="k").summaries([b"\0" * 24])
+        RemoteShard(server.url, "wrong", name="k").summaries([b"\0" * 24])
     server.shutdown()
     server.server_close()
-    res = Searcher([HttpShard(server.url, TOKEN, name="k", timeout=2)]).search("alpha")
+    res = Searcher([RemoteShard(server.url, TOKEN, name="k", timeout=2)]).search("alpha")
     assert not res.results and any("unreachable" in m for m in res.messages)

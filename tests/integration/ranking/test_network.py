@@ -7,13 +7,14 @@ import threading
 import pytest
 
 from ranking.core.errors import ShardError
-from ranking.core.network import HttpShard, ShardHTTPServer, per_shard_results
+from ranking.core.fanout import per_shard_results
 from ranking.core.options import SearchOptions
 from ranking.core.pipeline import Searcher
 from ranking.core.query import QueryParser
+from ranking.core.remote_shard import RemoteShard
 from ranking.core.shard import LocalShard
-
-from .helpers import Doc, build
+from tests.fixtures.shard_server import ShardHTTPServer
+from tests.unit.ranking.helpers import Doc, build
 
 TOKEN = "s3cret"
 
@@ -49,8 +50,8 @@ def test_one_up_one_failing_one_slow(servers):
     up = servers(docs("up", 5), "up")
     failing = servers(docs("fail", 5), "fail", fail=True)
     slow = servers(docs("slow", 5), "slow", delay=3.0)
-    shards = [HttpShard(up.url, TOKEN, name="up"), HttpShard(failing.url, TOKEN, name="fail"),
-              HttpShard(slow.url, TOKEN, name="slow", timeout=10)]
+    shards = [RemoteShard(up.url, TOKEN, name="up"), RemoteShard(failing.url, TOKEN, name="fail"),
+              RemoteShard(slow.url, TOKEN, name="slow", timeout=10)]
     res = Searcher(shards, shard_timeout=0.8).search("alpha beta")
     assert {r.url.split("/")[2] for r in res.results} == {"up.test"}
     assert len(res.results) == 5
@@ -62,7 +63,7 @@ def test_one_up_one_failing_one_slow(servers):
 def test_results_merge_across_shards(servers):
     a = servers(docs("a", 4), "a")
     b = servers(docs("b", 4), "b")
-    res = Searcher([HttpShard(a.url, TOKEN, name="a"), HttpShard(b.url, TOKEN, name="b")],
+    res = Searcher([RemoteShard(a.url, TOKEN, name="a"), RemoteShard(b.url, TOKEN, name="b")],
                    SearchOptions(min_results_to_group=10)).search("alpha", num=10)
     assert {r.url.split("/")[2] for r in res.results} == {"a.test", "b.test"}
     assert len(res.results) == 8 and not res.partial
@@ -73,4 +74,4 @@ def test_token_required(servers):
     a = servers(docs("a", 2), "a")
     parsed = QueryParser().parse("alpha")
     with pytest.raises(ShardError, match="403"):
-        HttpShard(a.url, "wrong").candidates("alpha", parsed, 10, SearchOptions())
+        RemoteShard(a.url, "wrong").candidates("alpha", parsed, 10, SearchOptions())

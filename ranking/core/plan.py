@@ -1,0 +1,132 @@
+"""The query plan: one iterator tree for the disjuncts of a parsed query.
+
+Layer: ``ranking.core``. :func:`build_plan` turns a parsed query (:mod:`ranking.core.query`)
+into leaves (:mod:`ranking.core.iterators`) joined by combinators
+(:mod:`ranking.core.combinators`), reading a term's postings from the shard's caches when it
+has them (a filter meta word's decoded keys, a whole decoded list). The shard
+(:mod:`ranking.core.tiers`, :mod:`ranking.core.matching`) pulls the first ``n`` matches from
+the plan's root and scores them with the plan's word iterators and positions decoder.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from indexer.core.reader import IndexBundleReader, PostingsCursor, TermStats
+
+from .blocks import IntArray
+from .combinators import DifferenceIterator, IntersectIterator, PhraseIterator, UnionIterator
+from .iterators import (
+    Budget,
+    DecodedList,
+    DecodedWordIterator,
+    DocIterator,
+    EmptyIterator,
+    KeysIterator,
+    WordIterator,
+)
+from .query import Conjunct
+
+ALL_DOCUMENTS_TERM = "site:all"  # every document and link document carries it
+
+
+@dataclass(slots=True)
+class Plan:
+    """The iterator tree of a query, its word iterators (for statistics) and a positions
+    decoder."""
+
+    root: DocIterator
+    words: dict[str, WordIterator | DecodedWordIterator]
+    decoder: PostingsCursor
+    budget: Budget
+
+
+class _Builder:
+    def __init__(self, reader: IndexBundleReader, budget: Budget,
+                 filters: Callable[[str], IntArray | None] | None = None,
+                 decoded: Callable[[str, bool], DecodedList | None] | None = None) -> None:
+        self.reader = reader
+        self.budget = budget
+        self.filters = filters
+        self.decoded = decoded
+        self.words: dict[str, WordIterator | DecodedWordIterator] = {}
+        self.stats: dict[str, TermStats] = {}
+
+    def word(self, term: str, positional: bool) -> DocIterator:
+        if not positional and self.filters is not None:
+            keys = self.filters(term)
+            if keys is not None:
+                return KeysIterator(keys) if keys.size else EmptyIterator()
+        if self.decoded is not None:
+            got = self.decoded(term, positional)
+            if got is not None:
+                self.stats[term] = TermStats(got.docs, got.occurrences)
+                if got.docs == 0:
+                    return EmptyIterator()
+                dit = DecodedWordIterator(got, term, positional)
+                if positional:
+                    self.words.setdefault(term, dit)
+                return dit
+        cursor = self.reader.postings(term)
+        self.stats[term] = cursor.stats
+        if cursor.docs == 0:
+            return EmptyIterator()
+        it = WordIterator(cursor, term, positional)
+        if positional:
+            self.words.setdefault(term, it)
+        return it
+
+    def intersect(self, items: list[DocIterator]) -> DocIterator:
+        if any(isinstance(i, EmptyIterator) for i in items):
+            return EmptyIterator()
+        if len(items) == 1:
+            return items[0]
+        items.sort(key=lambda i: i.estimate)
+        return IntersectIterator(items, self.budget)
+
+    def conjunct(self, c: Conjunct, decoder: PostingsCursor) -> DocIterator:
+        items: list[DocIterator] = []
+        for term in dict.fromkeys(c.all_terms):
+            items.append(self.word(term, True))
+        for term in dict.fromkeys((*c.meta, *c.auto_meta)):
+            items.append(self.word(term, False))
+        if not items:
+            items.append(self.word(ALL_DOCUMENTS_TERM, False))
+        root = self.intersect(items)
+        for phrase in c.phrases:
+            if not isinstance(root, EmptyIterator):
+                root = PhraseIterator(root, phrase, decoder, self.budget)
+        negatives: list[DocIterator] = []
+        for term in c.negated_terms:
+            it = self.word(term, False)
+            if not isinstance(it, EmptyIterator):
+                negatives.append(it)
+        for phrase in c.negated_phrases:
+            inner = self.intersect([self.word(t, True) for t in dict.fromkeys(phrase.words)])
+            if not isinstance(inner, EmptyIterator):
+                negatives.append(PhraseIterator(inner, phrase, decoder, self.budget))
+        if negatives and not isinstance(root, EmptyIterator):
+            root = DifferenceIterator(root, negatives)
+        return root
+
+
+def build_plan(reader: IndexBundleReader, disjuncts: Sequence[Conjunct], budget: Budget,
+               filters: Callable[[str], IntArray | None] | None = None,
+               decoded: Callable[[str, bool], DecodedList | None] | None = None) -> Plan:
+    """One iterator tree for the disjuncts of a query (a union when there are several).
+
+    ``filters(term)`` may return the decoded keys of a meta word (a filter cache); ``None``
+    means "read its postings"; ``decoded(term, positional)`` may return the term's whole
+    decoded list (a decoded-postings cache), ``None`` meaning "decode it block by block"."""
+    builder = _Builder(reader, budget, filters, decoded)
+    decoder = PostingsCursor(reader, [], TermStats(0, 0))
+    roots = [builder.conjunct(c, decoder) for c in disjuncts]
+    roots = [r for r in roots if not isinstance(r, EmptyIterator)]
+    if not roots:
+        root: DocIterator = EmptyIterator()
+    elif len(roots) == 1:
+        root = roots[0]
+    else:
+        root = UnionIterator(roots, budget)
+    return Plan(root, builder.words, decoder, budget)
