@@ -4,35 +4,23 @@ Layer: ``indexer.core``. Called by :class:`indexer.core.bundle.IndexBundleWriter
 active partition and to close it. Everything per posting or per position is a numpy array
 operation; Python loops run per document and per term only.
 
-Also defines the *document index blob*: each document's terms, positions, meta words, region
-weights and classifier scores, stored zlib-compressed next to its summary in
-``partition_N.txt.gz``, so the active partition can be rebuilt after a crash::
-
-    u32 length, u32 nterms, u32 nmeta, u32 nregions, u32 nclassifier, u8 wide
-    u32 byte length of the terms               then the terms, UTF-8, each followed by NUL
-    u32 byte length of the meta words          then the meta words, each followed by NUL
-    nterms x N frequency                       then sum(frequency) x N positions
-                                               (N = u16 when wide is 0, else u32)
-    nregions x (i32 last position, f64 weight) then nclassifier x f64
-                                               (a page whose title has no words has a
-                                               first region ending at -1; an i32 reads
-                                               every u32 written before the same way)
+The partition's input is what :class:`ActiveDocs` keeps of its documents (built from
+:class:`~indexer.core.doc_index.DocBatch` batches as they are appended, or rebuilt from the
+stored document index blobs by :func:`load_partition_docs`).
 """
 
 from __future__ import annotations
 
-import struct
-import zlib
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import chain, count, islice
+from itertools import count, islice
 
 import numpy as np
 import numpy.typing as npt
 
+from .doc_index import DocBatch, decode_doc_index
 from .doc_map import encode_doc_map_columns
-from .document import IndexDocument
 from .documents import PartitionDocumentBundle
 from .errors import CorruptIndexError
 from .grouping import Group, group_partition
@@ -44,7 +32,6 @@ from .postings import BLOCK_SIZE, encode_postings
 LAST_ENTRIES_TOOL = PackedTableTool.of(
     "term_id:BLOB docs:INT occurrences:INT offset:INT length:INT last_doc_index:INT "
     "last_offset:INT")
-_BLOB_HEAD = struct.Struct(">IIIIIB")
 
 
 class Vocabulary:
@@ -77,58 +64,6 @@ class Vocabulary:
 
     def __len__(self) -> int:
         return len(self.terms)
-
-
-@dataclass(slots=True)
-class DocBatch:
-    """Documents to append, column-wise: per document its id, length, regions and classifier
-    scores; all terms, frequencies, positions and meta words of the batch back to back
-    (``nterms``/``nmeta`` per document cut them)."""
-
-    doc_ids: list[bytes]
-    lengths: list[int]
-    regions: list[tuple[tuple[int, float], ...]]
-    classifier_scores: list[tuple[float, ...]]
-    terms: list[str]
-    nterms: npt.NDArray[np.int64]
-    counts: npt.NDArray[np.int64]
-    positions: npt.NDArray[np.int64]
-    meta: list[str]
-    nmeta: npt.NDArray[np.int64]
-
-    def __len__(self) -> int:
-        return len(self.doc_ids)
-
-    def npos(self) -> npt.NDArray[np.int64]:
-        """Positions per document."""
-        ends = np.cumsum(self.nterms)
-        cum = np.concatenate(([0], np.cumsum(self.counts)))
-        return cum[ends] - cum[ends - self.nterms]
-
-    def slice(self, a: int, b: int) -> DocBatch:
-        """Documents ``a`` to ``b`` (exclusive) as a batch."""
-        t0, t1 = int(self.nterms[:a].sum()), int(self.nterms[:b].sum())
-        npos = self.npos()
-        p0, p1 = int(npos[:a].sum()), int(npos[:b].sum())
-        m0, m1 = int(self.nmeta[:a].sum()), int(self.nmeta[:b].sum())
-        return DocBatch(self.doc_ids[a:b], self.lengths[a:b], self.regions[a:b],
-                        self.classifier_scores[a:b], self.terms[t0:t1], self.nterms[a:b],
-                        self.counts[t0:t1], self.positions[p0:p1], self.meta[m0:m1],
-                        self.nmeta[a:b])
-
-    @staticmethod
-    def concat(docs: Sequence[DocIndexData], doc_ids: list[bytes]) -> DocBatch:
-        """A batch of decoded document index blobs."""
-        def cat(parts: list[npt.NDArray[np.int64]]) -> npt.NDArray[np.int64]:
-            return np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, np.int64)
-
-        return DocBatch(doc_ids, [d.length for d in docs], [d.regions for d in docs],
-                        [d.classifier_scores for d in docs],
-                        [t for d in docs for t in d.terms],
-                        np.array([len(d.terms) for d in docs], dtype=np.int64),
-                        cat([d.counts for d in docs]), cat([d.positions for d in docs]),
-                        [w for d in docs for w in d.meta_words],
-                        np.array([len(d.meta_words) for d in docs], dtype=np.int64))
 
 
 _STORE_COLUMNS = ("summary_offset", "summary_length", "cache_offset", "cache_length",
@@ -231,100 +166,6 @@ class ActiveDocs:
             return z32, z32, z32, z64, z64, np.zeros((0, len(_STORE_COLUMNS)), np.int64)
         return (self._entry_terms[0], self._entry_counts[0], self._positions[0],
                 self._nentries[0], self._npos[0], self._store[0])
-
-
-@dataclass(frozen=True, slots=True)
-class DocIndexData:
-    """A decoded document index blob."""
-
-    length: int
-    terms: list[str]
-    meta_words: list[str]
-    counts: npt.NDArray[np.int64]
-    positions: npt.NDArray[np.int64]
-    regions: tuple[tuple[int, float], ...]
-    classifier_scores: tuple[float, ...]
-
-
-def _joined(strings: Sequence[str]) -> bytes:
-    """Strings each followed by NUL (terms never contain NUL: we refuse those that do)."""
-    if not strings:
-        return b""
-    text = "\0".join(strings) + "\0"
-    if text.count("\0") != len(strings):
-        raise ValueError("a term contains a NUL character")
-    return text.encode("utf-8", "surrogatepass")
-
-
-def encode_doc_index(doc: IndexDocument) -> tuple[bytes, list[str], npt.NDArray[np.int32],
-                                                  npt.NDArray[np.int32]]:
-    """The compressed index blob of ``doc`` plus its terms, counts and flat positions."""
-    terms = list(doc.terms)
-    values = doc.terms.values()
-    counts = np.fromiter(map(len, values), dtype=np.int32, count=len(terms))
-    total = int(counts.sum())
-    positions = np.fromiter(chain.from_iterable(values), dtype=np.int32, count=total)
-    raw_terms = _joined(terms)
-    raw_meta = _joined(doc.meta_words)
-    regions = np.array([tuple(r) for r in doc.region_weights], dtype=[("p", ">i4"), ("w", ">f8")]) \
-        if doc.region_weights else np.zeros(0, dtype=[("p", ">i4"), ("w", ">f8")])
-    wide = bool(total) and int(positions.max()) > 0xFFFF or bool(counts.size) and int(
-        counts.max()) > 0xFFFF
-    small = ">u4" if wide else ">u2"
-    parts = [
-        _BLOB_HEAD.pack(doc.length, len(terms), len(doc.meta_words), len(regions),
-                        len(doc.classifier_scores), wide),
-        struct.pack(">I", len(raw_terms)), raw_terms,
-        struct.pack(">I", len(raw_meta)), raw_meta,
-        counts.astype(small).tobytes(),
-        positions.astype(small).tobytes(),
-        regions.tobytes(),
-        np.array(doc.classifier_scores, dtype=">f8").tobytes(),
-    ]
-    return zlib.compress(b"".join(parts), 1), terms, counts, positions
-
-
-def decode_doc_index(blob: bytes) -> DocIndexData:
-    """Inverse of :func:`encode_doc_index`; raises ``ValueError`` (or ``zlib.error``)."""
-    raw = zlib.decompress(blob)
-    length, nterms, nmeta, nregions, nclass, wide = _BLOB_HEAD.unpack_from(raw)
-    small = ">u4" if wide else ">u2"
-    pos = _BLOB_HEAD.size
-
-    def take(count: int, dtype: npt.DTypeLike) -> npt.NDArray[np.generic]:
-        nonlocal pos
-        arr = np.frombuffer(raw, dtype=dtype, count=count, offset=pos)
-        pos += arr.nbytes
-        return arr
-
-    def strings(count: int) -> list[str]:
-        nonlocal pos
-        (size,) = struct.unpack_from(">I", raw, pos)
-        pos += 4
-        chunk = raw[pos:pos + size]
-        pos += size
-        if not count:
-            if size:
-                raise ValueError("unexpected strings")
-            return []
-        if not chunk.endswith(b"\0"):
-            raise ValueError("strings not NUL terminated")
-        out = chunk[:-1].decode("utf-8", "surrogatepass").split("\0")
-        if len(out) != count:
-            raise ValueError("string count mismatch")
-        return out
-
-    terms = strings(nterms)
-    meta = strings(nmeta)
-    counts = take(nterms, small).astype(np.int64)
-    positions = take(int(counts.sum()), small).astype(np.int64)
-    regions = take(nregions, [("p", ">i4"), ("w", ">f8")])
-    classifier = take(nclass, ">f8")
-    if pos != len(raw):
-        raise ValueError("document index blob has stray bytes")
-    return DocIndexData(length, terms, meta, counts, positions,
-                        tuple((int(p), float(w)) for p, w in regions.tolist()),
-                        tuple(float(c) for c in classifier.tolist()))
 
 
 @dataclass(frozen=True, slots=True)

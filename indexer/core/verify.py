@@ -19,6 +19,7 @@ from typing import Any
 
 from .codes import CodeError
 from .dictionary import BPlusTree
+from .doc_index import decode_doc_index
 from .doc_map import DocMap, DocMapFormatError
 from .documents import BlobReader, PartitionDocumentBundle, gunzip
 from .errors import IndexStoreError
@@ -30,7 +31,6 @@ from .layout import (
     read_next_partition,
     read_partition_manifest,
 )
-from .partition_index import decode_doc_index
 from .positions import decode_positions
 from .postings import PostingListReader
 from .reader import load_last_entries
