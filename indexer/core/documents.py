@@ -42,7 +42,8 @@ from pathlib import Path
 import numpy as np
 
 from .errors import CorruptIndexError
-from .packed_table import PackedTableTool, RecordFormatError, pack_columns, split_records
+from .packed_columns import pack_columns
+from .packed_table import PackedTableTool, RecordFormatError, split_records
 from .storage import HEADER_SIZE, AppendLog, check_log_header, read_text, write_text
 
 logger = logging.getLogger(__name__)

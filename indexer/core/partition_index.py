@@ -25,7 +25,8 @@ from .documents import PartitionDocumentBundle
 from .errors import CorruptIndexError
 from .grouping import Group, group_partition
 from .ids import DOC_ID_LEN, DOC_TYPE, DocType, term_ids
-from .packed_table import PackedTableTool, pack_columns
+from .packed_columns import pack_columns
+from .packed_table import PackedTableTool
 from .positions import encode_positions
 from .postings import BLOCK_SIZE, encode_postings
 
