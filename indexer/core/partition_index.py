@@ -225,14 +225,45 @@ def build_partition(docs: ActiveDocs, vocab: Vocabulary, block_size: int = BLOCK
     link documents (anchor text describes the target), each shifted past the previous ones'
     lengths. Duplicate pages (same text) are not posted twice."""
     doc_ids = docs.doc_ids
-    n = len(doc_ids)
     groups = group_partition(doc_ids)
     if order is not None:
         groups = order(groups, doc_ids)
-    ngroups = len(groups)
     e_terms, e_counts, positions, nentries, npos, store = docs.columns()
-    lengths, regions = docs.lengths, docs.regions
     id_bytes = b"".join(doc_ids)
+    made = _contributors(groups, docs, id_bytes)
+    doc_map = _encode_doc_map(groups, docs, made, id_bytes, store)
+    lists = _sorted_lists(vocab, *_gather_entries(made, docs.lengths, e_terms, e_counts,
+                                                  positions, nentries, npos))
+    positions_payload, entry_bits, rice_k, _ = encode_positions(
+        lists.positions, lists.freq, lists.entry_list, lists.nlists)
+    postings_payload, list_offset, list_length = encode_postings(
+        lists.entry_list, lists.entry_doc, lists.freq, entry_bits, rice_k, lists.nlists,
+        block_size)
+    last_entries = _term_table(lists, entry_bits, list_offset, list_length)
+    return BuiltPartition(doc_map, positions_payload, postings_payload, last_entries,
+                          len(groups), lists.nlists, int(lists.entry_list.size),
+                          int(lists.positions.size))
+
+
+@dataclass(frozen=True, slots=True)
+class _Contributors:
+    """How a partition's documents make its groups: ``contrib`` the documents whose text is
+    posted (each group's representative, then its link documents), in group order, with
+    ``contrib_group`` their group; ``member_group`` the group of every document; ``regions``
+    and ``length`` each group's region weights and length (its contributors' back to back)."""
+
+    contrib: list[int]
+    contrib_group: list[int]
+    member_group: npt.NDArray[np.int64]
+    regions: list[tuple[tuple[int, float], ...]]
+    length: list[int]
+
+
+def _contributors(groups: list[Group], docs: ActiveDocs, id_bytes: bytes) -> _Contributors:
+    """The contributors, member groups, regions and lengths of ``groups`` (one Python step
+    per group, and per member of the groups that have more than one)."""
+    n = len(docs.doc_ids)
+    lengths, regions = docs.lengths, docs.regions
     is_link = (np.frombuffer(id_bytes, dtype=np.uint8)[DOC_TYPE::DOC_ID_LEN]
                == DocType.LINK).tolist()
     contrib: list[int] = []
@@ -269,6 +300,16 @@ def build_partition(docs: ActiveDocs, vocab: Vocabulary, block_size: int = BLOCK
     member_group = np.empty(n, dtype=np.int64)
     member_group[np.array(member_order, dtype=np.int64)] = np.array(member_group_of,
                                                                    dtype=np.int64)
+    return _Contributors(contrib, contrib_group, member_group, group_regions, group_length)
+
+
+def _encode_doc_map(groups: list[Group], docs: ActiveDocs, made: _Contributors,
+                    id_bytes: bytes, store: npt.NDArray[np.int64]) -> bytes:
+    """The doc_map: per group its representative, score, length and position/score list
+    (one row of (representative, score), then its regions, then its classifier scores); per
+    document its group and where its bytes are stored."""
+    ngroups = len(groups)
+    group_regions = made.regions
     reps = np.array([group.representative for group in groups], dtype=np.int64)
     classifier = [docs.classifier_scores[r] for r in reps.tolist()]
     nregions = np.fromiter(map(len, group_regions), dtype=np.int64, count=ngroups)
@@ -291,15 +332,23 @@ def build_partition(docs: ActiveDocs, vocab: Vocabulary, block_size: int = BLOCK
         at = np.repeat(row_start + 1 + nregions - (np.cumsum(ncls) - ncls), ncls) + np.arange(
             len(flat_cls))
         row_score[at] = flat_cls
-    rep_bytes = b"".join([doc_ids[r] for r in reps.tolist()])
-    doc_map = encode_doc_map_columns(
-        rep_bytes, reps, scores, np.array(group_length, dtype=np.int64), nregions, nrows,
-        row_pos, row_score, id_bytes, np.column_stack([member_group, store]))
+    rep_bytes = b"".join([docs.doc_ids[r] for r in reps.tolist()])
+    return encode_doc_map_columns(
+        rep_bytes, reps, scores, np.array(made.length, dtype=np.int64), nregions, nrows,
+        row_pos, row_score, id_bytes, np.column_stack([made.member_group, store]))
 
-    # entries: one per (contributing document, term or meta word), gathered in group order,
-    # each contributor's positions shifted past the group's earlier contributors
-    c = np.array(contrib, dtype=np.int64)
-    cgroup = np.array(contrib_group, dtype=np.int64)
+
+def _gather_entries(made: _Contributors, lengths: list[int], e_terms: npt.NDArray[np.int32],
+                    e_counts: npt.NDArray[np.int32], positions: npt.NDArray[np.int32],
+                    nentries: npt.NDArray[np.int64], npos: npt.NDArray[np.int64]
+                    ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32],
+                               npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Entries: one per (contributing document, term or meta word), gathered in group order,
+    each contributor's positions shifted past the group's earlier contributors. Returns
+    (entry terms, entry counts, positions, entry groups)."""
+    n = len(lengths)
+    c = np.array(made.contrib, dtype=np.int64)
+    cgroup = np.array(made.contrib_group, dtype=np.int64)
     clen = np.array(lengths, dtype=np.int64)[c] if n else np.zeros(0, np.int64)
     cum = np.cumsum(clen) - clen
     first_contrib = np.flatnonzero(np.diff(cgroup, prepend=-1) != 0)
@@ -316,8 +365,29 @@ def build_partition(docs: ActiveDocs, vocab: Vocabulary, block_size: int = BLOCK
         pos_value = positions[take].astype(np.int64)
     if shift.any():
         pos_value += np.repeat(shift, cp)
-    entry_group = np.repeat(cgroup, ce)
-    # term lists in term_id order
+    return entry_terms, entry_counts, pos_value, np.repeat(cgroup, ce)
+
+
+@dataclass(frozen=True, slots=True)
+class _Lists:
+    """A partition's entries by term list: lists in term_id order (``list_ids``), entries
+    sorted by list then doc_map index (``entry_list``, ``entry_doc``, ``freq``), their
+    positions back to back (``positions``)."""
+
+    list_ids: list[bytes]
+    nlists: int
+    entry_list: npt.NDArray[np.int64]
+    entry_doc: npt.NDArray[np.int64]
+    freq: npt.NDArray[np.int64]
+    positions: npt.NDArray[np.int64]
+
+
+def _sorted_lists(vocab: Vocabulary, entry_terms: npt.NDArray[np.int32],
+                  entry_counts: npt.NDArray[np.int32], pos_value: npt.NDArray[np.int64],
+                  entry_group: npt.NDArray[np.int64]) -> _Lists:
+    """The entries (in group order) sorted into term lists in term_id order; entries of one
+    group for one term (a term of several contributors) become one. Raises ``ValueError``
+    when a document repeats a position for one term."""
     all_ids = vocab.term_ids()
     seen = np.bincount(entry_terms, minlength=len(vocab))
     order = sorted(np.flatnonzero(seen).tolist(), key=all_ids.__getitem__)
@@ -343,27 +413,27 @@ def build_partition(docs: ActiveDocs, vocab: Vocabulary, block_size: int = BLOCK
     change[1:] = (sorted_rank[1:] != sorted_rank[:-1]) | (sorted_group[1:] != sorted_group[:-1])
     boundary = np.flatnonzero(change)
     freq = np.add.reduceat(sorted_counts, boundary) if boundary.size else np.zeros(0, np.int64)
-    entry_list = sorted_rank[boundary]
-    entry_doc = sorted_group[boundary]
     entry_first = np.cumsum(freq) - freq
     steps = np.diff(pos_value)
     inside = np.ones(total, dtype=bool)
     inside[entry_first[freq > 0]] = False
     if np.any(steps[inside[1:]] <= 0):
         raise ValueError("a document repeats a position for one term")
-    positions_payload, entry_bits, rice_k, _ = encode_positions(pos_value, freq, entry_list,
-                                                                 nlists)
-    postings_payload, list_offset, list_length = encode_postings(
-        entry_list, entry_doc, freq, entry_bits, rice_k, nlists, block_size)
-    # term table
+    return _Lists([all_ids[v] for v in order], nlists, sorted_rank[boundary],
+                  sorted_group[boundary], freq, pos_value)
+
+
+def _term_table(lists: _Lists, entry_bits: npt.NDArray[np.int64],
+                list_offset: npt.NDArray[np.int64], list_length: npt.NDArray[np.int64]
+                ) -> bytes:
+    """last_entries: per term list its term_id, documents, occurrences, byte offset and
+    length in the postings, and its last entry's doc_map index and positions bit offset."""
+    nlists, entry_list = lists.nlists, lists.entry_list
     entry_start = np.cumsum(entry_bits) - entry_bits
     docs_per_list = np.bincount(entry_list, minlength=nlists)
-    occurrences = np.bincount(entry_list, weights=freq, minlength=nlists).astype(np.int64)
+    occurrences = np.bincount(entry_list, weights=lists.freq, minlength=nlists).astype(np.int64)
     last_entry = np.cumsum(docs_per_list) - 1
-    last_doc = entry_doc[last_entry] if nlists else last_entry
+    last_doc = lists.entry_doc[last_entry] if nlists else last_entry
     last_off = entry_start[last_entry] if nlists else last_entry
-    list_ids = [all_ids[v] for v in order]
-    last_entries = pack_columns(LAST_ENTRIES_TOOL, list_ids, np.column_stack(
+    return pack_columns(LAST_ENTRIES_TOOL, lists.list_ids, np.column_stack(
         [docs_per_list, occurrences, list_offset, list_length, last_doc, last_off]))
-    return BuiltPartition(doc_map, positions_payload, postings_payload, last_entries, ngroups,
-                          nlists, int(boundary.size), total)
