@@ -2,12 +2,14 @@
 #   make run    create .venv, install the locked dependencies, migrate, create the admin
 #               account and start the whole engine (embedded Redis, web, fetchers, queue servers)
 #   make test   create .venv with the test tools and run the whole test suite
+#   make test-fast  ruff, the import contracts and the unit tests (no services, no sockets,
+#               no child processes): the quick check while editing
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check
 
-.PHONY: run test lock lint clean-venv
+.PHONY: run test test-fast lock lint clean-venv
 
 $(VENV)/bin/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed, found " + sys.version.split()[0])'
@@ -30,6 +32,9 @@ run: $(VENV)/.base-installed
 
 test: $(VENV)/.dev-installed
 	$(PY) scripts/run_tests.py
+
+test-fast: lint
+	$(PY) -m pytest tests/unit tests/test_lint.py
 
 lint: $(VENV)/.dev-installed
 	$(VENV)/bin/ruff check .

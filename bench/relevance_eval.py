@@ -44,6 +44,7 @@ import urllib.robotparser
 from collections.abc import Callable
 from dataclasses import fields, replace
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 HERE = Path(__file__).resolve().parent
@@ -364,8 +365,8 @@ def peers_on(bundle: Path, tier: str = "default") -> dict[str, dict]:
             if (result := qb.peer_eval(name, docs, tier)) is not None}
 
 
-def main() -> int:
-    logging.basicConfig(level=logging.ERROR)
+def parse_args() -> argparse.Namespace:
+    """The command line; ``--option`` overrides go into ``OVERRIDES`` (unknown names exit)."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rebuild", action="store_true", help="crawl again")
     ap.add_argument("--cached", action="store_true",
@@ -383,6 +384,17 @@ def main() -> int:
         f.name for f in fields(SearchOptions)}
     if unknown:
         raise SystemExit(f"unknown options: {sorted(unknown)}")
+    return args
+
+
+def run_label() -> str:
+    """The name of the run file of the main configuration (``defaults`` or ``options``)."""
+    return "defaults" if not OVERRIDES else "options"
+
+
+def main() -> int:
+    logging.basicConfig(level=logging.ERROR)
+    args = parse_args()
     paths, stats = crawl_index("default", 1, args.rebuild, cached=args.cached)
     bundle = paths[0]
     options = search_options()
@@ -392,10 +404,29 @@ def main() -> int:
     start = time.perf_counter()
     run = run_queries(Searcher([shard], options), queries)
     elapsed = time.perf_counter() - start
-    mean = _report("defaults" if not OVERRIDES else "options", run, queries)
+    mean = _report(run_label(), run, queries)
     off = _report("links-off", run_queries(
         Searcher([shard], replace(options, link_score_weight=0.0)), queries), queries)
-    kinds = by_kind(CACHE / "runs" / f"yioopy-{'defaults' if not OVERRIDES else 'options'}.run")
+    lines = figure_lines(options, stats, reader, queries, elapsed, mean, off)
+    peers = {} if args.no_peers else peers_on(bundle)
+    for name, result in peers.items():
+        for mode in ("and", "or"):
+            lines.append(f"{name}_{mode}_MRR@10: {result[mode]['MRR@10']:.4f} score")
+        lines.append(f"{name}_and_Success@10: {result['and']['S@10']:.4f} score")
+        lines.append(f"{name}_docs: {result['docs']} documents")
+    sys.stdout.write("\n".join(lines) + "\n")
+    if args.misses:
+        report_misses()
+    report_targets(mean, peers)
+    return 0
+
+
+def figure_lines(options: SearchOptions, stats: dict[str, Any], reader: IndexBundleReader,
+                 queries: list[tuple[str, str]], elapsed: float, mean: dict[str, float],
+                 off: dict[str, float]) -> list[str]:
+    """The ``name: value unit`` lines of the crawl, the index and the main run (per query
+    kind too)."""
+    kinds = by_kind(CACHE / "runs" / f"yioopy-{run_label()}.run")
     lines = [
         f"options: {options_line()}",
         f"pages: {stats['pages']} pages",
@@ -422,22 +453,24 @@ def main() -> int:
     for kind, m in kinds.items():
         lines.append(f"MRR@10_{kind}: {m['MRR@10']:.4f} score (n={m['n']}, "
                      f"S@1 {m['S@1']:.4f}, S@10 {m['S@10']:.4f})")
-    peers = {} if args.no_peers else peers_on(bundle)
-    for name, result in peers.items():
-        for mode in ("and", "or"):
-            lines.append(f"{name}_{mode}_MRR@10: {result[mode]['MRR@10']:.4f} score")
-        lines.append(f"{name}_and_Success@10: {result['and']['S@10']:.4f} score")
-        lines.append(f"{name}_docs: {result['docs']} documents")
-    sys.stdout.write("\n".join(lines) + "\n")
-    if args.misses:
-        qrels = score.load_qrels(str(SHARED / "judgments" / "dev.tsv"))
-        ranked = score.load_run(str(CACHE / "runs" / f"yioopy-{'defaults' if not OVERRIDES else 'options'}.run"))
-        for qid, q in qrels.items():
-            got = ranked.get(qid, [])
-            hit = next((i + 1 for i, u in enumerate(got[:10]) if u in q["rel"]), None)
-            if hit != 1:
-                sys.stdout.write(f"# {qid} [{q['kind']}] {q['query']!r} rank={hit} "
-                                 f"want={sorted(q['rel'])[:1]} top={got[:2]}\n")
+    return lines
+
+
+def report_misses() -> None:
+    """One ``#`` line per query whose first result is not a right answer."""
+    qrels = score.load_qrels(str(SHARED / "judgments" / "dev.tsv"))
+    ranked = score.load_run(str(CACHE / "runs" / f"yioopy-{run_label()}.run"))
+    for qid, q in qrels.items():
+        got = ranked.get(qid, [])
+        hit = next((i + 1 for i, u in enumerate(got[:10]) if u in q["rel"]), None)
+        if hit != 1:
+            sys.stdout.write(f"# {qid} [{q['kind']}] {q['query']!r} rank={hit} "
+                             f"want={sorted(q['rel'])[:1]} top={got[:2]}\n")
+
+
+def report_targets(mean: dict[str, float], peers: dict[str, dict]) -> None:
+    """The ``target:`` lines: MRR@10, Success@10, no query without a result, and MRR@10
+    against each peer's AND."""
     label = "" if not OVERRIDES else f" [options: {options_line()}]"
     targets = [
         ("MRR@10", mean["MRR@10"], TARGET_MRR, mean["MRR@10"] >= TARGET_MRR),
@@ -451,7 +484,6 @@ def main() -> int:
         peer = result["and"]["MRR@10"]
         sys.stdout.write(f"target: MRR@10{label} {mean['MRR@10']:.4f} against {name} AND "
                          f"(goal >= {peer:.4f}) {'met' if mean['MRR@10'] >= peer else 'NOT met'}\n")
-    return 0
 
 
 if __name__ == "__main__":

@@ -30,7 +30,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from indexer.core.bundle import BundleConfig, EncodedDocument, IndexBundleWriter, scale_regions
+from indexer.core.bundle import BundleConfig, IndexBundleWriter
+from indexer.core.encoding import EncodedDocument, scale_regions
 from indexer.core.reorder import ReorderResult
 from indexer.core.workdir import crawl_paths, scores_path
 

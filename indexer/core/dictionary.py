@@ -47,7 +47,8 @@ from pathlib import Path
 import numpy as np
 
 from .errors import CorruptIndexError
-from .packed_table import PackedTableTool, RecordFormatError, pack_columns, unpack_columns
+from .packed_columns import pack_columns, unpack_columns
+from .packed_table import PackedTableTool, RecordFormatError
 from .storage import HEADER_SIZE, AppendLog, check_log_header, read_text, write_text
 
 logger = logging.getLogger(__name__)

@@ -40,7 +40,8 @@ import numpy as np
 import numpy.typing as npt
 
 from .ids import DOC_ID_LEN
-from .packed_table import PackedTableTool, RecordFormatError, _codes, terminate_records
+from .packed_columns import size_codes, terminate_records
+from .packed_table import PackedTableTool, RecordFormatError
 
 PSL_TOOL = PackedTableTool.of("regions:INT", repeat="position:INT score:FLOAT")
 _COUNTS = struct.Struct(">II")
@@ -151,7 +152,7 @@ def pack_psl(nregions: npt.NDArray[np.int64], nrows: npt.NDArray[np.int64],
     is_row[istart] = False
     ints[istart] = nregions
     ints[is_row] = row_position
-    codes = _codes(ints)
+    codes = size_codes(ints)
     sizes = np.left_shift(1, codes)
     entry = np.repeat(np.arange(n), nints)
     j = np.arange(ints.size) - istart[entry]

@@ -12,7 +12,7 @@ Files::
                                      ``IX_TOOL``), one per document, in append order
     documents/partition_N.txt.gz     append-only log: per document its gzip-compressed summary
                                      (JSON), its gzip-compressed cached page (if any) and its
-                                     zlib-compressed index blob (see partition_index), back to back
+                                     zlib-compressed index blob (see doc_index), back to back
 
 An ``.ix`` record is (doc_id, summary offset, summary length, cache offset, cache length,
 index offset, index length, record crc32, blob crc32): ``record crc32`` covers the doc_id,
@@ -42,7 +42,8 @@ from pathlib import Path
 import numpy as np
 
 from .errors import CorruptIndexError
-from .packed_table import PackedTableTool, RecordFormatError, pack_columns, split_records
+from .packed_columns import pack_columns
+from .packed_table import PackedTableTool, RecordFormatError, split_records
 from .storage import HEADER_SIZE, AppendLog, check_log_header, read_text, write_text
 
 logger = logging.getLogger(__name__)

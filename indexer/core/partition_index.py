@@ -4,47 +4,35 @@ Layer: ``indexer.core``. Called by :class:`indexer.core.bundle.IndexBundleWriter
 active partition and to close it. Everything per posting or per position is a numpy array
 operation; Python loops run per document and per term only.
 
-Also defines the *document index blob*: each document's terms, positions, meta words, region
-weights and classifier scores, stored zlib-compressed next to its summary in
-``partition_N.txt.gz``, so the active partition can be rebuilt after a crash::
-
-    u32 length, u32 nterms, u32 nmeta, u32 nregions, u32 nclassifier, u8 wide
-    u32 byte length of the terms               then the terms, UTF-8, each followed by NUL
-    u32 byte length of the meta words          then the meta words, each followed by NUL
-    nterms x N frequency                       then sum(frequency) x N positions
-                                               (N = u16 when wide is 0, else u32)
-    nregions x (i32 last position, f64 weight) then nclassifier x f64
-                                               (a page whose title has no words has a
-                                               first region ending at -1; an i32 reads
-                                               every u32 written before the same way)
+The partition's input is what :class:`ActiveDocs` keeps of its documents (built from
+:class:`~indexer.core.doc_index.DocBatch` batches as they are appended, or rebuilt from the
+stored document index blobs by :func:`load_partition_docs`).
 """
 
 from __future__ import annotations
 
-import struct
-import zlib
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import chain, count, islice
+from itertools import count, islice
 
 import numpy as np
 import numpy.typing as npt
 
+from .doc_index import DocBatch, decode_doc_index
 from .doc_map import encode_doc_map_columns
-from .document import IndexDocument
 from .documents import PartitionDocumentBundle
 from .errors import CorruptIndexError
 from .grouping import Group, group_partition
 from .ids import DOC_ID_LEN, DOC_TYPE, DocType, term_ids
-from .packed_table import PackedTableTool, pack_columns
+from .packed_columns import pack_columns
+from .packed_table import PackedTableTool
 from .positions import encode_positions
 from .postings import BLOCK_SIZE, encode_postings
 
 LAST_ENTRIES_TOOL = PackedTableTool.of(
     "term_id:BLOB docs:INT occurrences:INT offset:INT length:INT last_doc_index:INT "
     "last_offset:INT")
-_BLOB_HEAD = struct.Struct(">IIIIIB")
 
 
 class Vocabulary:
@@ -77,58 +65,6 @@ class Vocabulary:
 
     def __len__(self) -> int:
         return len(self.terms)
-
-
-@dataclass(slots=True)
-class DocBatch:
-    """Documents to append, column-wise: per document its id, length, regions and classifier
-    scores; all terms, frequencies, positions and meta words of the batch back to back
-    (``nterms``/``nmeta`` per document cut them)."""
-
-    doc_ids: list[bytes]
-    lengths: list[int]
-    regions: list[tuple[tuple[int, float], ...]]
-    classifier_scores: list[tuple[float, ...]]
-    terms: list[str]
-    nterms: npt.NDArray[np.int64]
-    counts: npt.NDArray[np.int64]
-    positions: npt.NDArray[np.int64]
-    meta: list[str]
-    nmeta: npt.NDArray[np.int64]
-
-    def __len__(self) -> int:
-        return len(self.doc_ids)
-
-    def npos(self) -> npt.NDArray[np.int64]:
-        """Positions per document."""
-        ends = np.cumsum(self.nterms)
-        cum = np.concatenate(([0], np.cumsum(self.counts)))
-        return cum[ends] - cum[ends - self.nterms]
-
-    def slice(self, a: int, b: int) -> DocBatch:
-        """Documents ``a`` to ``b`` (exclusive) as a batch."""
-        t0, t1 = int(self.nterms[:a].sum()), int(self.nterms[:b].sum())
-        npos = self.npos()
-        p0, p1 = int(npos[:a].sum()), int(npos[:b].sum())
-        m0, m1 = int(self.nmeta[:a].sum()), int(self.nmeta[:b].sum())
-        return DocBatch(self.doc_ids[a:b], self.lengths[a:b], self.regions[a:b],
-                        self.classifier_scores[a:b], self.terms[t0:t1], self.nterms[a:b],
-                        self.counts[t0:t1], self.positions[p0:p1], self.meta[m0:m1],
-                        self.nmeta[a:b])
-
-    @staticmethod
-    def concat(docs: Sequence[DocIndexData], doc_ids: list[bytes]) -> DocBatch:
-        """A batch of decoded document index blobs."""
-        def cat(parts: list[npt.NDArray[np.int64]]) -> npt.NDArray[np.int64]:
-            return np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, np.int64)
-
-        return DocBatch(doc_ids, [d.length for d in docs], [d.regions for d in docs],
-                        [d.classifier_scores for d in docs],
-                        [t for d in docs for t in d.terms],
-                        np.array([len(d.terms) for d in docs], dtype=np.int64),
-                        cat([d.counts for d in docs]), cat([d.positions for d in docs]),
-                        [w for d in docs for w in d.meta_words],
-                        np.array([len(d.meta_words) for d in docs], dtype=np.int64))
 
 
 _STORE_COLUMNS = ("summary_offset", "summary_length", "cache_offset", "cache_length",
@@ -234,100 +170,6 @@ class ActiveDocs:
 
 
 @dataclass(frozen=True, slots=True)
-class DocIndexData:
-    """A decoded document index blob."""
-
-    length: int
-    terms: list[str]
-    meta_words: list[str]
-    counts: npt.NDArray[np.int64]
-    positions: npt.NDArray[np.int64]
-    regions: tuple[tuple[int, float], ...]
-    classifier_scores: tuple[float, ...]
-
-
-def _joined(strings: Sequence[str]) -> bytes:
-    """Strings each followed by NUL (terms never contain NUL: we refuse those that do)."""
-    if not strings:
-        return b""
-    text = "\0".join(strings) + "\0"
-    if text.count("\0") != len(strings):
-        raise ValueError("a term contains a NUL character")
-    return text.encode("utf-8", "surrogatepass")
-
-
-def encode_doc_index(doc: IndexDocument) -> tuple[bytes, list[str], npt.NDArray[np.int32],
-                                                  npt.NDArray[np.int32]]:
-    """The compressed index blob of ``doc`` plus its terms, counts and flat positions."""
-    terms = list(doc.terms)
-    values = doc.terms.values()
-    counts = np.fromiter(map(len, values), dtype=np.int32, count=len(terms))
-    total = int(counts.sum())
-    positions = np.fromiter(chain.from_iterable(values), dtype=np.int32, count=total)
-    raw_terms = _joined(terms)
-    raw_meta = _joined(doc.meta_words)
-    regions = np.array([tuple(r) for r in doc.region_weights], dtype=[("p", ">i4"), ("w", ">f8")]) \
-        if doc.region_weights else np.zeros(0, dtype=[("p", ">i4"), ("w", ">f8")])
-    wide = bool(total) and int(positions.max()) > 0xFFFF or bool(counts.size) and int(
-        counts.max()) > 0xFFFF
-    small = ">u4" if wide else ">u2"
-    parts = [
-        _BLOB_HEAD.pack(doc.length, len(terms), len(doc.meta_words), len(regions),
-                        len(doc.classifier_scores), wide),
-        struct.pack(">I", len(raw_terms)), raw_terms,
-        struct.pack(">I", len(raw_meta)), raw_meta,
-        counts.astype(small).tobytes(),
-        positions.astype(small).tobytes(),
-        regions.tobytes(),
-        np.array(doc.classifier_scores, dtype=">f8").tobytes(),
-    ]
-    return zlib.compress(b"".join(parts), 1), terms, counts, positions
-
-
-def decode_doc_index(blob: bytes) -> DocIndexData:
-    """Inverse of :func:`encode_doc_index`; raises ``ValueError`` (or ``zlib.error``)."""
-    raw = zlib.decompress(blob)
-    length, nterms, nmeta, nregions, nclass, wide = _BLOB_HEAD.unpack_from(raw)
-    small = ">u4" if wide else ">u2"
-    pos = _BLOB_HEAD.size
-
-    def take(count: int, dtype: npt.DTypeLike) -> npt.NDArray[np.generic]:
-        nonlocal pos
-        arr = np.frombuffer(raw, dtype=dtype, count=count, offset=pos)
-        pos += arr.nbytes
-        return arr
-
-    def strings(count: int) -> list[str]:
-        nonlocal pos
-        (size,) = struct.unpack_from(">I", raw, pos)
-        pos += 4
-        chunk = raw[pos:pos + size]
-        pos += size
-        if not count:
-            if size:
-                raise ValueError("unexpected strings")
-            return []
-        if not chunk.endswith(b"\0"):
-            raise ValueError("strings not NUL terminated")
-        out = chunk[:-1].decode("utf-8", "surrogatepass").split("\0")
-        if len(out) != count:
-            raise ValueError("string count mismatch")
-        return out
-
-    terms = strings(nterms)
-    meta = strings(nmeta)
-    counts = take(nterms, small).astype(np.int64)
-    positions = take(int(counts.sum()), small).astype(np.int64)
-    regions = take(nregions, [("p", ">i4"), ("w", ">f8")])
-    classifier = take(nclass, ">f8")
-    if pos != len(raw):
-        raise ValueError("document index blob has stray bytes")
-    return DocIndexData(length, terms, meta, counts, positions,
-                        tuple((int(p), float(w)) for p, w in regions.tolist()),
-                        tuple(float(c) for c in classifier.tolist()))
-
-
-@dataclass(frozen=True, slots=True)
 class BuiltPartition:
     doc_map: bytes
     positions: bytes
@@ -383,14 +225,45 @@ def build_partition(docs: ActiveDocs, vocab: Vocabulary, block_size: int = BLOCK
     link documents (anchor text describes the target), each shifted past the previous ones'
     lengths. Duplicate pages (same text) are not posted twice."""
     doc_ids = docs.doc_ids
-    n = len(doc_ids)
     groups = group_partition(doc_ids)
     if order is not None:
         groups = order(groups, doc_ids)
-    ngroups = len(groups)
     e_terms, e_counts, positions, nentries, npos, store = docs.columns()
-    lengths, regions = docs.lengths, docs.regions
     id_bytes = b"".join(doc_ids)
+    made = _contributors(groups, docs, id_bytes)
+    doc_map = _encode_doc_map(groups, docs, made, id_bytes, store)
+    lists = _sorted_lists(vocab, *_gather_entries(made, docs.lengths, e_terms, e_counts,
+                                                  positions, nentries, npos))
+    positions_payload, entry_bits, rice_k, _ = encode_positions(
+        lists.positions, lists.freq, lists.entry_list, lists.nlists)
+    postings_payload, list_offset, list_length = encode_postings(
+        lists.entry_list, lists.entry_doc, lists.freq, entry_bits, rice_k, lists.nlists,
+        block_size)
+    last_entries = _term_table(lists, entry_bits, list_offset, list_length)
+    return BuiltPartition(doc_map, positions_payload, postings_payload, last_entries,
+                          len(groups), lists.nlists, int(lists.entry_list.size),
+                          int(lists.positions.size))
+
+
+@dataclass(frozen=True, slots=True)
+class _Contributors:
+    """How a partition's documents make its groups: ``contrib`` the documents whose text is
+    posted (each group's representative, then its link documents), in group order, with
+    ``contrib_group`` their group; ``member_group`` the group of every document; ``regions``
+    and ``length`` each group's region weights and length (its contributors' back to back)."""
+
+    contrib: list[int]
+    contrib_group: list[int]
+    member_group: npt.NDArray[np.int64]
+    regions: list[tuple[tuple[int, float], ...]]
+    length: list[int]
+
+
+def _contributors(groups: list[Group], docs: ActiveDocs, id_bytes: bytes) -> _Contributors:
+    """The contributors, member groups, regions and lengths of ``groups`` (one Python step
+    per group, and per member of the groups that have more than one)."""
+    n = len(docs.doc_ids)
+    lengths, regions = docs.lengths, docs.regions
     is_link = (np.frombuffer(id_bytes, dtype=np.uint8)[DOC_TYPE::DOC_ID_LEN]
                == DocType.LINK).tolist()
     contrib: list[int] = []
@@ -427,6 +300,16 @@ def build_partition(docs: ActiveDocs, vocab: Vocabulary, block_size: int = BLOCK
     member_group = np.empty(n, dtype=np.int64)
     member_group[np.array(member_order, dtype=np.int64)] = np.array(member_group_of,
                                                                    dtype=np.int64)
+    return _Contributors(contrib, contrib_group, member_group, group_regions, group_length)
+
+
+def _encode_doc_map(groups: list[Group], docs: ActiveDocs, made: _Contributors,
+                    id_bytes: bytes, store: npt.NDArray[np.int64]) -> bytes:
+    """The doc_map: per group its representative, score, length and position/score list
+    (one row of (representative, score), then its regions, then its classifier scores); per
+    document its group and where its bytes are stored."""
+    ngroups = len(groups)
+    group_regions = made.regions
     reps = np.array([group.representative for group in groups], dtype=np.int64)
     classifier = [docs.classifier_scores[r] for r in reps.tolist()]
     nregions = np.fromiter(map(len, group_regions), dtype=np.int64, count=ngroups)
@@ -449,15 +332,23 @@ def build_partition(docs: ActiveDocs, vocab: Vocabulary, block_size: int = BLOCK
         at = np.repeat(row_start + 1 + nregions - (np.cumsum(ncls) - ncls), ncls) + np.arange(
             len(flat_cls))
         row_score[at] = flat_cls
-    rep_bytes = b"".join([doc_ids[r] for r in reps.tolist()])
-    doc_map = encode_doc_map_columns(
-        rep_bytes, reps, scores, np.array(group_length, dtype=np.int64), nregions, nrows,
-        row_pos, row_score, id_bytes, np.column_stack([member_group, store]))
+    rep_bytes = b"".join([docs.doc_ids[r] for r in reps.tolist()])
+    return encode_doc_map_columns(
+        rep_bytes, reps, scores, np.array(made.length, dtype=np.int64), nregions, nrows,
+        row_pos, row_score, id_bytes, np.column_stack([made.member_group, store]))
 
-    # entries: one per (contributing document, term or meta word), gathered in group order,
-    # each contributor's positions shifted past the group's earlier contributors
-    c = np.array(contrib, dtype=np.int64)
-    cgroup = np.array(contrib_group, dtype=np.int64)
+
+def _gather_entries(made: _Contributors, lengths: list[int], e_terms: npt.NDArray[np.int32],
+                    e_counts: npt.NDArray[np.int32], positions: npt.NDArray[np.int32],
+                    nentries: npt.NDArray[np.int64], npos: npt.NDArray[np.int64]
+                    ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32],
+                               npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Entries: one per (contributing document, term or meta word), gathered in group order,
+    each contributor's positions shifted past the group's earlier contributors. Returns
+    (entry terms, entry counts, positions, entry groups)."""
+    n = len(lengths)
+    c = np.array(made.contrib, dtype=np.int64)
+    cgroup = np.array(made.contrib_group, dtype=np.int64)
     clen = np.array(lengths, dtype=np.int64)[c] if n else np.zeros(0, np.int64)
     cum = np.cumsum(clen) - clen
     first_contrib = np.flatnonzero(np.diff(cgroup, prepend=-1) != 0)
@@ -474,8 +365,29 @@ def build_partition(docs: ActiveDocs, vocab: Vocabulary, block_size: int = BLOCK
         pos_value = positions[take].astype(np.int64)
     if shift.any():
         pos_value += np.repeat(shift, cp)
-    entry_group = np.repeat(cgroup, ce)
-    # term lists in term_id order
+    return entry_terms, entry_counts, pos_value, np.repeat(cgroup, ce)
+
+
+@dataclass(frozen=True, slots=True)
+class _Lists:
+    """A partition's entries by term list: lists in term_id order (``list_ids``), entries
+    sorted by list then doc_map index (``entry_list``, ``entry_doc``, ``freq``), their
+    positions back to back (``positions``)."""
+
+    list_ids: list[bytes]
+    nlists: int
+    entry_list: npt.NDArray[np.int64]
+    entry_doc: npt.NDArray[np.int64]
+    freq: npt.NDArray[np.int64]
+    positions: npt.NDArray[np.int64]
+
+
+def _sorted_lists(vocab: Vocabulary, entry_terms: npt.NDArray[np.int32],
+                  entry_counts: npt.NDArray[np.int32], pos_value: npt.NDArray[np.int64],
+                  entry_group: npt.NDArray[np.int64]) -> _Lists:
+    """The entries (in group order) sorted into term lists in term_id order; entries of one
+    group for one term (a term of several contributors) become one. Raises ``ValueError``
+    when a document repeats a position for one term."""
     all_ids = vocab.term_ids()
     seen = np.bincount(entry_terms, minlength=len(vocab))
     order = sorted(np.flatnonzero(seen).tolist(), key=all_ids.__getitem__)
@@ -501,27 +413,27 @@ def build_partition(docs: ActiveDocs, vocab: Vocabulary, block_size: int = BLOCK
     change[1:] = (sorted_rank[1:] != sorted_rank[:-1]) | (sorted_group[1:] != sorted_group[:-1])
     boundary = np.flatnonzero(change)
     freq = np.add.reduceat(sorted_counts, boundary) if boundary.size else np.zeros(0, np.int64)
-    entry_list = sorted_rank[boundary]
-    entry_doc = sorted_group[boundary]
     entry_first = np.cumsum(freq) - freq
     steps = np.diff(pos_value)
     inside = np.ones(total, dtype=bool)
     inside[entry_first[freq > 0]] = False
     if np.any(steps[inside[1:]] <= 0):
         raise ValueError("a document repeats a position for one term")
-    positions_payload, entry_bits, rice_k, _ = encode_positions(pos_value, freq, entry_list,
-                                                                 nlists)
-    postings_payload, list_offset, list_length = encode_postings(
-        entry_list, entry_doc, freq, entry_bits, rice_k, nlists, block_size)
-    # term table
+    return _Lists([all_ids[v] for v in order], nlists, sorted_rank[boundary],
+                  sorted_group[boundary], freq, pos_value)
+
+
+def _term_table(lists: _Lists, entry_bits: npt.NDArray[np.int64],
+                list_offset: npt.NDArray[np.int64], list_length: npt.NDArray[np.int64]
+                ) -> bytes:
+    """last_entries: per term list its term_id, documents, occurrences, byte offset and
+    length in the postings, and its last entry's doc_map index and positions bit offset."""
+    nlists, entry_list = lists.nlists, lists.entry_list
     entry_start = np.cumsum(entry_bits) - entry_bits
     docs_per_list = np.bincount(entry_list, minlength=nlists)
-    occurrences = np.bincount(entry_list, weights=freq, minlength=nlists).astype(np.int64)
+    occurrences = np.bincount(entry_list, weights=lists.freq, minlength=nlists).astype(np.int64)
     last_entry = np.cumsum(docs_per_list) - 1
-    last_doc = entry_doc[last_entry] if nlists else last_entry
+    last_doc = lists.entry_doc[last_entry] if nlists else last_entry
     last_off = entry_start[last_entry] if nlists else last_entry
-    list_ids = [all_ids[v] for v in order]
-    last_entries = pack_columns(LAST_ENTRIES_TOOL, list_ids, np.column_stack(
+    return pack_columns(LAST_ENTRIES_TOOL, lists.list_ids, np.column_stack(
         [docs_per_list, occurrences, list_offset, list_length, last_doc, last_off]))
-    return BuiltPartition(doc_map, positions_payload, postings_payload, last_entries, ngroups,
-                          nlists, int(boundary.size), total)

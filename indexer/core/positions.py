@@ -21,6 +21,7 @@ frequency 0 (meta words) are empty.
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
 from .codes import (
     MAX_RICE_K,
@@ -130,7 +131,32 @@ def decode_positions(data: bytes, starts: IntArray, counts: IntArray, lengths: I
         fcounts = counts
     if k < 0 or k > MAX_RICE_K:
         raise CodeError(f"Rice parameter {k} out of range")
+    buf, wanted, s = _entry_bytes(data, starts, lengths)
+    ones = np.flatnonzero(np.unpackbits(buf[:wanted]))
+    first, u = _first_positions(buf, ones, s)
     n = fcounts.size
+    m = fcounts - 1  # gaps per entry
+    total_gaps = int(m.sum())
+    entry_first = np.cumsum(fcounts) - fcounts
+    out = np.empty(total_gaps + n, dtype=np.int64)
+    out[entry_first] = first
+    if not total_gaps:
+        if np.any(u != s + lengths):
+            raise CodeError("entry length does not match its codes")
+        return out, counts
+    gap_slot = np.ones(total_gaps + n, dtype=bool)
+    gap_slot[entry_first] = False
+    out[gap_slot] = _gap_positions(buf, ones, s + lengths, first, u, m, entry_first, k)
+    return out, counts
+
+
+def _entry_bytes(data: bytes, starts: IntArray, lengths: IntArray
+                 ) -> tuple[npt.NDArray[np.uint8], int, IntArray]:
+    """The bytes holding the entries (``starts``/``lengths`` in bits, every length >= 1),
+    8 zero bytes of padding after them, how many of them are the entries' own, and each
+    entry's first bit in them. Sparse entries (a few documents of a long list) get only their
+    own bytes copied; otherwise the span from the first to the last is."""
+    n = starts.size
     ends = starts + lengths
     lo = int(starts.min())
     hi = int(ends.max())
@@ -138,7 +164,6 @@ def decode_positions(data: bytes, starts: IntArray, counts: IntArray, lengths: I
         raise CodeError("entry outside the positions stream")
     span = ((hi + 7) >> 3) - (lo >> 3)
     if 2 * (int(lengths.sum()) // 8 + 2 * n) < span:
-        # sparse entries (a few documents of a long list): copy only their own bytes
         b0 = starts >> 3
         nbytes = ((ends + 7) >> 3) - b0
         wanted = int(nbytes.sum())
@@ -146,13 +171,15 @@ def decode_positions(data: bytes, starts: IntArray, counts: IntArray, lengths: I
         at = np.repeat(b0 - before, nbytes) + np.arange(wanted)
         buf = np.zeros(wanted + 8, dtype=np.uint8)
         buf[:wanted] = np.frombuffer(data, dtype=np.uint8)[at]
-        s = before * 8 + (starts & 7)
-    else:
-        byte0 = lo >> 3
-        wanted = span
-        buf = padded_bytes(data, byte0, byte0 + span)
-        s = starts - byte0 * 8
-    ones = np.flatnonzero(np.unpackbits(buf[:wanted]))
+        return buf, wanted, before * 8 + (starts & 7)
+    byte0 = lo >> 3
+    return padded_bytes(data, byte0, byte0 + span), span, starts - byte0 * 8
+
+
+def _first_positions(buf: npt.NDArray[np.uint8], ones: IntArray, s: IntArray
+                     ) -> tuple[IntArray, IntArray]:
+    """Each entry's first position (its gamma code at bit ``s``: the first one-bit from
+    ``s`` ends the zeros and starts the binary part) and the first bit of its unary fields."""
     gi = np.searchsorted(ones, s)
     if int(gi.max()) >= ones.size:
         raise CodeError("gamma code runs off the stream")
@@ -163,23 +190,24 @@ def decode_positions(data: bytes, starts: IntArray, counts: IntArray, lengths: I
         first = gather_fields(bits, g, nz + 1) - 1
     else:
         first = window_fields(buf, s, 2 * nz + 1) - 1
-    u = g + nz + 1  # first bit of the entry's unary fields
-    m = fcounts - 1  # gaps per entry
+    return first, g + nz + 1
+
+
+def _gap_positions(buf: npt.NDArray[np.uint8], ones: IntArray, entry_end: IntArray,
+                   first: IntArray, u: IntArray, m: IntArray, entry_first: IntArray,
+                   k: int) -> IntArray:
+    """Every position after the first, entry after entry (see :func:`decode_positions`):
+    ``m`` gaps per entry, unary fields from bit ``u``, remainders after the last
+    terminator; checks that each entry ends at ``entry_end``."""
+    n = m.size
     total_gaps = int(m.sum())
-    entry_first = np.cumsum(fcounts) - fcounts
-    out = np.empty(total_gaps + n, dtype=np.int64)
-    out[entry_first] = first
-    if not total_gaps:
-        if np.any(u != s + lengths):
-            raise CodeError("entry length does not match its codes")
-        return out, counts
     idx0 = np.searchsorted(ones, u)
     last = idx0 + m - 1  # index in ``ones`` of each entry's last terminator
     if int(last.max()) >= ones.size:
         raise CodeError("unary code runs off the stream")
     has = m > 0
     rs = np.where(has, ones[np.maximum(last, 0)] + 1, u)  # first bit of the remainders
-    if np.any(rs + m * k != s + lengths):
+    if np.any(rs + m * k != entry_end):
         raise CodeError("entry length does not match its codes")
     m_start = entry_first - np.arange(n)  # index of each entry's first gap
     rank = np.arange(total_gaps, dtype=np.int64)
@@ -193,10 +221,7 @@ def decode_positions(data: bytes, starts: IntArray, counts: IntArray, lengths: I
     else:
         before_r = 0
     value += np.repeat(first - (u << k) - before_r + 1 - m_start * (1 - (1 << k)), m)
-    gap_slot = np.ones(total_gaps + n, dtype=bool)
-    gap_slot[entry_first] = False
-    out[gap_slot] = value
-    return out, counts
+    return value
 
 
 def max_position_bits(values: IntArray) -> int:

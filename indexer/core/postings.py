@@ -33,6 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from .codes import (
     WINDOW_FIELD_BITS,
@@ -71,39 +72,99 @@ def encode_postings(entry_list: IntArray, doc_index: IntArray, freq: IntArray,
     doc_index = np.asarray(doc_index, dtype=np.int64)
     freq = np.asarray(freq, dtype=np.int64)
     entry_bits = np.asarray(entry_bits, dtype=np.int64)
-    nentries = entry_list.size
-    n_t = np.bincount(entry_list, minlength=nlists).astype(np.int64)
-    if nlists and int(n_t.min()) < 1:
-        raise ValueError("every list needs at least one posting")
+    blocks = _Blocks.cut(entry_list, nlists, block_size)
     entry_start_bits = np.cumsum(entry_bits) - entry_bits
-    list_first = np.cumsum(n_t) - n_t
-    pos_start = entry_start_bits[list_first] if nentries else np.zeros(0, dtype=np.int64)
-    total_pos_bits = int(entry_bits.sum())
-    wpos = max(1, int(bit_length(np.array([total_pos_bits]))[0]))
-    rank = np.arange(nentries, dtype=np.int64) - np.repeat(list_first, n_t)
-    nb_t = (n_t + block_size - 1) // block_size
-    block_first_t = np.cumsum(nb_t) - nb_t
-    blk = block_first_t[entry_list] + rank // block_size
-    nblocks = int(nb_t.sum())
-    n_b = np.bincount(blk, minlength=nblocks).astype(np.int64)
-    b_first = np.cumsum(n_b) - n_b
+    pos_start = (entry_start_bits[blocks.list_first] if entry_list.size
+                 else np.zeros(0, dtype=np.int64))
+    wpos = max(1, int(bit_length(np.array([int(entry_bits.sum())]))[0]))
+    hvals, d, (wd, wf, wo, wl) = _block_headers(blocks, doc_index, freq, entry_bits)
+    hwidths = [gamma_width(v) for v in hvals]
+    n_b, n_t, b_term = blocks.count, blocks.n_t, blocks.term
+    hdr_b = np.sum(hwidths, axis=0) if n_b.size else np.zeros(0, dtype=np.int64)
+    size_b = hdr_b + (n_b - 1) * wd + n_b * (wf + wo + wl)
+    # lists: a header, then their blocks; each list starts on a byte boundary
+    k1 = rice_k + 1
+    lh_t = gamma_width(n_t) + gamma_width(k1) + wpos
+    list_bits = lh_t + (np.bincount(b_term, weights=size_b, minlength=nlists).astype(np.int64)
+                        if n_b.size else 0)
+    list_bytes = (list_bits + 7) // 8
+    list_offset = 1 + np.cumsum(list_bytes) - list_bytes
+    lstart = list_offset * 8
+    size_cum = np.cumsum(size_b) - size_b
+    block_start = (lstart[b_term] + lh_t[b_term] + size_cum
+                   - size_cum[blocks.block_first_t[b_term]])
+    packer = BitPacker(8 * (1 + int(list_bytes.sum())))
+    packer.add(np.array([0]), np.array([wpos]), np.array([8]))
+    packer.add(lstart, n_t, gamma_width(n_t))
+    packer.add(lstart + gamma_width(n_t), k1, gamma_width(k1))
+    packer.add(lstart + gamma_width(n_t) + gamma_width(k1), pos_start, np.full(nlists, wpos))
+    offset = block_start.copy()
+    for v, w in zip(hvals, hwidths, strict=True):
+        packer.add(offset, v, w)
+        offset = offset + w
+    _pack_block_columns(packer, blocks, offset, d, freq, entry_bits, (wd, wf, wo, wl))
+    return packer.tobytes(), list_offset, list_bytes
+
+
+@dataclass(frozen=True, slots=True)
+class _Blocks:
+    """Term lists cut into blocks of ``block_size`` postings: ``n_t`` postings per list and
+    ``list_first`` its first entry, ``block_first_t`` its first block; per block its first
+    entry (``first``), its number of entries (``count``), its list (``term``) and whether it
+    starts its list (``starts_list``); per entry its block (``blk``) and its index in it
+    (``in_block``)."""
+
+    n_t: IntArray
+    list_first: IntArray
+    block_first_t: IntArray
+    first: IntArray
+    count: IntArray
+    term: IntArray
+    starts_list: npt.NDArray[np.bool_]
+    blk: IntArray
+    in_block: IntArray
+
+    @staticmethod
+    def cut(entry_list: IntArray, nlists: int, block_size: int) -> _Blocks:
+        nentries = entry_list.size
+        n_t = np.bincount(entry_list, minlength=nlists).astype(np.int64)
+        if nlists and int(n_t.min()) < 1:
+            raise ValueError("every list needs at least one posting")
+        list_first = np.cumsum(n_t) - n_t
+        rank = np.arange(nentries, dtype=np.int64) - np.repeat(list_first, n_t)
+        nb_t = (n_t + block_size - 1) // block_size
+        block_first_t = np.cumsum(nb_t) - nb_t
+        blk = block_first_t[entry_list] + rank // block_size
+        n_b = np.bincount(blk, minlength=int(nb_t.sum())).astype(np.int64)
+        b_first = np.cumsum(n_b) - n_b
+        in_block = np.arange(nentries, dtype=np.int64) - np.repeat(b_first, n_b)
+        return _Blocks(n_t, list_first, block_first_t, b_first, n_b, entry_list[b_first],
+                       rank[b_first] == 0, blk, in_block)
+
+
+def _block_headers(blocks: _Blocks, doc_index: IntArray, freq: IntArray,
+                   entry_bits: IntArray) -> tuple[list[IntArray], IntArray,
+                                                  tuple[IntArray, IntArray, IntArray,
+                                                        IntArray]]:
+    """The seven gamma-coded header values of every block (see the module docstring), the
+    doc deltas minus 1 of every entry (0 for a block's first) and the blocks' column widths
+    ``(wd, wf, wo, wl)``. Raises ``ValueError`` when doc indexes do not increase."""
+    nentries = doc_index.size
+    b_first, n_b = blocks.first, blocks.count
     b_last = b_first + n_b - 1
-    b_term = entry_list[b_first]
     first_doc = doc_index[b_first]
     last_doc = doc_index[b_last]
-    starts_list = rank[b_first] == 0
-    prev_last = np.where(starts_list, -1, doc_index[np.maximum(b_first - 1, 0)])
+    prev_last = np.where(blocks.starts_list, -1, doc_index[np.maximum(b_first - 1, 0)])
     delta = first_doc - prev_last
     span = last_doc - first_doc
     if nentries and (int(delta.min()) < 1 or int(span.min()) < 0):
         raise ValueError("doc indexes must increase within a list")
     pos_bits = np.add.reduceat(entry_bits, b_first) if nentries else np.zeros(0, np.int64)
-    in_block = np.arange(nentries, dtype=np.int64) - np.repeat(b_first, n_b)
     prev_doc = np.empty_like(doc_index)
     if nentries:
         prev_doc[1:] = doc_index[:-1]
         prev_doc[0] = -1
-    d = np.where(in_block > 0, doc_index - prev_doc - 1, 0)
+    d = np.where(blocks.in_block > 0, doc_index - prev_doc - 1, 0)
     if nentries and int(d.min()) < 0:
         raise ValueError("doc indexes must increase within a list")
     o = np.zeros(nentries, dtype=np.int64)  # entries are contiguous: offset deltas are 0
@@ -111,47 +172,23 @@ def encode_postings(entry_list: IntArray, doc_index: IntArray, freq: IntArray,
     wf = bit_length(_segment_max(freq, b_first))
     wo = bit_length(_segment_max(o, b_first))
     wl = bit_length(_segment_max(entry_bits, b_first))
-    hvals = [delta, span + 1, pos_bits + 1, wd + 1, wf + 1, wo + 1, wl + 1]
-    hwidths = [gamma_width(v) for v in hvals]
-    hdr_b = np.sum(hwidths, axis=0) if nblocks else np.zeros(0, dtype=np.int64)
-    size_b = hdr_b + (n_b - 1) * wd + n_b * (wf + wo + wl)
-    k1 = rice_k + 1
-    lh_t = gamma_width(n_t) + gamma_width(k1) + wpos
-    list_bits = lh_t + (np.bincount(b_term, weights=size_b, minlength=nlists).astype(np.int64)
-                        if nblocks else 0)
-    list_bytes = (list_bits + 7) // 8
-    list_offset = 1 + np.cumsum(list_bytes) - list_bytes
-    total_bits = 8 * (1 + int(list_bytes.sum()))
-    lstart = list_offset * 8
-    size_cum = np.cumsum(size_b) - size_b
-    block_start = lstart[b_term] + lh_t[b_term] + size_cum - size_cum[block_first_t[b_term]]
-    starts = [np.array([0]), lstart, lstart + gamma_width(n_t),
-              lstart + gamma_width(n_t) + gamma_width(k1)]
-    values = [np.array([wpos]), n_t, k1, pos_start]
-    widths = [np.array([8]), gamma_width(n_t), gamma_width(k1), np.full(nlists, wpos)]
-    offset = block_start.copy()
-    for v, w in zip(hvals, hwidths, strict=True):
-        starts.append(offset.copy())
-        values.append(v)
-        widths.append(w)
-        offset = offset + w
-    col_d = offset
+    return [delta, span + 1, pos_bits + 1, wd + 1, wf + 1, wo + 1, wl + 1], d, (wd, wf, wo, wl)
+
+
+def _pack_block_columns(packer: BitPacker, blocks: _Blocks, col_d: IntArray, d: IntArray,
+                        freq: IntArray, entry_bits: IntArray,
+                        widths: tuple[IntArray, IntArray, IntArray, IntArray]) -> None:
+    """Every block's columns after its header (which ends at ``col_d``): doc deltas minus 1
+    (none for its first entry), frequencies, offset deltas (all 0: no bits) and lengths."""
+    wd, wf, wo, wl = widths
+    n_b, eb, in_block = blocks.count, blocks.blk, blocks.in_block
     col_f = col_d + (n_b - 1) * wd
     col_o = col_f + n_b * wf
     col_l = col_o + n_b * wo
-    eb = blk
     nonfirst = in_block > 0
-    starts += [(col_d[eb] + (in_block - 1) * wd[eb])[nonfirst], col_f[eb] + in_block * wf[eb],
-               col_o[eb] + in_block * wo[eb], col_l[eb] + in_block * wl[eb]]
-    values += [d[nonfirst], freq, o, entry_bits]
-    widths += [wd[eb][nonfirst], wf[eb], wo[eb], wl[eb]]
-    # every field group in turn, without joining them into copies (the offset deltas are all
-    # 0: no bits)
-    packer = BitPacker(total_bits)
-    for st, va, wi in zip(starts, values, widths, strict=True):
-        if va is not o:
-            packer.add(st, va, wi)
-    return packer.tobytes(), list_offset, list_bytes
+    packer.add((col_d[eb] + (in_block - 1) * wd[eb])[nonfirst], d[nonfirst], wd[eb][nonfirst])
+    packer.add(col_f[eb] + in_block * wf[eb], freq, wf[eb])
+    packer.add(col_l[eb] + in_block * wl[eb], entry_bits, wl[eb])
 
 
 @dataclass(frozen=True, slots=True)

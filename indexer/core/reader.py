@@ -37,7 +37,8 @@ from .errors import CorruptIndexError
 from .grouping import doc_rank
 from .ids import DOC_TYPE, DocType, term_id
 from .layout import DICTIONARY, DOCUMENTS, partition_dir, read_partition_manifest
-from .packed_table import RecordFormatError, unpack_columns
+from .packed_columns import unpack_columns
+from .packed_table import RecordFormatError
 from .partition_index import LAST_ENTRIES_TOOL
 from .positions import decode_positions
 from .postings import PostingBlock, PostingListReader

@@ -41,7 +41,8 @@ from .layout import (
     write_next_partition,
     write_partition_manifest,
 )
-from .packed_table import RecordFormatError, unpack_columns
+from .packed_columns import unpack_columns
+from .packed_table import RecordFormatError
 from .partition_index import LAST_ENTRIES_TOOL
 from .runtime import gc_paused
 from .storage import FileLock, read_framed, remove_temporaries

@@ -19,6 +19,7 @@ from typing import Any
 
 from .codes import CodeError
 from .dictionary import BPlusTree
+from .doc_index import decode_doc_index
 from .doc_map import DocMap, DocMapFormatError
 from .documents import BlobReader, PartitionDocumentBundle, gunzip
 from .errors import IndexStoreError
@@ -30,7 +31,6 @@ from .layout import (
     read_next_partition,
     read_partition_manifest,
 )
-from .partition_index import decode_doc_index
 from .positions import decode_positions
 from .postings import PostingListReader
 from .reader import load_last_entries
@@ -45,6 +45,16 @@ class VerifyReport:
     @property
     def ok(self) -> bool:
         return not self.problems
+
+    def guard(self, what: Any, *args: Any) -> Any:
+        """``what(*args)``, or None with the problem noted when a file is damaged or missing."""
+        try:
+            return what(*args)
+        except IndexStoreError as exc:
+            self.problems.append(str(exc))
+        except FileNotFoundError as exc:
+            self.problems.append(f"{exc.filename}: missing")
+        return None
 
 
 def _check_list(report: VerifyReport, postings_path: Path, positions_path: Path,
@@ -80,16 +90,7 @@ def verify_bundle(path: str | os.PathLike[str]) -> VerifyReport:
     """Check a whole bundle; the report lists every problem found."""
     bundle = Path(path)
     report = VerifyReport()
-
-    def guard(what: Any, *args: Any) -> Any:
-        try:
-            return what(*args)
-        except IndexStoreError as exc:
-            report.problems.append(str(exc))
-        except FileNotFoundError as exc:
-            report.problems.append(f"{exc.filename}: missing")
-        return None
-
+    guard = report.guard
     guard(read_archive_info, bundle)
     next_txt = guard(read_next_partition, bundle)
     docs = guard(lambda: PartitionDocumentBundle(bundle / DOCUMENTS))
@@ -103,75 +104,96 @@ def verify_bundle(path: str | os.PathLike[str]) -> VerifyReport:
         if next_txt is not None and next_txt != next_partition:
             report.problems.append(f"{bundle / 'next_partition.txt'}: says {next_txt}, "
                                    f"dictionary MANIFEST says {next_partition}")
-
-        def scan() -> None:
-            report.checked["dictionary nodes"] = tree.verify_log()
-            tree.verify()
-            for key, records in tree.items():
-                for record in records:
-                    by_partition[record[0]].append((key, record))
-            report.checked["terms"] = len(tree)
-
-        guard(scan)
+        guard(_scan_dictionary, report, tree, by_partition)
         tree.close()
     for state in docs.partitions:
         number = state.number
         records = guard(docs.read_records, number)
         if records:
-            blob_path = docs.blob_path(number)
-
-            def check_docs(records: list = records, blob_path: Path = blob_path) -> None:
-                blobs = BlobReader(blob_path)
-                try:
-                    for rec in records:
-                        data = blobs.document_bytes(rec.start, rec.end, rec.blob_crc)
-                        gunzip(blob_path, data[:rec.summary_length])
-                        try:
-                            decode_doc_index(data[rec.index_offset - rec.start:])
-                        except (ValueError, zlib.error) as exc:
-                            report.problems.append(f"{blob_path}: index blob at "
-                                                   f"{rec.index_offset}: {exc}")
-                        report.checked["documents"] += 1
-                finally:
-                    blobs.close()
-
-            guard(check_docs)
-        manifest = guard(read_partition_manifest, bundle, number)
-        if manifest is None:
-            continue
-        pdir = partition_dir(bundle, number)
-        files = manifest["files"]
-        payloads = {}
-        for kind in ("doc_map", "positions", "postings"):
-            payloads[kind] = guard(read_framed, pdir / files[kind], kind)
-            report.checked["files"] += 1
-        if any(v is None for v in payloads.values()):
-            continue
-        try:
-            doc_map = DocMap(payloads["doc_map"])
-            doc_map.verify()
-        except DocMapFormatError as exc:
-            report.problems.append(f"{pdir / files['doc_map']}: {exc}")
-            continue
-        if doc_map.n > 1 and bool((doc_map.score[1:] > doc_map.score[:-1]).any()):
-            report.problems.append(f"{pdir / files['doc_map']}: entries are not in score order")
-        if doc_map.m != manifest["docs"]:
-            report.problems.append(f"{pdir / files['doc_map']}: covers {doc_map.m} documents, "
-                                   f"MANIFEST says {manifest['docs']}")
-        if number >= next_partition or manifest.get("merged") is False:
-            # not merged yet, or re-ordered and not yet merged again: its own term table
-            table = guard(load_last_entries, pdir / files["last_entries"])
-            if table is None:
-                continue
-            lists = [(key, (docs_, occ, off, ln)) for key, (docs_, occ, off, ln) in
-                     table.items()]
-        else:
-            lists = [(key, rec[1:]) for key, rec in by_partition.get(number, [])]
-        for key, (n_with, occ, off, ln) in lists:
-            _check_list(report, pdir / files["postings"], pdir / files["positions"],
-                        payloads["postings"], payloads["positions"], number, doc_map.n, off,
-                        ln, n_with, occ, f"term {key!r}")
+            guard(_check_documents, report, docs.blob_path(number), records)
+        _check_partition(report, bundle, number, next_partition, by_partition)
     return report
+
+
+def _scan_dictionary(report: VerifyReport, tree: BPlusTree,
+                     by_partition: dict[int, list[tuple[bytes, tuple[int, ...]]]]) -> None:
+    """Check the dictionary's log and nodes and file its records by partition."""
+    report.checked["dictionary nodes"] = tree.verify_log()
+    tree.verify()
+    for key, records in tree.items():
+        for record in records:
+            by_partition[record[0]].append((key, record))
+    report.checked["terms"] = len(tree)
+
+
+def _check_documents(report: VerifyReport, blob_path: Path, records: list[Any]) -> None:
+    """Every stored document of a partition: its bytes' checksum, its summary's gzip and its
+    index blob."""
+    blobs = BlobReader(blob_path)
+    try:
+        for rec in records:
+            data = blobs.document_bytes(rec.start, rec.end, rec.blob_crc)
+            gunzip(blob_path, data[:rec.summary_length])
+            try:
+                decode_doc_index(data[rec.index_offset - rec.start:])
+            except (ValueError, zlib.error) as exc:
+                report.problems.append(f"{blob_path}: index blob at "
+                                       f"{rec.index_offset}: {exc}")
+            report.checked["documents"] += 1
+    finally:
+        blobs.close()
+
+
+def _check_partition(report: VerifyReport, bundle: Path, number: int, next_partition: int,
+                     by_partition: dict[int, list[tuple[bytes, tuple[int, ...]]]]) -> None:
+    """Partition ``number``'s derived files: its doc_map, then every term list (from its own
+    term table when it is not merged, else from the dictionary's records) with positions."""
+    guard = report.guard
+    manifest = guard(read_partition_manifest, bundle, number)
+    if manifest is None:
+        return
+    pdir = partition_dir(bundle, number)
+    files = manifest["files"]
+    payloads = {}
+    for kind in ("doc_map", "positions", "postings"):
+        payloads[kind] = guard(read_framed, pdir / files[kind], kind)
+        report.checked["files"] += 1
+    if any(v is None for v in payloads.values()):
+        return
+    doc_map = _check_doc_map(report, pdir / files["doc_map"], payloads["doc_map"], manifest)
+    if doc_map is None:
+        return
+    if number >= next_partition or manifest.get("merged") is False:
+        # not merged yet, or re-ordered and not yet merged again: its own term table
+        table = guard(load_last_entries, pdir / files["last_entries"])
+        if table is None:
+            return
+        lists = [(key, (docs_, occ, off, ln)) for key, (docs_, occ, off, ln) in
+                 table.items()]
+    else:
+        lists = [(key, rec[1:]) for key, rec in by_partition.get(number, [])]
+    for key, (n_with, occ, off, ln) in lists:
+        _check_list(report, pdir / files["postings"], pdir / files["positions"],
+                    payloads["postings"], payloads["positions"], number, doc_map.n, off,
+                    ln, n_with, occ, f"term {key!r}")
+
+
+def _check_doc_map(report: VerifyReport, path: Path, payload: bytes,
+                   manifest: dict[str, Any]) -> DocMap | None:
+    """The doc_map decoded and checked (None when it does not decode): in score order and
+    covering the documents its MANIFEST counts."""
+    try:
+        doc_map = DocMap(payload)
+        doc_map.verify()
+    except DocMapFormatError as exc:
+        report.problems.append(f"{path}: {exc}")
+        return None
+    if doc_map.n > 1 and bool((doc_map.score[1:] > doc_map.score[:-1]).any()):
+        report.problems.append(f"{path}: entries are not in score order")
+    if doc_map.m != manifest["docs"]:
+        report.problems.append(f"{path}: covers {doc_map.m} documents, "
+                               f"MANIFEST says {manifest['docs']}")
+    return doc_map
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,6 +1,6 @@
 """Column-wise encoders write exactly the bytes of their one-record-at-a-time references:
 position_score_lists (``pack_psl`` vs the record codec), document index blobs
-(``_encode_blobs`` vs ``encode_doc_index``), term_ids, ``.ix`` records."""
+(``encode_blobs`` vs ``encode_doc_index``), term_ids, ``.ix`` records."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from indexer.core.bundle import _encode_blobs, _prepare_documents
+from indexer.core.doc_index import encode_blobs, encode_doc_index
 from indexer.core.doc_map import PSL_TOOL, pack_psl
 from indexer.core.document import IndexDocument
+from indexer.core.encoding import prepare_documents
 from indexer.core.ids import DocType, hash7, term_id, term_ids
-from indexer.core.partition_index import encode_doc_index
 
 ints = st.one_of(st.integers(0, 300), st.integers(-(2 ** 40), 2 ** 40),
                  st.sampled_from([0xFE, 0xFF, 0xFEFF, 0xFFFF, 0xFFFE, 2 ** 31, -1]))
@@ -63,9 +63,9 @@ def test_batch_blobs_match_encode_doc_index(items) -> None:
                           meta_words=tuple(m), region_weights=tuple(r),
                           classifier_scores=tuple(c))
             for i, (t, m, r, c) in enumerate(items)]
-    pending = _prepare_documents(docs, 4)
+    pending = prepare_documents(docs, 4)
     assert pending.blobs == [encode_doc_index(d)[0] for d in docs]
-    assert _encode_blobs(pending.batch) == pending.blobs
+    assert encode_blobs(pending.batch) == pending.blobs
 
 
 @given(st.lists(terms, max_size=20))

@@ -9,14 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from indexer.core.bundle import (
-    EncodedDocument,
-    IndexBundleWriter,
-    encode_document,
-    scale_regions,
-)
+from indexer.core.bundle import IndexBundleWriter
+from indexer.core.doc_index import decode_doc_index
+from indexer.core.encoding import EncodedDocument, encode_document, scale_regions
 from indexer.core.ids import DocType
-from indexer.core.partition_index import decode_doc_index
 from indexer.core.reader import IndexBundleReader
 from tests.unit.indexer.helpers import make_doc
 
@@ -83,8 +79,7 @@ def test_scale_regions_multiplies_the_weights_only() -> None:
 def test_the_fast_small_document_encoding_is_byte_identical(i: int) -> None:
     from dataclasses import replace
 
-    from indexer.core.bundle import _small_doc_index
-    from indexer.core.partition_index import encode_doc_index
+    from indexer.core.doc_index import encode_doc_index, small_doc_index
 
     doc = make_doc(i, words=[0, 1, 5, 40, 200][i % 5])
     if i % 7 == 3:  # positions past 65535 switch the blob to 4-byte numbers
@@ -92,6 +87,6 @@ def test_the_fast_small_document_encoding_is_byte_identical(i: int) -> None:
                       length=doc.length + 70_000)
     if i % 11 == 4:
         doc = replace(doc, region_weights=(), classifier_scores=(), meta_words=())
-    assert _small_doc_index(doc) == encode_doc_index(doc)[0]
+    assert small_doc_index(doc) == encode_doc_index(doc)[0]
     bad = replace(doc, terms={"x\0y": [1]}) if i % 2 else replace(doc, terms={"x": [-1]})
-    assert _small_doc_index(bad) is None  # left to encode_doc_index, which decides
+    assert small_doc_index(bad) is None  # left to encode_doc_index, which decides

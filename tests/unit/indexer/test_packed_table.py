@@ -71,38 +71,3 @@ def test_malformed_records_raise(bad: bytes) -> None:
 def test_out_of_range_int_rejected() -> None:
     with pytest.raises(OverflowError):
         PackedTableTool.of("a:INT").pack((2 ** 63,))
-
-
-COLUMN_TOOL = PackedTableTool.of("key:BLOB a:INT b:INT", repeat="p:INT q:INT")
-
-
-@given(st.lists(st.tuples(st.binary(max_size=20), INTS, INTS,
-                          st.lists(st.tuples(INTS, INTS), max_size=4)), max_size=40))
-@settings(max_examples=100)
-def test_column_wise_codec_matches_record_codec(rows) -> None:
-    import numpy as np
-
-    from indexer.core.packed_table import pack_columns, unpack_columns
-
-    keys = [r[0] for r in rows]
-    ints = np.array([[r[1], r[2]] for r in rows], dtype=np.int64).reshape(len(rows), 2)
-    counts = np.array([len(r[3]) for r in rows], dtype=np.int64)
-    rep = np.array([x for r in rows for x in r[3]], dtype=np.int64).reshape(-1, 2)
-    expected = b"".join(COLUMN_TOOL.pack((r[0], r[1], r[2]), r[3]) for r in rows)
-    data = pack_columns(COLUMN_TOOL, keys, ints, counts, rep)
-    assert data == expected
-    got_keys, got_ints, got_counts, got_rep = unpack_columns(COLUMN_TOOL, data)
-    assert got_keys == keys
-    assert got_ints.tolist() == ints.tolist() and got_counts.tolist() == counts.tolist()
-    assert got_rep.tolist() == rep.tolist()
-
-
-def test_column_wise_decoder_reports_damage() -> None:
-    import numpy as np
-
-    from indexer.core.packed_table import pack_columns, unpack_columns
-
-    data = pack_columns(COLUMN_TOOL, [b"abc"], np.array([[1, 2]]), np.array([1]),
-                        np.array([[3, 4]]))
-    with pytest.raises(RecordFormatError):
-        unpack_columns(COLUMN_TOOL, data[:-3] + b"\xff")
