@@ -268,19 +268,6 @@ class BPlusTree:
             raise CorruptIndexError(self.node_path, "last node runs past the committed length")
         return count
 
-    def live_node_sizes(self) -> int:
-        root = self.manifest["root"]
-        if root is None:
-            return 0
-        total = 0
-        stack = [root]
-        while stack:
-            node = self._read_node(stack.pop())
-            total += node.size
-            if node.kind == INTERNAL:
-                stack.extend(node.values)
-        return total
-
 
 def _merge_records(old: Sequence[Record], new: Sequence[Record]) -> tuple[Record, ...]:
     if not old:

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .ids import DocType, hash7, make_doc_id
+from .ids import DocType, make_doc_id
 
 # "Fancy hits" (Brin and Page, "The Anatomy of a Large-Scale Hypertextual Web Search Engine"):
 # the words of a page's title and of anchor texts are also posted as the meta word
@@ -56,7 +56,3 @@ class IndexDocument:
     @property
     def doc_id(self) -> bytes:
         return make_doc_id(self.url, self.doc_type, self.text_hash, self.host)
-
-    @staticmethod
-    def text_hash_of(text: str | bytes) -> bytes:
-        return hash7(text)

@@ -289,8 +289,3 @@ def gunzip(path: Path, data: bytes) -> bytes:
         return zlib.decompress(data, wbits=31)
     except zlib.error as exc:
         raise CorruptIndexError(path, f"bad gzip member: {exc}") from exc
-
-
-def gzip_bytes(data: bytes, level: int = 6) -> bytes:
-    compressor = zlib.compressobj(level, zlib.DEFLATED, 31)
-    return compressor.compress(data) + compressor.flush()

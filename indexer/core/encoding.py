@@ -94,7 +94,7 @@ def _gzip_all(texts: list[bytes], level: int) -> list[bytes]:
 
 
 def _gzip(data: bytes, level: int) -> bytes:
-    """The bytes of :func:`~indexer.core.documents.gzip_bytes`, in one C call."""
+    """``data`` as one gzip member (what the document files hold), in one C call."""
     return zlib.compress(data, level, wbits=31)
 
 

@@ -29,7 +29,6 @@ from .codes import (
     BitPacker,
     CodeError,
     IntArray,
-    bit_length,
     choose_rice_k,
     gamma_width,
     gather_fields,
@@ -222,7 +221,3 @@ def _gap_positions(buf: npt.NDArray[np.uint8], ones: IntArray, entry_end: IntArr
         before_r = 0
     value += np.repeat(first - (u << k) - before_r + 1 - m_start * (1 - (1 << k)), m)
     return value
-
-
-def max_position_bits(values: IntArray) -> int:
-    return int(bit_length(values).max()) if values.size else 0

@@ -383,9 +383,6 @@ class IndexBundleReader:
     def document_length(self, partition: int, index: int) -> int:
         return int(self.doc_map(partition).length[index])
 
-    def document_lengths(self, partition: int) -> np.ndarray:
-        return self.doc_map(partition).length
-
     def region_weights(self, partition: int, index: int) -> list[tuple[int, float]]:
         return self._psl(partition, index, "region_weights")
 

@@ -42,7 +42,7 @@ import struct
 import tempfile
 import threading
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
@@ -208,10 +208,6 @@ def unframe(path: PathLike, data: bytes, kind: str) -> bytes:
     return payload
 
 
-def write_framed(path: PathLike, kind: str, payload: bytes) -> None:
-    atomic_write(path, frame(kind, payload))
-
-
 def read_framed(path: PathLike, kind: str) -> bytes:
     """Read and verify a framed binary file; raise :class:`CorruptIndexError` naming it."""
     try:
@@ -366,12 +362,3 @@ class FileLock:
                 fcntl.flock(self._fd, fcntl.LOCK_UN)
             os.close(self._fd)
             self._fd = -1
-
-
-@contextlib.contextmanager
-def locked(path: PathLike) -> Iterator[FileLock]:
-    lock = FileLock(path)
-    try:
-        yield lock
-    finally:
-        lock.release()

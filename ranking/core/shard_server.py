@@ -61,12 +61,6 @@ def _search(shard: LocalShard, request: SearchRequest, parser: QueryParser,
     return SearchAnswer(found, heads)
 
 
-def shard_search_payload(shard: LocalShard, params: Mapping[str, str], parser: QueryParser,
-                         options: SearchOptions) -> dict[str, Any]:
-    """The JSON search answer (:meth:`SearchAnswer.to_json`)."""
-    return SearchAnswer(*shard_search(shard, params, parser, options)).to_json()
-
-
 def shard_search_answer(shard: LocalShard, params: Mapping[str, str], parser: QueryParser,
                         options: SearchOptions) -> tuple[bytes, str]:
     """(body, content type) of the search answer: binary when the request says ``fmt=bin``,

@@ -29,8 +29,7 @@ words. So:
   where one of a few lower-case ASCII words occurs, found in the raw inflated bytes (lowered
   ASCII bytes, ``bytes.find``: no decoding and no regex over text that holds no query word).
 
-Bad data raises :class:`ValueError` or one of :data:`INFLATE_ERRORS`; :func:`parse_summary`
-is the whole-member fallback.
+Bad data raises :class:`ValueError` or one of :data:`INFLATE_ERRORS`.
 
 Members are inflated with ISA-L (the ``isal`` package's zlib-compatible ``isal_zlib``), which
 reads the same gzip format 2 to 2.5 times as fast as zlib: a snippet of a word deep in a large
@@ -68,14 +67,6 @@ MAX_STRETCH = 2048  # bytes of one stretch at most by default (one dense with wo
 # no \\u escapes but of control characters): a lower-cased byte search for an ASCII word would
 # miss them, so a stretch is made around each.
 FOLDS = (b"\xc4\xb0", b"\xc4\xb1", b"\xc5\xbf", b"\xe2\x84\xaa")
-
-
-def parse_summary(member: bytes) -> dict[str, Any]:
-    """The whole summary of a gzip member."""
-    data = json.loads(zlib.decompress(member, wbits=31))
-    if not isinstance(data, dict):
-        raise ValueError("a stored summary is not a JSON object")
-    return data
 
 
 def _object(data: bytes) -> dict[str, Any] | None:

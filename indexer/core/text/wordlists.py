@@ -149,8 +149,3 @@ def frequent_words(lang: str) -> tuple[str, ...]:
     if text is not None:
         return tuple(dict.fromkeys(text.split()))
     return ()
-
-
-def guessable_languages() -> tuple[str, ...]:
-    """Every language the text test can pick, spaced ones first."""
-    return tuple(SPACED) + tuple(UNSPACED)
