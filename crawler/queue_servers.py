@@ -168,7 +168,7 @@ class QueueServerProcess:
         # handed out for IDLE_SECONDS, so a batch still on its way through the broker is
         # not mistaken for the end of the crawl.
         quiet = now - self._last_activity >= IDLE_SECONDS
-        self._idle_ticks = self._idle_ticks + 1 if (core.idle() and quiet) else 0
+        self._idle_ticks = self._idle_ticks + 1 if (quiet and core.settled()) else 0
         if self._idle_ticks == 3:
             self._last_heartbeat = 0.0  # report "idle" at once: the crawl may have finished
         return busy

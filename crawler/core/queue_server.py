@@ -315,6 +315,17 @@ class QueueServerCore:
         now = self._clock()
         return any(s.deadline <= now for s in self.queue.outstanding())
 
+    def settled(self) -> bool:
+        """:meth:`idle`, and then every document applied so far made searchable (a forced
+        refresh when some are not yet). A crawl ends when all its queue servers have settled,
+        and its link analysis starts at once: it must read every document, the last ones
+        included (without this, a refresh spaced out by ``refresh_share`` on a busy machine
+        left the pages fetched last out of the web graph)."""
+        if not self.idle():
+            return False
+        self.maybe_refresh(force=True)
+        return True
+
     def idle(self) -> bool:
         """Nothing queued, waiting, handed out or received but unapplied. Once a crawl's
         max_pages are scheduled, urls still queued or waiting no longer count: they will not

@@ -65,3 +65,4 @@ def test_stalls_defer_then_drop_a_host(tmp_path) -> None:
     assert again.dropped_hosts == {SLOW: "stalled 3 schedules"}
     assert again.host_stalls == {SLOW: 3}
     again.close()
+
