@@ -61,18 +61,20 @@ class _Builder:
         if self.decoded is not None:
             got = self.decoded(term, positional)
             if got is not None:
-                self.stats[term] = TermStats(got.docs, got.occurrences)
-                if got.docs == 0:
-                    return EmptyIterator()
-                dit = DecodedWordIterator(got, term, positional)
-                if positional:
-                    self.words.setdefault(term, dit)
-                return dit
+                return self._leaf(term, TermStats(got.docs, got.occurrences), positional,
+                                  lambda: DecodedWordIterator(got, term, positional))
         cursor = self.reader.postings(term)
-        self.stats[term] = cursor.stats
-        if cursor.docs == 0:
+        return self._leaf(term, cursor.stats, positional,
+                          lambda: WordIterator(cursor, term, positional))
+
+    def _leaf(self, term: str, stats: TermStats, positional: bool,
+              make: Callable[[], DocIterator]) -> DocIterator:
+        """The iterator ``make`` builds over a term's list (an empty one for a term no document
+        has), with its statistics noted; a positional one is kept for phrase checks."""
+        self.stats[term] = stats
+        if stats.docs == 0:
             return EmptyIterator()
-        it = WordIterator(cursor, term, positional)
+        it = make()
         if positional:
             self.words.setdefault(term, it)
         return it
