@@ -15,6 +15,7 @@ import textwrap
 import time
 
 import pytest
+import redis
 
 from indexer.core.reader import IndexBundleReader
 from indexer.core.text import TextAnalyzer
@@ -42,6 +43,10 @@ class Engine:
             "QUEUE_SERVER_TOKEN": "test-token", "PYTHONUNBUFFERED": "1",
         })
         self.procs: dict[str, subprocess.Popen] = {}
+        # a fresh machine's broker: the broker is shared by the whole test session, and tasks
+        # an earlier test left queued (a periodic link analysis of its crawl 1, say) would
+        # otherwise run against this test's crawl 1 at a moment of their choosing
+        redis.Redis.from_url(redis_url).flushdb()
         self.manage("migrate", "--noinput", "-v0")
 
     def manage(self, *args):
