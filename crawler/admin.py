@@ -25,6 +25,7 @@ from linkgraph.selectors import link_analysis_status_get
 
 from . import selectors, services
 from .link_analysis import link_analysis_request
+from .login_throttle import ThrottledAdminAuthenticationForm
 from .models import Crawl, Fetcher, PageOptions, QueueServer, Scraper, SeedSite
 
 CRAWL_ACTIONS = {
@@ -33,6 +34,9 @@ CRAWL_ACTIONS = {
     "resume": services.crawl_resume,
     "close": services.crawl_close,
 }
+# Failed logins are logged and throttled (crawler.login_throttle).
+admin.site.login_form = ThrottledAdminAuthenticationForm
+
 COUNTERS = ("pages_fetched", "urls_seen", "urls_queued", "documents_indexed", "fetch_errors",
             "bytes_downloaded", "hosts_seen")
 

@@ -151,6 +151,24 @@ CELERY_RESULT_EXPIRES = 3600
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
 
+# The default cache (admin login throttling, crawler.login_throttle): the Redis of REDIS_URL
+# when it is set, shared by every web process. Unset (the embedded local run), a per-process
+# memory cache: each gunicorn worker then counts failed logins on its own, so an attacker gets
+# up to WEB_WORKERS times LOGIN_THROTTLE_FAILURES tries per window. Set REDIS_URL in production.
+if EMBEDDED_REDIS:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+                          "LOCATION": "yioopy"}}
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                          "LOCATION": REDIS_URL, "KEY_PREFIX": "yioopy-cache"}}
+# Admin login: after this many failures for one username or one client address within the
+# window (seconds, counted from the first failure), further attempts are refused until it ends.
+LOGIN_THROTTLE_FAILURES = env.int("LOGIN_THROTTLE_FAILURES", default=5)
+LOGIN_THROTTLE_WINDOW = env.int("LOGIN_THROTTLE_WINDOW", default=900)
+# Behind a reverse proxy every request comes from the proxy's address: name the request header
+# (Django META name, e.g. HTTP_X_FORWARDED_FOR) whose last entry the proxy sets to the client's.
+LOGIN_CLIENT_ADDRESS_HEADER = env.str("LOGIN_CLIENT_ADDRESS_HEADER", default="")
+
 # Queue servers: this machine's url as the name server and the network iterator reach it.
 QUEUE_SERVER_BASE_URL = env.str("QUEUE_SERVER_BASE_URL", default=f"http://{WEB_BIND}/")
 DOWNLOAD_SIZE_INTERVAL = env.int("DOWNLOAD_SIZE_INTERVAL", default=5000)  # urls per schedule
