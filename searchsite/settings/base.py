@@ -162,6 +162,8 @@ NUM_FETCHERS = env.int("NUM_FETCHERS", default=2)
 QUEUE_SERVER_TOKEN = env.str("QUEUE_SERVER_TOKEN", default="") or SECRET_KEY
 WEB_BIND = env.str("WEB_BIND", default="127.0.0.1:8000")
 WEB_WORKERS = env.int("WEB_WORKERS", default=2)
+# Threads per web worker (gunicorn gthread): each slow client holds one thread.
+WEB_THREADS = env.int("WEB_THREADS", default=8)
 
 CELERY_BROKER_URL = REDIS_URL
 CELERY_RESULT_BACKEND = REDIS_URL
