@@ -218,6 +218,7 @@ class CrawlAdmin(admin.ModelAdmin):
     def status_view(self, request: HttpRequest, crawl_id: int):
         crawl = get_object_or_404(Crawl, pk=crawl_id)
         self._require(self.has_view_permission(request, crawl))
+        can_change = self.has_change_permission(request, crawl)
         live = selectors.crawl_status_get(crawl)
         context = {
             **self.admin_site.each_context(request),
@@ -228,7 +229,8 @@ class CrawlAdmin(admin.ModelAdmin):
                          for c in COUNTERS],
             "seeds": crawl.seeds.all()[:200],
             "seed_count": crawl.seeds.count(),
-            "actions": allowed_actions(crawl.status),
+            "actions": allowed_actions(crawl.status) if can_change else [],
+            "can_change": can_change,  # the buttons are shown only to who may use them
             "page_options": crawl.page_options_snapshot,
             "queue_servers": QueueServer.objects.all(),
             "live": live,
@@ -274,7 +276,7 @@ class CrawlAdmin(admin.ModelAdmin):
     def change_view(self, request, object_id, form_url="", extra_context=None):
         extra_context = extra_context or {}
         crawl = Crawl.objects.filter(pk=object_id).first()
-        if crawl is not None:
+        if crawl is not None and self.has_change_permission(request, crawl):
             extra_context["crawl_actions"] = [a for a in allowed_actions(crawl.status)
                                               if a in CRAWL_ACTIONS]
         return super().change_view(request, object_id, form_url, extra_context)
