@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin, messages
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import models
 from django.http import HttpRequest, HttpResponseNotAllowed, HttpResponseRedirect, JsonResponse
 from django.shortcuts import get_object_or_404
@@ -16,6 +16,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
+from django.utils.http import url_has_allowed_host_and_scheme
 
 from crawler.core.crawl import allowed_actions
 from crawler.core.seeds import SeedUrlError, parse_seed_lines
@@ -25,6 +26,7 @@ from linkgraph.selectors import link_analysis_status_get
 
 from . import selectors, services
 from .link_analysis import link_analysis_request
+from .login_throttle import ThrottledAdminAuthenticationForm
 from .models import Crawl, Fetcher, PageOptions, QueueServer, Scraper, SeedSite
 
 CRAWL_ACTIONS = {
@@ -33,8 +35,21 @@ CRAWL_ACTIONS = {
     "resume": services.crawl_resume,
     "close": services.crawl_close,
 }
+# Failed logins are logged and throttled (crawler.login_throttle).
+admin.site.login_form = ThrottledAdminAuthenticationForm
+
 COUNTERS = ("pages_fetched", "urls_seen", "urls_queued", "documents_indexed", "fetch_errors",
             "bytes_downloaded", "hosts_seen")
+
+
+def _next_within_site(request: HttpRequest, fallback: str) -> str:
+    """The POSTed ``next`` url when it stays on this site (same host, no scheme change),
+    else ``fallback``: an action button never redirects off the site."""
+    target = request.POST.get("next", "")
+    if target and url_has_allowed_host_and_scheme(
+            target, allowed_hosts={request.get_host()}, require_https=request.is_secure()):
+        return target
+    return fallback
 
 
 class SeedSiteInline(admin.TabularInline):
@@ -163,16 +178,14 @@ class CrawlAdmin(admin.ModelAdmin):
         if request.method != "POST":
             return HttpResponseNotAllowed(["POST"])
         crawl = get_object_or_404(Crawl, pk=crawl_id)
-        if not self.has_change_permission(request, crawl):
-            raise PermissionError
+        self._require(self.has_change_permission(request, crawl))
         service = CRAWL_ACTIONS.get(action)
         if service is None:
             self.message_user(request, f"Unknown action {action!r}.", messages.ERROR)
         else:
             self._run(request, service, crawl, action)
-        return HttpResponseRedirect(
-            request.POST.get("next") or reverse("admin:crawler_crawl_status", args=[crawl_id])
-        )
+        return HttpResponseRedirect(_next_within_site(
+            request, reverse("admin:crawler_crawl_status", args=[crawl_id])))
 
     def link_analysis_view(self, request: HttpRequest, crawl_id: int):
         """The "Run link analysis now" button (POST): queue a run, or a follow-up of the
@@ -180,8 +193,7 @@ class CrawlAdmin(admin.ModelAdmin):
         if request.method != "POST":
             return HttpResponseNotAllowed(["POST"])
         crawl = get_object_or_404(Crawl, pk=crawl_id)
-        if not self.has_change_permission(request, crawl):
-            raise PermissionError
+        self._require(self.has_change_permission(request, crawl))
         outcome = link_analysis_request(crawl.pk, "asked for in the admin")
         notes = {
             "queued": ("Link analysis queued; it runs on the analysis worker.", messages.SUCCESS),
@@ -197,8 +209,16 @@ class CrawlAdmin(admin.ModelAdmin):
         self.message_user(request, f"{crawl.name}: {text}", level)
         return HttpResponseRedirect(reverse("admin:crawler_crawl_status", args=[crawl_id]))
 
+    @staticmethod
+    def _require(allowed: bool) -> None:
+        """403 for a staff user without the model permission a view needs."""
+        if not allowed:
+            raise PermissionDenied
+
     def status_view(self, request: HttpRequest, crawl_id: int):
         crawl = get_object_or_404(Crawl, pk=crawl_id)
+        self._require(self.has_view_permission(request, crawl))
+        can_change = self.has_change_permission(request, crawl)
         live = selectors.crawl_status_get(crawl)
         context = {
             **self.admin_site.each_context(request),
@@ -209,7 +229,8 @@ class CrawlAdmin(admin.ModelAdmin):
                          for c in COUNTERS],
             "seeds": crawl.seeds.all()[:200],
             "seed_count": crawl.seeds.count(),
-            "actions": allowed_actions(crawl.status),
+            "actions": allowed_actions(crawl.status) if can_change else [],
+            "can_change": can_change,  # the buttons are shown only to who may use them
             "page_options": crawl.page_options_snapshot,
             "queue_servers": QueueServer.objects.all(),
             "live": live,
@@ -225,6 +246,7 @@ class CrawlAdmin(admin.ModelAdmin):
         from .needy import WINDOW, needy_queries_get
 
         crawl = get_object_or_404(Crawl, pk=crawl_id)
+        self._require(self.has_view_permission(request, crawl))
         servers = [(q.server_id, q.counters) for q in services.live_queue_servers()
                    if q.counters.get("crawl") == crawl.pk]
         context = {
@@ -239,6 +261,7 @@ class CrawlAdmin(admin.ModelAdmin):
 
     def machines_view(self, request: HttpRequest):
         """Queue servers and fetchers, with their heartbeats."""
+        self._require(self.has_view_permission(request))
         context = {**self.admin_site.each_context(request), "opts": self.model._meta,
                    "title": "Machines", "machines": selectors.machines_list()}
         return TemplateResponse(request, "admin/crawler/machines.html", context)
@@ -246,13 +269,14 @@ class CrawlAdmin(admin.ModelAdmin):
     def status_json(self, request: HttpRequest, crawl_id: int) -> JsonResponse:
         """Live counters for the status page's refresh (and for scripts)."""
         crawl = get_object_or_404(Crawl, pk=crawl_id)
+        self._require(self.has_view_permission(request, crawl))
         return JsonResponse({**selectors.crawl_status_get(crawl),
                              "link_analysis": link_analysis_status_get(crawl.pk)})
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         extra_context = extra_context or {}
         crawl = Crawl.objects.filter(pk=object_id).first()
-        if crawl is not None:
+        if crawl is not None and self.has_change_permission(request, crawl):
             extra_context["crawl_actions"] = [a for a in allowed_actions(crawl.status)
                                               if a in CRAWL_ACTIONS]
         return super().change_view(request, object_id, form_url, extra_context)
@@ -333,6 +357,8 @@ class PageOptionsAdmin(admin.ModelAdmin):
         from .page_testing import PageTestForm, run_test
 
         options = get_object_or_404(PageOptions, pk=options_id)
+        if not self.has_change_permission(request, options):
+            raise PermissionDenied  # the test fetches urls: change_pageoptions only
         report, message = None, ""
         if request.method == "POST":
             form = PageTestForm(request.POST, request.FILES)

@@ -46,6 +46,30 @@ DEBUG = env.bool("DEBUG", default=False)
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 
+# --- HTTPS (production behind a TLS-terminating reverse proxy; see README "Production") --------
+# Defaults suit the embedded local run on plain-http localhost: every one is off.
+SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=False)
+SESSION_COOKIE_SECURE = env.bool("SESSION_COOKIE_SECURE", default=False)
+CSRF_COOKIE_SECURE = env.bool("CSRF_COOKIE_SECURE", default=False)
+SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=False)
+SECURE_HSTS_PRELOAD = env.bool("SECURE_HSTS_PRELOAD", default=False)
+# True when the proxy sets X-Forwarded-Proto (and strips it from clients' requests): requests
+# it received over https are then seen as secure.
+if env.bool("SECURE_PROXY_SSL_HEADER", default=False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SESSION_COOKIE_HTTPONLY = True
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+# Content-Security-Policy of the admin pages (searchsite.middleware.AdminContentSecurityPolicy).
+ADMIN_CONTENT_SECURITY_POLICY = env.str(
+    "ADMIN_CONTENT_SECURITY_POLICY",
+    default="default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+            "img-src 'self' data:; object-src 'none'; base-uri 'self'; form-action 'self'; "
+            "frame-ancestors 'none'",
+)
+
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
@@ -69,6 +93,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "searchsite.middleware.AdminContentSecurityPolicy",
 ]
 
 ROOT_URLCONF = "searchsite.urls"
@@ -137,6 +162,8 @@ NUM_FETCHERS = env.int("NUM_FETCHERS", default=2)
 QUEUE_SERVER_TOKEN = env.str("QUEUE_SERVER_TOKEN", default="") or SECRET_KEY
 WEB_BIND = env.str("WEB_BIND", default="127.0.0.1:8000")
 WEB_WORKERS = env.int("WEB_WORKERS", default=2)
+# Threads per web worker (gunicorn gthread): each slow client holds one thread.
+WEB_THREADS = env.int("WEB_THREADS", default=8)
 
 CELERY_BROKER_URL = REDIS_URL
 CELERY_RESULT_BACKEND = REDIS_URL
@@ -150,6 +177,24 @@ CELERY_TASK_DEFAULT_QUEUE = "fetch"
 CELERY_RESULT_EXPIRES = 3600
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+
+# The default cache (admin login throttling, crawler.login_throttle): the Redis of REDIS_URL
+# when it is set, shared by every web process. Unset (the embedded local run), a per-process
+# memory cache: each gunicorn worker then counts failed logins on its own, so an attacker gets
+# up to WEB_WORKERS times LOGIN_THROTTLE_FAILURES tries per window. Set REDIS_URL in production.
+if EMBEDDED_REDIS:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+                          "LOCATION": "yioopy"}}
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                          "LOCATION": REDIS_URL, "KEY_PREFIX": "yioopy-cache"}}
+# Admin login: after this many failures for one username or one client address within the
+# window (seconds, counted from the first failure), further attempts are refused until it ends.
+LOGIN_THROTTLE_FAILURES = env.int("LOGIN_THROTTLE_FAILURES", default=5)
+LOGIN_THROTTLE_WINDOW = env.int("LOGIN_THROTTLE_WINDOW", default=900)
+# Behind a reverse proxy every request comes from the proxy's address: name the request header
+# (Django META name, e.g. HTTP_X_FORWARDED_FOR) whose last entry the proxy sets to the client's.
+LOGIN_CLIENT_ADDRESS_HEADER = env.str("LOGIN_CLIENT_ADDRESS_HEADER", default="")
 
 # Queue servers: this machine's url as the name server and the network iterator reach it.
 QUEUE_SERVER_BASE_URL = env.str("QUEUE_SERVER_BASE_URL", default=f"http://{WEB_BIND}/")

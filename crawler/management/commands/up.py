@@ -51,6 +51,23 @@ def embedded_redis_spec(port: int, directory: Path) -> ChildSpec:
                      ready_timeout=20)
 
 
+def web_server_argv(python: str, bind: str, workers: int, threads: int) -> list[str]:
+    """The gunicorn command line of the web server.
+
+    Threaded workers (gthread): a client that sends half a request and stalls holds one thread,
+    not a whole worker, so a few slow or half-open connections cannot block the site (with the
+    sync worker four of them blocked two workers). ``--timeout`` restarts a worker whose main
+    loop hangs, ``--graceful-timeout`` bounds a restart, ``--keep-alive`` lets an idle
+    connection go after 5 s, and request lines up to 8190 bytes (gunicorn's maximum) reach the
+    application, which answers a too-long search url itself. In production a reverse proxy in
+    front buffers slow clients (README "Production").
+    """
+    return [python, "-m", "gunicorn", "searchsite.wsgi:application", "--bind", bind,
+            "--worker-class", "gthread", "--workers", str(workers), "--threads", str(threads),
+            "--timeout", "30", "--graceful-timeout", "10", "--keep-alive", "5",
+            "--limit-request-line", "8190", "--access-logfile", "-"]
+
+
 class Command(BaseCommand):
     help = "Start the search engine: embedded Redis, web server, fetchers and queue servers."
 
@@ -78,10 +95,7 @@ class Command(BaseCommand):
         url_host = "127.0.0.1" if host in ("0.0.0.0", "") else host.strip("[]")
         base_url = f"http://{url_host}:{port}/"
         specs.append(ChildSpec(
-            "web",
-            [python, "-m", "gunicorn", "searchsite.wsgi:application", "--bind", bind,
-             "--workers", str(settings.WEB_WORKERS), "--access-logfile", "-",
-             "--graceful-timeout", "5", "--timeout", "60"],
+            "web", web_server_argv(python, bind, settings.WEB_WORKERS, settings.WEB_THREADS),
             cwd=base, ready=lambda: _http_ready(base_url), ready_timeout=60,
         ))
         if not options["no_workers"]:

@@ -1,0 +1,90 @@
+"""Admin login throttling and failed-login logging (issue 18, item 1), through the test client.
+
+Runs on the default cache of the test settings and, when a test Redis answers, on the Redis
+cache that production uses (TEST_REDIS_URL, database 15)."""
+
+import logging
+import os
+
+import pytest
+import redis
+from django.urls import reverse
+
+from crawler.login_throttle import failures_clear
+
+pytestmark = pytest.mark.django_db
+TEST_REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+PASSWORD = "right-password-1"
+
+
+def _redis_answers() -> bool:
+    try:
+        return bool(redis.Redis.from_url(TEST_REDIS_URL, socket_timeout=1).ping())
+    except redis.RedisError:
+        return False
+
+
+@pytest.fixture(params=["default", "redis"])
+def cache_backend(request, settings):
+    if request.param == "redis":
+        if not _redis_answers():
+            pytest.skip(f"no Redis at {TEST_REDIS_URL}")
+        settings.CACHES = {"default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": TEST_REDIS_URL, "KEY_PREFIX": "yioopy-test-throttle"}}
+    settings.LOGIN_THROTTLE_FAILURES = 5
+    settings.LOGIN_THROTTLE_WINDOW = 900
+    for name, address in (("admin", "127.0.0.1"), ("other", "127.0.0.1"),
+                          ("admin", "10.0.0.9")):
+        failures_clear(name, address)
+    yield request.param
+    for name, address in (("admin", "127.0.0.1"), ("other", "127.0.0.1"),
+                          ("admin", "10.0.0.9")):
+        failures_clear(name, address)
+
+
+@pytest.fixture
+def admin_user(django_user_model):
+    return django_user_model.objects.create_superuser("admin", "a@example.com", PASSWORD)
+
+
+def login(client, username, password, address="127.0.0.1"):
+    return client.post(reverse("admin:login"), {"username": username, "password": password,
+                                                "next": "/admin/"}, REMOTE_ADDR=address)
+
+
+def test_sixth_attempt_with_the_right_password_is_refused(client, admin_user, cache_backend,
+                                                          caplog):
+    with caplog.at_level(logging.WARNING, logger="crawler.login"):
+        for _ in range(5):
+            response = login(client, "admin", "wrong")
+            assert response.status_code == 200 and "_auth_user_id" not in client.session
+    failed = [r for r in caplog.records if r.name == "crawler.login" and "failed" in r.message]
+    assert len(failed) == 5
+    assert all(r.levelno == logging.WARNING for r in failed)
+    assert "'admin'" in failed[0].getMessage() and "127.0.0.1" in failed[0].getMessage()
+
+    response = login(client, "admin", PASSWORD)
+    assert response.status_code == 200
+    assert "Too many failed login attempts" in response.content.decode()
+    assert "_auth_user_id" not in client.session
+
+
+def test_one_address_is_throttled_across_usernames(client, admin_user, cache_backend):
+    for _ in range(5):
+        login(client, "other", "wrong")
+    assert "Too many failed" in login(client, "admin", PASSWORD).content.decode()
+    # Another address may still log in as admin (its username has no failures).
+    response = login(client, "admin", PASSWORD, address="10.0.0.9")
+    assert response.status_code == 302 and response["Location"] == "/admin/"
+
+
+def test_fewer_failures_let_the_right_password_in_and_clear_the_count(client, admin_user,
+                                                                     cache_backend):
+    for _ in range(4):
+        login(client, "admin", "wrong")
+    assert login(client, "admin", PASSWORD).status_code == 302
+    client.logout()
+    for _ in range(4):  # the success cleared the count: four more are allowed
+        login(client, "admin", "wrong")
+    assert login(client, "admin", PASSWORD).status_code == 302
