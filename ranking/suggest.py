@@ -43,6 +43,7 @@ from pathlib import Path
 from indexer.core.errors import CorruptIndexError
 from indexer.core.reader import IndexBundleReader
 from indexer.core.text import TextAnalyzer
+from ranking.core.numerals import is_ascii_digits
 
 from .indexes import BundleLocation, bundle_signature
 
@@ -247,7 +248,7 @@ def read_lexicon(path: Path) -> tuple[str, dict[str, int]]:
                 sig = line[12:].strip()
                 continue
             word, _, count = line.rstrip("\n").partition("\t")
-            if word and count.isdigit():
+            if word and is_ascii_digits(count):
                 counts[word] = int(count)
     return sig, counts
 

@@ -1,0 +1,54 @@
+"""Issue 18: odd control words and over-long queries get a clear answer in the page's own
+format, never a server error. The index is built from the fixture site of
+:mod:`tests.web.test_search_page` with the engine's own writer."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from ranking.core.numerals import ascii_decimal, ascii_int, is_ascii_digits
+from ranking.core.query import QueryParser
+from ranking.params import MAX_QUERY_CHARS
+from tests.web.test_search_page import site, work  # noqa: F401
+
+TOKEN = "hardening-token"
+ODD_NUMBERS = ("²", "١٧٠٠٠٠٠٠٠٠", "１７", "٣", "⅕", "1_000", "Ⅻ", "𝟙𝟚")
+
+
+@pytest.mark.parametrize("value", ODD_NUMBERS)
+def test_non_ascii_digits_are_not_numbers(value):
+    assert not is_ascii_digits(value)
+    assert ascii_int(value) is None and ascii_decimal(value) is None
+    parsed = QueryParser().parse(f"threading i:{value} w:{value}")
+    assert parsed.controls.index is None and parsed.controls.weight == 1.0
+    assert any(f"i:{value}" in m for m in parsed.messages)
+
+
+def test_ascii_numbers_still_read():
+    assert ascii_int(" 42 ") == 42 and ascii_int("-3") == -3 and ascii_int("+7") == 7
+    assert ascii_int("-3", signed=False) is None
+    assert ascii_decimal("2.5") == 2.5 and ascii_decimal(".5") == 0.5
+    assert QueryParser().parse("x i:1700000000 w:2").controls.index == 1_700_000_000
+
+
+@pytest.mark.parametrize("value", ODD_NUMBERS)
+def test_odd_index_control_word_on_every_endpoint(client, site, settings, value):
+    settings.QUEUE_SERVER_TOKEN = TOKEN
+    query = f"threading i:{value}"
+    page = client.get("/", {"q": query})
+    assert page.status_code == 200 and "is not a crawl timestamp" in page.content.decode()
+    data = client.get("/", {"q": query, "f": "json"})
+    assert data.status_code == 200
+    assert any("is not a crawl timestamp" in m for m in data.json()["messages"])
+    assert data.json()["results"]
+    rss = client.get("/", {"q": query, "f": "rss"})
+    assert rss.status_code == 200 and ET.fromstring(rss.content).tag == "rss"
+    shard = client.get("/api/shard/search", {"q": query}, HTTP_X_SHARD_TOKEN=TOKEN)
+    assert shard.status_code == 200 and "candidates" in json.loads(shard.content)
+    for name in ("num", "limit", "its"):
+        odd = client.get("/", {"q": "threading", name: value, "f": "json"})
+        assert odd.status_code == 200
+        assert any(value in m for m in odd.json()["messages"])
