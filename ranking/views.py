@@ -7,7 +7,8 @@ and renders the answer; a first-page search is recorded in the query log
 
 URLs and parameters:
 
-* ``GET /?q=QUERY`` the search page; ``num`` results per page (default: Page Options' results
+* ``GET /?q=QUERY`` the search page (a query longer than ``MAX_QUERY_CHARS``, 1,000
+  characters, is cut to that length and the answer says so in its messages); ``num`` results per page (default: Page Options' results
   per page), ``limit`` the offset of the first, ``its`` a crawl timestamp, ``safe=off`` turns
   safe search off (the parser then adds ``safe:all`` instead of ``safe:true``), ``lang=xx``
   keeps pages in language ``xx`` (``lang=all``: any language; empty: the guessed query

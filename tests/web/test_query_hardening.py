@@ -5,6 +5,7 @@ format, never a server error. The index is built from the fixture site of
 from __future__ import annotations
 
 import json
+import time
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -12,6 +13,7 @@ import pytest
 from ranking.core.numerals import ascii_decimal, ascii_int, is_ascii_digits
 from ranking.core.query import QueryParser
 from ranking.params import MAX_QUERY_CHARS
+from ranking.suggest import Lexicon
 from tests.web.test_search_page import site, work  # noqa: F401
 
 TOKEN = "hardening-token"
@@ -52,3 +54,44 @@ def test_odd_index_control_word_on_every_endpoint(client, site, settings, value)
         odd = client.get("/", {"q": "threading", name: value, "f": "json"})
         assert odd.status_code == 200
         assert any(value in m for m in odd.json()["messages"])
+
+
+LONG_QUERIES = {
+    "words": ("threading " * 500)[:5000],
+    "one word": "t" * 5000,
+    "cjk run": "線程" * 2500,
+    "cjk run near the limit": "線程編" * 333 + " 線",
+    "meta words": ("site:docs.example.test " * 250)[:5000],
+    "disjuncts": ("threading|" * 500)[:5000],
+}
+
+
+@pytest.mark.parametrize("shape", sorted(LONG_QUERIES))
+def test_five_thousand_character_query_is_cut_with_a_note(client, site, shape):
+    query = LONG_QUERIES[shape]
+    for fmt in ("", "json", "rss"):
+        started = time.perf_counter()
+        response = client.get("/", {"q": query, "f": fmt})
+        elapsed = time.perf_counter() - started
+        assert response.status_code == 200, (shape, fmt)
+        # the spelling correction of one 1,000-letter word once cost the cube of its length
+        assert elapsed < 2.0, (shape, fmt, elapsed)
+        if fmt == "json":
+            data = response.json()
+            assert len(data["query"]) <= MAX_QUERY_CHARS
+            assert f"shortened to its first {MAX_QUERY_CHARS} characters" in " ".join(
+                data["messages"])
+        elif fmt == "rss":
+            assert ET.fromstring(response.content).tag == "rss"
+        else:
+            assert f"shortened to its first {MAX_QUERY_CHARS} characters" in \
+                response.content.decode()
+    assert client.get("/suggest", {"q": query}).json()["query"]
+
+
+def test_long_word_is_not_corrected_at_cubic_cost():
+    lexicon = Lexicon({"threading": 3, "locks": 2})
+    started = time.perf_counter()
+    assert lexicon.correct("".join(chr(0x4E00 + i % 700) for i in range(1000))) is None
+    assert time.perf_counter() - started < 0.5
+    assert lexicon.correct("threadinng") == "threading"
