@@ -219,15 +219,24 @@ def _cached_page(request: HttpRequest) -> tuple[str, int | None, Any, list[Shard
     return url, its, stored, shards
 
 
-def _no_copy(request: HttpRequest, url: str, reason: str) -> HttpResponse:
+def _no_copy(request: HttpRequest, url: str, reason: str, status: int = 404) -> HttpResponse:
+    """The cached page's answer when there is no copy to show: the reason, and a link to the
+    page only when its url is a web url (:func:`ranking.cached.is_web_url`)."""
     response = render(request, "ranking/cache.html",
-                      {"url": url, "reason": reason, "query": request.GET.get("q", "")},
-                      status=404)
+                      {"url": url, "reason": reason, "query": request.GET.get("q", ""),
+                       "linkable": cached.is_web_url(url)},
+                      status=status)
     return with_csp(response)
+
+
+NOT_WEB_URL = "only http and https pages have a cached copy"
 
 
 @require_GET
 def cache(request: HttpRequest) -> HttpResponse:
+    asked = request.GET.get("url", "").strip()
+    if asked and not cached.is_web_url(asked):
+        return _no_copy(request, asked, NOT_WEB_URL, status=400)
     try:
         url, its, stored, _ = _cached_page(request)
     except Http404 as exc:
@@ -243,7 +252,8 @@ def cache(request: HttpRequest) -> HttpResponse:
     params = {"url": url, "q": query, **({"its": str(its)} if its is not None else {})}
     summary = stored.summary
     context = {
-        "url": url, "its": its, "query": query, "words": words,
+        "url": url, "linkable": cached.is_web_url(url), "its": its, "query": query,
+        "words": words,
         "fetched_at": stored.fetched_at, "title": summary.get("title") or url,
         "description": summary.get("description", ""),
         "frame_src": "/cache/frame?" + urlencode(params),
@@ -257,6 +267,8 @@ def cache(request: HttpRequest) -> HttpResponse:
 @xframe_options_sameorigin
 def cache_frame(request: HttpRequest) -> HttpResponse:
     try:
+        if not cached.is_web_url(request.GET.get("url", "").strip()):
+            raise Http404(NOT_WEB_URL)
         url, _, stored, shards = _cached_page(request)
     except Http404:
         stored = None
