@@ -8,7 +8,7 @@ import pytest
 
 from ranking import cached
 from tests.web.hardening_index import build_index
-from tests.web.test_search_page import work  # noqa: F401
+from tests.web.test_search_page import work as work  # the fixture, re-exported for pytest
 
 ATTRS_URL = "http://attrs.example.test/tricky.html"
 TRICKY_PAGE = (

@@ -14,7 +14,8 @@ from ranking.core.numerals import ascii_decimal, ascii_int, is_ascii_digits
 from ranking.core.query import QueryParser
 from ranking.params import MAX_QUERY_CHARS
 from ranking.suggest import Lexicon
-from tests.web.test_search_page import site, work  # noqa: F401
+from tests.web.test_search_page import site as site  # the fixtures, re-exported for pytest
+from tests.web.test_search_page import work as work
 
 TOKEN = "hardening-token"
 ODD_NUMBERS = ("²", "١٧٠٠٠٠٠٠٠٠", "１７", "٣", "⅕", "1_000", "Ⅻ", "𝟙𝟚")
