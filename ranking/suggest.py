@@ -194,7 +194,11 @@ def count_words(readers: Sequence[IndexBundleReader], max_documents: int = MAX_D
     counts: Counter[str] = Counter()
     langs: dict[str, str] = {}
     for reader, doc_id in ids[::step]:
-        summary = reader.summary(doc_id) or {}
+        try:
+            summary = reader.summary(doc_id) or {}
+        except CorruptIndexError as exc:  # one damaged record costs only its own words
+            logger.warning("summary of %s unreadable: %s", doc_id.hex(), exc)
+            continue
         title = summary.get("title", "")
         if title == summary.get("url"):
             title = ""  # a link document's title is its target url

@@ -43,9 +43,10 @@ from django.shortcuts import render
 from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.http import require_GET
 
+from indexer.core.errors import CorruptIndexError
 from querylog.services import query_log_record
 from ranking.core.candidates import ShardClient
-from ranking.core.errors import NoIndexError, ShardError
+from ranking.core.errors import NoIndexError, ShardError, public_reason
 from ranking.core.options import SearchOptions
 from ranking.core.pipeline import SearchResult
 
@@ -146,7 +147,7 @@ def search(request: HttpRequest) -> HttpResponse:
         except (ShardError, OSError, ValueError) as exc:
             logger.exception("search failed for %r", query)
             context["notes"] = {"notices": [], "warnings": [],
-                                   "errors": [f"the search failed: {exc}"]}
+                                   "errors": [f"the search failed: {public_reason(exc)}"]}
             status = 500
     response = render(request, "ranking/search.html", context, status=status)
     return sent_then_log(request, with_csp(response))
@@ -230,6 +231,7 @@ def _no_copy(request: HttpRequest, url: str, reason: str, status: int = 404) -> 
 
 
 NOT_WEB_URL = "only http and https pages have a cached copy"
+DAMAGED_COPY = "the stored copy of this page is damaged and cannot be shown"
 
 
 @require_GET
@@ -241,6 +243,9 @@ def cache(request: HttpRequest) -> HttpResponse:
         url, its, stored, _ = _cached_page(request)
     except Http404 as exc:
         return _no_copy(request, request.GET.get("url", ""), str(exc))
+    except CorruptIndexError as exc:  # this page's stored record is damaged: it is gone
+        logger.warning("stored page of %r unreadable: %s", asked, exc)
+        return _no_copy(request, asked, DAMAGED_COPY, status=410)
     if stored is None:
         return _no_copy(request, url, "this page is not in the index")
     if not stored.archivable:
@@ -274,9 +279,15 @@ def cache_frame(request: HttpRequest) -> HttpResponse:
         stored = None
         shards = []
         url = ""
+    except CorruptIndexError as exc:
+        logger.warning("stored page of %r unreadable: %s", request.GET.get("url"), exc)
+        stored = None
     data = None
     if stored is not None and stored.archivable and stored.has_cache:
-        data = page.cached_copy(shards, stored)
+        try:
+            data = page.cached_copy(shards, stored)
+        except CorruptIndexError as exc:
+            logger.warning("cached copy of %r unreadable: %s", url, exc)
     if data is None:
         response = HttpResponse("no cached copy", content_type="text/plain; charset=utf-8",
                                 status=404)
