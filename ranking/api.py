@@ -24,7 +24,7 @@ from django.views.decorators.http import require_GET
 
 from indexer.core.errors import CorruptIndexError
 from indexer.core.shard_token import TOKEN_HEADER, token_ok
-from ranking.core.errors import NoIndexError
+from ranking.core.errors import NoIndexError, public_reason
 from ranking.core.shard import LocalShard
 from ranking.core.shard_server import shard_search_answer, shard_summaries_payload
 
@@ -53,7 +53,7 @@ def shard_search(request: HttpRequest) -> HttpResponse:
         shard = _local_shard(request)
         body, kind = shard_search_answer(shard, request.GET, service.parser, service.options())
     except (NoIndexError, CorruptIndexError) as exc:
-        return JsonResponse({"error": str(exc)}, status=404)
+        return JsonResponse({"error": public_reason(exc)}, status=404)
     response = HttpResponse(body, content_type=kind)
     # a length lets the network iterator's client read the answer on a kept-alive connection
     # without chunked decoding
@@ -69,5 +69,5 @@ def shard_summaries(request: HttpRequest) -> JsonResponse:
         shard = _local_shard(request)
         payload = shard_summaries_payload(shard, request.GET)
     except (NoIndexError, CorruptIndexError) as exc:
-        return JsonResponse({"error": str(exc)}, status=404)
+        return JsonResponse({"error": public_reason(exc)}, status=404)
     return JsonResponse(payload)

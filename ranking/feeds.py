@@ -11,6 +11,7 @@ document, as the OpenSearch 1.1 response elements specify.
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from email.utils import formatdate
 from urllib.parse import urlencode
@@ -24,10 +25,20 @@ ET.register_namespace("opensearch", OPENSEARCH_NS)
 ET.register_namespace("atom", ATOM_NS)
 
 
+# characters XML 1.0 cannot carry, even escaped (controls, surrogates, U+FFFE/U+FFFF): a query
+# holding one made the feed unreadable
+_NOT_XML = re.compile("[^\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def xml_text(text: str) -> str:
+    """``text`` without the characters XML 1.0 cannot carry."""
+    return _NOT_XML.sub("", text)
+
+
 def _sub(parent: ET.Element, tag: str, text: str | None = None, **attrs: str) -> ET.Element:
-    element = ET.SubElement(parent, tag, attrs)
+    element = ET.SubElement(parent, tag, {k: xml_text(v) for k, v in attrs.items()})
     if text is not None:
-        element.text = text
+        element.text = xml_text(text)
     return element
 
 

@@ -23,7 +23,7 @@ from indexer.core.errors import CorruptIndexError
 from indexer.core.layout import DOCUMENTS, POSITIONS_DOC_MAP
 from indexer.core.reader import IndexBundleReader
 from indexer.core.workdir import bundle_timestamp, queue_server_number
-from ranking.core.errors import NoIndexError
+from ranking.core.errors import NoIndexError, public_reason
 from ranking.core.shard import LocalShard
 
 logger = logging.getLogger(__name__)
@@ -105,7 +105,8 @@ class ReaderPool:
                 reader = IndexBundleReader(location.path)
             except (CorruptIndexError, FileNotFoundError, ValueError) as exc:
                 raise NoIndexError(f"the index of crawl {location.timestamp} on queue server "
-                                   f"{location.server} cannot be read: {exc}") from exc
+                                   f"{location.server} cannot be read: "
+                                   f"{public_reason(exc)}") from exc
             if hit is not None:
                 hit[1].reader.close()
             shard = LocalShard(reader, name=f"qs{location.server}")

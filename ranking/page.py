@@ -28,6 +28,7 @@ from urllib.parse import urlencode
 
 import numpy as np
 
+from indexer.core.errors import CorruptIndexError
 from indexer.core.ids import DOC_TYPE, DocType
 from indexer.core.reader import IndexBundleReader
 from indexer.core.urls import host_of
@@ -122,6 +123,15 @@ def find_stored_page(shards: Sequence[ShardClient], url: str) -> StoredPage | No
             if page is not None:
                 return page
     return None
+
+
+def _stored_or_none(shards: Sequence[ShardClient], url: str) -> StoredPage | None:
+    """:func:`find_stored_page`, None when its stored record is damaged (the result is then
+    shown without the links its summary would give)."""
+    try:
+        return find_stored_page(shards, url) if shards else None
+    except CorruptIndexError:
+        return None
 
 
 def cached_copy(shards: Sequence[ShardClient], page: StoredPage) -> bytes | None:
@@ -276,7 +286,7 @@ def result_views(result: SearchResult, shards: Sequence[ShardClient], its: int |
             keywords: Sequence[str] | None = r.keywords
             summary = None
         else:  # read the stored page again (see carried)
-            page = find_stored_page(shards, r.url) if shards else None
+            page = _stored_or_none(shards, r.url)
             cache = page is not None and page.archivable and page.has_cache
             keywords = None
             summary = page.summary if page else None

@@ -15,15 +15,16 @@ from dataclasses import dataclass
 
 from django.http import HttpRequest
 
+from ranking.core.numerals import ascii_int
+
 MAX_NUM = 100
 MAX_QUERY_CHARS = 1000
 
 
 def parse_int(value: str | None, default: int | None) -> int | None:
-    try:
-        return int(value) if value not in (None, "") else default
-    except (TypeError, ValueError):
-        return default
+    """``value`` as an int of ASCII digits (:func:`ranking.core.numerals.ascii_int`), else
+    ``default``."""
+    return ascii_int(value, default)
 
 
 def search_filters(request: HttpRequest) -> tuple[bool, str]:

@@ -32,7 +32,7 @@ from crawler.selectors import ConfigNotFound
 from indexer.core.errors import CorruptIndexError
 from indexer.core.text import TextAnalyzer
 from ranking.core.candidates import ShardClient
-from ranking.core.errors import NoIndexError
+from ranking.core.errors import NoIndexError, public_reason
 from ranking.core.options import SearchOptions
 from ranking.core.pipeline import Searcher, SearchResult
 from ranking.core.query import QueryParser
@@ -203,7 +203,8 @@ class SearchService:
                                           num=params.num, offset=params.offset,
                                           safe_search=params.safe, correct=correct)
         except (NoIndexError, CorruptIndexError) as exc:
-            result = SearchResult(searched, searched, (), 0, 0.0, False, (str(exc),),
+            logger.warning("search of %r failed: %s", searched, exc, exc_info=True)
+            result = SearchResult(searched, searched, (), 0, 0.0, False, (public_reason(exc),),
                                   params.offset, params.num)
         log = None
         if params.offset == 0 and params.num > 0:  # the query log needy-query crawling reads

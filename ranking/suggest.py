@@ -43,6 +43,7 @@ from pathlib import Path
 from indexer.core.errors import CorruptIndexError
 from indexer.core.reader import IndexBundleReader
 from indexer.core.text import TextAnalyzer
+from ranking.core.numerals import is_ascii_digits
 
 from .indexes import BundleLocation, bundle_signature
 
@@ -51,7 +52,8 @@ logger = logging.getLogger(__name__)
 MAX_DOCUMENTS = 50_000
 MAX_WORDS = 30_000
 REBUILD_AFTER = 600.0  # seconds between rebuilds of a growing crawl's lexicon
-_WORD = re.compile(r"[^\W\d_]{2,30}")
+MAX_WORD_CHARS = 30  # lexicon words are 2 to 30 letters
+_WORD = re.compile(rf"[^\W\d_]{{2,{MAX_WORD_CHARS}}}")
 _QUERY_TOKEN = re.compile(r'-?"[^"]*"?|[^\s"]+')
 _PLAIN_WORD = re.compile(r"[^\W\d_]+")
 
@@ -123,9 +125,11 @@ class Lexicon:
         """The most frequent lexicon word closest to ``word`` (None when ``word`` is a word of
         the lexicon or nothing is close)."""
         word = word.lower()
-        if word in self.counts or len(word) < 3:
-            return None
         limit = 1 if len(word) <= 4 else 2
+        # a word more than two edits longer than the longest lexicon word is never close; its
+        # deletes would cost the cube of its length (a 1,000-letter CJK run took seconds)
+        if word in self.counts or not 3 <= len(word) <= MAX_WORD_CHARS + limit:
+            return None
         index = self._delete_index()
         keys = {word} | _deletes(word)
         if limit > 1:
@@ -190,7 +194,11 @@ def count_words(readers: Sequence[IndexBundleReader], max_documents: int = MAX_D
     counts: Counter[str] = Counter()
     langs: dict[str, str] = {}
     for reader, doc_id in ids[::step]:
-        summary = reader.summary(doc_id) or {}
+        try:
+            summary = reader.summary(doc_id) or {}
+        except CorruptIndexError as exc:  # one damaged record costs only its own words
+            logger.warning("summary of %s unreadable: %s", doc_id.hex(), exc)
+            continue
         title = summary.get("title", "")
         if title == summary.get("url"):
             title = ""  # a link document's title is its target url
@@ -247,7 +255,7 @@ def read_lexicon(path: Path) -> tuple[str, dict[str, int]]:
                 sig = line[12:].strip()
                 continue
             word, _, count = line.rstrip("\n").partition("\t")
-            if word and count.isdigit():
+            if word and is_ascii_digits(count):
                 counts[word] = int(count)
     return sig, counts
 

@@ -7,7 +7,8 @@ and renders the answer; a first-page search is recorded in the query log
 
 URLs and parameters:
 
-* ``GET /?q=QUERY`` the search page; ``num`` results per page (default: Page Options' results
+* ``GET /?q=QUERY`` the search page (a query longer than ``MAX_QUERY_CHARS``, 1,000
+  characters, is cut to that length and the answer says so in its messages); ``num`` results per page (default: Page Options' results
   per page), ``limit`` the offset of the first, ``its`` a crawl timestamp, ``safe=off`` turns
   safe search off (the parser then adds ``safe:all`` instead of ``safe:true``), ``lang=xx``
   keeps pages in language ``xx`` (``lang=all``: any language; empty: the guessed query
@@ -42,9 +43,10 @@ from django.shortcuts import render
 from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.http import require_GET
 
+from indexer.core.errors import CorruptIndexError
 from querylog.services import query_log_record
 from ranking.core.candidates import ShardClient
-from ranking.core.errors import NoIndexError, ShardError
+from ranking.core.errors import NoIndexError, ShardError, public_reason
 from ranking.core.options import SearchOptions
 from ranking.core.pipeline import SearchResult
 
@@ -145,7 +147,7 @@ def search(request: HttpRequest) -> HttpResponse:
         except (ShardError, OSError, ValueError) as exc:
             logger.exception("search failed for %r", query)
             context["notes"] = {"notices": [], "warnings": [],
-                                   "errors": [f"the search failed: {exc}"]}
+                                   "errors": [f"the search failed: {public_reason(exc)}"]}
             status = 500
     response = render(request, "ranking/search.html", context, status=status)
     return sent_then_log(request, with_csp(response))
@@ -218,19 +220,32 @@ def _cached_page(request: HttpRequest) -> tuple[str, int | None, Any, list[Shard
     return url, its, stored, shards
 
 
-def _no_copy(request: HttpRequest, url: str, reason: str) -> HttpResponse:
+def _no_copy(request: HttpRequest, url: str, reason: str, status: int = 404) -> HttpResponse:
+    """The cached page's answer when there is no copy to show: the reason, and a link to the
+    page only when its url is a web url (:func:`ranking.cached.is_web_url`)."""
     response = render(request, "ranking/cache.html",
-                      {"url": url, "reason": reason, "query": request.GET.get("q", "")},
-                      status=404)
+                      {"url": url, "reason": reason, "query": request.GET.get("q", ""),
+                       "linkable": cached.is_web_url(url)},
+                      status=status)
     return with_csp(response)
+
+
+NOT_WEB_URL = "only http and https pages have a cached copy"
+DAMAGED_COPY = "the stored copy of this page is damaged and cannot be shown"
 
 
 @require_GET
 def cache(request: HttpRequest) -> HttpResponse:
+    asked = request.GET.get("url", "").strip()
+    if asked and not cached.is_web_url(asked):
+        return _no_copy(request, asked, NOT_WEB_URL, status=400)
     try:
         url, its, stored, _ = _cached_page(request)
     except Http404 as exc:
         return _no_copy(request, request.GET.get("url", ""), str(exc))
+    except CorruptIndexError as exc:  # this page's stored record is damaged: it is gone
+        logger.warning("stored page of %r unreadable: %s", asked, exc)
+        return _no_copy(request, asked, DAMAGED_COPY, status=410)
     if stored is None:
         return _no_copy(request, url, "this page is not in the index")
     if not stored.archivable:
@@ -242,7 +257,8 @@ def cache(request: HttpRequest) -> HttpResponse:
     params = {"url": url, "q": query, **({"its": str(its)} if its is not None else {})}
     summary = stored.summary
     context = {
-        "url": url, "its": its, "query": query, "words": words,
+        "url": url, "linkable": cached.is_web_url(url), "its": its, "query": query,
+        "words": words,
         "fetched_at": stored.fetched_at, "title": summary.get("title") or url,
         "description": summary.get("description", ""),
         "frame_src": "/cache/frame?" + urlencode(params),
@@ -256,14 +272,22 @@ def cache(request: HttpRequest) -> HttpResponse:
 @xframe_options_sameorigin
 def cache_frame(request: HttpRequest) -> HttpResponse:
     try:
+        if not cached.is_web_url(request.GET.get("url", "").strip()):
+            raise Http404(NOT_WEB_URL)
         url, _, stored, shards = _cached_page(request)
     except Http404:
         stored = None
         shards = []
         url = ""
+    except CorruptIndexError as exc:
+        logger.warning("stored page of %r unreadable: %s", request.GET.get("url"), exc)
+        stored = None
     data = None
     if stored is not None and stored.archivable and stored.has_cache:
-        data = page.cached_copy(shards, stored)
+        try:
+            data = page.cached_copy(shards, stored)
+        except CorruptIndexError as exc:
+            logger.warning("cached copy of %r unreadable: %s", url, exc)
     if data is None:
         response = HttpResponse("no cached copy", content_type="text/plain; charset=utf-8",
                                 status=404)

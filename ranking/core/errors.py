@@ -1,10 +1,22 @@
 """Errors of the query side.
 
 Layer: ``ranking.core``. The glue (views, the shard API) turns them into messages and status
-codes; ``core`` raises and never swallows.
+codes; ``core`` raises and never swallows. What an answer says of an error goes through
+:func:`public_reason`: no answer names a file by its absolute path on the server.
 """
 
 from __future__ import annotations
+
+import re
+
+# an absolute file path (not a url's path: no word character, ':' or '/' just before it)
+_ABSOLUTE_PATH = re.compile(r"(?<![\w:/.~-])/(?:[^\s/:'\"]+/)+([^\s/:'\"]*)")
+
+
+def public_reason(error: BaseException | str) -> str:
+    """What an answer may say of ``error``: its text with every absolute path cut to the
+    file's name."""
+    return _ABSOLUTE_PATH.sub(r"\1", str(error))
 
 
 class SearchError(Exception):

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from .errors import ShardError
+from .numerals import is_ascii_digits
 
 
 class Peer(Protocol):
@@ -156,7 +157,7 @@ class Exchange:
             self.head_end = end + 4
             lines = bytes(buf[:end]).decode("latin-1").split("\r\n")
             version, _, rest = lines[0].partition(" ")
-            if not version.startswith("HTTP/1.") or not rest[:3].isdigit():
+            if not version.startswith("HTTP/1.") or not is_ascii_digits(rest[:3]):
                 raise ValueError(f"status line {lines[0][:80]!r}")
             self.status = int(rest[:3])
             for line in lines[1:]:
@@ -171,7 +172,7 @@ class Exchange:
                 self.chunked = True
             elif "content-length" in self.headers:
                 length = self.headers["content-length"]
-                if not length.isdigit():
+                if not is_ascii_digits(length):
                     raise ValueError(f"Content-Length {length[:40]!r}")
                 self.body_end = self.head_end + int(length)
             elif self.status in (204, 304) or 100 <= self.status < 200:

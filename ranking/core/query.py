@@ -31,6 +31,7 @@ from dataclasses import dataclass, field, replace
 
 from indexer.core.meta_vocabulary import META_PREFIXES, URL_META_PREFIXES
 from indexer.core.text import TextAnalyzer, guess_text_language, major
+from ranking.core.numerals import ascii_decimal, ascii_int
 
 CONTROL_PREFIXES = frozenset({"i", "index", "raw", "no", "w", "weight", "m", "mix", "highlight"})
 NO_OPTIONS = frozenset({"guess", "network", "cache"})
@@ -207,8 +208,9 @@ class QueryParser:
                 kept.append(token)
                 continue
             if prefix in ("i", "index"):
-                if value.isdigit():
-                    controls = replace(controls, index=int(value))
+                index = ascii_int(value, signed=False)
+                if index is not None:
+                    controls = replace(controls, index=index)
                 else:
                     messages.append(f"i:{value} is not a crawl timestamp (ignored)")
             elif prefix == "raw":
@@ -221,12 +223,10 @@ class QueryParser:
                     messages.append(f"unknown control word no:{value} (ignored); known: "
                                     + ", ".join(f"no:{o}" for o in sorted(NO_OPTIONS)))
             elif prefix in ("w", "weight"):
-                try:
-                    weight = float(value)
-                    if not 0 < weight < 1e6:
-                        raise ValueError
+                weight = ascii_decimal(value)
+                if weight is not None and 0 < weight < 1e6:
                     controls = replace(controls, weight=weight)
-                except ValueError:
+                else:
                     messages.append(f"{prefix}:{value} is not a positive weight (ignored)")
             elif prefix in ("m", "mix"):
                 messages.append(f"crawl mixes are not supported: {prefix}:{value} ignored")

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from indexer.core.errors import CorruptIndexError
 from indexer.core.grouping import ImportanceRanks, crawl_order_keys, is_key_ordered
 from indexer.core.phrases import CachedPhraseLexicon
 from indexer.core.reader import CollectionStats, IndexBundleReader, TermStats
@@ -132,7 +133,10 @@ class LocalShard:
             features = self._url_features[(partition, lang)] = UrlFeatures(
                 self.reader.doc_map(partition).n)
         for i in np.unique(index[~features.known[index]]).tolist():
-            url, _ = self.reader.summary_head(partition, i)
+            try:
+                url, _ = self.reader.summary_head(partition, i)
+            except CorruptIndexError:  # a damaged record: no url bonus (its result is left out
+                url = ""               # when its summary is read for the page)
             features.add(i, url_items(url, "", self.analyzer, lang), self._word_ids)
         return features
 

@@ -76,7 +76,7 @@ class ShardSummaries:
                 kept = self._documents.get(key)
                 stored = None
                 if kept is None:
-                    stored, source = self._resolved(doc_id, until_links)
+                    stored, source = self._resolved_or_none(doc_id, until_links)
                     kept = (stored.summary, stored.has_body, source) if stored is not None \
                         else (None, False, None)
                     if until_links:  # never a summary with its outlinks (they can be long)
@@ -119,6 +119,16 @@ class ShardSummaries:
                 if len(found) >= self.MAX_REDIRECT_SOURCES:
                     return tuple(found)
         return tuple(found)
+
+    def _resolved_or_none(self, doc_id: bytes,
+                          until_links: bool) -> tuple[StoredSummary | None, bytes | None]:
+        """:meth:`_resolved`, or (None, None) when the document's stored member is damaged:
+        one corrupt record costs only its own result, which is left out."""
+        try:
+            return self._resolved(doc_id, until_links)
+        except CorruptIndexError as exc:
+            logger.warning("summary of %s unreadable: %s", doc_id.hex(), exc)
+            return None, None
 
     def _resolved(self, doc_id: bytes,
                   until_links: bool) -> tuple[StoredSummary | None, bytes | None]:
@@ -166,7 +176,11 @@ class ShardSummaries:
         with self.lock:
             out: list[dict[str, Any] | None] = []
             for doc_id in doc_ids:
-                cached = self._heads.load(doc_id, self._summary_head)
+                try:
+                    cached = self._heads.load(doc_id, self._summary_head)
+                except CorruptIndexError as exc:  # one damaged head costs only its result
+                    logger.warning("summary head of %s unreadable: %s", doc_id.hex(), exc)
+                    cached = (None,)
                 out.append(dict(cached[0]) if cached[0] is not None else None)
             return out
 
