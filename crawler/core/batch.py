@@ -11,6 +11,7 @@ deferred urls). The JSON form::
     {"crawl": <timestamp>, "server": n, "schedule": <id or null>, "done": bool,
      "docs": [document, ...], "discovered": [url tuple, ...],
      "deferred": [[url, depth, weight, tier, policy, policy depth], ...],
+     "abandoned": [url, ...],
      "stalls": {origin: count}, "hopeless": [origin, ...],
      "robots": [{"origin", "status", "body"}], "host_errors": {origin: count},
      "fetched": [[url, etag, expires], ...], "counters": {name: int}}
@@ -20,7 +21,10 @@ queue server then acknowledges the schedule. ``deferred`` are urls of the schedu
 did not fetch because their host stalled (they go back into the queue), ``stalls`` counts each
 such host's stalled downloads, ``hopeless`` names those none of whose downloads came in time
 (the queue server drops a host that was hopeless in several schedules; a batch without
-``hopeless``, from an older fetcher, counts every stalled host). Every key but ``crawl`` may be
+``hopeless``, from an older fetcher, counts every stalled host). ``abandoned`` names the
+deferred urls that were requested and given up on (still downloading at the schedule's end):
+the queue server requeues a url at most twice for that, so a page that never finishes is
+requested at most three times in a crawl. Every key but ``crawl`` may be
 missing when read: it is then empty (``server``: None, meaning the reader's own).
 """
 
@@ -32,7 +36,7 @@ from typing import Any
 
 from .wire import WireError
 
-_LISTS = ("docs", "discovered", "robots", "fetched", "deferred")
+_LISTS = ("docs", "discovered", "robots", "fetched", "deferred", "abandoned")
 _COUNTS = ("host_errors", "stalls", "counters")
 
 
@@ -51,6 +55,7 @@ class FetcherBatch:
     host_errors: Mapping[str, int] = field(default_factory=dict)
     fetched: tuple[list[Any], ...] = ()
     deferred: tuple[list[Any], ...] = ()
+    abandoned: tuple[str, ...] = ()
     stalls: Mapping[str, int] = field(default_factory=dict)
     hopeless: tuple[str, ...] | None = ()
     counters: Mapping[str, int] = field(default_factory=dict)
@@ -62,6 +67,7 @@ class FetcherBatch:
             "done": self.done, "docs": list(self.docs), "discovered": list(self.discovered),
             "robots": list(self.robots), "host_errors": dict(self.host_errors),
             "fetched": list(self.fetched), "deferred": list(self.deferred),
+            "abandoned": list(self.abandoned),
             "stalls": dict(self.stalls),
             "hopeless": None if self.hopeless is None else list(self.hopeless),
             "counters": dict(self.counters),

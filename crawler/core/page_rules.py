@@ -49,7 +49,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import re2
+
 from .errors import PageRuleSyntaxError
+from .linear_regex import LinearRegexError, compile_linear
 
 log = logging.getLogger(__name__)
 
@@ -84,7 +87,7 @@ class Assignment:
     append: bool
     kind: str
     value: str
-    pattern: re.Pattern[str] | None
+    pattern: Any | None  # RE2
     line: int
 
 
@@ -183,15 +186,23 @@ class _Cursor:
         raise self.error("unterminated regular expression: expected '/'", start)
 
 
-def _compile(cursor: _Cursor, regex: str, start: int, flags: str) -> re.Pattern[str]:
+def _compile(cursor: _Cursor, regex: str, start: int, flags: str) -> Any:
+    """RE2 (linear time on any field value); a pattern it refuses is a syntax error. Python's
+    parser is asked first only to point at the column of a plain syntax error."""
     bits = 0
     for flag in flags:
         bits |= _FLAG_BITS[flag]
     try:
-        return re.compile(regex, bits)
+        re.compile(regex, bits)
     except re.error as exc:
         column = start + (exc.pos or 0)
         raise cursor.error(f"invalid regular expression: {exc.msg}", column) from None
+    try:
+        return compile_linear(regex, flags)
+    except LinearRegexError as exc:
+        raise cursor.error(
+            f"invalid regular expression /{regex}/: {exc.message}", start
+        ) from None
 
 
 def _replacement(template: str) -> str:
@@ -375,7 +386,7 @@ class PageRules:
             assert rule.pattern is not None
             try:
                 new = rule.pattern.sub(rule.value, _as_text(current)[:MAX_FIELD_CHARS])
-            except (re.error, IndexError) as exc:  # a group the regex does not have
+            except (re2.error, IndexError) as exc:  # a group the regex does not have
                 log.warning("page rule on line %d: %s", rule.line, exc)
                 return
         if rule.append and rule.field in values:

@@ -24,7 +24,7 @@ import json
 import logging
 import os
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -55,7 +55,10 @@ from .wire import (
 logger = logging.getLogger(__name__)
 
 COUNTERS = ("pages_fetched", "fetch_errors", "bytes_downloaded", "documents_indexed",
-            "batches", "bad_batches", "deferred_urls", "dropped_host_urls")
+            "batches", "bad_batches", "deferred_urls", "dropped_host_urls", "abandoned_urls")
+# A url requested this many times and given up on each time (a page that never finishes by its
+# deadline) is not requeued again: the first try and two retries.
+MAX_PAGE_TRIES = 3
 
 
 def _boost_encoded(items: list[EncodedDocument], scores: Any) -> list[EncodedDocument]:
@@ -129,6 +132,7 @@ class QueueServerCore:
         self.error_hosts: dict[str, int] = {}  # origin -> fetch errors, for the dashboard
         self.host_stalls: dict[str, int] = {}  # origin -> schedules it stalled
         self.dropped_hosts: dict[str, str] = {}  # origin -> why it was dropped
+        self.page_tries: dict[str, int] = {}  # url -> times requested and abandoned
         self._load_state()
         self._dirty = False
         self._last_refresh = clock()
@@ -149,13 +153,15 @@ class QueueServerCore:
         self.error_hosts = {str(k): int(v) for k, v in data.get("error_hosts", {}).items()}
         self.host_stalls = {str(k): int(v) for k, v in data.get("host_stalls", {}).items()}
         self.dropped_hosts = {str(k): str(v) for k, v in data.get("dropped_hosts", {}).items()}
+        self.page_tries = {str(k): int(v) for k, v in data.get("page_tries", {}).items()}
 
     def _save_state(self) -> None:
         tmp = self.paths["state"].with_suffix(".tmp")
         top = dict(sorted(self.error_hosts.items(), key=lambda kv: -kv[1])[:1000])
         tmp.write_text(json.dumps({**self.counters, "error_hosts": top,
                                    "host_stalls": self.host_stalls,
-                                   "dropped_hosts": self.dropped_hosts}))
+                                   "dropped_hosts": self.dropped_hosts,
+                                   "page_tries": self.page_tries}))
         os.replace(tmp, self.paths["state"])
 
     # --- input --------------------------------------------------------------------------
@@ -183,6 +189,23 @@ class QueueServerCore:
         if applied:
             self._save_state()
         return applied
+
+    def _without_spent_tries(self, deferred: list[Any], abandoned: Sequence[str]) -> list[Any]:
+        """Count the tries of the urls the fetcher requested and gave up on; leave out of
+        ``deferred`` those tried :data:`MAX_PAGE_TRIES` times."""
+        spent = set()
+        for url in abandoned:
+            tries = self.page_tries[url] = self.page_tries.get(url, 0) + 1
+            if tries >= MAX_PAGE_TRIES:
+                spent.add(url)
+        if not spent:
+            return deferred
+        kept = [d for d in deferred if d[0] not in spent]
+        self.counters["abandoned_urls"] += len(deferred) - len(kept)
+        for url in spent:
+            logger.warning("queue server %d: %s given up after %d tries that did not finish",
+                           self.config.server, url, self.page_tries[url])
+        return kept
 
     def _apply(self, batch: FetcherBatch) -> None:
         crawl = self.config.crawl
@@ -220,6 +243,7 @@ class QueueServerCore:
             self.queue.add_robots(str(robots["origin"]), body, int(robots.get("status", 0)))
         if discovered:
             self.queue.add_discovered(discovered)
+        deferred = self._without_spent_tries(deferred, batch.abandoned)
         if deferred:
             self.queue.requeue(deferred)
             self.counters["deferred_urls"] += len(deferred)

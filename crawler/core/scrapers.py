@@ -25,6 +25,7 @@ from typing import Any
 from lxml import etree
 
 from .errors import ScraperConfigError
+from .linear_regex import LinearRegexError, compile_linear
 
 _FIELD_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -70,9 +71,11 @@ def validate_signature(text: str) -> None:
         compile_xpath(signature, "signature")
         return
     try:
-        re.compile(signature)
-    except re.error as exc:
-        raise ScraperConfigError(f"invalid regular expression ({exc})", "signature") from None
+        compile_linear(signature)
+    except LinearRegexError as exc:
+        raise ScraperConfigError(
+            f"signature: invalid regular expression {signature!r}: {exc.message}", "signature"
+        ) from None
 
 
 def validate_xpath_field(text: str, field: str = "xpath") -> None:
@@ -131,7 +134,7 @@ class CompiledScraper:
     name: str
     priority: int
     signature_xpath: etree.XPath | None
-    signature_regex: re.Pattern[str] | None
+    signature_regex: Any | None  # RE2, linear in the page's length
     text_path: etree.XPath | None
     delete_paths: tuple[etree.XPath, ...]
     fields: tuple[tuple[str, etree.XPath | str], ...]
@@ -177,7 +180,7 @@ class ScraperSet:
                     name=config.name,
                     priority=config.priority,
                     signature_xpath=etree.XPath(signature) if is_xpath else None,
-                    signature_regex=None if is_xpath else re.compile(signature),
+                    signature_regex=None if is_xpath else compile_linear(signature),
                     text_path=etree.XPath(config.text_path) if config.text_path.strip() else None,
                     delete_paths=tuple(etree.XPath(p.strip()) for p in config.delete_paths
                                        if p.strip()),

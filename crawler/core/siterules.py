@@ -4,7 +4,8 @@ Layer: ``crawler.core``. One rule per line; blank lines and lines starting with 
 
 * ``example.com`` or ``www.example.com`` — that host exactly (any scheme and port);
 * ``domain:example.com`` — the domain and every host under it (``a.b.example.com``);
-* ``regex:^https?://example\\.com/docs/`` — a Python regular expression searched in the url;
+* ``regex:^https?://example\\.com/docs/`` — an RE2 regular expression (linear
+  time: no backreferences or lookarounds) searched in the url;
 * ``https://example.com/docs/`` — a url prefix (scheme, host and path prefix must match).
 
 A crawl that is restricted to its seeds and allowed sites fetches a url only if it matches a seed
@@ -13,14 +14,20 @@ host or an allowed rule; any crawl refuses urls that match a disallowed rule.
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import re
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
+from .linear_regex import LinearRegexError, compile_linear
+
 _HOST_RE = re.compile(
     r"^(?=.{1,253}$)(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))*\.?$"
 )
+
+# A rule's pattern compiled once per process (as re.search's own cache did).
+_compiled = functools.lru_cache(maxsize=512)(compile_linear)
 
 
 class SiteRuleError(ValueError):
@@ -64,7 +71,7 @@ class SiteRule:
         if self.kind == "domain":
             return host == self.value or host.endswith("." + self.value)
         if self.kind == "regex":
-            return re.search(self.value, url) is not None
+            return _compiled(self.value).search(url) is not None
         return url.startswith(self.value)
 
 
@@ -86,9 +93,11 @@ def _parse_line(line: str, number: int) -> SiteRule:
         if not pattern:
             raise SiteRuleError("regex: needs a pattern", number, line)
         try:
-            re.compile(pattern)
-        except re.error as exc:
-            raise SiteRuleError(f"bad regular expression: {exc}", number, line) from None
+            compile_linear(pattern)
+        except LinearRegexError as exc:
+            raise SiteRuleError(
+                f"bad regular expression {pattern!r}: {exc.message}", number, line
+            ) from None
         return SiteRule("regex", pattern, line)
     if lowered.startswith("domain:"):
         value = line[len("domain:"):].strip()

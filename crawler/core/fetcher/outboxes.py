@@ -51,6 +51,7 @@ class Outbox:
     host_errors: dict[str, int] = field(default_factory=dict)
     fetched: list[list[Any]] = field(default_factory=list)
     deferred: list[list[Any]] = field(default_factory=list)
+    abandoned: list[str] = field(default_factory=list)
     stalls: dict[str, int] = field(default_factory=dict)
     hopeless: list[str] = field(default_factory=list)
     counters: defaultdict[str, int] = field(default_factory=lambda: defaultdict(int))
@@ -123,7 +124,8 @@ class Outboxes:
                 schedule=schedule_id if server == origin_server else None, done=final,
                 docs=tuple(box.docs), discovered=tuple(box.discovered),
                 robots=tuple(box.robots), host_errors=box.host_errors,
-                fetched=tuple(box.fetched), deferred=tuple(box.deferred), stalls=box.stalls,
+                fetched=tuple(box.fetched), deferred=tuple(box.deferred),
+                abandoned=tuple(box.abandoned), stalls=box.stalls,
                 hopeless=tuple(box.hopeless), counters=dict(box.counters))))
         self._boxes.clear()
         self._bytes = 0

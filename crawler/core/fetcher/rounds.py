@@ -182,4 +182,5 @@ class Rounds:
                 self._finish_straggler(entry, future.result())
             else:
                 self._stats.deferred.append(entry)
+                self._stats.abandoned.append(entry.url)  # requested: a try (see batch.py)
         self._stragglers.clear()

@@ -30,6 +30,7 @@ class ScheduleStats:
     lane_deferred: int = 0
     host_errors: defaultdict[str, int] = field(default_factory=lambda: defaultdict(int))
     deferred: list[ScheduleEntry] = field(default_factory=list)
+    abandoned: list[str] = field(default_factory=list)  # deferred urls that were requested
 
     def count_page(self, entry: ScheduleEntry, failed: bool, documents: int) -> None:
         """One download handled: it made ``documents`` documents, or ``failed``."""

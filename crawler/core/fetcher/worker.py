@@ -261,6 +261,7 @@ class ScheduleWorker:
                                        <= self.watch.times(o).stalls))
         if stats.deferred and not stopped:  # a stopped schedule is handed out again whole
             own.deferred.extend(deferred_to_wire(e) for e in stats.deferred)
+            own.abandoned.extend(stats.abandoned)
             logger.info("schedule %s: %d urls deferred (%d of stalled hosts, %d not reached "
                         "in crawl-delayed hosts' lanes)", self._schedule_id(),
                         len(stats.deferred), len(stats.deferred) - stats.lane_deferred,

@@ -4,7 +4,8 @@ Layer: ``crawler.core.processors``. Steps, in order:
 
 1. decode (headers, metas, detection: :mod:`..encoding`) and parse with lxml's forgiving HTML
    parser (comments and processing instructions dropped); a page lxml cannot parse at all is
-   read as plain text;
+   read as plain text; a page nested past libxml2's depth limit is parsed again with its
+   nesting tags as spaces (else the parser stops there and the rest of the range is lost);
 2. read the head: ``<title>``, metas (robots, description, keywords, refresh,
    content-language), ``<base href>``, ``<link rel=canonical>``, ``<html lang>`` and the xml
    prologue's ``lang``;
@@ -138,10 +139,40 @@ def _parser() -> etree.HTMLParser:
 
 
 def _parse_bytes(data: bytes) -> etree._Element | None:
+    """The page's tree; a page whose nesting passed libxml2's depth limit (256 open elements:
+    thousands of unclosed ``<div>`` or ``<font>`` on one line) is parsed again flattened, since
+    libxml2 stops at that limit and everything after it would be lost."""
+    parser = _parser()
     try:
-        return etree.fromstring(data, _parser())
+        doc = etree.fromstring(data, parser)
+        if not _hit_depth_limit(parser):
+            return doc
+        return etree.fromstring(_flattened(data), parser)
     except (etree.ParserError, etree.XMLSyntaxError, ValueError):
         return None
+
+
+def _hit_depth_limit(parser: etree.HTMLParser) -> bool:
+    return any(error.level_name == "FATAL" and ("depth" in error.message.lower()
+                                                or error.type_name == "ERR_RESOURCE_LIMIT")
+               for error in parser.error_log)
+
+
+# Tags kept by the flattened parse: the head's, links' and media's, raw-text elements (their
+# text must still be dropped) and those the parser never nests (a new p or li closes the open
+# one). Every other tag becomes a space. Bounded like _SPAN_TAG: no try crosses a "<".
+_FLAT_KEEP = (b"html|head|body|title|meta|base|link|script|style|a|area|img|frame|iframe|"
+              b"br|p|li")
+_NESTING_TAG = re.compile(rb"</?(?!(?:" + _FLAT_KEEP + rb""")[\s/>])[a-zA-Z][^<>"']{0,256}"""
+                          rb"""(?:(?:"[^<>"]{0,256}"|'[^<>']{0,256}')[^<>"']{0,256}){0,8}>""",
+                          re.IGNORECASE)
+
+
+def _flattened(data: bytes) -> bytes:
+    """``data`` with every tag that can nest deep replaced by a space, after its title."""
+    end = _TITLE_END.search(data)
+    at = end.end() if end else 0
+    return data[:at] + _NESTING_TAG.sub(b" ", data[at:])
 
 
 def _clean(text: str | None, utf8: bytes | None = None) -> tuple[str | None, bytes]:

@@ -66,3 +66,19 @@ def test_stalls_defer_then_drop_a_host(tmp_path) -> None:
     assert again.host_stalls == {SLOW: 3}
     again.close()
 
+
+
+def test_a_url_abandoned_three_times_is_not_requeued_again_even_after_a_restart(tmp_path):
+    """Issue 18: a page that never finishes by its deadline is tried at most three times."""
+    core = core_for(tmp_path)
+    row = [FAST + "/never", 1, 0.0, 0, "default", 0]
+    put(core, deferred=[row], abandoned=[FAST + "/never"])
+    put(core, deferred=[row, [FAST + "/other", 1, 0.0, 0, "default", 0]])  # not tried: no count
+    assert core.page_tries == {FAST + "/never": 1} and core.counters["deferred_urls"] == 3
+    core.close()
+    core = core_for(tmp_path)  # the tries are kept in the state file
+    put(core, deferred=[row], abandoned=[FAST + "/never"])
+    assert core.page_tries[FAST + "/never"] == 2 and core.counters["abandoned_urls"] == 0
+    put(core, deferred=[row], abandoned=[FAST + "/never"])
+    assert core.counters["abandoned_urls"] == 1 and core.counters["deferred_urls"] == 4
+    core.close()
