@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 
-from django.db import DatabaseError
+from django.db import DatabaseError, transaction
 
 from .models import QueryLog
 
@@ -28,16 +28,20 @@ def query_log_record(query: str, total: int, scores: list[float]) -> None:
         return
     top = sorted((float(s) for s in scores), reverse=True)[:TOP_K]
     try:
-        QueryLog.objects.create(query=text, results=max(0, int(total)),
-                                top_scores=[round(s, 6) for s in top],
-                                mean_top_score=mean_top(top))
+        # a savepoint: a refused row must not abort a transaction the caller is in (on
+        # PostgreSQL every later query of that transaction would fail)
+        with transaction.atomic():
+            QueryLog.objects.create(query=text, results=max(0, int(total)),
+                                    top_scores=[round(s, 6) for s in top],
+                                    mean_top_score=mean_top(top))
     except DatabaseError as exc:
         logger.warning("query log not written for %r: %s", text, exc)
 
 
 def normalize_query(query: str) -> str:
-    """Lower-case, single spaces, at most ``MAX_QUERY_CHARS`` characters."""
-    return " ".join(query.lower().split())[:MAX_QUERY_CHARS]
+    """Lower-case, single spaces, no NUL (no PostgreSQL text can hold one), at most
+    ``MAX_QUERY_CHARS`` characters."""
+    return " ".join(query.replace("\x00", " ").lower().split())[:MAX_QUERY_CHARS]
 
 
 def mean_top(scores: list[float], k: int = TOP_K) -> float:

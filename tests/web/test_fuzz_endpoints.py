@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import random
-import time
 import xml.etree.ElementTree as ET
 from urllib.parse import quote
 
@@ -136,7 +135,6 @@ def _readable(endpoint: str, path: str, response) -> bool:
 def test_generated_requests_never_fail(client, site, settings):
     settings.QUEUE_SERVER_TOKEN = TOKEN
     rng = random.Random(SEED)
-    started = time.perf_counter()
     seen = set()
     found = 0
     for _ in range(CASES):
@@ -146,4 +144,3 @@ def test_generated_requests_never_fail(client, site, settings):
         found += _readable(endpoint, path, response)
     assert seen == set(ENDPOINTS)
     assert found >= 20  # the searches really ran over the index
-    assert time.perf_counter() - started < 60

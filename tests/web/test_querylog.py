@@ -30,6 +30,14 @@ def test_a_record_keeps_the_normalised_query_and_its_best_ten_scores():
     assert row.mean_top_score == pytest.approx(6.5)
 
 
+def test_a_query_with_nul_is_logged_without_it_and_the_transaction_goes_on():
+    """PostgreSQL refuses NUL in text: the row was refused and, inside a transaction, every
+    later query failed (a fuzzed search page then logged tracebacks until memory ran out)."""
+    query_log_record("\x00secret\x00 word", 1, [1.0])
+    query_log_record("next", 1, [1.0])
+    assert sorted(QueryLog.objects.values_list("query", flat=True)) == ["next", "secret word"]
+
+
 def test_queries_below_relevance_most_frequent_first_within_the_limit():
     for query, score, times in (("b", 0.5, 2), ("a", 0.1, 2), ("c", 0.2, 3), ("good", 9.0, 4)):
         for _ in range(times):
