@@ -43,6 +43,7 @@ from django.shortcuts import render
 from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.http import require_GET
 
+from crawler.login_throttle import client_address
 from indexer.core.errors import CorruptIndexError
 from querylog.services import query_log_record
 from ranking.core.candidates import ShardClient
@@ -74,7 +75,8 @@ def log_when_sent(request: HttpRequest, query: str, total: int, scores: list[flo
     sent: the view hands the response over with :func:`sent_then_log`, whose close (the WSGI
     server's call after the last byte, the test client's at the end of the request) writes the
     row. The insert, and now and then SQLite's WAL checkpoint, no longer delay the page."""
-    request._query_log = (query, total, scores)  # type: ignore[attr-defined]
+    request._query_log = (query, total, scores,  # type: ignore[attr-defined]
+                          client_address(request))
 
 
 def sent_then_log(request: HttpRequest, response: HttpResponse) -> HttpResponse:

@@ -196,6 +196,11 @@ LOGIN_THROTTLE_WINDOW = env.int("LOGIN_THROTTLE_WINDOW", default=900)
 # (Django META name, e.g. HTTP_X_FORWARDED_FOR) whose last entry the proxy sets to the client's.
 LOGIN_CLIENT_ADDRESS_HEADER = env.str("LOGIN_CLIENT_ADDRESS_HEADER", default="")
 
+# Query log (needy-query crawling reads it): rows kept this many days (0: forever), and at most
+# this many rows a minute from one client address (0: no bound).
+QUERY_LOG_RETENTION_DAYS = env.int("QUERY_LOG_RETENTION_DAYS", default=90)
+QUERY_LOG_PER_CLIENT_PER_MINUTE = env.int("QUERY_LOG_PER_CLIENT_PER_MINUTE", default=30)
+
 # Queue servers: this machine's url as the name server and the network iterator reach it.
 QUEUE_SERVER_BASE_URL = env.str("QUEUE_SERVER_BASE_URL", default=f"http://{WEB_BIND}/")
 DOWNLOAD_SIZE_INTERVAL = env.int("DOWNLOAD_SIZE_INTERVAL", default=5000)  # urls per schedule

@@ -4,6 +4,7 @@ crawler's side)."""
 
 from __future__ import annotations
 
+import time
 from datetime import timedelta
 
 import pytest
@@ -11,7 +12,7 @@ from django.utils import timezone
 
 from querylog.models import QueryLog
 from querylog.selectors import QueryStats, queries_below_relevance
-from querylog.services import mean_top, query_log_record
+from querylog.services import mean_top, query_log_prune, query_log_record
 
 pytestmark = pytest.mark.django_db
 
@@ -47,3 +48,36 @@ def test_queries_below_relevance_most_frequent_first_within_the_limit():
     assert [(q.query, q.frequency) for q in got] == [("c", 3), ("a", 2)]
     assert got[0] == QueryStats("c", 3, pytest.approx(0.2))
     assert queries_below_relevance(1.0, timezone.now() + timedelta(seconds=1), 10) == ()
+
+
+def test_rows_older_than_the_retention_are_deleted_by_a_later_write(settings):
+    """Anonymous searches steer the crawl: the log keeps QUERY_LOG_RETENTION_DAYS of them."""
+    from django.core.cache import cache
+
+    settings.QUERY_LOG_RETENTION_DAYS = 30
+    for query in ("old one", "old two", "recent"):
+        query_log_record(query, 1, [1.0])
+    QueryLog.objects.filter(query__startswith="old").update(
+        created_at=timezone.now() - timedelta(days=31))
+    cache.delete("querylog:pruned")  # the hour's mark is free: the next write prunes
+    query_log_record("new", 1, [1.0])
+    assert sorted(QueryLog.objects.values_list("query", flat=True)) == ["new", "recent"]
+    settings.QUERY_LOG_RETENTION_DAYS = 0
+    QueryLog.objects.update(created_at=timezone.now() - timedelta(days=3650))
+    assert query_log_prune() == 0 and QueryLog.objects.count() == 2  # 0 keeps every row
+
+
+def test_one_client_adds_a_bounded_number_of_rows_a_minute(client, settings, tmp_path):
+    """Through the search page: the client's address bounds what it adds to the log; another
+    address still logs."""
+    settings.WORK_DIRECTORY = tmp_path  # no index: every search has no results
+    settings.QUERY_LOG_PER_CLIENT_PER_MINUTE = 3
+    minutes = {int(time.time() // 60)}
+    for i in range(6):
+        assert client.get("/", {"q": f"flood {i}", "f": "json"},
+                          REMOTE_ADDR="192.0.2.7").status_code == 200
+    minutes.add(int(time.time() // 60))
+    client.get("/", {"q": "someone else", "f": "json"}, REMOTE_ADDR="192.0.2.8")
+    logged = set(QueryLog.objects.values_list("query", flat=True))
+    assert len({q for q in logged if q.startswith("flood")}) <= 3 * len(minutes)
+    assert "someone else" in logged
