@@ -9,7 +9,9 @@ A successful login clears both counts.
 
 The counts live in the default cache: Redis when ``REDIS_URL`` is set (shared by every web
 process), else a per-process memory cache (see ``searchsite.settings.base``: each gunicorn
-worker then counts on its own).
+worker then counts on its own). When that cache cannot be reached (Redis down), the throttle is
+skipped, with an ERROR logged for each attempt: an administrator can still log in to see what
+is wrong, and the failed logins are still logged.
 """
 
 from __future__ import annotations
@@ -43,9 +45,19 @@ def _keys(username: str, address: str) -> list[str]:
     return [f"{KEY_PREFIX}:user:{username.strip().lower()}", f"{KEY_PREFIX}:addr:{address}"]
 
 
+def _cache_unreachable(action: str, exc: Exception) -> None:
+    logger.error("login throttle skipped: the cache could not be reached while %s (%s: %s)",
+                 action, type(exc).__name__, exc)
+
+
 def failure_count(username: str, address: str) -> int:
-    """The larger of the username's and the address's failures in the current window."""
-    counts = cache.get_many(_keys(username, address)).values()
+    """The larger of the username's and the address's failures in the current window (0 when
+    the cache cannot be reached)."""
+    try:
+        counts = cache.get_many(_keys(username, address)).values()
+    except Exception as exc:  # the cache backend's own errors: redis-py's, or a socket's
+        _cache_unreachable("counting failures", exc)
+        return 0
     return max(counts, default=0)
 
 
@@ -54,16 +66,22 @@ def is_locked(username: str, address: str) -> bool:
 
 
 def failures_clear(username: str, address: str) -> None:
-    cache.delete_many(_keys(username, address))
+    try:
+        cache.delete_many(_keys(username, address))
+    except Exception as exc:  # see failure_count
+        _cache_unreachable("clearing failures", exc)
 
 
 def _failure_add(username: str, address: str) -> None:
-    for key in _keys(username, address):
-        cache.add(key, 0, timeout=settings.LOGIN_THROTTLE_WINDOW)  # the window starts here
-        try:
-            cache.incr(key)
-        except ValueError:  # expired between add and incr: a new window
-            cache.add(key, 1, timeout=settings.LOGIN_THROTTLE_WINDOW)
+    try:
+        for key in _keys(username, address):
+            cache.add(key, 0, timeout=settings.LOGIN_THROTTLE_WINDOW)  # the window starts here
+            try:
+                cache.incr(key)
+            except ValueError:  # expired between add and incr: a new window
+                cache.add(key, 1, timeout=settings.LOGIN_THROTTLE_WINDOW)
+    except Exception as exc:  # see failure_count
+        _cache_unreachable("counting a failure", exc)
 
 
 @receiver(user_login_failed, dispatch_uid="crawler.login_throttle.failed")

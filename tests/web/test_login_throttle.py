@@ -76,3 +76,30 @@ def test_fewer_failures_let_the_right_password_in_and_clear_the_count(client, ad
     for _ in range(4):  # the success cleared the count: four more are allowed
         login(client, "admin", "wrong")
     assert login(client, "admin", PASSWORD).status_code == 302
+
+
+def _closed_port() -> int:
+    """A loopback port nothing listens on (bound, then released)."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_with_the_cache_down_logins_skip_the_throttle_and_say_so(client, admin_user, settings,
+                                                                 caplog):
+    settings.CACHES = {"default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": f"redis://127.0.0.1:{_closed_port()}/0",
+        "OPTIONS": {"socket_connect_timeout": 0.5}}}
+    with caplog.at_level(logging.WARNING, logger="crawler.login"):
+        wrong = login(client, "admin", "wrong")
+        assert wrong.status_code == 200 and "_auth_user_id" not in client.session
+        assert "Please enter the correct username and password" in wrong.content.decode()
+        right = login(client, "admin", PASSWORD)
+    assert right.status_code == 302 and "_auth_user_id" in client.session
+    skipped = [r for r in caplog.records if r.levelno == logging.ERROR
+               and "login throttle skipped" in r.getMessage()]
+    assert skipped and "could not be reached" in skipped[0].getMessage()
+    assert any("failed login for username 'admin'" in r.getMessage() for r in caplog.records)
