@@ -49,7 +49,7 @@ from querylog.services import query_log_record
 from ranking.core.candidates import ShardClient
 from ranking.core.errors import NoIndexError, ShardError, public_reason
 from ranking.core.options import SearchOptions
-from ranking.core.pipeline import SearchResult
+from ranking.core.pipeline import NO_SHARD_ANSWERED, SearchResult
 
 from . import cached, feeds, page
 from .params import MAX_QUERY_CHARS, effective_query, parse_int, search_filters, search_params
@@ -104,22 +104,47 @@ def base_url(request: HttpRequest) -> str:
 
 
 def _classify(result: SearchResult, query: str) -> dict[str, list[str]]:
-    """The pipeline's messages sorted into notices, warnings (partial results) and errors."""
+    """The pipeline's messages sorted into notices, warnings (partial results) and errors
+    (a shard failure is an error when no shard answered: nothing is partial then)."""
     notices, warnings, errors = [], [], []
     failed = set(result.failed_shards)
+    nothing_answered = NO_SHARD_ANSWERED in result.messages
     for m in result.messages:
         low = m.lower()
         if m.startswith("searched for:"):
             continue  # shown as the rewritten query
-        if m in failed or "time budget" in low or "partial" in low or "shard" in low:
+        if m == NO_SHARD_ANSWERED or (nothing_answered and m in failed):
+            errors.append(m)
+        elif m in failed or "time budget" in low or "partial" in low or "shard" in low:
             warnings.append(m)
         elif "no index" in low or "cannot be read" in low or "corrupt" in low:
             errors.append(m)
         else:
             notices.append(m)
-    if result.partial and not warnings:
+    if result.partial and not warnings and not nothing_answered:
         warnings.append("not every part of the index answered in time")
     return {"notices": notices, "warnings": warnings, "errors": errors}
+
+
+# What the search pipeline raises when it cannot answer at all: a shard (or this machine's
+# index files) failing in a way the fan-out could not contain. The answer then says so, with
+# the failed shard's name, as a normal page (no 5xx: the search service is up, the index is not).
+SEARCH_FAILURES = (ShardError, OSError, ValueError)
+
+
+def failed_search(query: str, exc: Exception) -> SearchResult:
+    """The result of a search that raised ``exc``: no results, marked partial, and a message
+    naming what failed (absolute paths cut)."""
+    logger.exception("search failed for %r", query)
+    return SearchResult(query, query, (), 0, 0.0, True,
+                        (f"the search failed: {public_reason(exc)}",))
+
+
+def run_search_or_failure(request: HttpRequest, options: SearchOptions) -> SearchResult:
+    try:
+        return run_search(request, options).result
+    except SEARCH_FAILURES as exc:
+        return failed_search(request.GET.get("q", "")[:MAX_QUERY_CHARS], exc)
 
 
 @require_GET
@@ -128,9 +153,10 @@ def search(request: HttpRequest) -> HttpResponse:
     query = request.GET.get("q", "")
     options = search_service().options()
     if fmt == "json":
-        return sent_then_log(request, JsonResponse(run_search(request, options).result.as_dict()))
+        return sent_then_log(request, JsonResponse(
+            run_search_or_failure(request, options).as_dict()))
     if fmt == "rss":
-        result = run_search(request, options).result
+        result = run_search_or_failure(request, options)
         params = {k: v for k, v in request.GET.items() if k in ("q", "num", "limit", "its",
                                                                  "safe", "lang", "f")}
         body = feeds.rss(result, base_url(request), params)
@@ -142,16 +168,13 @@ def search(request: HttpRequest) -> HttpResponse:
         "languages": page.LANGUAGES, "options": options, "its": request.GET.get("its", ""),
         "num": request.GET.get("num", ""),
     }
-    status = 200
     if query.strip():
         try:
             context.update(search_context(request, options))
-        except (ShardError, OSError, ValueError) as exc:
-            logger.exception("search failed for %r", query)
-            context["notes"] = {"notices": [], "warnings": [],
-                                   "errors": [f"the search failed: {public_reason(exc)}"]}
-            status = 500
-    response = render(request, "ranking/search.html", context, status=status)
+        except SEARCH_FAILURES as exc:
+            failed = failed_search(context["query"], exc)
+            context["notes"] = {"notices": [], "warnings": [], "errors": list(failed.messages)}
+    response = render(request, "ranking/search.html", context)
     return sent_then_log(request, with_csp(response))
 
 

@@ -126,6 +126,10 @@ class Result:
                 "score": self.score, "explanation": self.explanation}
 
 
+# The message of a search that no shard answered (each failure follows as its own message).
+NO_SHARD_ANSWERED = "no part of the index answered, so nothing could be found"
+
+
 @dataclass(frozen=True, slots=True)
 class SearchResult:
     query: str
@@ -204,6 +208,8 @@ class Searcher:
         each = per_shard_results(n, options.server_alpha, len(shards))
         answers, failures = self.fan_out.candidates(shards, query, parsed, each, options,
                                                     self.shard_timeout)
+        if failures and not answers:
+            messages.append(NO_SHARD_ANSWERED)
         messages.extend(failures)
         for c in answers:
             messages.extend(m for m in c.messages if m not in messages)

@@ -262,8 +262,33 @@ def test_search_failure_is_an_error_message(client, site, monkeypatch):
 
     monkeypatch.setattr(Searcher, "search", broken)
     response = client.get("/", {"q": "threading"})
-    assert response.status_code == 500
-    assert "the search failed" in html_of(response)
+    assert response.status_code == 200  # a page that says what failed, never a 5xx
+    page = html_of(response)
+    assert "the search failed" in page and "qs0: the index is being replaced" in page
+    answer = client.get("/", {"q": "threading", "f": "json"})
+    assert answer.status_code == 200
+    data = answer.json()
+    assert data["results"] == [] and data["partial"] is True and data["total"] == 0
+    assert any("qs0: the index is being replaced" in m for m in data["messages"])
+    feed = client.get("/", {"q": "threading", "f": "rss"})
+    assert feed.status_code == 200
+    assert ET.fromstring(feed.content).find(f"channel/{OS}totalResults").text == "0"
+
+
+def test_no_shard_answering_is_not_called_partial(client, work, settings):
+    import socket
+
+    def closed_port() -> int:
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            return sock.getsockname()[1]
+
+    settings.SEARCH_REMOTE_QUEUE_SERVERS = (f"http://127.0.0.1:{closed_port()}/",)
+    response = client.get("/", {"q": "threading"})
+    page = html_of(response)
+    assert response.status_code == 200
+    assert "no part of the index answered" in page.lower()
+    assert "unreachable" in page and "Partial results" not in page
 
 
 def test_long_query_is_shortened(client, site):
