@@ -25,6 +25,7 @@ from linkgraph.models import LinkAnalysis
 from linkgraph.selectors import link_analysis_status_get
 
 from . import selectors, services
+from .admin_search import may_choose_index, use_for_search
 from .link_analysis import link_analysis_request
 from .login_throttle import ThrottledAdminAuthenticationForm
 from .models import Crawl, Fetcher, PageOptions, QueueServer, Scraper, SeedSite
@@ -111,11 +112,12 @@ class CrawlAdmin(admin.ModelAdmin):
     form = CrawlForm
     inlines = [SeedSiteInline]
     list_display = ("name", "timestamp", "status", "order", "pages_fetched", "documents_indexed",
-                    "started_at", "crawl_buttons")
+                    "started_at", "searched", "crawl_buttons")
     list_filter = ("status", "order")
     search_fields = ("name", "description")
     readonly_fields = ("timestamp", "status", "started_at", "stopped_at", *COUNTERS)
-    actions = ["start_crawls", "stop_crawls", "resume_crawls", "close_crawls"]
+    actions = ["start_crawls", "stop_crawls", "resume_crawls", "close_crawls",
+               "use_crawl_for_search"]
     fieldsets = (
         (None, {"fields": ("name", "description", "page_options")}),
         ("Crawl parameters", {"fields": ("order", "max_pages", "max_depth", "recrawl_days",
@@ -312,6 +314,18 @@ class CrawlAdmin(admin.ModelAdmin):
     @admin.action(description="Close selected crawls")
     def close_crawls(self, request, queryset):
         self._run_all(request, queryset, "close")
+
+    def has_use_for_search_permission(self, request: HttpRequest) -> bool:
+        return may_choose_index(request)
+
+    @admin.action(description="Use the selected crawl for search",
+                  permissions=["use_for_search"])
+    def use_crawl_for_search(self, request, queryset):
+        use_for_search(self, request, "crawl", queryset)
+
+    @admin.display(description="searched", boolean=True)
+    def searched(self, crawl: Crawl) -> bool:
+        return crawl.timestamp in selectors.search_index_get().timestamps
 
 
 @admin.register(SeedSite)

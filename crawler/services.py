@@ -15,11 +15,20 @@ from django.db import IntegrityError, transaction
 from django.forms.models import model_to_dict
 from django.utils import timezone
 
-from crawler.core.crawl import CrawlStatus, InvalidTransition, next_status
+from crawler.core.crawl import ENDED_STATES, CrawlStatus, InvalidTransition, next_status
 from crawler.core.seeds import SeedUrlError, parse_seed_lines
 from indexer.core.policies import CrawlPolicy
 
-from .models import Crawl, CrawlSample, Fetcher, PageOptions, QueueServer, SeedSite
+from .models import (
+    Crawl,
+    CrawlMix,
+    CrawlSample,
+    Fetcher,
+    PageOptions,
+    QueueServer,
+    SearchIndex,
+    SeedSite,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -110,6 +119,7 @@ def crawl_start(crawl_id: int) -> Crawl:
     if not crawl.seeds.exists():
         raise CrawlServiceError(f"crawl {crawl.name!r} has no seed sites: add at least one")
     _activate(crawl)
+    _search_index_first_choice()  # the index searched so far stays searched
     crawl.status = status
     crawl.page_options_snapshot = page_options_snapshot(crawl.page_options)
     crawl.started_at = timezone.now()
@@ -144,6 +154,8 @@ def crawl_stop(crawl_id: int, analyse: bool = True) -> Crawl:
         if analyse:
             _analyse_after_commit(crawl.pk, "crawl stopped")
     crawl.save(update_fields=["status", "stopped_at", "active_lock"])
+    if not crawl.active_lock:
+        _search_index_first_choice(crawl)
     logger.info("crawl stopping crawl=%s status=%s", crawl.pk, crawl.status)
     return crawl
 
@@ -156,6 +168,7 @@ def crawl_mark_saved(crawl_id: int) -> Crawl:
     crawl.status = _transition(crawl, "saved")
     crawl.active_lock = None
     crawl.save(update_fields=["status", "active_lock"])
+    _search_index_first_choice(crawl)
     _analyse_after_commit(crawl.pk, "crawl stopped")
     return crawl
 
@@ -169,6 +182,7 @@ def crawl_finish(crawl_id: int, analyse: bool = True) -> Crawl:
     crawl.active_lock = None
     crawl.stopped_at = timezone.now()
     crawl.save(update_fields=["status", "active_lock", "stopped_at"])
+    _search_index_first_choice(crawl)
     if analyse:
         _analyse_after_commit(crawl.pk, "crawl finished")
     return crawl
@@ -274,3 +288,48 @@ def crawl_sample_record(crawl_id: int) -> None:
                                fetch_errors=crawl.fetch_errors)
     stale = CrawlSample.objects.filter(crawl_id=crawl_id).order_by("-at")[SAMPLES_KEPT:]
     CrawlSample.objects.filter(pk__in=list(stale.values_list("pk", flat=True))).delete()
+
+
+@transaction.atomic
+def search_index_use(mode: str, crawl_id: int | None = None,
+                     mix_id: int | None = None) -> SearchIndex:
+    """Choose the index the search page answers from: a crawl (``mode`` "crawl"), a crawl mix
+    ("mix") or always the newest finished crawl ("newest"). Kept in the database, so the
+    choice survives restarts; a new crawl never changes it."""
+    try:
+        mode = SearchIndex.Mode(mode)
+    except ValueError:
+        raise CrawlServiceError(f"unknown search index mode {mode!r}") from None
+    crawl = mix = None
+    if mode == SearchIndex.Mode.CRAWL:
+        crawl = Crawl.objects.filter(pk=crawl_id).first()
+        if crawl is None:
+            raise CrawlServiceError(f"crawl {crawl_id} does not exist")
+        if crawl.status == CrawlStatus.NEW:
+            raise CrawlServiceError(f"crawl {crawl.name!r} has not started: it has no index")
+    elif mode == SearchIndex.Mode.MIX:
+        mix = CrawlMix.objects.filter(pk=mix_id).first()
+        if mix is None:
+            raise CrawlServiceError(f"crawl mix {mix_id} does not exist")
+        if not mix.members.exists():
+            raise CrawlServiceError(f"crawl mix {mix.name!r} has no crawls: add at least one")
+    row, _ = SearchIndex.objects.select_for_update().get_or_create(pk=1)
+    row.mode, row.crawl, row.mix = mode, crawl, mix
+    row.save()
+    logger.info("search index is now %s", row)
+    return row
+
+
+def _search_index_first_choice(crawl: Crawl | None = None) -> None:
+    """When no index was chosen for search, the first crawl that ends with documents becomes
+    it: ``crawl`` as it ends, or (as another crawl starts, in case the ended crawl's counters
+    came late) the newest ended crawl with documents. Later crawls then never replace it by
+    themselves."""
+    if SearchIndex.objects.filter(pk=1).exists():
+        return
+    if crawl is None:
+        crawl = (Crawl.objects.filter(status__in=ENDED_STATES, documents_indexed__gt=0)
+                 .order_by("-timestamp").first())
+    if crawl is not None and crawl.documents_indexed > 0:
+        SearchIndex.objects.create(pk=1, mode=SearchIndex.Mode.CRAWL, crawl=crawl)
+        logger.info("search index is now crawl %s (the first crawl with documents)", crawl.pk)

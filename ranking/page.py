@@ -33,6 +33,7 @@ from indexer.core.ids import DOC_TYPE, DocType
 from indexer.core.reader import IndexBundleReader
 from indexer.core.urls import host_of
 from ranking.core.candidates import ShardClient
+from ranking.core.mixes import crawl_of, unwrap
 from ranking.core.pipeline import Result, SearchResult
 from ranking.core.shard import LocalShard
 
@@ -117,7 +118,7 @@ def carried(result: Result) -> bool:
 
 
 def find_stored_page(shards: Sequence[ShardClient], url: str) -> StoredPage | None:
-    for shard in shards:
+    for shard in map(unwrap, shards):
         if isinstance(shard, LocalShard):
             page = stored_page(shard, url)
             if page is not None:
@@ -276,7 +277,8 @@ def result_views(result: SearchResult, shards: Sequence[ShardClient], its: int |
                  options: Any, base: dict[str, str]) -> list[ResultView]:
     """The page's results with their links; ``base`` holds the parameters links keep
     (its, safe)."""
-    local = {s.name for s in shards if isinstance(s, LocalShard)}
+    by_name = {s.name: s for s in shards}
+    local = {name for name, s in by_name.items() if isinstance(unwrap(s), LocalShard)}
     out = []
     for i, r in enumerate(result.results):
         host = host_of(r.url)
@@ -291,8 +293,9 @@ def result_views(result: SearchResult, shards: Sequence[ShardClient], its: int |
             keywords = None
             summary = page.summary if page else None
         if options.show_cache_link and cache:
+            crawl = crawl_of(by_name.get(r.shard), its)  # a mix's result: its own crawl
             view.cache_href = "/cache?" + urlencode(
-                {"url": r.url, **({"its": str(its)} if its is not None else {}),
+                {"url": r.url, **({"its": str(crawl)} if crawl is not None else {}),
                  "q": result.query})
         if options.show_similar_link:
             similar = similar_query(summary, r.plain_title, keywords)

@@ -6,11 +6,13 @@ search service (:mod:`ranking.search_service`, which takes the parsed values). P
 ``q`` the query, ``num`` results per page (default: Page Options' results per page, at most
 ``MAX_NUM``), ``limit`` the offset of the first, ``its`` a crawl timestamp, ``safe=off`` safe
 search off, ``lang=xx`` a language filter (``all``: any language), ``nfpr=1`` the query as
-typed, never a spelling correction of it.
+typed, never a spelling correction of it, ``mix=NAME`` a crawl mix to search (also written in
+the query as ``m:NAME`` or ``mix:NAME``, the seed's mix operator).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from django.http import HttpRequest
@@ -19,6 +21,7 @@ from ranking.core.numerals import ascii_int
 
 MAX_NUM = 100
 MAX_QUERY_CHARS = 1000
+_MIX_WORD = re.compile(r"(?:^|\s)(?:m|mix):([A-Za-z0-9_-]+)(?=\s|$)", re.IGNORECASE)
 
 
 def parse_int(value: str | None, default: int | None) -> int | None:
@@ -44,6 +47,14 @@ def effective_query(query: str, lang: str) -> str:
     return query
 
 
+def split_mix(query: str) -> tuple[str, str | None]:
+    """(``query`` without its ``m:NAME`` / ``mix:NAME`` word, the last such NAME or None)."""
+    names = _MIX_WORD.findall(query)
+    if not names:
+        return query, None
+    return " ".join(_MIX_WORD.sub(" ", query).split()), names[-1]
+
+
 def forced(request: HttpRequest) -> bool:
     """``nfpr=1``: search the query as typed, never a spelling correction of it."""
     return request.GET.get("nfpr", "").lower() in ("1", "true", "on", "yes")
@@ -63,6 +74,7 @@ class SearchParams:
     lang: str
     forced: bool
     messages: tuple[str, ...] = ()
+    mix: str | None = None  # a crawl mix's name: search it instead of the chosen index
 
     @property
     def searched(self) -> str:
@@ -77,6 +89,8 @@ def search_params(request: HttpRequest, results_per_page: int) -> SearchParams:
     if len(query) > MAX_QUERY_CHARS:
         query = query[:MAX_QUERY_CHARS]
         messages.append(f"the query was shortened to its first {MAX_QUERY_CHARS} characters")
+    query, mix = split_mix(query)
+    mix = mix or request.GET.get("mix", "").strip()[:100] or None
     default_num = max(1, min(results_per_page or 10, MAX_NUM))
     num = parse_int(request.GET.get("num"), None)
     offset = parse_int(request.GET.get("limit"), None)
@@ -90,4 +104,5 @@ def search_params(request: HttpRequest, results_per_page: int) -> SearchParams:
     if request.GET.get("its") and its is None:
         messages.append(f"its={request.GET.get('its')} is not a crawl timestamp (newest used)")
     safe, lang = search_filters(request)
-    return SearchParams(query, num, offset, its, safe, lang, forced(request), tuple(messages))
+    return SearchParams(query, num, offset, its, safe, lang, forced(request), tuple(messages),
+                        mix)

@@ -28,11 +28,19 @@ from django.apps import apps
 from django.conf import settings
 from django.db import DatabaseError
 
-from crawler.selectors import ConfigNotFound
+from crawler.selectors import (
+    NEWEST_ON_DISK,
+    ConfigNotFound,
+    IndexChoice,
+    crawl_mix_get,
+    crawl_pages_count,
+    search_index_get,
+)
 from indexer.core.errors import CorruptIndexError
 from indexer.core.text import TextAnalyzer
 from ranking.core.candidates import ShardClient
 from ranking.core.errors import NoIndexError, public_reason
+from ranking.core.mixes import MixedShard, unwrap
 from ranking.core.options import SearchOptions
 from ranking.core.pipeline import Searcher, SearchResult
 from ranking.core.query import QueryParser
@@ -82,16 +90,33 @@ class DatabaseValue(Generic[T]):
 
 
 @dataclass(frozen=True, slots=True)
+class IndexInfo:
+    """Which index answered a search, for the page and the JSON answer: its ``label`` (a crawl
+    or a crawl mix, named), the crawl ``timestamps`` and the ``pages`` they hold."""
+
+    label: str
+    kind: str
+    timestamps: tuple[int, ...]
+    pages: int
+
+    def as_dict(self) -> dict:
+        return {"label": self.label, "kind": self.kind, "crawls": list(self.timestamps),
+                "pages": self.pages}
+
+
+@dataclass(frozen=True, slots=True)
 class SearchAnswer:
     """What :meth:`SearchService.search` found: the ``result`` of ``params`` over ``shards``
-    of crawl ``its``, and ``log``, the (query, total, top scores) to record in the query log
-    once the answer is sent (None: this search is not logged)."""
+    of crawl ``its`` (the first crawl of a mix), which ``index`` that was (None: none could
+    be read), and ``log``, the (query, total, top scores) to record in the query log once
+    the answer is sent (None: this search is not logged)."""
 
     params: SearchParams
     result: SearchResult
     its: int | None
     shards: list[ShardClient]
     log: tuple[str, int, list[float]] | None
+    index: IndexInfo | None = None
 
 
 class SearchService:
@@ -105,6 +130,8 @@ class SearchService:
         self._options = DatabaseValue(search_options_get, SearchOptions, "search options")
         self._remote_urls = DatabaseValue(remote_queue_server_urls, tuple,
                                           "the list of remote queue servers")
+        self._chosen = DatabaseValue(search_index_get, lambda: NEWEST_ON_DISK,
+                                     "the index chosen for search")
         self._remote: dict[tuple[str, str, int | None], RemoteShard] = {}
         self._searchers: dict[tuple[tuple[int, ...], SearchOptions], Searcher] = {}
         self._lock = threading.Lock()
@@ -116,12 +143,63 @@ class SearchService:
         return self._options.get()
 
     def forget_options(self, **_: object) -> None:
-        """Signal receiver: Page Options or a crawl changed, read the options again."""
+        """Signal receiver: Page Options, a crawl, a crawl mix or the index chosen for search
+        changed: read them again."""
         self._options.clear()
+        self._chosen.clear()
 
-    def shards(self, its: int | None) -> tuple[int | None, list[ShardClient]]:
-        """(crawl timestamp, shards of crawl ``its`` (default the newest)): local bundles, then
-        remote queue servers. Raises NoIndexError when there is neither."""
+    def index_choice(self, its: int | None, mix: str | None = None) -> IndexChoice:
+        """What a search reads: crawl mix ``mix`` (NoIndexError when there is none of that
+        name), else crawl ``its``, else the index chosen in the admin
+        (:func:`crawler.selectors.search_index_get`)."""
+        if mix:
+            try:
+                choice = crawl_mix_get(mix)
+            except DatabaseError:
+                choice = None
+            if choice is None or not choice.parts:
+                raise NoIndexError(f"there is no crawl mix named {mix!r} with crawls in it")
+            return choice
+        if its is not None:
+            return IndexChoice("crawl", f"crawl {its}", ((its, 1.0),))
+        return self._chosen.get()
+
+    def shards(self, its: int | None, mix: str | None = None
+               ) -> tuple[int | None, list[ShardClient]]:
+        """(crawl timestamp, shards) of :meth:`index_choice`: local bundles, then remote queue
+        servers, of each crawl; the shards of a mix's crawls weighted (:class:`MixedShard`),
+        its first crawl's timestamp returned. Raises NoIndexError when there is no shard."""
+        choice = self.index_choice(its, mix)
+        if len(choice.parts) <= 1:
+            return self._crawl_shards(choice.parts[0][0] if choice.parts else None)
+        first: int | None = None
+        shards: list[ShardClient] = []
+        for timestamp, weight in choice.parts:
+            try:
+                chosen, found = self._crawl_shards(timestamp)
+            except NoIndexError:
+                continue  # a crawl of the mix with no index yet adds nothing
+            first = chosen if first is None else first
+            shards.extend(MixedShard(s, timestamp, weight) for s in found)
+        if not shards:
+            raise NoIndexError(f"no crawl of {choice.label} has an index")
+        return first, shards
+
+    def index_info(self, its: int | None, mix: str | None, read: int | None) -> IndexInfo | None:
+        """The index a search of ``its`` / ``mix`` reads (crawl ``read`` when it is the newest
+        on disk), named, with its page count (None when the database cannot say)."""
+        try:
+            choice = self.index_choice(its, mix)
+            stamps = choice.timestamps or ((read,) if read is not None else ())
+            label = choice.label if choice.parts or read is None else \
+                f"{choice.label} (crawl {read})"
+            return IndexInfo(label, choice.kind, stamps, crawl_pages_count(stamps))
+        except (NoIndexError, DatabaseError):
+            return None
+
+    def _crawl_shards(self, its: int | None) -> tuple[int | None, list[ShardClient]]:
+        """(crawl timestamp, shards of crawl ``its`` (None: the newest on disk)): local
+        bundles, then remote queue servers. Raises NoIndexError when there is neither."""
         shards: list[ShardClient] = []
         remote = self._remote_urls.get()
         try:
@@ -192,7 +270,7 @@ class SearchService:
         its, shards = params.its, []
         searched = params.searched
         try:
-            its, shards = self.shards(params.its)
+            its, shards = self.shards(params.its, params.mix)
             correct = None
             if options.show_word_suggest and not params.forced:
                 def correct(text: str) -> str | None:
@@ -213,13 +291,14 @@ class SearchService:
                    [] if partial else [r.score for r in result.results])
         if params.messages:
             result = replace(result, messages=(*params.messages, *result.messages))
-        return SearchAnswer(params, result, its, shards, log)
+        index = self.index_info(params.its, params.mix, its) if shards else None
+        return SearchAnswer(params, result, its, shards, log, index)
 
     def did_you_mean(self, query: str, its: int | None, shards: list[ShardClient],
                      lang: str = "en") -> str | None:
         """A spelling correction of ``query`` from crawl ``its``'s lexicon, preferring words
         the local shards know (None without local shards or a lexicon)."""
-        local = [s for s in shards if isinstance(s, LocalShard)]
+        local = [s for s in map(unwrap, shards) if isinstance(s, LocalShard)]
         if its is None or not local:
             return None
         try:

@@ -53,7 +53,7 @@ from ranking.core.pipeline import NO_SHARD_ANSWERED, SearchResult
 
 from . import cached, feeds, page
 from .params import MAX_QUERY_CHARS, effective_query, parse_int, search_filters, search_params
-from .search_service import SearchAnswer, search_service
+from .search_service import IndexInfo, SearchAnswer, search_service
 
 logger = logging.getLogger(__name__)
 PAGE_CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -140,11 +140,21 @@ def failed_search(query: str, exc: Exception) -> SearchResult:
                         (f"the search failed: {public_reason(exc)}",))
 
 
-def run_search_or_failure(request: HttpRequest, options: SearchOptions) -> SearchResult:
+def run_search_or_failure(request: HttpRequest, options: SearchOptions
+                          ) -> tuple[SearchResult, IndexInfo | None]:
+    """(the result, the index that answered) of the request's search, or of its failure."""
     try:
-        return run_search(request, options).result
+        answer = run_search(request, options)
     except SEARCH_FAILURES as exc:
-        return failed_search(request.GET.get("q", "")[:MAX_QUERY_CHARS], exc)
+        return failed_search(request.GET.get("q", "")[:MAX_QUERY_CHARS], exc), None
+    return answer.result, answer.index
+
+
+def json_answer(request: HttpRequest, options: SearchOptions) -> dict[str, Any]:
+    """The JSON form of the search: the result's fields and ``index``, the index that answered
+    (its label, kind, crawl timestamps and page count; null when none could be read)."""
+    result, index = run_search_or_failure(request, options)
+    return {**result.as_dict(), "index": index.as_dict() if index is not None else None}
 
 
 @require_GET
@@ -153,12 +163,11 @@ def search(request: HttpRequest) -> HttpResponse:
     query = request.GET.get("q", "")
     options = search_service().options()
     if fmt == "json":
-        return sent_then_log(request, JsonResponse(
-            run_search_or_failure(request, options).as_dict()))
+        return sent_then_log(request, JsonResponse(json_answer(request, options)))
     if fmt == "rss":
-        result = run_search_or_failure(request, options)
+        result, _ = run_search_or_failure(request, options)
         params = {k: v for k, v in request.GET.items() if k in ("q", "num", "limit", "its",
-                                                                 "safe", "lang", "f")}
+                                                                 "mix", "safe", "lang", "f")}
         body = feeds.rss(result, base_url(request), params)
         return sent_then_log(request, with_csp(HttpResponse(
             body, content_type="application/rss+xml; charset=utf-8")))
@@ -192,6 +201,8 @@ def search_context(request: HttpRequest, options: SearchOptions) -> dict[str, An
         keep["num"] = request.GET["num"]
     if answer.params.forced:
         keep["nfpr"] = "1"
+    if answer.params.mix:
+        keep["mix"] = answer.params.mix
     params = {"q": query.strip(), **keep}
     if request.GET.get("limit"):
         params["limit"] = request.GET["limit"]
@@ -210,7 +221,7 @@ def search_context(request: HttpRequest, options: SearchOptions) -> dict[str, An
     unforced = {k: v for k, v in keep.items() if k != "nfpr"}
     rss_params = {**params, "f": "rss"}
     return {
-        "result": result, "results": views, "its_value": its,
+        "result": result, "results": views, "its_value": its, "index": answer.index,
         "pagination": page.pagination(result, params),
         "notes": _classify(result, query),
         "did_you_mean": suggestion,

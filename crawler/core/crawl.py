@@ -42,6 +42,8 @@ class CrawlStatus(enum.StrEnum):
 
 
 ACTIVE_STATES = frozenset({CrawlStatus.RUNNING, CrawlStatus.STOPPING})
+# a crawl that ran and will not fetch more unless resumed
+ENDED_STATES = frozenset({CrawlStatus.STOPPED, CrawlStatus.RESUMABLE, CrawlStatus.CLOSED})
 
 # (from state, action) -> to state
 TRANSITIONS: dict[tuple[CrawlStatus, str], CrawlStatus] = {

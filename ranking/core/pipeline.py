@@ -59,6 +59,7 @@ from .explain import explain
 from .fanout import FanOut, per_shard_results
 from .grouping import Groups, group_bonus, group_rows, score_groups
 from .merge import GroupRows, LinkValues, Merged, coverage
+from .mixes import group_weights
 from .options import SearchOptions
 from .query import ParsedQuery, QueryParser, query_word_terms
 from .scoring import BONUS_NAMES
@@ -238,6 +239,9 @@ class Searcher:
         links = self._link_values(merged, groups)
         final, fusion = score_groups(groups, group_bonus(groups, bonus_rows), self.options,
                                      parsed.controls.weight, parsed.word_count, links.group)
+        weights = group_weights(self.shards, merged.cands, merged.shard_of[groups.rep])
+        if weights is not None:  # a crawl mix: each crawl's results weighted
+            final = final * weights
         if prefer:  # more of the preferred terms first, then the score
             order = np.lexsort((-final, -coverage(merged, groups, prefer)))
         else:

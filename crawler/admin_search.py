@@ -1,0 +1,138 @@
+"""Admin for which index the search page answers from: the search index choice and crawl mixes.
+
+The choice is one row (``SearchIndex``, pk 1): its list page opens the row's form, which offers
+a crawl, a crawl mix or "always the newest finished crawl". Crawls and mixes also carry a
+"Use for search" action. Every write goes through ``crawler.services.search_index_use``;
+refusals come back as messages. Needs the "change search index" permission.
+"""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin, messages
+from django.http import HttpRequest, HttpResponseRedirect
+from django.urls import reverse
+
+from . import selectors, services
+from .models import Crawl, CrawlMix, CrawlMixMember, SearchIndex
+
+USE_PERMISSION = "crawler.change_searchindex"
+
+
+def may_choose_index(request: HttpRequest) -> bool:
+    return request.user.has_perm(USE_PERMISSION)
+
+
+def use_for_search(admin_view: admin.ModelAdmin, request: HttpRequest, mode: str,
+                   queryset) -> None:
+    """The "Use for search" action of crawls (``mode`` "crawl") and mixes ("mix"): exactly
+    one row must be selected."""
+    if queryset.count() != 1:
+        admin_view.message_user(request, "Select exactly one to use for search.",
+                                messages.ERROR)
+        return
+    chosen = queryset.first()
+    try:
+        row = services.search_index_use(mode, **{f"{mode}_id": chosen.pk})
+    except services.CrawlServiceError as exc:
+        admin_view.message_user(request, f"{chosen}: {exc}", messages.ERROR)
+        return
+    admin_view.message_user(request, f"The search page now answers from {row}.",
+                            messages.SUCCESS)
+
+
+class CrawlMixMemberInline(admin.TabularInline):
+    model = CrawlMixMember
+    extra = 1
+    autocomplete_fields = ("crawl",)
+
+
+@admin.register(CrawlMix)
+class CrawlMixAdmin(admin.ModelAdmin):
+    list_display = ("name", "description", "crawls", "in_use")
+    search_fields = ("name", "description")
+    inlines = [CrawlMixMemberInline]
+    actions = ["use_mix_for_search"]
+
+    @admin.display(description="crawls (weight)")
+    def crawls(self, mix: CrawlMix) -> str:
+        return ", ".join(str(m) for m in mix.members.select_related("crawl"))
+
+    @admin.display(description="searched", boolean=True)
+    def in_use(self, mix: CrawlMix) -> bool:
+        return SearchIndex.objects.filter(pk=1, mode=SearchIndex.Mode.MIX, mix=mix).exists()
+
+    def has_use_for_search_permission(self, request: HttpRequest) -> bool:
+        return may_choose_index(request)
+
+    @admin.action(description="Use the selected mix for search", permissions=["use_for_search"])
+    def use_mix_for_search(self, request, queryset):
+        use_for_search(self, request, "mix", queryset)
+
+
+class SearchIndexForm(forms.ModelForm):
+    class Meta:
+        model = SearchIndex
+        fields = ("mode", "crawl", "mix")
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["crawl"].queryset = Crawl.objects.exclude(status="new")
+        self.fields["crawl"].help_text = "Searched when the mode is 'This crawl'."
+        self.fields["mix"].help_text = "Searched when the mode is 'This crawl mix'."
+
+    def clean(self) -> dict:
+        data = super().clean()
+        mode = data.get("mode")
+        if mode == SearchIndex.Mode.CRAWL and not data.get("crawl"):
+            self.add_error("crawl", "Choose the crawl to search.")
+        if mode == SearchIndex.Mode.MIX:
+            mix = data.get("mix")
+            if not mix:
+                self.add_error("mix", "Choose the crawl mix to search.")
+            elif not mix.members.exists():
+                self.add_error("mix", f"Crawl mix {mix.name!r} has no crawls: add one first.")
+        return data
+
+
+@admin.register(SearchIndex)
+class SearchIndexAdmin(admin.ModelAdmin):
+    """One row: the list page goes straight to its form."""
+
+    form = SearchIndexForm
+    readonly_fields = ("now_searched", "changed_at")
+    fields = ("now_searched", "mode", "crawl", "mix", "changed_at")
+
+    @admin.display(description="now searched")
+    def now_searched(self, row: SearchIndex) -> str:
+        return selectors.search_index_get().label
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return super().has_add_permission(request) and not SearchIndex.objects.exists()
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    def get_changeform_initial_data(self, request: HttpRequest) -> dict:
+        """A first choice starts from what the search page answers from now: the newest
+        crawl that has started."""
+        newest = Crawl.objects.exclude(status="new").order_by("-timestamp").first()
+        return {"mode": SearchIndex.Mode.CRAWL, "crawl": newest} if newest else \
+            {"mode": SearchIndex.Mode.NEWEST}
+
+    def changelist_view(self, request: HttpRequest, extra_context=None):
+        """The row's form (the form to make it when there is none yet); opening it changes
+        nothing."""
+        if not self.has_view_or_change_permission(request):
+            return super().changelist_view(request, extra_context)  # answers 403
+        if SearchIndex.objects.filter(pk=1).exists():
+            return HttpResponseRedirect(reverse("admin:crawler_searchindex_change", args=[1]))
+        return HttpResponseRedirect(reverse("admin:crawler_searchindex_add"))
+
+    def save_model(self, request, obj: SearchIndex, form, change) -> None:
+        try:
+            row = services.search_index_use(obj.mode, crawl_id=obj.crawl_id, mix_id=obj.mix_id)
+        except services.CrawlServiceError as exc:  # the form checked it; a race lands here
+            self.message_user(request, str(exc), messages.ERROR)
+        else:
+            obj.pk = row.pk
