@@ -324,8 +324,10 @@ class SearchService:
         return known
 
     def suggestions(self, query: str, its: int | None) -> list[str]:
-        """Completions of ``query``'s last word from crawl ``its``'s lexicon (none without an
-        index)."""
+        """Completions of ``query``'s last word from crawl ``its``'s lexicon (default: the
+        first crawl of the index chosen for search; none without an index)."""
+        if its is None:
+            its = next(iter(self._chosen.get().timestamps), None)
         try:
             chosen, bundles = locate_index(settings.WORK_DIRECTORY, its)
             lexicon = self.lexicons.get(settings.WORK_DIRECTORY, chosen, bundles)

@@ -200,3 +200,11 @@ def test_staff_without_the_permission_cannot_choose(client, django_user_model, t
                            {"action": "use_crawl_for_search", "_selected_action": [old.pk]})
     assert response.status_code in (200, 302) and not SearchIndex.objects.exists()
     assert client.get(reverse("admin:crawler_searchindex_changelist")).status_code == 403
+
+
+def test_suggestions_come_from_the_chosen_crawl(client, two_crawls):
+    old, _ = two_crawls
+    services.search_index_use("crawl", crawl_id=old.pk)
+    assert "harbour" in client.get("/suggest", {"q": "harb"}).json()["suggestions"]
+    services.search_index_use("newest")
+    assert client.get("/suggest", {"q": "harb"}).json()["suggestions"] == []
