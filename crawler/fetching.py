@@ -26,6 +26,7 @@ from indexer.core.link_scores import LinkScores
 from indexer.core.workdir import score_files, scores_path
 
 from . import services
+from .identity import robots_agent_name
 from .models import Crawl
 from .selectors import crawl_config_get
 
@@ -77,8 +78,7 @@ _fetchers = _FetcherCache()
 
 def processor_for(crawl: CrawlConfig) -> PageProcessor:
     config = PageProcessingConfig.from_options(crawl.page_options)
-    agent = settings.CRAWLER_USER_AGENT.split("/")[0].split()[0]
-    return PageProcessor(replace(config, robot_name=agent))
+    return PageProcessor(replace(config, robot_name=robots_agent_name()))
 
 
 class CrawlRunningCheck:

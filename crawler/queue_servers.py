@@ -30,6 +30,7 @@ from indexer.core.errors import IndexStoreError
 from indexer.core.workdir import queue_server_dir
 
 from . import services
+from .identity import robots_agent_name
 from .link_analysis import link_analysis_maybe_periodic
 from .models import Crawl, QueueServer
 from .needy import NeedyRefresher
@@ -130,7 +131,7 @@ class QueueServerProcess:
             refresh_seconds=settings.INDEX_REFRESH_SECONDS,
             max_outstanding=settings.QUEUE_SERVER_MAX_SCHEDULES,
             schedule_size=settings.DOWNLOAD_SIZE_INTERVAL,
-            schedule_timeout=settings.SCHEDULE_TIMEOUT,
+            schedule_timeout=settings.SCHEDULE_TIMEOUT, robots_agent=robots_agent_name(),
             bundle=BundleConfig(max_partition_docs=settings.INDEX_PARTITION_DOCUMENTS,
                                 refresh_every_docs=0)))
         self.crawl_id = crawl_id

@@ -95,6 +95,8 @@ class QueueServerConfig:
     max_outstanding: int = 4            # schedules handed out and not yet acknowledged
     schedule_size: int = 5000           # DOWNLOAD_SIZE_INTERVAL
     schedule_timeout: float = 1800.0    # a schedule not acknowledged by then is handed out again
+    # the name robots.txt groups address the crawler by (its user agent's first word)
+    robots_agent: str = "YioopyBot"
     # the queue server decides when to refresh (maybe_refresh), not the number of documents
     bundle: BundleConfig = field(default_factory=lambda: BundleConfig(refresh_every_docs=0))
 
@@ -113,7 +115,8 @@ class QueueServerCore:
         Path(config.directory).mkdir(parents=True, exist_ok=True)
         self.spool = Spool(self.paths["inbox"])
         scheduler = SchedulerConfig.from_crawl(
-            crawl, schedule_size=config.schedule_size, schedule_timeout=config.schedule_timeout)
+            crawl, schedule_size=config.schedule_size, schedule_timeout=config.schedule_timeout,
+            user_agent=config.robots_agent)
         self.queue = CrawlQueue.open(self.paths["queue"], scheduler, clock=clock)
         try:
             self.index = IndexBundleWriter(

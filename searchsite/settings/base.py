@@ -255,9 +255,12 @@ CRAWLER_PER_HOST_CONCURRENCY = env.int("CRAWLER_PER_HOST_CONCURRENCY", default=8
 # DNS lookups at once per fetcher process (answers are cached); many resolvers stall parallel
 # queries until their timeout
 CRAWLER_DNS_PARALLEL = env.int("CRAWLER_DNS_PARALLEL", default=1)
-CRAWLER_USER_AGENT = env.str(
-    "CRAWLER_USER_AGENT", default="YioopyBot/0.1 (+http://127.0.0.1:8000/bot)"
-)
+# The page that explains the crawler to webmasters (``/bot`` on this site) and how to reach the
+# operator (an e-mail address or a url; shown there). The user agent names the page: set
+# CRAWLER_BOT_URL to the address the public reaches this site at.
+CRAWLER_BOT_URL = env.str("CRAWLER_BOT_URL", default=f"http://{WEB_BIND}/bot")
+CRAWLER_CONTACT = env.str("CRAWLER_CONTACT", default="")
+CRAWLER_USER_AGENT = env.str("CRAWLER_USER_AGENT", default=f"YioopyBot/0.1 (+{CRAWLER_BOT_URL})")
 
 LOGGING = {
     "version": 1,

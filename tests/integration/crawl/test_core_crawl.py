@@ -88,6 +88,18 @@ def test_crawl_indexes_allowed_pages_and_respects_robots(tmp_path, num_servers):
         assert sum(s["documents_indexed"] for s in stats) > 0
 
 
+def test_robots_rules_for_the_crawlers_own_name_are_obeyed(tmp_path):
+    """robots.txt groups name the crawler by its user agent's first word (YioopyBot), not
+    only by ``*``; its Crawl-delay is the one for that group."""
+    site = normal_site("named", pages=4, crawl_delay=0.2, agent="YioopyBot")
+    with FixtureServer(site.route) as server:
+        run_crawl(tmp_path, [server.url("/")], 1)
+        assert server.requests_for("/private/") == []
+        fetched = [e.start for e in server.log if e.path != "/robots.txt"]
+        gaps = [y - x for x, y in zip(fetched, fetched[1:], strict=False)]
+        assert len(fetched) >= 4 and min(gaps) >= 0.2 - 0.02, gaps
+
+
 def test_trap_stays_within_depth_and_hostile_servers_cost_bounded_time(tmp_path):
     with FixtureServer(hostile_router()) as hostile:
         seeds = [hostile.url("/trap/1"), hostile.url("/trickle?interval=1&size=100"),
