@@ -13,7 +13,8 @@ class RankingConfig(AppConfig):
         self.search_service = SearchService()
         forget = self.search_service.forget_options
         for sender in ("crawler.PageOptions", "crawler.Crawl", "crawler.SearchIndex",
-                       "crawler.CrawlMix", "crawler.CrawlMixMember"):
+                       "crawler.CrawlMix", "crawler.CrawlMixMember", "ranking.PinnedResult",
+                       "ranking.HiddenUrl"):
             post_save.connect(forget, sender=sender, dispatch_uid=f"search-options-{sender}")
             post_delete.connect(forget, sender=sender,
                                 dispatch_uid=f"search-options-del-{sender}")

@@ -39,6 +39,7 @@ from crawler.selectors import (
 from indexer.core.errors import CorruptIndexError
 from indexer.core.text import TextAnalyzer
 from ranking.core.candidates import ShardClient
+from ranking.core.curation import Curation, place_pins
 from ranking.core.errors import NoIndexError, public_reason
 from ranking.core.mixes import MixedShard, unwrap
 from ranking.core.options import SearchOptions
@@ -51,7 +52,7 @@ from ranking.core.shard import LocalShard
 from .indexes import ReaderPool, locate_index
 from .page import StoredPage, find_stored_page
 from .params import SearchParams, effective_query
-from .selectors import remote_queue_server_urls, search_options_get
+from .selectors import curation_get, remote_queue_server_urls, search_options_get
 from .suggest import LexiconCache
 
 logger = logging.getLogger(__name__)
@@ -132,6 +133,7 @@ class SearchService:
                                           "the list of remote queue servers")
         self._chosen = DatabaseValue(search_index_get, lambda: NEWEST_ON_DISK,
                                      "the index chosen for search")
+        self._curation = DatabaseValue(curation_get, Curation, "curated results")
         self._remote: dict[tuple[str, str, int | None], RemoteShard] = {}
         self._searchers: dict[tuple[tuple[int, ...], SearchOptions], Searcher] = {}
         self._lock = threading.Lock()
@@ -147,6 +149,7 @@ class SearchService:
         changed: read them again."""
         self._options.clear()
         self._chosen.clear()
+        self._curation.clear()
 
     def index_choice(self, its: int | None, mix: str | None = None) -> IndexChoice:
         """What a search reads: crawl mix ``mix`` (NoIndexError when there is none of that
@@ -269,6 +272,9 @@ class SearchService:
         page has all the query's words."""
         its, shards = params.its, []
         searched = params.searched
+        curation = self._curation.get()
+        if curation.hidden:
+            options = replace(options, hidden_urls=curation.hidden)
         try:
             its, shards = self.shards(params.its, params.mix)
             correct = None
@@ -289,10 +295,28 @@ class SearchService:
             partial = result.fallback == "partial"
             log = (params.query, 0 if partial else result.total,
                    [] if partial else [r.score for r in result.results])
+        pins = curation.pins_for(params.query) if params.offset == 0 and shards else ()
+        if pins:
+            result = self._with_pins(result, pins, self.searcher(shards, options), params)
         if params.messages:
             result = replace(result, messages=(*params.messages, *result.messages))
         index = self.index_info(params.its, params.mix, its) if shards else None
         return SearchAnswer(params, result, its, shards, log, index)
+
+    @staticmethod
+    def _with_pins(result: SearchResult, pins: tuple[tuple[str, int], ...], searcher: Searcher,
+                   params: SearchParams) -> SearchResult:
+        """``result`` with the query's pinned urls at their positions: a pinned url among the
+        results moves, another is found by its ``info:`` meta word (a hidden or unindexed one
+        is left out). The query log keeps the results as ranked."""
+        found = {r.url: r for r in result.results}
+        for url, _ in pins:
+            if url not in found and url not in searcher.options.hidden_urls:
+                extra = searcher.search(f"info:{url}", num=1, safe_search=params.safe)
+                if extra.results:
+                    found[url] = extra.results[0]
+        results = place_pins(result.results, pins, lambda r: r.url, found, params.num)
+        return replace(result, results=tuple(results))
 
     def did_you_mean(self, query: str, its: int | None, shards: list[ShardClient],
                      lang: str = "en") -> str | None:

@@ -14,7 +14,10 @@ from dataclasses import fields
 from django.conf import settings
 
 from crawler.selectors import page_options_data_get, queue_servers_elsewhere_list
+from ranking.core.curation import Curation
 from ranking.core.options import SearchOptions
+
+from .models import HiddenUrl, PinnedResult
 
 
 def search_options_from(data: dict) -> SearchOptions:
@@ -39,3 +42,12 @@ def remote_queue_server_urls() -> tuple[str, ...]:
     if declared:
         return declared
     return tuple(q.base_url for q in queue_servers_elsewhere_list(settings.QUEUE_SERVER_BASE_URL))
+
+
+def curation_get() -> Curation:
+    """Every pinned result (by normalised query) and hidden url."""
+    pins: dict[str, list[tuple[str, int]]] = {}
+    for query, url, position in PinnedResult.objects.values_list("query", "url", "position"):
+        pins.setdefault(query, []).append((url, int(position)))
+    return Curation({q: tuple(p) for q, p in pins.items()},
+                    frozenset(HiddenUrl.objects.values_list("url", flat=True)))

@@ -63,3 +63,5 @@ class SearchOptions:
     show_inlinks_link: bool = True
     show_ip_address: bool = False
     show_result_score: bool = True
+    # urls never shown in results (curation: ranking.core.curation); not a Page Option
+    hidden_urls: frozenset[str] = frozenset()

@@ -276,6 +276,8 @@ class Searcher:
                     continue
                 if summary.get("page_indexed") is False:
                     continue  # only links point at this url: no page to show (never crawled)
+                if summary.get("url") in self.options.hidden_urls:
+                    continue  # hidden by the operator (ranking.core.curation)
                 if skip:
                     skip -= 1
                     continue
