@@ -117,7 +117,7 @@ class CrawlAdmin(admin.ModelAdmin):
     search_fields = ("name", "description")
     readonly_fields = ("timestamp", "status", "started_at", "stopped_at", *COUNTERS)
     actions = ["start_crawls", "stop_crawls", "resume_crawls", "close_crawls",
-               "use_crawl_for_search"]
+               "use_crawl_for_search", "new_crawl_from"]
     fieldsets = (
         (None, {"fields": ("name", "description", "page_options")}),
         ("Crawl parameters", {"fields": ("order", "max_pages", "max_depth", "recrawl_days",
@@ -323,6 +323,17 @@ class CrawlAdmin(admin.ModelAdmin):
     def use_crawl_for_search(self, request, queryset):
         use_for_search(self, request, "crawl", queryset)
 
+    @admin.action(description="New crawl from the selected crawl (same seeds and options)",
+                  permissions=["add"])
+    def new_crawl_from(self, request, queryset):
+        if queryset.count() != 1:
+            self.message_user(request, "Select exactly one crawl to copy.", messages.ERROR)
+            return None
+        copy = services.crawl_copy(queryset.first().pk)
+        self.message_user(request, f"{copy.name} was created from {queryset.first().name}: "
+                          "check it and start it.", messages.SUCCESS)
+        return HttpResponseRedirect(reverse("admin:crawler_crawl_change", args=[copy.pk]))
+
     @admin.display(description="searched", boolean=True)
     def searched(self, crawl: Crawl) -> bool:
         return crawl.timestamp in selectors.search_index_get().timestamps
@@ -340,6 +351,7 @@ class PageOptionsAdmin(admin.ModelAdmin):
     list_display = ("name", "is_default", "summarizer", "byte_range", "max_links_to_extract",
                     "min_results_to_group")
     filter_horizontal = ("scrapers",)
+    actions = ["duplicate_options"]
     fieldsets = (
         (None, {"fields": ("name", "description", "is_default")}),
         ("Crawl time", {"fields": ("byte_range", "index_whole_page", "max_description_len",
@@ -386,6 +398,13 @@ class PageOptionsAdmin(admin.ModelAdmin):
             "report": report, "message": message,
         }
         return TemplateResponse(request, "admin/crawler/pageoptions/test.html", context)
+
+    @admin.action(description="Duplicate the selected Page Options", permissions=["add"])
+    def duplicate_options(self, request, queryset):
+        for options in queryset:
+            copy = services.page_options_copy(options.pk)
+            self.message_user(request, f"{copy.name} was created from {options.name}.",
+                              messages.SUCCESS)
 
     def save_model(self, request, obj, form, change) -> None:
         if obj.is_default:

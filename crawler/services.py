@@ -333,3 +333,49 @@ def _search_index_first_choice(crawl: Crawl | None = None) -> None:
     if crawl is not None and crawl.documents_indexed > 0:
         SearchIndex.objects.create(pk=1, mode=SearchIndex.Mode.CRAWL, crawl=crawl)
         logger.info("search index is now crawl %s (the first crawl with documents)", crawl.pk)
+
+
+def _copy_name(model, name: str, max_length: int) -> str:
+    """``name (copy)``, ``name (copy 2)``... the first not taken by a row of ``model``."""
+    n = 1
+    while True:
+        suffix = " (copy)" if n == 1 else f" (copy {n})"
+        candidate = name[:max_length - len(suffix)] + suffix
+        if not model.objects.filter(name=candidate).exists():
+            return candidate
+        n += 1
+
+
+def _editable_values(row, skip: set[str]) -> dict:
+    return {f.name: getattr(row, f.name) for f in row._meta.concrete_fields
+            if f.editable and not f.primary_key and f.name not in skip}
+
+
+@transaction.atomic
+def crawl_copy(crawl_id: int) -> Crawl:
+    """A new crawl with ``crawl_id``'s parameters, sites, Page Options profile and seeds
+    (policies and trust weights included), ready to start."""
+    source = Crawl.objects.filter(pk=crawl_id).first()
+    if source is None:
+        raise CrawlServiceError(f"crawl {crawl_id} does not exist")
+    values = _editable_values(source, {"name"})
+    copy = Crawl.objects.create(name=_copy_name(Crawl, source.name, 200), **values)
+    SeedSite.objects.bulk_create([
+        SeedSite(crawl=copy, url=s.url, policy=s.policy, trust_weight=s.trust_weight)
+        for s in source.seeds.all()])
+    logger.info("crawl %s copied to crawl %s", source.pk, copy.pk)
+    return copy
+
+
+@transaction.atomic
+def page_options_copy(options_id: int) -> PageOptions:
+    """A new Page Options profile with every value and scraper of ``options_id`` (not the
+    default one)."""
+    source = PageOptions.objects.filter(pk=options_id).first()
+    if source is None:
+        raise CrawlServiceError(f"Page Options {options_id} do not exist")
+    values = _editable_values(source, {"name", "is_default"})
+    copy = PageOptions.objects.create(name=_copy_name(PageOptions, source.name, 100),
+                                      is_default=False, **values)
+    copy.scrapers.set(source.scrapers.all())
+    return copy
