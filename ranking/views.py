@@ -52,6 +52,7 @@ from ranking.core.options import SearchOptions
 from ranking.core.pipeline import NO_SHARD_ANSWERED, SearchResult
 
 from . import cached, feeds, page
+from .metrics import SEARCH_SECONDS
 from .params import MAX_QUERY_CHARS, effective_query, parse_int, search_filters, search_params
 from .search_service import IndexInfo, SearchAnswer, search_service
 
@@ -160,6 +161,11 @@ def json_answer(request: HttpRequest, options: SearchOptions) -> dict[str, Any]:
 @require_GET
 def search(request: HttpRequest) -> HttpResponse:
     fmt = request.GET.get("f", "")
+    with SEARCH_SECONDS.labels(fmt if fmt in ("json", "rss") else "html").time():
+        return _search(request, fmt)
+
+
+def _search(request: HttpRequest, fmt: str) -> HttpResponse:
     query = request.GET.get("q", "")
     options = search_service().options()
     if fmt == "json":

@@ -82,6 +82,7 @@ INSTALLED_APPS = [
     "linkgraph",
     "querylog",
     "ranking",
+    "searchsite",
 ]
 
 MIDDLEWARE = [
@@ -164,6 +165,9 @@ WEB_BIND = env.str("WEB_BIND", default="127.0.0.1:8000")
 WEB_WORKERS = env.int("WEB_WORKERS", default=2)
 # Threads per web worker (gunicorn gthread): each slow client holds one thread.
 WEB_THREADS = env.int("WEB_THREADS", default=8)
+# /metrics (Prometheus): with a token, only requests carrying it as a bearer token; without,
+# only clients on a loopback address (behind a reverse proxy: everyone, so set it there).
+METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
 
 CELERY_BROKER_URL = REDIS_URL
 CELERY_RESULT_BACKEND = REDIS_URL

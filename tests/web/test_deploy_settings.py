@@ -48,6 +48,7 @@ def test_check_deploy_warns_on_the_local_defaults(tmp_path):
     assert result.returncode != 0
     for code in ("W004", "W008", "W012", "W016"):
         assert f"security.{code}" in result.stderr
+    assert "yioopy.W001" in result.stderr  # /metrics without a token
 
 
 def test_local_defaults_keep_plain_http_working():

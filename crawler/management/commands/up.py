@@ -10,6 +10,7 @@ back-off.
 
 from __future__ import annotations
 
+import shutil
 import socket
 import sys
 import urllib.request
@@ -68,6 +69,15 @@ def web_server_argv(python: str, bind: str, workers: int, threads: int) -> list[
             "--limit-request-line", "8190", "--access-logfile", "-"]
 
 
+def web_metrics_env(directory: Path) -> dict[str, str]:
+    """The web server's environment for ``/metrics`` (``searchsite.metrics``): its workers
+    keep their histograms in ``directory``, emptied first (prometheus_client's multi-process
+    mode), so every worker's searches are counted whichever worker is scraped."""
+    shutil.rmtree(directory, ignore_errors=True)
+    directory.mkdir(parents=True, exist_ok=True)
+    return {"PROMETHEUS_MULTIPROC_DIR": str(directory)}
+
+
 class Command(BaseCommand):
     help = "Start the search engine: embedded Redis, web server, fetchers and queue servers."
 
@@ -97,6 +107,7 @@ class Command(BaseCommand):
         specs.append(ChildSpec(
             "web", web_server_argv(python, bind, settings.WEB_WORKERS, settings.WEB_THREADS),
             cwd=base, ready=lambda: _http_ready(base_url), ready_timeout=60,
+            env=web_metrics_env(settings.VAR_DIRECTORY / "metrics-web"),
         ))
         if not options["no_workers"]:
             celery = [python, "-m", "celery", "-A", "searchsite", "worker", "--loglevel",
