@@ -43,8 +43,7 @@ def use_for_search(admin_view: admin.ModelAdmin, request: HttpRequest, mode: str
 
 class CrawlMixMemberInline(admin.TabularInline):
     model = CrawlMixMember
-    extra = 1
-    autocomplete_fields = ("crawl",)
+    extra = 2
 
 
 @admin.register(CrawlMix)
