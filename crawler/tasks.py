@@ -13,25 +13,37 @@
   on receipt (not late) because a run that kills its worker must not be delivered again and
   again: the database's run state notices the dead run instead.
 
-Every message is a signed envelope (``crawler.core.shipping``): without the shared
-QUEUE_SERVER_TOKEN a message is refused and dropped.
+Schedules and batches are signed envelopes (``crawler.core.shipping``), each with a unique id,
+its issue time and its route (queue server and crawl) under the signature. A receiver refuses
+and drops one without the shared QUEUE_SERVER_TOKEN, one delivered on a queue its route does
+not name, one sealed more than ENVELOPE_MAX_AGE seconds ago, and one whose id was handled
+already (a replay: ids live in Redis, :mod:`crawler.seen_envelopes`). An id is recorded only
+after its message was handled, so a redelivery after a worker died is still processed; when
+Redis cannot tell whether an id was handled, the task is retried later rather than dropped.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import socket
 import time
 
 from celery import shared_task
+from celery.result import AsyncResult
 from django.conf import settings
 
-from crawler.core.batch import FetcherBatch
 from crawler.core.memory import release_free_heap
-from crawler.core.shipping import EnvelopeError, open_envelope, open_envelope_raw, seal
+from crawler.core.shipping import (
+    EnvelopeError,
+    Opened,
+    ReplayGuard,
+    SeenIdsUnavailable,
+    open_envelope,
+    seal,
+)
 from crawler.core.spool import Spool
+from crawler.seen_envelopes import replay_guard
 from indexer.core.workdir import crawl_paths, queue_server_dir
 
 logger = logging.getLogger(__name__)
@@ -49,55 +61,100 @@ def inbox_for(server: int, crawl_timestamp: int) -> Spool:
     return Spool(crawl_paths(directory, crawl_timestamp)["inbox"])
 
 
-@shared_task(name="crawler.qs_receive", acks_late=True)
-def qs_receive_task(envelope: dict, server: int | None = None, crawl: int | None = None) -> int:
+FETCH_QUEUE = "fetch"
+RETRY_SECONDS = 5.0  # before a message whose id Redis could not check is tried again
+
+
+def _check_delivery(task, expected_queue: str) -> None:
+    """Refuse a message delivered on another queue than the one its signed route names (a
+    copy moved to another queue server's queue). Called directly, a task has no delivery."""
+    info = task.request.delivery_info or {}
+    queue = info.get("routing_key")
+    if queue and queue != expected_queue:
+        raise EnvelopeError(f"a message for queue {expected_queue} was delivered on {queue}")
+
+
+def _record_handled(guard: ReplayGuard, opened: Opened) -> None:
+    """Record ``opened`` as handled (the message is done: a failure here only logs)."""
+    try:
+        if not guard.handled(opened):
+            logger.warning("%s envelope %s was handled twice (a copy arrived while it was "
+                           "being handled)", opened.kind, opened.id)
+    except SeenIdsUnavailable as exc:
+        logger.warning("%s envelope %s handled but not recorded, a replay of it would be "
+                       "accepted: %s", opened.kind, opened.id, exc)
+
+
+@shared_task(name="crawler.qs_receive", acks_late=True, bind=True, max_retries=None)
+def qs_receive_task(self, envelope: dict, **unsigned: object) -> dict:
     """Store a fetcher's batch in its queue server's inbox (durable before the ack).
 
-    Fetchers name the queue server and the crawl beside the envelope, so the batch is stored
-    as it came (checked, inflated, not parsed: the queue server parses it once, and checks
-    that it was meant for it). Without them the batch is parsed here to find out. Returns the
-    number of documents when the batch was parsed, else 0."""
+    The queue server and crawl come from the envelope's signed route (routing fields beside
+    it are refused); the batch is stored as it came (checked, inflated, not parsed: the queue
+    server parses it once, and checks that its body names the same queue server and crawl).
+    Returns ``{"stored": id, ...}`` or ``{"refused": reason}``."""
+    guard = replay_guard()
     try:
-        raw = open_envelope_raw(envelope, settings.QUEUE_SERVER_TOKEN, "batch")
-        if server is None or crawl is None:
-            batch = FetcherBatch.from_wire(json.loads(raw))
-            if batch.server is None:
-                raise KeyError("server")
-            server, crawl, count = batch.server, batch.crawl, len(batch.docs)
-        else:
-            server, crawl, count = int(server), int(crawl), 0
-    except (EnvelopeError, KeyError, TypeError, ValueError) as exc:
+        if unsigned:
+            raise EnvelopeError("routing fields outside the signature are not accepted: "
+                                + ", ".join(sorted(unsigned)))
+        opened = open_envelope(envelope, settings.QUEUE_SERVER_TOKEN, "batch")
+        server, crawl = opened.route_int("server"), opened.route_int("crawl")
+        _check_delivery(self, f"qs.{server}")
+        guard.admit(opened)
+    except EnvelopeError as exc:
         logger.error("refused a batch message: %s", exc)
-        return 0
-    inbox_for(server, crawl).put("batch", raw)
-    del raw  # this worker holds nothing between batches: give their memory back
+        return {"refused": str(exc)}
+    except SeenIdsUnavailable as exc:
+        raise self.retry(exc=exc, countdown=RETRY_SECONDS) from exc
+    inbox_for(server, crawl).put("batch", opened.raw)
+    _record_handled(guard, opened)
+    ident = opened.id
+    del opened  # this worker holds nothing between batches: give their memory back
     release_free_heap()
-    return count
+    return {"stored": ident, "server": server, "crawl": crawl}
 
 
-def ship_batch(server: int, batch: dict) -> None:
-    envelope = seal("batch", batch, settings.QUEUE_SERVER_TOKEN)
-    qs_receive_task.apply_async(args=[envelope], kwargs={"server": server,
-                                                         "crawl": int(batch["crawl"])},
-                                queue=f"qs.{server}")
+def ship_batch(server: int, batch: dict) -> AsyncResult:
+    """Send ``batch`` to queue server ``server``'s inbox worker, its route signed with it (the
+    fetcher does not wait for the result)."""
+    route = {"server": int(server), "crawl": int(batch["crawl"])}
+    envelope = seal("batch", batch, settings.QUEUE_SERVER_TOKEN, route=route)
+    return qs_receive_task.apply_async(args=[envelope], queue=f"qs.{server}")
 
 
-@shared_task(name="crawler.fetch_schedule", acks_late=True)
-def fetch_schedule_task(envelope: dict) -> dict:
-    """Download, process and ship one schedule (see crawler.core.fetcher)."""
+@shared_task(name="crawler.fetch_schedule", acks_late=True, bind=True, max_retries=None)
+def fetch_schedule_task(self, envelope: dict) -> dict:
+    """Download, process and ship one schedule (see crawler.core.fetcher).
+
+    A schedule is acted on once: a replayed one would make the fetchers fetch its urls again.
+    Its body must name the queue server and crawl of its signed route."""
     from crawler.fetching import run_schedule
 
+    guard = replay_guard()
     try:
-        message = open_envelope(envelope, settings.QUEUE_SERVER_TOKEN, "schedule")
+        opened = open_envelope(envelope, settings.QUEUE_SERVER_TOKEN, "schedule")
+        server, crawl = opened.route_int("server"), opened.route_int("crawl")
+        _check_delivery(self, FETCH_QUEUE)
+        message = opened.payload()
+        if (not isinstance(message, dict) or message.get("server") != server
+                or message.get("crawl") != crawl):
+            raise EnvelopeError("the schedule's queue server or crawl is not its signed route")
+        guard.admit(opened)
     except EnvelopeError as exc:
         logger.error("refused a schedule message: %s", exc)
         return {"refused": str(exc)}
-    return run_schedule(message, ship_batch)
+    except SeenIdsUnavailable as exc:
+        raise self.retry(exc=exc, countdown=RETRY_SECONDS) from exc
+    result = run_schedule(message, ship_batch)
+    _record_handled(guard, opened)
+    return result
 
 
 def send_schedule(message: dict) -> None:
-    envelope = seal("schedule", message, settings.QUEUE_SERVER_TOKEN)
-    fetch_schedule_task.apply_async(args=[envelope], queue="fetch")
+    route = {"server": int(message["server"]), "crawl": int(message["crawl"])}
+    envelope = seal("schedule", message, settings.QUEUE_SERVER_TOKEN, route=route)
+    fetch_schedule_task.apply_async(args=[envelope], queue=FETCH_QUEUE)
 
 
 ANALYSIS_QUEUE = "analysis"

@@ -27,7 +27,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from indexer.core.errors import CorruptGraphError, IndexStoreError
 from indexer.core.link_scores import receive_scores
-from indexer.core.shard_token import TOKEN_HEADER, token_ok
+from indexer.core.shard_token import TOKEN_HEADER, shard_request_refusal
 from indexer.core.workdir import crawl_bundles, queue_server_dir, scores_path
 from linkgraph.core.bundles import read_shard_links
 from linkgraph.core.transfer import CONTENT_TYPE, encode_shard_links
@@ -52,19 +52,18 @@ def _int_param(request: HttpRequest, name: str, low: int, high: int) -> int:
     return value
 
 
-def _authorised(request: HttpRequest) -> bool:
-    given = request.headers.get(TOKEN_HEADER) or request.GET.get("token")
-    return token_ok(str(settings.QUEUE_SERVER_TOKEN), given)
-
-
-def _forbidden() -> JsonResponse:
-    return JsonResponse({"error": "missing or wrong shard token"}, status=403)
+def _refusal(request: HttpRequest) -> JsonResponse | None:
+    """The 403 answer of a request without the token in its header (or with one in its url:
+    :func:`indexer.core.shard_token.shard_request_refusal`)."""
+    reason = shard_request_refusal(str(settings.QUEUE_SERVER_TOKEN),
+                                   request.headers.get(TOKEN_HEADER), request.GET)
+    return None if reason is None else JsonResponse({"error": reason}, status=403)
 
 
 @require_GET
 def shard_links(request: HttpRequest) -> HttpResponse:
-    if not _authorised(request):
-        return _forbidden()
+    if (refused := _refusal(request)) is not None:
+        return refused
     try:
         crawl = _int_param(request, "crawl", 0, 2**62)
         server = _int_param(request, "server", 0, 1023)
@@ -89,8 +88,8 @@ def shard_links(request: HttpRequest) -> HttpResponse:
 @csrf_exempt  # a machine-to-machine endpoint: the shard token authenticates it, not a cookie
 @require_POST
 def shard_scores(request: HttpRequest) -> JsonResponse:
-    if not _authorised(request):
-        return _forbidden()
+    if (refused := _refusal(request)) is not None:
+        return refused
     try:
         crawl = _int_param(request, "crawl", 0, 2**62)
         length = int(request.headers.get("Content-Length") or "")

@@ -1,9 +1,10 @@
 """The shard search endpoint: a queue server answers a name server's network iterator.
 
-Layer: glue (Django). The payloads come from :mod:`ranking.core.shard_server`; this module checks the
-shared token (``settings.QUEUE_SERVER_TOKEN``, sent in the ``X-Shard-Token`` header or a
-``token`` parameter) and asks the search service (:mod:`ranking.search_service`) for the bundle
-of the requested crawl on this machine.
+Layer: glue (Django). The payloads come from :mod:`ranking.core.shard_server`; this module
+checks the shared token (``settings.QUEUE_SERVER_TOKEN``, sent in the ``X-Shard-Token`` header
+only: a ``token`` url parameter is refused with 403, since urls land in access logs) and asks
+the search service (:mod:`ranking.search_service`) for the bundle of the requested crawl on this
+machine.
 
 * ``GET /api/shard/search?q=&n=&its=&lang=&safe=&server=[&heads=k][&fmt=bin]`` -> raw
   (ungrouped) scored candidates, and the summary heads of the shard's ``k`` best groups
@@ -23,7 +24,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.http import require_GET
 
 from indexer.core.errors import CorruptIndexError
-from indexer.core.shard_token import TOKEN_HEADER, token_ok
+from indexer.core.shard_token import TOKEN_HEADER, shard_request_refusal
 from ranking.core.errors import NoIndexError, public_reason
 from ranking.core.shard import LocalShard
 from ranking.core.shard_server import shard_search_answer, shard_summaries_payload
@@ -34,9 +35,11 @@ from .search_service import search_service
 logger = logging.getLogger(__name__)
 
 
-def _authorised(request: HttpRequest) -> bool:
-    given = request.headers.get(TOKEN_HEADER) or request.GET.get("token")
-    return token_ok(str(settings.QUEUE_SERVER_TOKEN), given)
+def _refusal(request: HttpRequest) -> JsonResponse | None:
+    """The 403 answer of a request without the token in its header (or with one in its url)."""
+    reason = shard_request_refusal(str(settings.QUEUE_SERVER_TOKEN),
+                                   request.headers.get(TOKEN_HEADER), request.GET)
+    return None if reason is None else JsonResponse({"error": reason}, status=403)
 
 
 def _local_shard(request: HttpRequest) -> LocalShard:
@@ -46,8 +49,8 @@ def _local_shard(request: HttpRequest) -> LocalShard:
 
 @require_GET
 def shard_search(request: HttpRequest) -> HttpResponse:
-    if not _authorised(request):
-        return JsonResponse({"error": "missing or wrong shard token"}, status=403)
+    if (refused := _refusal(request)) is not None:
+        return refused
     try:
         service = search_service()
         shard = _local_shard(request)
@@ -63,8 +66,8 @@ def shard_search(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def shard_summaries(request: HttpRequest) -> JsonResponse:
-    if not _authorised(request):
-        return JsonResponse({"error": "missing or wrong shard token"}, status=403)
+    if (refused := _refusal(request)) is not None:
+        return refused
     try:
         shard = _local_shard(request)
         payload = shard_summaries_payload(shard, request.GET)

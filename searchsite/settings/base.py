@@ -8,6 +8,7 @@ config objects for the ``core`` packages.
 from __future__ import annotations
 
 import ipaddress
+import os
 import secrets
 from pathlib import Path
 
@@ -23,22 +24,33 @@ VAR_DIRECTORY = Path(env.str("VAR_DIRECTORY", default=str(BASE_DIR / "var"))).re
 WORK_DIRECTORY = Path(env.str("WORK_DIRECTORY", default=str(VAR_DIRECTORY / "work"))).resolve()
 
 
-def _secret_key() -> str:
-    """SECRET_KEY from the environment, else one generated once and kept under var/."""
-    value = env.str("SECRET_KEY", default="")
-    if value:
-        return value
-    path = VAR_DIRECTORY / "secret_key"
+def _kept_secret(name: str) -> str:
+    """A secret generated once into ``VAR_DIRECTORY/<name>`` (mode 0600 from its creation) and
+    read back from there afterwards. Processes starting at once agree on one value: each writes
+    its candidate to a private temporary file and links it into place, and a process that
+    finds the name taken reads the winner's."""
+    path = VAR_DIRECTORY / name
     try:
         return path.read_text().strip()
     except FileNotFoundError:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        key = secrets.token_urlsafe(50)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(key)
-        tmp.chmod(0o600)
-        tmp.replace(path)
-        return key
+        pass
+    path.parent.mkdir(parents=True, exist_ok=True)
+    value = secrets.token_urlsafe(48)
+    tmp = path.with_name(f".{name}.{secrets.token_hex(8)}.tmp")
+    with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as handle:
+        handle.write(value)
+    try:
+        os.link(tmp, path)  # atomic, and never replaces a value another process made
+    except FileExistsError:
+        value = path.read_text().strip()
+    finally:
+        tmp.unlink()
+    return value
+
+
+def _secret_key() -> str:
+    """SECRET_KEY from the environment, else one generated once and kept in var/secret_key."""
+    return env.str("SECRET_KEY", default="") or _kept_secret("secret_key")
 
 
 SECRET_KEY = _secret_key()
@@ -155,12 +167,20 @@ WHITENOISE_USE_FINDERS = True
 # --- Processes and message passing -------------------------------------------------------------
 
 EMBEDDED_REDIS_PORT = env.int("EMBEDDED_REDIS_PORT", default=6390)
-# Unset REDIS_URL means "the embedded Redis that `manage.py up` starts".
+# Unset REDIS_URL means "the embedded Redis that `manage.py up` starts". It asks for a password,
+# generated once into var/redis_password (0600), so that other local users cannot use it; every
+# process of this machine reads the password from there through REDIS_URL.
 EMBEDDED_REDIS = not env.str("REDIS_URL", default="")
-REDIS_URL = env.str("REDIS_URL", default="") or f"redis://127.0.0.1:{EMBEDDED_REDIS_PORT}/0"
+EMBEDDED_REDIS_PASSWORD = _kept_secret("redis_password") if EMBEDDED_REDIS else ""
+REDIS_URL = env.str("REDIS_URL", default="") or (
+    f"redis://:{EMBEDDED_REDIS_PASSWORD}@127.0.0.1:{EMBEDDED_REDIS_PORT}/0")
 NUM_QUEUE_SERVERS = env.int("NUM_QUEUE_SERVERS", default=1)
 NUM_FETCHERS = env.int("NUM_FETCHERS", default=2)
-QUEUE_SERVER_TOKEN = env.str("QUEUE_SERVER_TOKEN", default="") or SECRET_KEY
+# The secret machines of one engine show each other (shard API header, signed crawl messages).
+# Unset: generated once into var/queue_server_token (0600): right for one machine; several
+# machines must all be given the same value in the environment.
+QUEUE_SERVER_TOKEN = env.str("QUEUE_SERVER_TOKEN", default="") or _kept_secret(
+    "queue_server_token")
 WEB_BIND = env.str("WEB_BIND", default="127.0.0.1:8000")
 WEB_WORKERS = env.int("WEB_WORKERS", default=2)
 # Threads per web worker (gunicorn gthread): each slow client holds one thread.
@@ -181,6 +201,14 @@ CELERY_TASK_DEFAULT_QUEUE = "fetch"
 CELERY_RESULT_EXPIRES = 3600
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+# Signed crawl messages (schedules, batches) older than this many seconds are refused, and one
+# already handled within it is refused as a replay (crawler.core.shipping). It must be longer
+# than any wait a legitimate message has in the broker: a redelivery comes after the
+# visibility timeout above, and a queue server that was stopped finds its batches waiting.
+ENVELOPE_MAX_AGE = env.float("ENVELOPE_MAX_AGE", default=86400.0)
+if ENVELOPE_MAX_AGE <= CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"]:
+    raise ValueError("ENVELOPE_MAX_AGE must be longer than the broker's visibility timeout "
+                     f"({CELERY_BROKER_TRANSPORT_OPTIONS['visibility_timeout']} s)")
 
 # The default cache (admin login throttling, crawler.login_throttle): the Redis of REDIS_URL
 # when it is set, shared by every web process. Unset (the embedded local run), a per-process

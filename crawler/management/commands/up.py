@@ -6,10 +6,16 @@ server (queue ``qs.<n>``) and, on a machine that runs queue servers, the link-an
 (queue ``analysis``: one run at a time, each in a fresh process so that a large graph's memory
 is given back when the run ends). Ctrl-C stops everything; a crashed child is restarted with
 back-off.
+
+The embedded Redis listens on loopback only, asks for the password generated into
+``var/redis_password`` (``settings.REDIS_URL`` carries it to every process of the machine) and
+knows no CONFIG, DEBUG or MODULE command: other local users can neither read nor empty the
+queues, nor have it write files.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import sys
@@ -32,10 +38,17 @@ def redis_server_binary() -> str:
     return str(path)
 
 
-def _redis_ready(host: str, port: int) -> bool:
-    with socket.create_connection((host, port), timeout=1) as sock:
-        sock.sendall(b"PING\r\n")
-        return sock.recv(64).startswith(b"+PONG")
+def _redis_ready(port: int, password: str) -> bool:
+    """The embedded Redis accepts the password and answers PING."""
+    with socket.create_connection(("127.0.0.1", port), timeout=1) as sock:
+        sock.sendall(f"AUTH {password}\r\nPING\r\n".encode())
+        reply = b""
+        while reply.count(b"\r\n") < 2:
+            chunk = sock.recv(64)
+            if not chunk:
+                break
+            reply += chunk
+        return reply == b"+OK\r\n+PONG\r\n"
 
 
 def _http_ready(url: str) -> bool:
@@ -43,12 +56,43 @@ def _http_ready(url: str) -> bool:
         return response.status < 500
 
 
-def embedded_redis_spec(port: int, directory: Path) -> ChildSpec:
+# Commands the embedded Redis does not know: CONFIG would let a client holding the password
+# write files of its choosing (CONFIG SET dir + SAVE), DEBUG can crash or stall the server,
+# MODULE loads native code.
+EMBEDDED_REDIS_DISABLED_COMMANDS = ("CONFIG", "DEBUG", "MODULE")
+_PASSWORD_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                 "0123456789-_")
+
+
+def write_embedded_redis_config(directory: Path, password: str) -> Path:
+    """Write ``directory/redis.conf`` (mode 0600, ``directory`` made private, 0700): the
+    password (``requirepass``) and the disabled commands. In a file, not on the command line,
+    so that ``ps`` does not show the password; the folder also holds Redis's data (fetched
+    pages on their way to the index), which other local users must not read either."""
+    if len(password) < 16 or not set(password) <= _PASSWORD_CHARACTERS:
+        raise CommandError("the embedded Redis password must be 16 or more characters of "
+                           "A-Z, a-z, 0-9, - and _ (see var/redis_password)")
     directory.mkdir(parents=True, exist_ok=True)
-    argv = [redis_server_binary(), "--bind", "127.0.0.1", "--port", str(port),
+    directory.chmod(0o700)
+    lines = [f"requirepass {password}",
+             *(f'rename-command {name} ""' for name in EMBEDDED_REDIS_DISABLED_COMMANDS)]
+    path = directory / "redis.conf"
+    tmp = directory / f".redis.conf.{os.getpid()}.tmp"
+    with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as handle:
+        handle.write("\n".join(lines) + "\n")
+    tmp.chmod(0o600)  # in case a leftover of a killed run had another mode
+    os.replace(tmp, path)
+    return path
+
+
+def embedded_redis_spec(port: int, directory: Path, password: str) -> ChildSpec:
+    """The embedded Redis: loopback only, a password, no CONFIG/DEBUG/MODULE, data in
+    ``directory`` (private). ``settings.REDIS_URL`` carries the same password."""
+    config = write_embedded_redis_config(directory, password)
+    argv = [redis_server_binary(), str(config), "--bind", "127.0.0.1", "--port", str(port),
             "--dir", str(directory), "--appendonly", "yes", "--save", "",
             "--protected-mode", "yes", "--daemonize", "no", "--loglevel", "warning"]
-    return ChildSpec("redis", argv, ready=lambda: _redis_ready("127.0.0.1", port),
+    return ChildSpec("redis", argv, ready=lambda: _redis_ready(port, password),
                      ready_timeout=20)
 
 
@@ -101,7 +145,8 @@ class Command(BaseCommand):
         specs: list[ChildSpec] = []
         if settings.EMBEDDED_REDIS:
             specs.append(embedded_redis_spec(settings.EMBEDDED_REDIS_PORT,
-                                             settings.VAR_DIRECTORY / "redis"))
+                                             settings.VAR_DIRECTORY / "redis",
+                                             settings.EMBEDDED_REDIS_PASSWORD))
         url_host = "127.0.0.1" if host in ("0.0.0.0", "") else host.strip("[]")
         base_url = f"http://{url_host}:{port}/"
         specs.append(ChildSpec(
