@@ -4,8 +4,9 @@ A test's engine processes start children that start their own; once a parent die
 are re-parented and no longer show under the process the test started. :class:`Family` keeps
 every process it has ever seen below its root (by pid and start time, so a re-used pid is never
 mistaken for one of them), and also every process whose environment has the test's own
-VAR_DIRECTORY (inherited by all the engine's processes; Redis is the exception: it rewrites
-its environment with its process title). Only these processes are ever killed, one by one.
+VAR_DIRECTORY (inherited by all the engine's processes), or whose working directory is in it
+(the embedded Redis, which overwrites its environment with its process title, works in
+VAR_DIRECTORY/redis). Only these processes are ever killed, one by one.
 """
 
 from __future__ import annotations
@@ -49,7 +50,8 @@ class Family:
             if proc.pid == os.getpid():
                 continue
             try:
-                if proc.environ().get("VAR_DIRECTORY") == self.var:
+                if (proc.environ().get("VAR_DIRECTORY") == self.var
+                        or proc.cwd().startswith(self.var + os.sep)):
                     self._add(proc)
             except psutil.Error:
                 continue

@@ -62,8 +62,8 @@ class Command(BaseCommand):
             runner, result = self._run(crawl, options, stop)
         crawl.refresh_from_db()
         if signals.received == signal.SIGTERM:  # asked to exit: no long work after the save
-            self.stderr.write("Stopped by SIGTERM: the crawl is saved and can be resumed; its "
-                              "link analysis did not run (the crawl's admin page asks for it).")
+            self.stderr.write(f"SIGTERM: the crawl is saved ({crawl.status}); its link "
+                              "analysis did not run (the crawl's admin page asks for it).")
         elif not options["no_link_analysis"]:
             self._link_analysis(crawl)
             ordered = runner.order_indexes()  # importance order, phrase lexicons

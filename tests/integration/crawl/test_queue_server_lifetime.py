@@ -16,7 +16,7 @@ import psutil
 import pytest
 import redis
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, sqlite_copy
 from tests.processes import Family
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
@@ -31,22 +31,20 @@ def private_database(redis_url: str, number: int = 13) -> str:
     return urlunsplit(parts._replace(path=f"/{number}"))
 
 
-def engine_env(tmp_path, redis_url: str) -> dict[str, str]:
+def engine_env(tmp_path, redis_url: str, migrated_sqlite) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
     env.update({
         "DJANGO_SETTINGS_MODULE": "searchsite.settings.base", "REDIS_URL": redis_url,
         "VAR_DIRECTORY": str(tmp_path / "var"),
-        "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}", "NUM_QUEUE_SERVERS": "1",
+        "DATABASE_URL": sqlite_copy(migrated_sqlite, tmp_path), "NUM_QUEUE_SERVERS": "1",
         "QUEUE_SERVER_TOKEN": "test-token", "PYTHONUNBUFFERED": "1",
     })
     return env
 
 
-def migrate_and_start_a_crawl(env: dict[str, str]) -> None:
-    """One process: the database, and a running crawl for the queue server to open."""
+def start_a_crawl(env: dict[str, str]) -> None:
+    """A running crawl, for the queue server to open."""
     code = textwrap.dedent("""
-        from django.core.management import call_command
-        call_command("migrate", "--noinput", verbosity=0)
         from crawler import services
         from crawler.models import Crawl
         crawl = Crawl.objects.create(name="qs", page_options=services.page_options_default_get())
@@ -59,10 +57,10 @@ def migrate_and_start_a_crawl(env: dict[str, str]) -> None:
 
 
 def queue_server(tmp_path, env: dict[str, str]) -> subprocess.Popen:
-    log = open(tmp_path / "qs.log", "a")
-    return subprocess.Popen([sys.executable, "manage.py", "run_queue_server", "--server", "0"],
-                            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-                            start_new_session=True)
+    with open(tmp_path / "qs.log", "a") as log:
+        return subprocess.Popen([sys.executable, "manage.py", "run_queue_server", "--server",
+                                 "0"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
 
 
 def updaters(family: Family) -> list[psutil.Process]:
@@ -100,11 +98,12 @@ def gone(proc: psutil.Process, timeout: float) -> bool:
     return False
 
 
-def test_queue_server_runs_once_and_its_updater_goes_with_it(tmp_path, redis_url):
+def test_queue_server_runs_once_and_its_updater_goes_with_it(tmp_path, redis_url,
+                                                             migrated_sqlite):
     url = private_database(redis_url)
     redis.Redis.from_url(url).flushdb()
-    env = engine_env(tmp_path, url)
-    migrate_and_start_a_crawl(env)
+    env = engine_env(tmp_path, url, migrated_sqlite)
+    start_a_crawl(env)
     first = queue_server(tmp_path, env)
     families = [Family(first.pid, env["VAR_DIRECTORY"])]
     started = [first]

@@ -78,17 +78,21 @@ def test_children_get_their_stop_signal_when_the_supervisor_is_killed(tmp_path):
 
 
 # A parent that starts a child, armed, and is killed between the child's fork and its arming:
-# the preexec function first writes the child's pid and waits, so that the test can kill the
-# parent in that window, as a kill -9 of `manage.py up` can happen while it starts a child.
+# the preexec function first writes the child's pid and waits for its parent to die, so that
+# the test kills the parent in that window, as a kill -9 of `manage.py up` can happen while it
+# starts a child.
 PARENT = textwrap.dedent("""
     import os, subprocess, sys, time
     from crawler.process_death import die_with_parent
     pid_file, marker = sys.argv[1:]
     arm = die_with_parent()
     def slow_arm():
+        parent = os.getppid()
         with open(pid_file, "w") as out:
             out.write(str(os.getpid()))
-        time.sleep(2)
+        deadline = time.monotonic() + 30
+        while os.getppid() == parent and time.monotonic() < deadline:
+            time.sleep(0.01)
         arm()
     subprocess.Popen([sys.executable, "-c", f"open({marker!r}, 'w').close()"],
                      preexec_fn=slow_arm)
