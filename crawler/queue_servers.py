@@ -5,12 +5,17 @@ Each tick it: follows the active crawl in the database (opens its queue and inde
 shard's seeds, saves and closes when the crawl stops); applies the batches the ``qs.N`` worker
 wrote to the inbox; refreshes the active index partition so new pages become searchable; sends
 schedules to the fetchers; and, every few seconds, reports a heartbeat with its counters. A
-separate dictionary-updater process merges closed partitions into the dictionary.
+separate dictionary-updater process merges closed partitions into the dictionary; it does not
+outlive the queue server, however the queue server ends: the kernel sends it SIGTERM when the
+queue server dies (``crawler.process_death``), and it also exits by itself when its parent
+changes (``indexer.core.updater --parent``), so a restarted queue server never runs beside the
+updater of the one before.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import signal
 import subprocess
 import sys
@@ -34,6 +39,7 @@ from .identity import robots_agent_name
 from .link_analysis import link_analysis_maybe_periodic
 from .models import Crawl, QueueServer
 from .needy import NeedyRefresher
+from .process_death import die_with_parent
 from .selectors import crawl_config_get
 
 logger = logging.getLogger(__name__)
@@ -144,7 +150,8 @@ class QueueServerProcess:
                     config.timestamp, added)
         self._updater = subprocess.Popen(
             [sys.executable, "-m", "indexer.core.updater", str(self.core.paths["index"]),
-             "--loop"], stdin=subprocess.DEVNULL)
+             "--loop", "--parent", str(os.getpid())],
+            stdin=subprocess.DEVNULL, preexec_fn=die_with_parent(signal.SIGTERM))
 
     def _work(self, crawl: Crawl) -> bool:
         core = self.core

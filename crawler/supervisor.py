@@ -7,6 +7,13 @@ It reads no settings: the command builds the list of :class:`ChildSpec` and pass
 
 Children run in their own sessions, so a Ctrl-C in the terminal reaches only the supervisor, which
 then stops the children in reverse start order (SIGTERM, then SIGKILL after a grace period).
+
+A supervisor that is itself killed (kill -9, the out-of-memory killer) cannot stop anything, so
+each child is started armed with its ``stop_signal`` as its parent-death signal
+(:mod:`crawler.process_death`): the kernel sends it the moment the supervisor dies, and every
+child shuts down as it does on an ordinary stop, taking its own workers along. The supervisor's
+``run`` must therefore be called in a thread that lives as long as the children (the main
+thread in ``manage.py up``).
 """
 
 from __future__ import annotations
@@ -20,6 +27,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TextIO
 
+from .process_death import die_with_parent
+
 logger = logging.getLogger(__name__)
 
 
@@ -31,7 +40,7 @@ class ChildSpec:
     cwd: str | None = None
     ready: Callable[[], bool] | None = None  # True once the child serves
     ready_timeout: float = 30.0
-    stop_signal: int = signal.SIGTERM
+    stop_signal: int = signal.SIGTERM  # also sent by the kernel if the supervisor dies
 
 
 @dataclass(slots=True)
@@ -86,7 +95,7 @@ class Supervisor:
         env = {**os.environ, **(child.spec.env or {})}
         child.process = subprocess.Popen(
             list(child.spec.argv), env=env, cwd=child.spec.cwd, start_new_session=True,
-            stdin=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL, preexec_fn=die_with_parent(child.spec.stop_signal),
         )
         child.started_at = time.monotonic()
         child.restart_at = None

@@ -1,11 +1,14 @@
-"""Fixtures shared by every test: an embedded Redis when REDIS_URL is unset, free ports, and the
-``services`` marker for tests that touch the database or the broker."""
+"""Fixtures shared by every test: an embedded Redis when REDIS_URL is unset, free ports, a migrated
+SQLite database for tests that run the engine's processes, and the ``services`` marker for tests
+that touch the database or the broker."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -64,3 +67,27 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def migrated_sqlite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A SQLite database file with every migration applied, made once per session (by
+    ``manage.py migrate`` in a subprocess, as an operator makes one); tests that run the engine's
+    commands as processes copy it (:func:`sqlite_copy`) instead of migrating each time."""
+    folder = tmp_path_factory.mktemp("migrated")
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
+    env.update({"DJANGO_SETTINGS_MODULE": "searchsite.settings.base",
+                "VAR_DIRECTORY": str(folder / "var"),
+                "DATABASE_URL": f"sqlite:///{folder / 'db.sqlite3'}"})
+    done = subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT,
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    shutil.rmtree(folder / "var", ignore_errors=True)
+    return folder / "db.sqlite3"
+
+
+def sqlite_copy(template: Path, folder: Path) -> str:
+    """A ``DATABASE_URL`` of a fresh copy of the migrated database ``template`` in ``folder``."""
+    path = folder / "db.sqlite3"
+    shutil.copyfile(template, path)
+    return f"sqlite:///{path}"

@@ -141,10 +141,16 @@ class DictionaryUpdater:
         path.unlink(missing_ok=True)
         logger.info("partition %d merged into the dictionary: %d terms", number, count)
 
-    def run_forever(self, poll_seconds: float = 2.0,
-                    stop: threading.Event | None = None) -> None:
+    def run_forever(self, poll_seconds: float = 2.0, stop: threading.Event | None = None,
+                    parent: int | None = None) -> None:
+        """Merge, then poll every ``poll_seconds`` until ``stop`` is set or, with ``parent``,
+        until this process's parent is no longer that pid (the process that started the
+        updater has died: the updater must not outlive it)."""
         stop = stop or threading.Event()
         while not stop.is_set():
+            if parent is not None and os.getppid() != parent:
+                logger.info("parent process %d is gone: the dictionary updater stops", parent)
+                return
             self.update()
             stop.wait(poll_seconds)
 
@@ -187,11 +193,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("bundle")
     parser.add_argument("--loop", action="store_true", help="keep polling for new partitions")
     parser.add_argument("--poll", type=float, default=2.0)
+    parser.add_argument("--parent", type=int, default=None,
+                        help="with --loop: stop when this pid is no longer the parent process")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO)
     updater = DictionaryUpdater(args.bundle)
     if args.loop:
-        updater.run_forever(args.poll)
+        updater.run_forever(args.poll, parent=args.parent)
     else:
         updater.update()
     return 0

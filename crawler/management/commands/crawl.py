@@ -5,6 +5,10 @@ in the database like one made in the admin (so it shows there, and the search pa
 index), run to the end with a progress bar, and summarised. Its link analysis (web graph,
 Loops, LinkRank, trust, scores: ``linkgraph.services``) then runs in this process, as the
 engine's ``analysis`` worker runs it after a crawl; ``--no-link-analysis`` skips it.
+
+SIGINT (Ctrl-C) or SIGTERM stops the crawl the way the admin's Stop does: its queues and index
+are saved and it is left resumable. After SIGTERM the command then exits without the link
+analysis (a service manager that sends SIGTERM waits only so long).
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from crawler import services
 from crawler.core.crawl import CrawlOrder
-from crawler.core.local_crawl import LocalCrawl, LocalCrawlProgress
+from crawler.core.local_crawl import LocalCrawl, LocalCrawlProgress, LocalCrawlResult
 from crawler.core.memory import limit_malloc_arenas
 from crawler.fetching import fetch_config_for, processor_for
 from crawler.link_analysis import link_analysis_run
@@ -49,6 +53,31 @@ class Command(BaseCommand):
     def handle(self, *args, **options) -> None:
         if Crawl.objects.filter(active_lock=True).exists():
             raise CommandError("another crawl is running: stop it first (manage.py up / admin)")
+        stop = threading.Event()
+        # From before the crawl is marked running until its row says how it ended, SIGINT and
+        # SIGTERM only ask the crawl to stop; it is then saved like an admin Stop, never left
+        # locked as running by a process that is gone.
+        with _StopOnSignals(stop) as signals:
+            crawl = self._create(options)
+            runner, result = self._run(crawl, options, stop)
+        crawl.refresh_from_db()
+        if signals.received == signal.SIGTERM:  # asked to exit: no long work after the save
+            self.stderr.write(f"SIGTERM: the crawl is saved ({crawl.status}); its link "
+                              "analysis did not run (the crawl's admin page asks for it).")
+        elif not options["no_link_analysis"]:
+            self._link_analysis(crawl)
+            ordered = runner.order_indexes()  # importance order, phrase lexicons
+            self.stdout.write(f"Index ordered by importance: {len(ordered)} partitions.")
+        rate = result.pages_fetched / result.elapsed if result.elapsed else 0.0
+        self.stdout.write(
+            f"\nCrawl {crawl.status}: {result.pages_fetched} pages fetched, "
+            f"{result.documents_indexed} documents indexed "
+            f"({sum(int(s.get('fetch_errors', 0)) for s in result.stats)} errors) in "
+            f"{result.elapsed:.1f}s, {rate:.1f} pages/s.\nIndex: "
+            + ", ".join(str(p) for p in result.index_paths))
+
+    def _create(self, options: dict) -> Crawl:
+        """The crawl's row, started (running)."""
         options_row = services.page_options_default_get()
         crawl = Crawl(name=options["name"] or options["urls"][0], page_options=options_row,
                       order=options["order"], max_pages=options["max_pages"],
@@ -61,21 +90,30 @@ class Command(BaseCommand):
         except services.CrawlServiceError as exc:
             crawl.delete()
             raise CommandError(str(exc)) from None
-        config = crawl_config_get(crawl.pk)
-        limit_malloc_arenas()  # before the fetcher threads start (crawler.core.memory)
-        runner = LocalCrawl(config, settings.WORK_DIRECTORY, fetch_config_for(config),
-                            processor_for(config), num_servers=options["queue_servers"],
-                            fetchers=options["fetchers"], schedule_size=500,
-                            refresh_seconds=settings.INDEX_REFRESH_SECONDS)
-        stop = threading.Event()
-        previous = signal.signal(signal.SIGINT, lambda *_: stop.set())
-        self.stdout.write(f"Crawl {crawl.name!r} (timestamp {crawl.timestamp}); Ctrl-C stops "
-                          "it and keeps what was indexed.")
+        return crawl
+
+    def _run(self, crawl: Crawl, options: dict,
+             stop: threading.Event) -> tuple[LocalCrawl, LocalCrawlResult]:
+        """Run the started crawl until it ends or ``stop`` is set, save its queues and index,
+        and record how it ended: finished (``stopped``) or stopped (``resumable``). A crawl
+        that fails is recorded as stopped too (its queue resumes from its journal)."""
+        result: LocalCrawlResult | None = None
         try:
-            result = runner.run(options["max_seconds"], self._progress, stop)
+            config = crawl_config_get(crawl.pk)
+            limit_malloc_arenas()  # before the fetcher threads start (crawler.core.memory)
+            runner = LocalCrawl(config, settings.WORK_DIRECTORY, fetch_config_for(config),
+                                processor_for(config), num_servers=options["queue_servers"],
+                                fetchers=options["fetchers"], schedule_size=500,
+                                refresh_seconds=settings.INDEX_REFRESH_SECONDS)
+            self.stdout.write(f"Crawl {crawl.name!r} (timestamp {crawl.timestamp}); Ctrl-C or "
+                              "SIGTERM stops it, saved so that it can be resumed.")
+            try:
+                result = runner.run(options["max_seconds"], self._progress, stop)
+            finally:
+                runner.close()  # the last partitions are finished, so they can be ordered
         finally:
-            signal.signal(signal.SIGINT, previous)
-            runner.close()  # the last partitions are finished, so they can be ordered
+            if result is None:
+                services.crawl_stop(crawl.pk, analyse=False)
         Crawl.objects.filter(pk=crawl.pk).update(
             pages_fetched=result.pages_fetched, documents_indexed=result.documents_indexed,
             fetch_errors=sum(int(s.get("fetch_errors", 0)) for s in result.stats),
@@ -85,18 +123,7 @@ class Command(BaseCommand):
             services.crawl_finish(crawl.pk, analyse=False)
         else:
             services.crawl_stop(crawl.pk, analyse=False)
-        crawl.refresh_from_db()
-        if not options["no_link_analysis"]:
-            self._link_analysis(crawl)
-            ordered = runner.order_indexes()  # importance order, phrase lexicons
-            self.stdout.write(f"Index ordered by importance: {len(ordered)} partitions.")
-        rate = result.pages_fetched / result.elapsed if result.elapsed else 0.0
-        self.stdout.write(
-            f"\nCrawl {crawl.status}: {result.pages_fetched} pages fetched, "
-            f"{result.documents_indexed} documents indexed "
-            f"({sum(int(s.get('fetch_errors', 0)) for s in result.stats)} errors) in "
-            f"{result.elapsed:.1f}s, {rate:.1f} pages/s.\nIndex: "
-            + ", ".join(str(p) for p in result.index_paths))
+        return runner, result
 
     def _link_analysis(self, crawl: Crawl) -> None:
         self.stdout.write("\nLink analysis (web graph, loops, LinkRank, trust, scores)...")
@@ -121,3 +148,29 @@ class Command(BaseCommand):
         if stream is not None or p.done:
             sys.stdout.write(line)
             sys.stdout.flush()
+
+
+class _StopOnSignals:
+    """While entered, SIGINT and SIGTERM set ``stop`` instead of ending the process (the first
+    one is kept in ``received``); the previous handlers come back on exit."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self, stop: threading.Event) -> None:
+        self.stop = stop
+        self.received: int | None = None
+        self._previous: dict[int, object] = {}
+
+    def _handle(self, signum: int, _frame: object) -> None:
+        if self.received is None:
+            self.received = signum
+        self.stop.set()
+
+    def __enter__(self) -> _StopOnSignals:
+        for sig in self.SIGNALS:
+            self._previous[sig] = signal.signal(sig, self._handle)
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)

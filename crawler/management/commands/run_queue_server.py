@@ -2,6 +2,10 @@
 
 Runs beside a Celery worker on queue ``qs.N`` (which fills its inbox); ``manage.py up`` starts
 both for every queue server of this machine.
+
+One process per queue-server directory: it holds ``queue_server.lock`` there for its whole life
+(``crawler.instance_lock``), so a second ``run_queue_server`` of the same server, started by
+``up`` or by hand, refuses to run, naming the running one's pid.
 """
 
 from __future__ import annotations
@@ -11,8 +15,11 @@ import signal
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from crawler.instance_lock import AlreadyRunning, InstanceLock
 from crawler.queue_servers import QueueServerProcess
 from crawler.tasks import send_schedule
+
+LOCK_FILE = "queue_server.lock"  # in the queue server's directory
 
 
 class Command(BaseCommand):
@@ -29,6 +36,14 @@ class Command(BaseCommand):
         if not 0 <= server < servers:
             raise CommandError(f"--server must be between 0 and {servers - 1}")
         process = QueueServerProcess(server, servers, options["base_url"], send_schedule)
-        signal.signal(signal.SIGTERM, process.request_stop)
-        signal.signal(signal.SIGINT, process.request_stop)
-        process.run()
+        try:
+            lock = InstanceLock(process.directory / LOCK_FILE)
+        except AlreadyRunning as exc:
+            holder = f"pid {exc.pid}" if exc.pid is not None else "its pid is not known yet"
+            raise CommandError(
+                f"queue server {server} is already running for {process.directory} ({holder});"
+                " two would share one crawl queue and index") from None
+        with lock:
+            signal.signal(signal.SIGTERM, process.request_stop)
+            signal.signal(signal.SIGINT, process.request_stop)
+            process.run()

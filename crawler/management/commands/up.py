@@ -5,7 +5,10 @@ the fetcher workers (Celery, queue ``fetch``, NUM_FETCHERS processes), one worke
 server (queue ``qs.<n>``) and, on a machine that runs queue servers, the link-analysis worker
 (queue ``analysis``: one run at a time, each in a fresh process so that a large graph's memory
 is given back when the run ends). Ctrl-C stops everything; a crashed child is restarted with
-back-off.
+back-off; if ``up`` itself is killed, its children stop on their own (``crawler.supervisor``).
+
+One ``up`` per VAR_DIRECTORY: it holds ``VAR_DIRECTORY/up.lock`` for its whole life
+(``crawler.instance_lock``), and a second one refuses to start, naming the running one's pid.
 
 The embedded Redis listens on loopback only, asks for the password generated into
 ``var/redis_password`` (``settings.REDIS_URL`` carries it to every process of the machine) and
@@ -26,7 +29,10 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
+from crawler.instance_lock import AlreadyRunning, InstanceLock
 from crawler.supervisor import ChildSpec, Supervisor
+
+LOCK_FILE = "up.lock"  # in VAR_DIRECTORY
 
 
 def redis_server_binary() -> str:
@@ -138,6 +144,20 @@ class Command(BaseCommand):
         host, _, port = bind.rpartition(":")
         if not host or not port.isdigit():
             raise CommandError(f"--bind must be host:port, got {bind!r}")
+        try:
+            lock = InstanceLock(settings.VAR_DIRECTORY / LOCK_FILE)
+        except AlreadyRunning as exc:
+            holder = f"pid {exc.pid}" if exc.pid is not None else "its pid is not known yet"
+            raise CommandError(
+                f"manage.py up is already running for {settings.VAR_DIRECTORY} ({holder}); "
+                "stop it first (Ctrl-C in its terminal, or kill -TERM its pid), or give this "
+                "one another VAR_DIRECTORY") from None
+        try:
+            self._run(host, port, bind, options)
+        finally:
+            lock.release()
+
+    def _run(self, host: str, port: str, bind: str, options: dict) -> None:
         settings.STATIC_ROOT.mkdir(parents=True, exist_ok=True)
         call_command("collectstatic", interactive=False, verbosity=0)
         python = sys.executable

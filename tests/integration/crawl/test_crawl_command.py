@@ -30,3 +30,13 @@ def test_crawl_command_refuses_bad_seed(tmp_path, settings):
     with pytest.raises(CommandError, match="line 1"):
         call_command("crawl", "not-a-url")
     assert not Crawl.objects.exists()
+
+
+@pytest.mark.django_db
+def test_crawl_that_fails_is_not_left_locked_as_running(tmp_path, settings):
+    settings.WORK_DIRECTORY = tmp_path / "not-a-folder"
+    settings.WORK_DIRECTORY.write_text("a file where the work directory should be")
+    with pytest.raises(OSError):
+        call_command("crawl", "http://127.0.0.1:9/", "--no-link-analysis")
+    crawl = Crawl.objects.get()
+    assert crawl.status == "resumable" and crawl.active_lock is None  # a new crawl may start
