@@ -110,13 +110,14 @@ def web_server_argv(python: str, bind: str, workers: int, threads: int) -> list[
     sync worker four of them blocked two workers). ``--timeout`` restarts a worker whose main
     loop hangs, ``--graceful-timeout`` bounds a restart, ``--keep-alive`` lets an idle
     connection go after 5 s, and request lines up to 8190 bytes (gunicorn's maximum) reach the
-    application, which answers a too-long search url itself. In production a reverse proxy in
-    front buffers slow clients (README "Production").
+    application, which answers a too-long search url itself. gunicorn's control socket (one
+    path in the user's home, shared by every instance) is off: nothing here uses it. In
+    production a reverse proxy in front buffers slow clients (README "Production").
     """
     return [python, "-m", "gunicorn", "searchsite.wsgi:application", "--bind", bind,
             "--worker-class", "gthread", "--workers", str(workers), "--threads", str(threads),
             "--timeout", "30", "--graceful-timeout", "10", "--keep-alive", "5",
-            "--limit-request-line", "8190", "--access-logfile", "-"]
+            "--limit-request-line", "8190", "--no-control-socket", "--access-logfile", "-"]
 
 
 def web_metrics_env(directory: Path) -> dict[str, str]:

@@ -19,8 +19,9 @@ from tests.conftest import ROOT, free_port, wait_for_port
 def web_server(tmp_path_factory):
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "DATABASE_URL")}
+    home = tmp_path_factory.mktemp("home")
     env.update({"DJANGO_SETTINGS_MODULE": "searchsite.settings.base", "PYTHONUNBUFFERED": "1",
-                "VAR_DIRECTORY": str(tmp_path_factory.mktemp("var"))})
+                "VAR_DIRECTORY": str(tmp_path_factory.mktemp("var")), "HOME": str(home)})
     argv = web_server_argv(sys.executable, f"127.0.0.1:{port}", settings.WEB_WORKERS,
                            settings.WEB_THREADS)
     log = open(tmp_path_factory.mktemp("log") / "gunicorn.log", "w+")
@@ -37,7 +38,7 @@ def web_server(tmp_path_factory):
                 pass
             assert time.monotonic() < deadline and proc.poll() is None, log.read()
             time.sleep(0.2)
-        yield base, port
+        yield base, port, home
     finally:
         proc.terminate()
         proc.wait(timeout=20)
@@ -45,7 +46,7 @@ def web_server(tmp_path_factory):
 
 
 def test_four_stalled_connections_do_not_block_a_normal_request(web_server):
-    base, port = web_server
+    base, port, _ = web_server
     stalled = []
     try:
         for _ in range(4):
@@ -63,7 +64,12 @@ def test_four_stalled_connections_do_not_block_a_normal_request(web_server):
 
 
 def test_a_long_request_line_reaches_the_application(web_server):
-    base, _ = web_server
+    base, _, _ = web_server
     response = requests.get(f"{base}/admin/login/", params={"next": "/" + "q" * 6000},
                             timeout=5)
     assert response.status_code == 200  # the app's page, not gunicorn's 400 "line too long"
+
+
+def test_no_control_socket_shared_with_other_instances(web_server):
+    _, _, home = web_server
+    assert not (home / ".gunicorn").exists()
