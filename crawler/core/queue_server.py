@@ -10,12 +10,13 @@ IndexDocumentBundle, the spool of received batches and its counters, laid out as
 :mod:`indexer.core.workdir` says.
 
 Call order: ``QueueServerCore(config)``, then ``add_seeds`` (at crawl start), then repeatedly
-``ingest()``, ``maybe_refresh()``, ``maybe_reorder()`` and ``take_schedules()``; ``close()`` at
-the end (``close(finish=True)`` when the crawl has ended: its last partition is finished, so
-that it too can be re-ordered by importance, see :mod:`crawler.core.index_order`). Every batch is
-applied and only then removed from the spool, so a kill -9 at any moment loses nothing (a batch
-applied twice is harmless: the queue's Bloom filter drops repeated urls and query-time grouping
-folds a repeated document into one result).
+``ingest()``, ``maybe_refresh()``, ``maybe_reorder()``, ``release_lost()`` (now and then, with
+the fetchers' claims) and ``take_schedules()``; ``close()`` at the end (``close(finish=True)``
+when the crawl has ended: its last partition is finished, so that it too can be re-ordered by
+importance, see :mod:`crawler.core.index_order`). Every batch is applied and only then removed
+from the spool, so a kill -9 at any moment loses nothing (a batch applied twice is harmless:
+the queue's Bloom filter drops repeated urls and query-time grouping folds a repeated document
+into one result).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import json
 import logging
 import os
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,7 @@ from indexer.core.reorder import ReorderResult
 from indexer.core.workdir import crawl_paths, scores_path
 
 from .batch import FetcherBatch
+from .claims import lost_schedules
 from .crawl import CrawlConfig
 from .index_order import IndexOrderer
 from .indexing import anchor_boosts, boost_link_documents, crawl_link_scores
@@ -95,6 +97,9 @@ class QueueServerConfig:
     max_outstanding: int = 4            # schedules handed out and not yet acknowledged
     schedule_size: int = 5000           # DOWNLOAD_SIZE_INTERVAL
     schedule_timeout: float = 1800.0    # a schedule not acknowledged by then is handed out again
+    # a schedule no fetcher claimed this long after it was handed out is handed out again
+    # (see crawler.core.claims)
+    unclaimed_timeout: float = 60.0
     # the queue server decides when to refresh (maybe_refresh), not the number of documents
     bundle: BundleConfig = field(default_factory=lambda: BundleConfig(refresh_every_docs=0))
 
@@ -327,6 +332,17 @@ class QueueServerCore:
             if len(out) >= self.config.max_outstanding:
                 break
         return out
+
+    def release_lost(self, claims: Mapping[str, str]) -> list[str]:
+        """Hand out again, with the next :meth:`take_schedules`, the outstanding schedules no
+        fetcher holds, by their ``claims`` (schedule id -> claim state, see
+        :mod:`crawler.core.claims`); returns their ids."""
+        config = self.config
+        lost = lost_schedules(self.queue.outstanding(), claims, self._clock(),
+                              config.unclaimed_timeout, config.schedule_timeout)
+        if lost:
+            self.queue.release(lost)
+        return lost
 
     def last_requests(self, schedule: Schedule) -> dict[str, float]:
         """For the schedule's crawl-delayed hosts, the latest time their previous requests
