@@ -21,6 +21,7 @@ from collections.abc import Callable
 from django.conf import settings
 from django.db import transaction
 
+from crawler.core import robots_failures
 from crawler.core.crawl import CrawlStatus
 from crawler.core.index_order import IndexOrderer
 from crawler.core.queue_server import QueueServerConfig, QueueServerCore
@@ -233,7 +234,8 @@ class QueueServerProcess:
         for q in live:
             for key, field in COUNTER_FIELDS.items():
                 totals[field] += int(q.counters.get(key, 0) or 0)
-        Crawl.objects.filter(pk=crawl_id).update(**totals)
+        robots = robots_failures.merge(q.counters.get("robots_failures") for q in live)
+        Crawl.objects.filter(pk=crawl_id).update(**totals, robots_failures=robots)
         if self.server == 0:
             services.crawl_sample_record(crawl_id)  # the dashboard's pages-per-second chart
             link_analysis_maybe_periodic(crawl_id)  # every LINK_ANALYSIS_EVERY_PAGES pages

@@ -41,6 +41,7 @@ from .claims import lost_schedules
 from .crawl import CrawlConfig
 from .index_order import IndexOrderer
 from .indexing import anchor_boosts, boost_link_documents, crawl_link_scores
+from .robots_failures import RobotsFailures
 from .scheduler import CrawlQueue, Schedule, SchedulerConfig
 from .shipping import shard_of_host
 from .spool import Spool
@@ -138,6 +139,7 @@ class QueueServerCore:
         self.host_stalls: dict[str, int] = {}  # origin -> schedules it stalled
         self.dropped_hosts: dict[str, str] = {}  # origin -> why it was dropped
         self.page_tries: dict[str, int] = {}  # url -> times requested and abandoned
+        self.robots_failures = RobotsFailures()  # robots.txt answers, failures by kind
         self._load_state()
         self._dirty = False
         self._last_refresh = clock()
@@ -159,6 +161,7 @@ class QueueServerCore:
         self.host_stalls = {str(k): int(v) for k, v in data.get("host_stalls", {}).items()}
         self.dropped_hosts = {str(k): str(v) for k, v in data.get("dropped_hosts", {}).items()}
         self.page_tries = {str(k): int(v) for k, v in data.get("page_tries", {}).items()}
+        self.robots_failures = RobotsFailures.from_json(data.get("robots_failures"))
 
     def _save_state(self) -> None:
         tmp = self.paths["state"].with_suffix(".tmp")
@@ -166,7 +169,8 @@ class QueueServerCore:
         tmp.write_text(json.dumps({**self.counters, "error_hosts": top,
                                    "host_stalls": self.host_stalls,
                                    "dropped_hosts": self.dropped_hosts,
-                                   "page_tries": self.page_tries}))
+                                   "page_tries": self.page_tries,
+                                   "robots_failures": self.robots_failures.to_json()}))
         os.replace(tmp, self.paths["state"])
 
     # --- input --------------------------------------------------------------------------
@@ -244,8 +248,13 @@ class QueueServerCore:
             self.counters["documents_indexed"] += len(encoded) + len(docs)
             self._dirty = True
         for robots in batch.robots:
-            body = robots.get("body")
-            self.queue.add_robots(str(robots["origin"]), body, int(robots.get("status", 0)))
+            origin, status = str(robots["origin"]), int(robots.get("status", 0))
+            self.queue.add_robots(origin, robots.get("body"), status)
+            kind = self.robots_failures.record(f"{origin}/robots.txt", status,
+                                               robots.get("error"), robots.get("message"))
+            if kind is not None:
+                logger.warning("queue server %d: robots.txt of %s failed (%s): host disallowed",
+                               self.config.server, origin, kind)
         if discovered:
             self.queue.add_discovered(discovered)
         deferred = self._without_spent_tries(deferred, batch.abandoned)
@@ -384,7 +393,8 @@ class QueueServerCore:
         dropped = sorted(self.dropped_hosts.items())[:20]
         return {**self.counters, **self.queue.stats().as_dict(),
                 "inbox": self.spool.pending("batch"), "error_hosts": dict(top),
-                "stalled_hosts": len(self.host_stalls), "dropped_hosts": dict(dropped)}
+                "stalled_hosts": len(self.host_stalls), "dropped_hosts": dict(dropped),
+                "robots_failures": self.robots_failures.to_json()}
 
     def close(self, finish: bool = False) -> None:
         """Save and close. ``finish``: the crawl has ended, so its active index partition is
