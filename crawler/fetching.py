@@ -19,13 +19,15 @@ from crawler.core.batch import FetcherBatch
 from crawler.core.config import PageProcessingConfig
 from crawler.core.crawl import CrawlConfig
 from crawler.core.fetch import CachingResolver, FetchConfig, Fetcher, hop_fetcher_for
-from crawler.core.fetcher import ScheduleWorker
+from crawler.core.fetcher import ScheduleWorker, WorkerReport
 from crawler.core.process import PageProcessor
+from crawler.core.scheduler import Schedule
 from crawler.core.wire import schedule_from_wire
 from indexer.core.link_scores import LinkScores
 from indexer.core.workdir import score_files, scores_path
 
 from . import services
+from .claim_store import ClaimStore
 from .identity import robots_agent_name
 from .models import Crawl
 from .selectors import crawl_config_get
@@ -135,19 +137,62 @@ class _LinkScoresCache:
 _link_scores = _LinkScoresCache()
 
 
+class _ClaimStoreCache:
+    """The fetcher process's claim store (one Redis connection pool), made on first use."""
+
+    def __init__(self) -> None:
+        self._store: ClaimStore | None = None
+
+    def get(self) -> ClaimStore:
+        if self._store is None:
+            self._store = ClaimStore.from_settings()
+        return self._store
+
+
+_claims = _ClaimStoreCache()
+
+
 def run_schedule(message: dict[str, Any], ship: Callable[[int, dict], None]) -> dict:
-    """Run one schedule message; ``ship(server, batch)`` sends a batch's JSON form."""
+    """Run one schedule message; ``ship(server, batch)`` sends a batch's JSON form.
+
+    The schedule is claimed first (``crawler.claim_store``): a copy of a schedule another
+    fetcher holds or finished is dropped; a schedule received while the crawl is not running,
+    or stopped by a crawl stop, is given back, so that its queue server hands it out again at
+    once when the crawl runs."""
     header, schedule = schedule_from_wire(message)
     crawl = crawl_config_get(header["crawl_id"])
     if crawl.timestamp != header["crawl"]:
         return {"refused": "schedule of another crawl"}
+    claims = _claims.get()
+    deadline = schedule.deadline or time.time() + settings.SCHEDULE_TIMEOUT
     check = CrawlRunningCheck(crawl.crawl_id)
     if not check():
-        logger.info("crawl %s is not running: schedule %s left for later", crawl.crawl_id,
+        claims.give_back(schedule.id, deadline)
+        logger.info("crawl %s is not running: schedule %s given back", crawl.crawl_id,
                     schedule.id)
         return {"skipped": schedule.id}
     name, host = f"{socket.gethostname()}:{os.getpid()}", socket.gethostname()
+    refused = claims.claim(schedule.id, name)
+    if refused is not None:
+        logger.info("schedule %s (copy %d) dropped: another fetcher has it (%s)", schedule.id,
+                    schedule.reissue, refused)
+        return {"duplicate": schedule.id, "claim": refused}
     services.fetcher_heartbeat(name, host, os.getpid(), "fetching", schedule=schedule.id)
+    with claims.holding(schedule.id, name, deadline) as holding:
+        report = _run_worker(crawl, header["server"], schedule, message, ship, check)
+        holding.done = not report.stopped_early
+    services.fetcher_heartbeat(name, host, os.getpid(), "idle", pages=report.fetched,
+                               finished_schedule=True)
+    logger.info("schedule %s: %d fetched, %d errors, %d documents, %d deferred in %.1fs",
+                schedule.id, report.fetched, report.errors, report.documents, report.deferred,
+                report.elapsed)
+    return {"schedule": schedule.id, "fetched": report.fetched, "errors": report.errors,
+            "documents": report.documents, "stopped_early": report.stopped_early,
+            "deferred": report.deferred, "stalls": report.stalls}
+
+
+def _run_worker(crawl: CrawlConfig, server: int, schedule: Schedule, message: dict[str, Any],
+                ship: Callable[[int, dict], None], check: CrawlRunningCheck) -> WorkerReport:
     config = fetch_config_for(crawl)
     fetcher, hop_fetcher = _fetchers.get(config)
 
@@ -158,16 +203,8 @@ def run_schedule(message: dict[str, Any], ship: Callable[[int, dict], None]) -> 
                             ship_wire, check, fetcher=fetcher, hop_fetcher=hop_fetcher,
                             link_scores=_link_scores.lookup(crawl.timestamp))
     try:
-        report = worker.run(schedule, header["server"],
-                            {str(k): float(v) for k, v in message.get("last", {}).items()},
-                            skip_hosts=[str(h) for h in message.get("skip") or []])
+        return worker.run(schedule, server,
+                          {str(k): float(v) for k, v in message.get("last", {}).items()},
+                          skip_hosts=[str(h) for h in message.get("skip") or []])
     finally:
         worker.close()
-    services.fetcher_heartbeat(name, host, os.getpid(), "idle", pages=report.fetched,
-                               finished_schedule=True)
-    logger.info("schedule %s: %d fetched, %d errors, %d documents, %d deferred in %.1fs",
-                schedule.id, report.fetched, report.errors, report.documents, report.deferred,
-                report.elapsed)
-    return {"schedule": schedule.id, "fetched": report.fetched, "errors": report.errors,
-            "documents": report.documents, "stopped_early": report.stopped_early,
-            "deferred": report.deferred, "stalls": report.stalls}

@@ -327,6 +327,11 @@ class Crawl(models.Model):
     fetch_errors = models.BigIntegerField(default=0, editable=False)
     bytes_downloaded = models.BigIntegerField(default=0, editable=False)
     hosts_seen = models.BigIntegerField(default=0, editable=False)
+    # robots.txt answers and failures by kind, with an example of each (the queue servers'
+    # reports summed: crawler.core.robots_failures), and why a crawl that ended by itself with
+    # nothing indexed did
+    robots_failures = models.JSONField(default=dict, blank=True, editable=False)
+    end_reason = models.TextField(blank=True, editable=False)
 
     class Meta:
         ordering = ["-timestamp"]

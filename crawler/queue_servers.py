@@ -26,6 +26,7 @@ from collections.abc import Callable
 from django.conf import settings
 from django.db import transaction
 
+from crawler.core import robots_failures
 from crawler.core.crawl import CrawlStatus
 from crawler.core.index_order import IndexOrderer
 from crawler.core.queue_server import QueueServerConfig, QueueServerCore
@@ -35,6 +36,7 @@ from indexer.core.errors import IndexStoreError
 from indexer.core.workdir import queue_server_dir
 
 from . import services
+from .claim_store import ClaimStore
 from .identity import robots_agent_name
 from .link_analysis import link_analysis_maybe_periodic
 from .models import Crawl, QueueServer
@@ -48,6 +50,7 @@ HEARTBEAT_SECONDS = 3.0
 IDLE_SECONDS = 3.0
 ACTIVE_TICK = 0.05
 STATUS_SECONDS = 0.25  # the crawl's row (running, stopping...) is read at most this often
+CLAIMS_SECONDS = 1.0  # the fetchers' claims of outstanding schedules are read this often
 COUNTER_FIELDS = {"pages_fetched": "pages_fetched", "fetch_errors": "fetch_errors",
                   "bytes_downloaded": "bytes_downloaded",
                   "documents_indexed": "documents_indexed", "seen": "urls_seen",
@@ -75,6 +78,8 @@ class QueueServerProcess:
         self._crawl: Crawl | None = None
         self._crawl_checked = -STATUS_SECONDS
         self._refresh_needy = NeedyRefresher()  # the query log's needy queries, now and then
+        self._claims = ClaimStore.from_settings()  # who holds the schedules handed out
+        self._claims_checked = -CLAIMS_SECONDS
 
     def request_stop(self, *_: object) -> None:
         self._stop.set()
@@ -138,6 +143,7 @@ class QueueServerProcess:
             max_outstanding=settings.QUEUE_SERVER_MAX_SCHEDULES,
             schedule_size=settings.DOWNLOAD_SIZE_INTERVAL,
             schedule_timeout=settings.SCHEDULE_TIMEOUT, robots_agent=robots_agent_name(),
+            unclaimed_timeout=settings.SCHEDULE_UNCLAIMED_TIMEOUT,
             bundle=BundleConfig(max_partition_docs=settings.INDEX_PARTITION_DOCUMENTS,
                                 refresh_every_docs=0)))
         self.crawl_id = crawl_id
@@ -165,6 +171,13 @@ class QueueServerProcess:
         core.maybe_reorder()  # a finished partition, after link analysis wrote new scores
         if core.config.crawl.needy_threshold > 0:  # the query log, read from the shared DB
             self._refresh_needy(core.queue, core.config.crawl.needy_threshold)
+        if now - self._claims_checked >= CLAIMS_SECONDS:
+            # schedules no fetcher holds (given back at a stop, lost with a fetcher or by the
+            # broker) go out again now rather than after SCHEDULE_TIMEOUT
+            self._claims_checked = now
+            claims = self._claims.states(s.id for s in core.queue.outstanding())
+            if claims is not None:
+                core.release_lost(claims)
         for schedule in core.take_schedules():
             message = schedule_to_wire(schedule, crawl.timestamp, crawl.pk, self.server)
             message["last"] = core.last_requests(schedule)
@@ -229,7 +242,8 @@ class QueueServerProcess:
         for q in live:
             for key, field in COUNTER_FIELDS.items():
                 totals[field] += int(q.counters.get(key, 0) or 0)
-        Crawl.objects.filter(pk=crawl_id).update(**totals)
+        robots = robots_failures.merge(q.counters.get("robots_failures") for q in live)
+        Crawl.objects.filter(pk=crawl_id).update(**totals, robots_failures=robots)
         if self.server == 0:
             services.crawl_sample_record(crawl_id)  # the dashboard's pages-per-second chart
             link_analysis_maybe_periodic(crawl_id)  # every LINK_ANALYSIS_EVERY_PAGES pages

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from crawler.core import robots_failures
 from crawler.core.crawl import (
     ENDED_STATES,
     CrawlConfig,
@@ -187,10 +188,16 @@ def crawl_status_get(crawl: Crawl) -> dict:
             for host, count in ((q.counters or {}).get("error_hosts") or {}).items():
                 error_hosts[host] = error_hosts.get(host, 0) + int(count)
     top_errors = sorted(error_hosts.items(), key=lambda kv: (-kv[1], kv[0]))[:10]
+    robots = robots_failures.RobotsFailures.from_json(crawl.robots_failures)
     return {
         "crawl": crawl.pk, "name": crawl.name, "timestamp": crawl.timestamp,
         "series": crawl_rate_series(crawl),
         "error_hosts": [[host, count] for host, count in top_errors],
+        # host errors are known only while a queue server works on the crawl
+        "reporting": any(row["working_on_this_crawl"] for row in servers),
+        "robots_fetches": robots.fetches,
+        "robots_failures": robots_failures.rows(crawl.robots_failures),
+        "end_reason": crawl.end_reason,
         "status": crawl.status, "elapsed": round(elapsed, 1),
         "pages_per_second": round(crawl.pages_fetched / elapsed, 2) if elapsed else 0.0,
         "counters": counters,

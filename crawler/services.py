@@ -15,6 +15,7 @@ from django.db import IntegrityError, transaction
 from django.forms.models import model_to_dict
 from django.utils import timezone
 
+from crawler.core import robots_failures
 from crawler.core.crawl import ENDED_STATES, CrawlStatus, InvalidTransition, next_status
 from crawler.core.seeds import SeedUrlError, parse_seed_lines
 from indexer.core.policies import CrawlPolicy
@@ -124,8 +125,9 @@ def crawl_start(crawl_id: int) -> Crawl:
     crawl.page_options_snapshot = page_options_snapshot(crawl.page_options)
     crawl.started_at = timezone.now()
     crawl.stopped_at = None
+    crawl.end_reason = ""
     _save_active(crawl, ["status", "active_lock", "page_options_snapshot", "started_at",
-                         "stopped_at"])
+                         "stopped_at", "end_reason"])
     logger.info("crawl started crawl=%s timestamp=%s", crawl.pk, crawl.timestamp)
     return crawl
 
@@ -176,12 +178,17 @@ def crawl_mark_saved(crawl_id: int) -> Crawl:
 @transaction.atomic
 def crawl_finish(crawl_id: int, analyse: bool = True) -> Crawl:
     """A running crawl ended by itself (page limit reached, nothing left to fetch); its link
-    analysis is asked for, unless ``analyse`` is False (the caller runs it)."""
+    analysis is asked for, unless ``analyse`` is False (the caller runs it). A crawl that
+    ends with nothing indexed because its robots.txt fetches failed says so in
+    ``end_reason`` (from the counters the queue servers reported last)."""
     crawl = _locked(crawl_id)
     crawl.status = _transition(crawl, "finish")
     crawl.active_lock = None
     crawl.stopped_at = timezone.now()
-    crawl.save(update_fields=["status", "active_lock", "stopped_at"])
+    crawl.end_reason = robots_failures.end_reason(crawl.documents_indexed, crawl.robots_failures)
+    crawl.save(update_fields=["status", "active_lock", "stopped_at", "end_reason"])
+    if crawl.end_reason:
+        logger.warning("crawl finished crawl=%s: %s", crawl.pk, crawl.end_reason)
     _search_index_first_choice(crawl)
     if analyse:
         _analyse_after_commit(crawl.pk, "crawl finished")
@@ -196,7 +203,8 @@ def crawl_resume(crawl_id: int) -> Crawl:
     _activate(crawl)
     crawl.status = status
     crawl.stopped_at = None
-    _save_active(crawl, ["status", "active_lock", "stopped_at"])
+    crawl.end_reason = ""
+    _save_active(crawl, ["status", "active_lock", "stopped_at", "end_reason"])
     logger.info("crawl resumed crawl=%s", crawl.pk)
     return crawl
 

@@ -13,7 +13,8 @@ deferred urls). The JSON form::
      "deferred": [[url, depth, weight, tier, policy, policy depth], ...],
      "abandoned": [url, ...],
      "stalls": {origin: count}, "hopeless": [origin, ...],
-     "robots": [{"origin", "status", "body"}], "host_errors": {origin: count},
+     "robots": [{"origin", "status", "body", "error", "message"}],
+     "host_errors": {origin: count},
      "fetched": [[url, etag, expires], ...], "counters": {name: int}}
 
 ``done`` is set on the last batch a fetcher sends to the schedule's own queue server: that
@@ -24,8 +25,10 @@ such host's stalled downloads, ``hopeless`` names those none of whose downloads 
 ``hopeless``, from an older fetcher, counts every stalled host). ``abandoned`` names the
 deferred urls that were requested and given up on (still downloading at the schedule's end):
 the queue server requeues a url at most twice for that, so a page that never finishes is
-requested at most three times in a crawl. Every key but ``crawl`` may be
-missing when read: it is then empty (``server``: None, meaning the reader's own).
+requested at most three times in a crawl. A ``robots`` answer that failed without an HTTP
+answer (status 0) names the fetch error's ``error`` kind and ``message``. Every key but
+``crawl`` may be missing when read: it is then empty (``server``: None, meaning the reader's
+own).
 """
 
 from __future__ import annotations

@@ -10,12 +10,13 @@ IndexDocumentBundle, the spool of received batches and its counters, laid out as
 :mod:`indexer.core.workdir` says.
 
 Call order: ``QueueServerCore(config)``, then ``add_seeds`` (at crawl start), then repeatedly
-``ingest()``, ``maybe_refresh()``, ``maybe_reorder()`` and ``take_schedules()``; ``close()`` at
-the end (``close(finish=True)`` when the crawl has ended: its last partition is finished, so
-that it too can be re-ordered by importance, see :mod:`crawler.core.index_order`). Every batch is
-applied and only then removed from the spool, so a kill -9 at any moment loses nothing (a batch
-applied twice is harmless: the queue's Bloom filter drops repeated urls and query-time grouping
-folds a repeated document into one result).
+``ingest()``, ``maybe_refresh()``, ``maybe_reorder()``, ``release_lost()`` (now and then, with
+the fetchers' claims) and ``take_schedules()``; ``close()`` at the end (``close(finish=True)``
+when the crawl has ended: its last partition is finished, so that it too can be re-ordered by
+importance, see :mod:`crawler.core.index_order`). Every batch is applied and only then removed
+from the spool, so a kill -9 at any moment loses nothing (a batch applied twice is harmless:
+the queue's Bloom filter drops repeated urls and query-time grouping folds a repeated document
+into one result).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import json
 import logging
 import os
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,9 +37,11 @@ from indexer.core.reorder import ReorderResult
 from indexer.core.workdir import crawl_paths, scores_path
 
 from .batch import FetcherBatch
+from .claims import lost_schedules
 from .crawl import CrawlConfig
 from .index_order import IndexOrderer
 from .indexing import anchor_boosts, boost_link_documents, crawl_link_scores
+from .robots_failures import RobotsFailures
 from .scheduler import CrawlQueue, Schedule, SchedulerConfig
 from .shipping import shard_of_host
 from .spool import Spool
@@ -97,6 +100,9 @@ class QueueServerConfig:
     schedule_timeout: float = 1800.0    # a schedule not acknowledged by then is handed out again
     # the name robots.txt groups address the crawler by (its user agent's first word)
     robots_agent: str = "YioopyBot"
+    # a schedule no fetcher claimed this long after it was handed out is handed out again
+    # (see crawler.core.claims)
+    unclaimed_timeout: float = 60.0
     # the queue server decides when to refresh (maybe_refresh), not the number of documents
     bundle: BundleConfig = field(default_factory=lambda: BundleConfig(refresh_every_docs=0))
 
@@ -136,6 +142,7 @@ class QueueServerCore:
         self.host_stalls: dict[str, int] = {}  # origin -> schedules it stalled
         self.dropped_hosts: dict[str, str] = {}  # origin -> why it was dropped
         self.page_tries: dict[str, int] = {}  # url -> times requested and abandoned
+        self.robots_failures = RobotsFailures()  # robots.txt answers, failures by kind
         self._load_state()
         self._dirty = False
         self._last_refresh = clock()
@@ -157,6 +164,7 @@ class QueueServerCore:
         self.host_stalls = {str(k): int(v) for k, v in data.get("host_stalls", {}).items()}
         self.dropped_hosts = {str(k): str(v) for k, v in data.get("dropped_hosts", {}).items()}
         self.page_tries = {str(k): int(v) for k, v in data.get("page_tries", {}).items()}
+        self.robots_failures = RobotsFailures.from_json(data.get("robots_failures"))
 
     def _save_state(self) -> None:
         tmp = self.paths["state"].with_suffix(".tmp")
@@ -164,7 +172,8 @@ class QueueServerCore:
         tmp.write_text(json.dumps({**self.counters, "error_hosts": top,
                                    "host_stalls": self.host_stalls,
                                    "dropped_hosts": self.dropped_hosts,
-                                   "page_tries": self.page_tries}))
+                                   "page_tries": self.page_tries,
+                                   "robots_failures": self.robots_failures.to_json()}))
         os.replace(tmp, self.paths["state"])
 
     # --- input --------------------------------------------------------------------------
@@ -242,8 +251,13 @@ class QueueServerCore:
             self.counters["documents_indexed"] += len(encoded) + len(docs)
             self._dirty = True
         for robots in batch.robots:
-            body = robots.get("body")
-            self.queue.add_robots(str(robots["origin"]), body, int(robots.get("status", 0)))
+            origin, status = str(robots["origin"]), int(robots.get("status", 0))
+            self.queue.add_robots(origin, robots.get("body"), status)
+            kind = self.robots_failures.record(f"{origin}/robots.txt", status,
+                                               robots.get("error"), robots.get("message"))
+            if kind is not None:
+                logger.warning("queue server %d: robots.txt of %s failed (%s): host disallowed",
+                               self.config.server, origin, kind)
         if discovered:
             self.queue.add_discovered(discovered)
         deferred = self._without_spent_tries(deferred, batch.abandoned)
@@ -331,6 +345,17 @@ class QueueServerCore:
                 break
         return out
 
+    def release_lost(self, claims: Mapping[str, str]) -> list[str]:
+        """Hand out again, with the next :meth:`take_schedules`, the outstanding schedules no
+        fetcher holds, by their ``claims`` (schedule id -> claim state, see
+        :mod:`crawler.core.claims`); returns their ids."""
+        config = self.config
+        lost = lost_schedules(self.queue.outstanding(), claims, self._clock(),
+                              config.unclaimed_timeout, config.schedule_timeout)
+        if lost:
+            self.queue.release(lost)
+        return lost
+
     def last_requests(self, schedule: Schedule) -> dict[str, float]:
         """For the schedule's crawl-delayed hosts, the latest time their previous requests
         could have been made (unknown after a restart: now, to be safe)."""
@@ -371,7 +396,8 @@ class QueueServerCore:
         dropped = sorted(self.dropped_hosts.items())[:20]
         return {**self.counters, **self.queue.stats().as_dict(),
                 "inbox": self.spool.pending("batch"), "error_hosts": dict(top),
-                "stalled_hosts": len(self.host_stalls), "dropped_hosts": dict(dropped)}
+                "stalled_hosts": len(self.host_stalls), "dropped_hosts": dict(dropped),
+                "robots_failures": self.robots_failures.to_json()}
 
     def close(self, finish: bool = False) -> None:
         """Save and close. ``finish``: the crawl has ended, so its active index partition is

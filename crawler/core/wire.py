@@ -145,6 +145,7 @@ def schedule_to_wire(schedule: Schedule, crawl: int, crawl_id: int, server: int
     return {
         "crawl": crawl, "crawl_id": crawl_id, "server": server, "id": schedule.id,
         "round_size": schedule.round_size, "reissue": schedule.reissue,
+        "issued_at": schedule.issued_at, "deadline": schedule.deadline,
         "entries": [[e.url, e.depth, e.weight, e.tier, e.crawl_delay, e.etag, e.slot,
                      e.policy, e.policy_depth] for e in schedule.entries],
     }
@@ -159,7 +160,10 @@ def schedule_from_wire(data: Any) -> tuple[dict[str, Any], Schedule]:
                           None if e is None else str(e), int(s),
                           *((str(rest[0]), int(rest[1])) if rest else ()))
             for u, d, w, t, c, e, s, *rest in _need(data["entries"], list, "entries"))
-        schedule = Schedule(id=str(data["id"]), entries=entries, issued_at=0.0, deadline=0.0,
+        # issued_at and deadline (the queue server's clock) are missing from older messages
+        schedule = Schedule(id=str(data["id"]), entries=entries,
+                            issued_at=float(data.get("issued_at", 0.0)),
+                            deadline=float(data.get("deadline", 0.0)),
                             round_size=int(data["round_size"]), reissue=int(data["reissue"]))
         header = {"crawl": int(data["crawl"]), "crawl_id": int(data["crawl_id"]),
                   "server": int(data["server"])}

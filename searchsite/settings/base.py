@@ -238,6 +238,13 @@ QUEUE_SERVER_BASE_URL = env.str("QUEUE_SERVER_BASE_URL", default=f"http://{WEB_B
 DOWNLOAD_SIZE_INTERVAL = env.int("DOWNLOAD_SIZE_INTERVAL", default=5000)  # urls per schedule
 QUEUE_SERVER_MAX_SCHEDULES = env.int("QUEUE_SERVER_MAX_SCHEDULES", default=4)
 SCHEDULE_TIMEOUT = env.float("SCHEDULE_TIMEOUT", default=1800.0)  # then handed out again
+# A fetcher claims the schedule it runs (crawler.claim_store); its claim lapses this long after
+# the fetcher stops refreshing it (it died). A schedule nobody claims this long after it was
+# handed out (its message was lost, or its fetcher died) is handed out again, waiting twice as
+# long each further time, at most SCHEDULE_TIMEOUT; one its fetcher gave back (the crawl
+# stopped) is handed out again at once.
+SCHEDULE_CLAIM_SECONDS = env.float("SCHEDULE_CLAIM_SECONDS", default=15.0)
+SCHEDULE_UNCLAIMED_TIMEOUT = env.float("SCHEDULE_UNCLAIMED_TIMEOUT", default=60.0)
 INDEX_REFRESH_SECONDS = env.float("INDEX_REFRESH_SECONDS", default=10.0)
 # Documents per index partition (pages and link documents; the seed's partitions hold "around
 # 100,000" on an 8 GB machine). Within a partition and across finished ones, the index is

@@ -20,6 +20,25 @@
     }
   }
 
+  // robots.txt failures by kind, and why a crawl that ended with nothing indexed did.
+  function renderRobots(data) {
+    document.getElementById("crawl-robots-fetches").textContent = data.robots_fetches;
+    const tbody = document.querySelector("#crawl-robots-failures tbody");
+    tbody.replaceChildren();
+    for (const row of data.robots_failures) {
+      const tr = document.createElement("tr");
+      const th = document.createElement("th"); th.scope = "row"; th.textContent = row.label;
+      tr.append(th, cell(row.count), cell(row.url + ": " + row.message)); tbody.append(tr);
+    }
+    if (!data.robots_failures.length) {
+      const tr = document.createElement("tr"); const td = cell("None failed."); td.colSpan = 3;
+      tr.append(td); tbody.append(tr);
+    }
+    const reason = document.getElementById("crawl-end-reason");
+    reason.querySelector("span").textContent = data.end_reason;
+    reason.hidden = !data.end_reason;
+  }
+
   function render(data) {
     document.getElementById("crawl-status").textContent = data.status;
     const counters = data.counters;
@@ -53,7 +72,8 @@
       document.querySelector("#crawl-chart polyline").setAttribute("points", points);
     }
     fillRows(document.querySelector("#crawl-error-hosts tbody"), data.error_hosts,
-      "No errors reported.");
+      data.reporting ? "No errors reported." : "Not known: no queue server is working on this crawl now.");
+    renderRobots(data);
     document.getElementById("crawl-refreshed").textContent =
       "Updated " + new Date().toLocaleTimeString() + ".";
     previous = data;
@@ -64,17 +84,7 @@
       const response = await fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } });
       if (response.ok) { render(await response.json()); }
     } catch (error) {
-      const series = data.series || [];
-    if (series.length) {
-      const tMax = Math.max(series[series.length - 1][0], 1);
-      const rMax = Math.max(1, ...series.map((p) => p[1]));
-      const points = series.map((p) => (p[0] / tMax * 600).toFixed(1) + "," +
-        (120 - p[1] / rMax * 120).toFixed(1)).join(" ");
-      document.querySelector("#crawl-chart polyline").setAttribute("points", points);
-    }
-    fillRows(document.querySelector("#crawl-error-hosts tbody"), data.error_hosts,
-      "No errors reported.");
-    document.getElementById("crawl-refreshed").textContent = "Could not refresh: " + error;
+      document.getElementById("crawl-refreshed").textContent = "Could not refresh: " + error;
     }
   }
   refresh();

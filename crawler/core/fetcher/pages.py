@@ -53,10 +53,7 @@ class PageHandler:
         own.counters["pages_fetched"] += 1
         own.counters["bytes_downloaded"] += len(result.body)
         if entry.is_robots:
-            status = 0 if result.error is not None else result.status
-            body = result.body.decode("utf-8", "replace") if 200 <= status < 300 else None
-            own.robots.append({"origin": origin_of(entry.url), "status": status, "body": body})
-            return result.error is not None, 0
+            return self._robots(entry, result, origin_server), 0
         if result.error is not None or (result.status >= 400 and result.status != 404):
             own.counters["fetch_errors"] += 1
             own.fetched.append([entry.url, None, None])
@@ -78,6 +75,22 @@ class PageHandler:
         produced += self._emit(page, entry, allow_links=True, ship=ship)
         self._outboxes.of(origin_server).fetched.append(fetched_row)  # (a part may have gone)
         return False, produced
+
+    def _robots(self, entry: ScheduleEntry, result: FetchResult, origin_server: int) -> bool:
+        """A robots.txt answer becomes robots data for the schedule's own queue server; a
+        failed one (its host is then disallowed) names its error's kind and message, and is
+        a fetch error. Returns whether it failed without an answer."""
+        own = self._outboxes.of(origin_server)
+        error = result.error
+        status = 0 if error is not None else result.status
+        body = result.body.decode("utf-8", "replace") if 200 <= status < 300 else None
+        item: dict[str, Any] = {"origin": origin_of(entry.url), "status": status, "body": body}
+        if error is not None:
+            item["error"], item["message"] = error.kind, error.message
+        if error is not None or (status >= 400 and status != 404):
+            own.counters["fetch_errors"] += 1
+        own.robots.append(item)
+        return error is not None
 
     def _emit(self, page: ProcessedPage, entry: ScheduleEntry, allow_links: bool,
               ship: Ship) -> int:

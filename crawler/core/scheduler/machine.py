@@ -3,11 +3,11 @@ journals, this module does.
 
 Layer: ``crawler.core.scheduler``. A :class:`QueueMachine` takes one journal record at a time
 (:meth:`QueueMachine.dispatch`: ``(kind, time, *arguments)`` with kind ``add``, ``robots``,
-``errors``, ``fetched``, ``schedule``, ``ack``, ``needy`` or ``requeue``) and changes the
-queue's state deterministically: times come from the record, hashes are md5, url files are
-appended with gzip mtime 0. So replaying a journal on the checkpoint it follows reproduces the
-queue exactly. It writes no checkpoint and no journal itself (that is :class:`.queue.CrawlQueue`
-and :mod:`.checkpoints`).
+``errors``, ``fetched``, ``schedule``, ``ack``, ``needy``, ``requeue`` or ``release``) and
+changes the queue's state deterministically: times come from the record, hashes are md5, url
+files are appended with gzip mtime 0. So replaying a journal on the checkpoint it follows
+reproduces the queue exactly. It writes no checkpoint and no journal itself (that is
+:class:`.queue.CrawlQueue` and :mod:`.checkpoints`).
 
 A new url passes, in order: validity, the depth limit, the site rules, its policy (distrusted
 urls past ``distrust_max_depth`` are dropped before they reach the Bloom filter, so a later
@@ -159,6 +159,8 @@ class QueueMachine:
             return self._apply_needy(record[2])
         if kind == "requeue":
             return self._apply_requeue(record[2])
+        if kind == "release":
+            return self._apply_release(record[1], record[2])
         raise CorruptQueueError(f"unknown journal record {kind!r}")
 
     def _count(self, name: str, amount: int = 1) -> None:
@@ -383,8 +385,9 @@ class QueueMachine:
         if schedule is not None:
             self.last_call_changed = True
             if not self.replaying:
-                logger.warning("schedule %s timed out; handed out again (%d urls)",
-                               schedule.id, len(schedule.entries))
+                logger.warning("schedule %s handed out again (copy %d: it timed out, or no "
+                               "fetcher held it; %d urls)", schedule.id, schedule.reissue,
+                               len(schedule.entries))
             return schedule
         if not self._anything_queued():
             return None
@@ -436,6 +439,13 @@ class QueueMachine:
         self.counters["scheduled"] = max(0, self.counters["scheduled"] - len(rows))
         self._count("requeued", len(rows))
         return len(rows)
+
+    def _apply_release(self, now: float, sids: tuple[str, ...]) -> int:
+        released = self.book.release(list(sids), now)
+        if released and not self.replaying:
+            logger.warning("schedules %s: no fetcher holds them; handed out again",
+                           ", ".join(released))
+        return len(released)
 
     def _apply_ack(self, sid: str) -> bool:
         out = self.book.pop(sid)

@@ -1,9 +1,10 @@
 """The book of schedules handed out and not yet acknowledged.
 
 Layer: ``crawler.core.scheduler``. Invariant: a url handed out in a schedule is handed out again
-only in that same schedule (same id) after its deadline passed, never after the schedule was
-acknowledged; a fetcher (``requester``) that asks again while it holds a schedule gets that
-schedule back, so a retried request does not take a second one.
+only in that same schedule (same id) after its deadline passed (or it was released: no fetcher
+holds it), never after the schedule was acknowledged; a fetcher (``requester``) that asks again
+while it holds a schedule gets that schedule back, so a retried request does not take a second
+one.
 """
 
 from __future__ import annotations
@@ -56,6 +57,18 @@ class ScheduleBook:
                 self.add(out)
                 return out.schedule
         return None
+
+    def release(self, sids: list[str], now: float) -> list[str]:
+        """Make these outstanding schedules due now (no fetcher holds them: see
+        :meth:`.queue.CrawlQueue.release`), keeping their place in the book; the ids it
+        released, in book order (unknown or acknowledged ids are ignored)."""
+        wanted = set(sids)
+        released = []
+        for sid, out in self.schedules.items():
+            if sid in wanted and out.schedule.deadline > now:
+                out.schedule = replace(out.schedule, deadline=now)
+                released.append(sid)
+        return released
 
     def add(self, out: Outstanding) -> None:
         sid = out.schedule.id

@@ -245,6 +245,17 @@ class CrawlQueue:
             return 0
         return int(self._call(("requeue", self._now(), rows)))
 
+    def release(self, schedule_ids: Iterable[str]) -> int:
+        """Outstanding schedules that no fetcher holds any more (its fetcher gave it back or
+        died, or the broker lost its message) are handed out again by the next
+        :meth:`next_schedule`, as if their deadline had passed (same id, same urls; their
+        crawl-delayed hosts stay theirs). Ids not outstanding are ignored. Returns how many
+        were released. Durable when it returns."""
+        ids = tuple(str(sid) for sid in schedule_ids)
+        if not ids:
+            return 0
+        return int(self._call(("release", self._now(), ids)))
+
     def acknowledge(self, schedule_id: str) -> bool:
         """The data of schedule ``schedule_id`` has come back: forget it, free its crawl-delayed
         hosts (their parked urls return to UrlQueue). False when the id is not outstanding

@@ -21,6 +21,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from crawler import services
+from crawler.core import robots_failures
 from crawler.core.crawl import CrawlOrder
 from crawler.core.local_crawl import LocalCrawl, LocalCrawlProgress, LocalCrawlResult
 from crawler.core.memory import limit_malloc_arenas
@@ -75,6 +76,8 @@ class Command(BaseCommand):
             f"({sum(int(s.get('fetch_errors', 0)) for s in result.stats)} errors) in "
             f"{result.elapsed:.1f}s, {rate:.1f} pages/s.\nIndex: "
             + ", ".join(str(p) for p in result.index_paths))
+        if crawl.end_reason:
+            self.stdout.write(f"Why: {crawl.end_reason}")
 
     def _create(self, options: dict) -> Crawl:
         """The crawl's row, started (running)."""
@@ -118,7 +121,8 @@ class Command(BaseCommand):
             pages_fetched=result.pages_fetched, documents_indexed=result.documents_indexed,
             fetch_errors=sum(int(s.get("fetch_errors", 0)) for s in result.stats),
             urls_seen=sum(int(s.get("seen", 0)) for s in result.stats),
-            hosts_seen=sum(int(s.get("hosts", 0)) for s in result.stats))
+            hosts_seen=sum(int(s.get("hosts", 0)) for s in result.stats),
+            robots_failures=robots_failures.merge(s.get("robots_failures") for s in result.stats))
         if result.finished:
             services.crawl_finish(crawl.pk, analyse=False)
         else:
