@@ -3,7 +3,9 @@
 * ``fetch_schedule_task`` (queue ``fetch``): a fetcher downloads and processes one schedule and
   ships what it found to the owning queue servers.
 * ``qs_receive_task`` (queue ``qs.<n>``): queue server n's worker writes a shipped batch to the
-  queue server's inbox, fsynced, before the message is acknowledged.
+  queue server's inbox, fsynced, before the message is acknowledged. A batch it cannot write
+  (a full disk) is not taken as done: it is published again and tried 1, 2, 4... seconds
+  later, at most INBOX_RETRY_SECONDS apart, for as long as it takes.
 * ``machine_ping``: which workers listen where; the foundation's broker round trip.
 * ``link_analysis_task`` (queue ``analysis``, its own worker started by ``manage.py up``): one
   run of a crawl's link analysis (:mod:`linkgraph.services`, through
@@ -49,14 +51,27 @@ def inbox_for(server: int, crawl_timestamp: int) -> Spool:
     return Spool(crawl_paths(directory, crawl_timestamp)["inbox"])
 
 
-@shared_task(name="crawler.qs_receive", acks_late=True)
-def qs_receive_task(envelope: dict, server: int | None = None, crawl: int | None = None) -> int:
+def inbox_retry_countdown(retries: int, longest: float) -> float:
+    """Seconds before try ``retries + 1`` of a batch the inbox could not store: 1, 2, 4...,
+    at most ``longest``."""
+    return float(min(max(longest, 1.0), 2.0 ** min(retries, 16)))
+
+
+@shared_task(name="crawler.qs_receive", acks_late=True, bind=True, max_retries=None)
+def qs_receive_task(self, envelope: dict, server: int | None = None,
+                    crawl: int | None = None) -> int:
     """Store a fetcher's batch in its queue server's inbox (durable before the ack).
 
     Fetchers name the queue server and the crawl beside the envelope, so the batch is stored
     as it came (checked, inflated, not parsed: the queue server parses it once, and checks
     that it was meant for it). Without them the batch is parsed here to find out. Returns the
-    number of documents when the batch was parsed, else 0."""
+    number of documents when the batch was parsed, else 0.
+
+    When the inbox cannot be written (``OSError``: a full disk, above all) the spool leaves
+    nothing behind and the task is retried later (Celery retry with a countdown, without a
+    bound): the retry is published to the broker before the message it replaces is
+    acknowledged, so the batch is in the broker until it is in the inbox. Called as a plain
+    function, the ``OSError`` is raised to the caller."""
     try:
         raw = open_envelope_raw(envelope, settings.QUEUE_SERVER_TOKEN, "batch")
         if server is None or crawl is None:
@@ -69,7 +84,14 @@ def qs_receive_task(envelope: dict, server: int | None = None, crawl: int | None
     except (EnvelopeError, KeyError, TypeError, ValueError) as exc:
         logger.error("refused a batch message: %s", exc)
         return 0
-    inbox_for(server, crawl).put("batch", raw)
+    try:
+        inbox_for(server, crawl).put("batch", raw)
+    except OSError as exc:
+        countdown = inbox_retry_countdown(self.request.retries, settings.INBOX_RETRY_SECONDS)
+        logger.warning("queue server %d's inbox could not store a batch of crawl %d (%s): "
+                       "kept in the broker, tried again in %g s (try %d)", server, crawl, exc,
+                       countdown, self.request.retries + 1)
+        raise self.retry(exc=exc, countdown=countdown, max_retries=None) from exc
     del raw  # this worker holds nothing between batches: give their memory back
     release_free_heap()
     return count

@@ -54,6 +54,15 @@
     }
     fillRows(document.querySelector("#crawl-error-hosts tbody"), data.error_hosts,
       "No errors reported.");
+    const pauses = data.disk_pauses || [];
+    const disk = document.getElementById("crawl-disk");
+    if (disk) {
+      disk.hidden = !pauses.length;
+      const list = document.getElementById("crawl-disk-pauses");
+      list.replaceChildren(...pauses.map((reason) => {
+        const li = document.createElement("li"); li.textContent = reason; return li;
+      }));
+    }
     document.getElementById("crawl-refreshed").textContent =
       "Updated " + new Date().toLocaleTimeString() + ".";
     previous = data;
@@ -64,17 +73,7 @@
       const response = await fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } });
       if (response.ok) { render(await response.json()); }
     } catch (error) {
-      const series = data.series || [];
-    if (series.length) {
-      const tMax = Math.max(series[series.length - 1][0], 1);
-      const rMax = Math.max(1, ...series.map((p) => p[1]));
-      const points = series.map((p) => (p[0] / tMax * 600).toFixed(1) + "," +
-        (120 - p[1] / rMax * 120).toFixed(1)).join(" ");
-      document.querySelector("#crawl-chart polyline").setAttribute("points", points);
-    }
-    fillRows(document.querySelector("#crawl-error-hosts tbody"), data.error_hosts,
-      "No errors reported.");
-    document.getElementById("crawl-refreshed").textContent = "Could not refresh: " + error;
+      document.getElementById("crawl-refreshed").textContent = "Could not refresh: " + error;
     }
   }
   refresh();
