@@ -111,8 +111,8 @@ class CrawlForm(forms.ModelForm):
 class CrawlAdmin(admin.ModelAdmin):
     form = CrawlForm
     inlines = [SeedSiteInline]
-    list_display = ("name", "timestamp", "status", "order", "pages_fetched", "documents_indexed",
-                    "started_at", "searched", "crawl_buttons")
+    list_display = ("name", "timestamp", "status_shown", "order", "pages_fetched",
+                    "documents_indexed", "started_at", "searched", "crawl_buttons")
     list_filter = ("status", "order")
     search_fields = ("name", "description")
     readonly_fields = ("timestamp", "status", "started_at", "stopped_at", *COUNTERS)
@@ -169,6 +169,15 @@ class CrawlAdmin(admin.ModelAdmin):
                  name="crawler_crawl_link_analysis"),
         ]
         return own + super().get_urls()
+
+    @admin.display(description="Status", ordering="status")
+    def status_shown(self, crawl: Crawl) -> str:
+        """The status, and why the crawl is paused when a queue server is short of disk."""
+        pauses = selectors.crawl_disk_pauses(crawl)
+        if not pauses:
+            return crawl.get_status_display()
+        return format_html('{}<br><span class="crawl-disk-paused">{}</span>',
+                           crawl.get_status_display(), "; ".join(pauses))
 
     @admin.display(description="Actions")
     def crawl_buttons(self, crawl: Crawl) -> str:

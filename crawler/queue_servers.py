@@ -10,6 +10,16 @@ outlive the queue server, however the queue server ends: the kernel sends it SIG
 queue server dies (``crawler.process_death``), and it also exits by itself when its parent
 changes (``indexer.core.updater --parent``), so a restarted queue server never runs beside the
 updater of the one before.
+
+Disk space (``crawler.core.disk_space``): below the low-water mark of free space on the work
+directory's filesystem (``DISK_PAUSE_FREE_BYTES`` / ``_PERCENT``) no new schedules go out (the
+crawl pauses: fetchers finish what they hold, and their batches are still applied) and no
+finished partition is re-ordered; above the high-water mark (``DISK_RESUME_FREE_*``) work
+resumes by itself. A write that fails for lack of space anyway (applying a batch, refreshing
+the index, a checkpoint) shuts the crawl's queue and index without saving
+(``QueueServerCore.abandon``: they recover from disk as after a kill -9, and the batch stays in
+the inbox), and they are opened again once free space is back above the high-water mark. The
+heartbeat's ``disk`` counters say all of this; the admin shows their ``reason``.
 """
 
 from __future__ import annotations
@@ -28,6 +38,7 @@ from django.db import transaction
 
 from crawler.core import robots_failures
 from crawler.core.crawl import CrawlStatus
+from crawler.core.disk_space import DiskGuard, DiskState, Watermarks, is_out_of_space
 from crawler.core.index_order import IndexOrderer
 from crawler.core.queue_server import QueueServerConfig, QueueServerCore
 from crawler.core.wire import schedule_to_wire
@@ -57,13 +68,27 @@ COUNTER_FIELDS = {"pages_fetched": "pages_fetched", "fetch_errors": "fetch_error
                   "queued": "urls_queued", "hosts": "hosts_seen"}
 
 
+def disk_watermarks() -> Watermarks:
+    """The free-space marks of the settings (a bad pair raises ``ValueError`` at start)."""
+    return Watermarks(settings.DISK_PAUSE_FREE_BYTES, settings.DISK_RESUME_FREE_BYTES,
+                      settings.DISK_PAUSE_FREE_PERCENT, settings.DISK_RESUME_FREE_PERCENT)
+
+
 class QueueServerProcess:
     def __init__(self, server: int, num_servers: int, base_url: str,
-                 send_schedule: Callable[[dict], None], tick: float = 0.2) -> None:
+                 send_schedule: Callable[[dict], None], tick: float = 0.2,
+                 disk: DiskGuard | None = None) -> None:
         self.server = server
         self.num_servers = num_servers
         self.base_url = base_url
         self.directory = queue_server_dir(settings.WORK_DIRECTORY, server)
+        # the free space of the work directory's filesystem (tests pass their own guard)
+        self.disk = disk or DiskGuard(disk_watermarks(), self.directory)
+        self._disk_paused = False
+        # a crawl whose queue and index were shut because a write found the disk full: it
+        # is opened again (to go on, or to save it when stopping) once there is room
+        self._shut_for: int | None = None
+        self._last_stats: dict = {}  # its counters, reported while it is shut
         self._send = send_schedule
         self._tick = tick
         self._stop = threading.Event()
@@ -97,7 +122,12 @@ class QueueServerProcess:
                 idle = self._tick if self.core is None else min(self._tick, ACTIVE_TICK)
                 self._stop.wait(0.0 if busy else idle)
         finally:
-            self._close()
+            try:
+                self._close()
+            except OSError as exc:
+                if not is_out_of_space(exc):
+                    raise
+                self._out_of_space(exc)
             self._heartbeat(force=True)
 
     # --- one round ----------------------------------------------------------------------
@@ -111,33 +141,85 @@ class QueueServerProcess:
                            .only("pk", "status", "timestamp").first())
             self._crawl_checked = now
         crawl = self._crawl
-        if crawl is None or (self.crawl_id is not None and crawl.pk != self.crawl_id):
-            self._close(finish=True)
-        if crawl is not None and crawl.status == CrawlStatus.RUNNING:
-            if self.core is None:
-                self._open(crawl.pk)
-            busy = self._work(crawl)
-        elif crawl is not None and crawl.status == CrawlStatus.STOPPING:
-            if self.core is not None:
-                self.core.ingest(limit=None)
-                self._close(finish=True)
-            self._saved_for = crawl.pk
-        if self.core is None and self._orderer is not None:
-            # the ended crawl's index follows the link scores link analysis writes after it
-            try:
-                self._orderer.step()
-            except IndexStoreError as exc:
-                logger.error("queue server %d: re-ordering the index failed: %s", self.server,
-                             exc)
-                self._orderer = None
+        disk = self._check_disk()
+        try:
+            busy = self._follow(crawl, disk)
+            if self.core is None and self._orderer is not None and not disk.paused:
+                # the ended crawl's index follows the link scores link analysis writes after
+                # it (a re-order writes a partition again: not while space is short)
+                try:
+                    self._orderer.step()
+                except IndexStoreError as exc:
+                    logger.error("queue server %d: re-ordering the index failed: %s",
+                                 self.server, exc)
+                    self._orderer = None
+        except OSError as exc:
+            if not is_out_of_space(exc):
+                raise
+            self._out_of_space(exc)
         self._heartbeat()
         if crawl is not None and crawl.status == CrawlStatus.STOPPING:
             self._maybe_mark_saved(crawl.pk)
         return busy
 
+    def _follow(self, crawl: Crawl | None, disk: DiskState) -> bool:
+        """Open, work on, save and close the active crawl; True if busy. A crawl is not
+        opened (nor one shut for lack of space opened again) while the disk is paused."""
+        if crawl is None or (self.crawl_id is not None and crawl.pk != self.crawl_id):
+            self._close(finish=True)
+        if crawl is not None and crawl.status == CrawlStatus.RUNNING:
+            if self.core is None:
+                if disk.paused:
+                    self.crawl_id = crawl.pk  # waiting for space: reported on this crawl
+                    return False
+                self._open(crawl.pk)
+            return self._work(crawl, disk)
+        if crawl is not None and crawl.status == CrawlStatus.STOPPING:
+            if self.core is None and self._shut_for == crawl.pk:
+                if disk.paused:
+                    return False  # its last batches are saved when there is room
+                self._open(crawl.pk)
+            if self.core is not None:
+                self.core.ingest(limit=None)
+                self._close(finish=True)
+            self._saved_for = crawl.pk
+        return False
+
+    def _check_disk(self) -> DiskState:
+        state = self.disk.check()
+        if state.paused != self._disk_paused:
+            self._disk_paused = state.paused
+            self._last_heartbeat = 0.0  # the admin hears of it at once
+            if state.paused:
+                logger.warning("queue server %d: %s", self.server, state.reason)
+            else:
+                logger.info("queue server %d: disk space is back (%d MB free): crawling "
+                            "resumes", self.server, state.usage.free_bytes // 2 ** 20)
+        return state
+
+    def _out_of_space(self, exc: OSError) -> None:
+        """A write found the disk full: shut the crawl's queue and index without saving
+        (they recover from disk when opened again, and the batch being applied is still in
+        the inbox), and pause until free space is back above the high-water mark."""
+        if self.core is not None:
+            try:
+                self._last_stats = self.core.stats()
+            except OSError:
+                pass
+            self._stop_updater()
+            try:
+                self.core.abandon()
+            finally:
+                self.core = None
+                self._shut_for = self.crawl_id
+        state = self.disk.note_full()
+        self._check_disk()
+        logger.error("queue server %d: out of space (%s); crawl %s shut until free space is "
+                     "back: %s", self.server, exc, self._shut_for, state.reason)
+
     def _open(self, crawl_id: int) -> None:
         config = crawl_config_get(crawl_id)
-        self.core = QueueServerCore(QueueServerConfig(
+        core = QueueServerCore(QueueServerConfig(
             self.server, self.num_servers, self.directory, config,
             refresh_seconds=settings.INDEX_REFRESH_SECONDS,
             max_outstanding=settings.QUEUE_SERVER_MAX_SCHEDULES,
@@ -146,9 +228,17 @@ class QueueServerProcess:
             unclaimed_timeout=settings.SCHEDULE_UNCLAIMED_TIMEOUT,
             bundle=BundleConfig(max_partition_docs=settings.INDEX_PARTITION_DOCUMENTS,
                                 refresh_every_docs=0)))
+        try:
+            added = core.add_seeds(s.url for s in config.seeds)
+        except BaseException:
+            core.abandon()
+            raise
+        if self._shut_for != crawl_id:
+            self._last_stats = {}
+        self.core = core
         self.crawl_id = crawl_id
+        self._shut_for = None
         self._orderer = None
-        added = self.core.add_seeds(s.url for s in config.seeds)
         self._saved_for = None
         self._idle_ticks = 0
         self._last_activity = time.monotonic()
@@ -159,7 +249,7 @@ class QueueServerProcess:
              "--loop", "--parent", str(os.getpid())],
             stdin=subprocess.DEVNULL, preexec_fn=die_with_parent(signal.SIGTERM))
 
-    def _work(self, crawl: Crawl) -> bool:
+    def _work(self, crawl: Crawl, disk: DiskState) -> bool:
         core = self.core
         assert core is not None
         now = time.monotonic()
@@ -168,7 +258,8 @@ class QueueServerProcess:
             self._last_activity = now
             busy = True
         core.maybe_refresh()
-        core.maybe_reorder()  # a finished partition, after link analysis wrote new scores
+        if not disk.paused:
+            core.maybe_reorder()  # a finished partition, after link analysis wrote new scores
         if core.config.crawl.needy_threshold > 0:  # the query log, read from the shared DB
             self._refresh_needy(core.queue, core.config.crawl.needy_threshold)
         if now - self._claims_checked >= CLAIMS_SECONDS:
@@ -178,7 +269,8 @@ class QueueServerProcess:
             claims = self._claims.states(s.id for s in core.queue.outstanding())
             if claims is not None:
                 core.release_lost(claims)
-        for schedule in core.take_schedules():
+        # paused for disk space: no new schedules (the fetchers finish the ones they hold)
+        for schedule in [] if disk.paused else core.take_schedules():
             message = schedule_to_wire(schedule, crawl.timestamp, crawl.pk, self.server)
             message["last"] = core.last_requests(schedule)
             message["skip"] = core.skip_hosts(schedule)
@@ -194,10 +286,7 @@ class QueueServerProcess:
             self._last_heartbeat = 0.0  # report "idle" at once: the crawl may have finished
         return busy
 
-    def _close(self, finish: bool = False) -> None:
-        """Stop the dictionary updater and close the crawl; ``finish``: the crawl has ended
-        (its last index partition is finished, and re-ordered here by importance once link
-        analysis scores the crawl, see ``crawler.core.index_order``)."""
+    def _stop_updater(self) -> None:
         if self._updater is not None:
             self._updater.send_signal(signal.SIGTERM)
             try:
@@ -206,6 +295,13 @@ class QueueServerProcess:
                 self._updater.kill()
                 self._updater.wait()
             self._updater = None
+
+    def _close(self, finish: bool = False) -> None:
+        """Stop the dictionary updater and close the crawl; ``finish``: the crawl has ended
+        (its last index partition is finished, and re-ordered here by importance once link
+        analysis scores the crawl, see ``crawler.core.index_order``). Raises ``OSError`` (a
+        full disk) with the crawl still open: the caller shuts it (:meth:`_out_of_space`)."""
+        self._stop_updater()
         if self.core is not None:
             self.core.close(finish=finish)
             if finish:
@@ -213,6 +309,8 @@ class QueueServerProcess:
             self.core = None
             logger.info("queue server %d: crawl closed", self.server)
         self.crawl_id = None
+        self._shut_for = None
+        self._last_stats = {}
 
     # --- reporting ----------------------------------------------------------------------
 
@@ -223,15 +321,19 @@ class QueueServerProcess:
         self._last_heartbeat = now
         counters: dict = {"crawl": None}
         if self.core is not None:
-            counters = {**self.core.stats(), "crawl": self.crawl_id,
+            self._last_stats = self.core.stats()
+            counters = {**self._last_stats, "crawl": self.crawl_id,
                         "idle": self._idle_ticks >= 3}
+        elif self.crawl_id is not None:  # shut or not opened for lack of space: not idle
+            counters = {**self._last_stats, "crawl": self.crawl_id, "idle": False}
         if self._saved_for is not None:
             counters["saved"] = self._saved_for
+        counters["disk"] = self.disk.state.as_counters()
         services.queue_server_heartbeat(self.server, self.base_url, counters)
         if self._stop.is_set():
             QueueServer.objects.filter(server_id=self.server).update(
                 state=QueueServer.State.DOWN)
-        if self.core is not None and self.crawl_id is not None:
+        if self.crawl_id is not None and (self.core is not None or self._last_stats):
             self._update_crawl(self.crawl_id)
 
     def _update_crawl(self, crawl_id: int) -> None:

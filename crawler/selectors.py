@@ -151,6 +151,23 @@ def queue_servers_elsewhere_list(this_machine_url: str) -> tuple[QueueServerInfo
                  if q.base_url and q.base_url.rstrip("/") != here)
 
 
+def _disk_reason(counters: dict | None) -> str:
+    disk = (counters or {}).get("disk") or {}
+    return str(disk.get("reason") or "") if disk.get("paused") else ""
+
+
+def crawl_disk_pauses(crawl: Crawl) -> list[str]:
+    """Why the crawl is paused for disk space, one line per live queue server working on it
+    that says so ("queue server 0 paused: disk nearly full, ..."); empty when none is (or the
+    crawl is not active)."""
+    if not crawl.is_active:
+        return []
+    return [f"queue server {q.server_id} {reason}"
+            for q in sorted(live_queue_servers(), key=lambda q: q.server_id)
+            if (q.counters or {}).get("crawl") == crawl.pk
+            and (reason := _disk_reason(q.counters))]
+
+
 def crawl_status_get(crawl: Crawl) -> dict:
     """Counters of a crawl and of the queue servers working on it, for the live status page."""
     from django.utils import timezone
@@ -178,6 +195,7 @@ def crawl_status_get(crawl: Crawl) -> dict:
             "crawl_delayed": int(counters.get("crawl_delayed", 0)) if mine else 0,
             "outstanding_schedules": int(counters.get("outstanding_schedules", 0)) if mine else 0,
             "inbox": int(counters.get("inbox", 0)) if mine else 0,
+            "disk": _disk_reason(counters),
         })
     counters = {name: getattr(crawl, name) for name in (
         "pages_fetched", "urls_seen", "urls_queued", "documents_indexed", "fetch_errors",
@@ -203,6 +221,7 @@ def crawl_status_get(crawl: Crawl) -> dict:
         "counters": counters,
         "tiers": dict(sorted(tiers.items(), key=lambda kv: int(kv[0]))),
         "queue_servers": servers,
+        "disk_pauses": crawl_disk_pauses(crawl),
     }
 
 
@@ -250,10 +269,15 @@ def machines_list() -> list[MachineRow]:
     def since(moment) -> float | None:
         return None if moment is None else round((now - moment).total_seconds(), 1)
 
+    def detail(counters: dict | None) -> str:
+        counters = counters or {}
+        text = (f"crawl {counters.get('crawl')}, queued {counters.get('queued', 0)}"
+                if counters.get("crawl") else "idle")
+        reason = _disk_reason(counters)
+        return f"{text}; {reason}" if reason else text
+
     rows = [MachineRow("queue server", f"{q.server_id} ({q.base_url})", q.state,
-                       since(q.last_heartbeat),
-                       f"crawl {q.counters.get('crawl')}, queued {q.counters.get('queued', 0)}"
-                       if (q.counters or {}).get("crawl") else "idle")
+                       since(q.last_heartbeat), detail(q.counters))
             for q in QueueServer.objects.order_by("server_id")]
     rows += [MachineRow("fetcher", f.name, f.state, since(f.last_heartbeat),
                         f"{f.schedules_done} schedules, {f.pages_fetched} pages")

@@ -3,7 +3,9 @@
 * ``fetch_schedule_task`` (queue ``fetch``): a fetcher downloads and processes one schedule and
   ships what it found to the owning queue servers.
 * ``qs_receive_task`` (queue ``qs.<n>``): queue server n's worker writes a shipped batch to the
-  queue server's inbox, fsynced, before the message is acknowledged.
+  queue server's inbox, fsynced, before the message is acknowledged. A batch it cannot write
+  (a full disk) is not taken as done: it is published again and tried 1, 2, 4... seconds
+  later, at most INBOX_RETRY_SECONDS apart, for as long as it takes.
 * ``machine_ping``: which workers listen where; the foundation's broker round trip.
 * ``link_analysis_task`` (queue ``analysis``, its own worker started by ``manage.py up``): one
   run of a crawl's link analysis (:mod:`linkgraph.services`, through
@@ -85,6 +87,12 @@ def _record_handled(guard: ReplayGuard, opened: Opened) -> None:
                        "accepted: %s", opened.kind, opened.id, exc)
 
 
+def inbox_retry_countdown(retries: int, longest: float) -> float:
+    """Seconds before try ``retries + 1`` of a batch the inbox could not store: 1, 2, 4...,
+    at most ``longest``."""
+    return float(min(max(longest, 1.0), 2.0 ** min(retries, 16)))
+
+
 @shared_task(name="crawler.qs_receive", acks_late=True, bind=True, max_retries=None)
 def qs_receive_task(self, envelope: dict, **unsigned: object) -> dict:
     """Store a fetcher's batch in its queue server's inbox (durable before the ack).
@@ -92,7 +100,14 @@ def qs_receive_task(self, envelope: dict, **unsigned: object) -> dict:
     The queue server and crawl come from the envelope's signed route (routing fields beside
     it are refused); the batch is stored as it came (checked, inflated, not parsed: the queue
     server parses it once, and checks that its body names the same queue server and crawl).
-    Returns ``{"stored": id, ...}`` or ``{"refused": reason}``."""
+    Returns ``{"stored": id, ...}`` or ``{"refused": reason}``.
+
+    When the inbox cannot be written (``OSError``: a full disk, above all) the spool leaves
+    nothing behind and the task is retried later (Celery retry with a countdown, without a
+    bound, the same envelope: its id is recorded only once stored): the retry is published to
+    the broker before the message it replaces is acknowledged, so the batch is in the broker
+    until it is in the inbox. Called as a plain function, the ``OSError`` is raised to the
+    caller."""
     guard = replay_guard()
     try:
         if unsigned:
@@ -107,7 +122,14 @@ def qs_receive_task(self, envelope: dict, **unsigned: object) -> dict:
         return {"refused": str(exc)}
     except SeenIdsUnavailable as exc:
         raise self.retry(exc=exc, countdown=RETRY_SECONDS) from exc
-    inbox_for(server, crawl).put("batch", opened.raw)
+    try:
+        inbox_for(server, crawl).put("batch", opened.raw)
+    except OSError as exc:
+        countdown = inbox_retry_countdown(self.request.retries, settings.INBOX_RETRY_SECONDS)
+        logger.warning("queue server %d's inbox could not store a batch of crawl %d (%s): "
+                       "kept in the broker, tried again in %g s (try %d)", server, crawl, exc,
+                       countdown, self.request.retries + 1)
+        raise self.retry(exc=exc, countdown=countdown, max_retries=None) from exc
     _record_handled(guard, opened)
     ident = opened.id
     del opened  # this worker holds nothing between batches: give their memory back

@@ -16,7 +16,9 @@ when the crawl has ended: its last partition is finished, so that it too can be 
 importance, see :mod:`crawler.core.index_order`). Every batch is applied and only then removed
 from the spool, so a kill -9 at any moment loses nothing (a batch applied twice is harmless:
 the queue's Bloom filter drops repeated urls and query-time grouping folds a repeated document
-into one result).
+into one result). After any call raised ``OSError`` (a full disk), call
+``abandon()`` instead of ``close()``: it recovers as a kill -9 would, and the batch that failed
+is still in the inbox.
 """
 
 from __future__ import annotations
@@ -131,7 +133,7 @@ class QueueServerCore:
                                   "order": str(crawl.order), "server": config.server,
                                   "num_servers": config.num_servers})
         except BaseException:
-            self.queue.close()
+            self.queue.abandon()  # just opened and checkpointed: nothing to save
             raise
         # finished partitions follow the crawl's newest link scores (one partition per step)
         self.orderer = IndexOrderer(
@@ -169,12 +171,25 @@ class QueueServerCore:
     def _save_state(self) -> None:
         tmp = self.paths["state"].with_suffix(".tmp")
         top = dict(sorted(self.error_hosts.items(), key=lambda kv: -kv[1])[:1000])
-        tmp.write_text(json.dumps({**self.counters, "error_hosts": top,
-                                   "host_stalls": self.host_stalls,
-                                   "dropped_hosts": self.dropped_hosts,
-                                   "page_tries": self.page_tries,
-                                   "robots_failures": self.robots_failures.to_json()}))
-        os.replace(tmp, self.paths["state"])
+        try:
+            tmp.write_text(json.dumps({**self.counters, "error_hosts": top,
+                                       "host_stalls": self.host_stalls,
+                                       "dropped_hosts": self.dropped_hosts,
+                                       "page_tries": self.page_tries,
+                                       "robots_failures": self.robots_failures.to_json()}))
+            os.replace(tmp, self.paths["state"])
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+
+    def _snapshot(self) -> tuple:
+        return (dict(self.counters), dict(self.error_hosts), dict(self.host_stalls),
+                dict(self.dropped_hosts), dict(self.page_tries),
+                RobotsFailures.from_json(self.robots_failures.to_json()))
+
+    def _restore(self, snapshot: tuple) -> None:
+        (self.counters, self.error_hosts, self.host_stalls, self.dropped_hosts,
+         self.page_tries, self.robots_failures) = snapshot
 
     # --- input --------------------------------------------------------------------------
 
@@ -187,20 +202,38 @@ class QueueServerCore:
         return self.queue.add_seeds(u for u in urls if self.owns(u))
 
     def ingest(self, limit: int | None = 50) -> int:
-        """Apply received batches, oldest first; return how many were applied."""
+        """Apply received batches, oldest first; return how many were applied.
+
+        A batch whose application fails with ``OSError`` (a full disk) stays in the inbox
+        and the error is raised: the counters are as before that batch (and saved, if
+        possible, with the batches applied before it), but the queue and the index may have
+        taken part of it, so the caller must :meth:`abandon` this object and open a new one
+        later, which applies the batch again (applying twice is harmless, see the module)."""
         applied = 0
         for item in self.spool.take("batch", limit):
+            before = self._snapshot()
             try:
                 self._apply(FetcherBatch.from_wire(json.loads(item.payload)))
             except (WireError, ValueError, KeyError, TypeError) as exc:
                 logger.error("queue server %d: dropping malformed batch %s: %s",
                              self.config.server, item.path.name, exc)
                 self.counters["bad_batches"] += 1
+            except OSError:
+                self._restore(before)
+                if applied:
+                    self._try_save_state()
+                raise
             self.spool.done(item)
             applied += 1
         if applied:
             self._save_state()
         return applied
+
+    def _try_save_state(self) -> None:
+        try:
+            self._save_state()
+        except OSError as exc:
+            logger.warning("queue server %d: counters not saved: %s", self.config.server, exc)
 
     def _without_spent_tries(self, deferred: list[Any], abandoned: Sequence[str]) -> list[Any]:
         """Count the tries of the urls the fetcher requested and gave up on; leave out of
@@ -398,6 +431,19 @@ class QueueServerCore:
                 "inbox": self.spool.pending("batch"), "error_hosts": dict(top),
                 "stalled_hosts": len(self.host_stalls), "dropped_hosts": dict(dropped),
                 "robots_failures": self.robots_failures.to_json()}
+
+    def abandon(self) -> None:
+        """Release the queue and the index without writing, after a call raised ``OSError``
+        half-way (a full disk): they recover on the next open from what is on disk, as after
+        a kill -9, and their temporary files are removed now. Counters keep their last saved
+        values; received batches not applied stay in the inbox."""
+        try:
+            self.index.abandon()
+        finally:
+            try:
+                self.queue.abandon()
+            finally:
+                self.paths["state"].with_suffix(".tmp").unlink(missing_ok=True)
 
     def close(self, finish: bool = False) -> None:
         """Save and close. ``finish``: the crawl has ended, so its active index partition is

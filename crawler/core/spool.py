@@ -8,8 +8,9 @@ scheduler's Bloom filter and the indexer's seen-document check make it so).
 
 Layout: ``<dir>/<kind>/<time ns, 20 digits>-<pid>-<seq>.msg``, each file ``SPOOL1`` + 4-byte
 big-endian CRC32 + payload, written to a ``.tmp`` name, fsynced, renamed, and the directory
-fsynced. Leftover ``.tmp`` files are from writers killed mid-write and are removed on open; a
-file whose checksum does not match is moved to ``<dir>/damaged/`` and reported, never applied.
+fsynced. A write that fails (a full disk) removes its own ``.tmp`` file; leftover ``.tmp`` files
+are from writers killed mid-write and are removed by the consumer once a minute old; a file
+whose checksum does not match is moved to ``<dir>/damaged/`` and reported, never applied.
 """
 
 from __future__ import annotations
@@ -53,20 +54,30 @@ class Spool:
         return path
 
     def put(self, kind: str, payload: bytes) -> Path:
-        """Store ``payload`` durably; when this returns the message survives a crash."""
+        """Store ``payload`` durably; when this returns the message survives a crash.
+
+        Raises ``OSError`` (a full disk: ``ENOSPC``) when it could not, and then leaves
+        nothing behind: no temporary file, no message; the caller keeps the payload (the
+        inbox worker leaves it in the broker and tries again later)."""
         folder = self._kind_dir(kind)
         name = f"{time.time_ns():020d}-{os.getpid()}-{next(_counter):08d}.msg"
         final = folder / name
         tmp = folder / (name + ".tmp")
-        with open(tmp, "wb") as handle:
-            # three writes, not one concatenation: a batch is not copied once more in memory
-            handle.write(MAGIC)
-            handle.write(zlib.crc32(payload).to_bytes(4, "big"))
-            handle.write(payload)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, final)
-        fsync_dir(folder)
+        try:
+            with open(tmp, "wb") as handle:
+                # three writes, not one concatenation: a batch is not copied once more in memory
+                handle.write(MAGIC)
+                handle.write(zlib.crc32(payload).to_bytes(4, "big"))
+                handle.write(payload)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, final)
+            fsync_dir(folder)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            # not known to be durable: the caller will store it again, so this copy goes
+            final.unlink(missing_ok=True)
+            raise
         return final
 
     def pending(self, kind: str) -> int:

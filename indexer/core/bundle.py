@@ -100,6 +100,9 @@ class IndexBundleWriter:
         try:
             self._open(crawl_parameters)
         except BaseException:
+            documents = getattr(self, "documents", None)
+            if documents is not None:
+                documents.close_files()
             self._lock.release()
             raise
 
@@ -295,6 +298,24 @@ class IndexBundleWriter:
         self.documents.close_files()
         self._lock.release()
         self._lock = None  # type: ignore[assignment]
+
+    def abandon(self) -> None:
+        """Release the files and the lock without writing anything, after a call failed
+        half-way (a write that found the disk full): the documents of the failed call were
+        never acknowledged, and what is in memory may be ahead of the disk, so it is dropped.
+        Uncommitted bytes are cut and temporary files removed now (a full disk gets the space
+        back at once); a new writer reopens from what is committed, as after a kill -9."""
+        if self._lock is None:
+            return
+        try:
+            self.documents.discard_uncommitted()
+            for folder in (self.path, self.path / DOCUMENTS,
+                           partition_dir(self.path, self.documents.active)):
+                if folder.is_dir():
+                    remove_temporaries(folder)
+        finally:
+            self._lock.release()
+            self._lock = None  # type: ignore[assignment]
 
     def __enter__(self) -> IndexBundleWriter:
         return self

@@ -216,6 +216,24 @@ class PartitionDocumentBundle:
         self.commit()
         return number
 
+    def discard_uncommitted(self) -> None:
+        """Close the files and cut the active partition's logs back to the sizes the
+        parameters file on disk commits (after a batch failed half-way: a full disk). The
+        next writer would truncate them too; doing it now gives the space back at once."""
+        self.close_files()
+        try:
+            committed = read_parameters(self.directory)
+        except FileNotFoundError:
+            return
+        state = committed["partitions"][int(committed["active_partition"])]
+        for path, size in zip(partition_paths(self.directory, state.number),
+                              (state.ix_bytes, state.blob_bytes), strict=True):
+            try:
+                if path.stat().st_size > size:
+                    os.truncate(path, size)
+            except FileNotFoundError:
+                pass
+
     def close_files(self) -> None:
         if self._logs is not None:
             for log in self._logs:

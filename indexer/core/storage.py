@@ -83,14 +83,19 @@ def atomic_write(path: PathLike, data: bytes | memoryview) -> None:
     tmp = path.with_name(f"{path.name}{TMP_MARK}{os.getpid()}")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     try:
-        view = memoryview(data)
-        while view:
-            written = os.write(fd, view)
-            view = view[written:]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
+        try:
+            view = memoryview(data)
+            while view:
+                written = os.write(fd, view)
+                view = view[written:]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        # a write that failed (a full disk, say) leaves no temporary file taking space
+        tmp.unlink(missing_ok=True)
+        raise
     fsync_dir(path.parent)
 
 
@@ -146,20 +151,27 @@ def atomic_write_many(directory: PathLike, files: dict[str, bytes | memoryview])
     fds: list[int] = []
     tmps: list[tuple[Path, Path]] = []
     try:
-        for name, data in files.items():
-            path = directory / name
-            tmp = path.with_name(f"{path.name}{TMP_MARK}{os.getpid()}")
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-            fds.append(fd)
-            tmps.append((tmp, path))
-            view = memoryview(data)
-            while view:
-                written = os.write(fd, view)
-                view = view[written:]
-        fsync_all(fds)
-    finally:
-        for fd in fds:
-            os.close(fd)
+        try:
+            for name, data in files.items():
+                path = directory / name
+                tmp = path.with_name(f"{path.name}{TMP_MARK}{os.getpid()}")
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+                fds.append(fd)
+                tmps.append((tmp, path))
+                view = memoryview(data)
+                while view:
+                    written = os.write(fd, view)
+                    view = view[written:]
+            fsync_all(fds)
+        finally:
+            for fd in fds:
+                os.close(fd)
+    except BaseException:
+        # nothing was renamed yet: every name keeps its old content, and no temporary file
+        # is left taking space (a full disk, say)
+        for tmp, _ in tmps:
+            tmp.unlink(missing_ok=True)
+        raise
     for tmp, path in tmps:
         os.replace(tmp, path)
     fsync_dir(directory)

@@ -13,6 +13,10 @@ closed partitions (immutable), writes only new dictionary nodes and publishes th
 A crash at any point leaves either the old or the new MANIFEST; a repeated merge of the same
 partition replaces its records, so rerunning is safe.
 
+A full disk is not a crash: :meth:`DictionaryUpdater.run_forever` logs a merge that failed with
+``ENOSPC`` (or ``EDQUOT``), removes what the failed merge wrote (temporary files, the node file
+of an unfinished compaction, the uncommitted tail of the node file), and tries again at each poll, waiting longer between tries, up to a minute, until space returns.
+
 A merged partition re-written in importance order (:mod:`indexer.core.reorder`) has new
 postings offsets: its MANIFEST says ``"merged": false`` (readers then use its own
 last_entries) until its records are merged again (:func:`remerge_partition`, run by the
@@ -22,6 +26,7 @@ re-order itself and, after a crash in between, by :meth:`DictionaryUpdater.updat
 from __future__ import annotations
 
 import argparse
+import errno
 import logging
 import os
 import sys
@@ -91,31 +96,42 @@ class DictionaryUpdater:
         return out
 
     def update(self) -> list[int]:
-        """Merge all pending partitions; return their numbers."""
+        """Merge all pending partitions; return their numbers. Raises ``OSError`` when a
+        write fails (a full disk), having removed what it wrote: the dictionary stays as its
+        MANIFEST says, and the partitions stay pending."""
         tree_dir = self.path / DICTIONARY
         tree_dir.mkdir(parents=True, exist_ok=True)
         lock = FileLock(tree_dir / LOCK)
         try:
             remove_temporaries(tree_dir)
-            todo = self.pending()
-            stale = self.stale()
-            self._sync_next_partition()
-            if not todo and not stale:
-                return []
-            tree = BPlusTreeWriter(tree_dir, leaf_capacity=self.leaf_capacity,
-                                   fanout=self.fanout)
             try:
-                for number in stale:
-                    with gc_paused():
-                        remerge_partition(tree, self.path, number)
-                for number in todo:
-                    with gc_paused():
-                        self._merge(tree, number)
-            finally:
-                tree.close()
-            return todo
+                return self._update_locked(tree_dir)
+            except OSError:
+                remove_temporaries(tree_dir)
+                _discard_uncommitted_nodes(tree_dir)
+                raise
         finally:
             lock.release()
+
+    def _update_locked(self, tree_dir: Path) -> list[int]:
+        """:meth:`update`, holding ``dictionary/LOCK``."""
+        todo = self.pending()
+        stale = self.stale()
+        self._sync_next_partition()
+        if not todo and not stale:
+            return []
+        tree = BPlusTreeWriter(tree_dir, leaf_capacity=self.leaf_capacity,
+                               fanout=self.fanout)
+        try:
+            for number in stale:
+                with gc_paused():
+                    remerge_partition(tree, self.path, number)
+            for number in todo:
+                with gc_paused():
+                    self._merge(tree, number)
+        finally:
+            tree.close()
+        return todo
 
     def _sync_next_partition(self) -> None:
         """Repair next_partition.txt after a crash between MANIFEST and its copy."""
@@ -143,16 +159,46 @@ class DictionaryUpdater:
 
     def run_forever(self, poll_seconds: float = 2.0, stop: threading.Event | None = None,
                     parent: int | None = None) -> None:
-        """Merge, then poll every ``poll_seconds`` until ``stop`` is set or, with ``parent``,
+        """:meth:`update` every ``poll_seconds`` until ``stop`` is set or, with ``parent``,
         until this process's parent is no longer that pid (the process that started the
-        updater has died: the updater must not outlive it)."""
+        updater has died: the updater must not outlive it). A merge that found the disk full
+        is logged and tried again later (see the module)."""
         stop = stop or threading.Event()
+        wait = poll_seconds
         while not stop.is_set():
             if parent is not None and os.getppid() != parent:
                 logger.info("parent process %d is gone: the dictionary updater stops", parent)
                 return
-            self.update()
-            stop.wait(poll_seconds)
+            try:
+                self.update()
+                wait = poll_seconds
+            except OSError as exc:
+                if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+                    raise
+                wait = min(max(wait * 2, poll_seconds), 60.0)
+                logger.warning("dictionary updater of %s: out of space (%s); partitions stay "
+                               "pending, tried again in %.0f s", self.path, exc, wait)
+            stop.wait(wait)
+
+
+def _discard_uncommitted_nodes(tree_dir: Path) -> None:
+    """After a failed merge (the caller holds ``dictionary/LOCK``): cut the node file back to
+    the length MANIFEST commits, and delete node files newer than it (a compaction that failed
+    before publishing its file). Readers never look past the committed length."""
+    tree = BPlusTree(tree_dir)
+    try:
+        current_path, committed = tree.node_path, int(tree.manifest["committed"])
+        current = int(tree.manifest["node_file"].split(".")[1])
+    finally:
+        tree.close()
+    if not committed:
+        current_path.unlink(missing_ok=True)  # no MANIFEST names it yet
+    elif current_path.exists() and current_path.stat().st_size > committed:
+        os.truncate(current_path, committed)
+    for path in tree_dir.glob("nodes.*.btr"):
+        generation = path.name.split(".")[1]
+        if generation.isdigit() and int(generation) > current:
+            path.unlink(missing_ok=True)
 
 
 def _merge_term_table(tree: BPlusTreeWriter, path: Path, number: int) -> int:

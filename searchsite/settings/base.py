@@ -246,6 +246,17 @@ SCHEDULE_TIMEOUT = env.float("SCHEDULE_TIMEOUT", default=1800.0)  # then handed 
 SCHEDULE_CLAIM_SECONDS = env.float("SCHEDULE_CLAIM_SECONDS", default=15.0)
 SCHEDULE_UNCLAIMED_TIMEOUT = env.float("SCHEDULE_UNCLAIMED_TIMEOUT", default=60.0)
 INDEX_REFRESH_SECONDS = env.float("INDEX_REFRESH_SECONDS", default=10.0)
+# Disk watermarks of the work directory's filesystem (crawler.core.disk_space): below
+# DISK_PAUSE_FREE_BYTES free (or DISK_PAUSE_FREE_PERCENT of the filesystem, whichever is more) a
+# queue server hands out no new schedules, so the crawl pauses; it resumes by itself once free
+# space is back above DISK_RESUME_FREE_BYTES (or the percentage). 0 turns a mark off.
+DISK_PAUSE_FREE_BYTES = env.int("DISK_PAUSE_FREE_BYTES", default=1024 ** 3)
+DISK_RESUME_FREE_BYTES = env.int("DISK_RESUME_FREE_BYTES", default=2 * 1024 ** 3)
+DISK_PAUSE_FREE_PERCENT = env.float("DISK_PAUSE_FREE_PERCENT", default=0.0)
+DISK_RESUME_FREE_PERCENT = env.float("DISK_RESUME_FREE_PERCENT", default=0.0)
+# A batch the inbox could not store (a full disk) stays in the broker and is tried again after
+# 1, 2, 4... seconds, at most this many seconds apart.
+INBOX_RETRY_SECONDS = env.float("INBOX_RETRY_SECONDS", default=30.0)
 # Documents per index partition (pages and link documents; the seed's partitions hold "around
 # 100,000" on an 8 GB machine). Within a partition and across finished ones, the index is
 # re-ordered by importance after link analysis.

@@ -74,6 +74,15 @@
     fillRows(document.querySelector("#crawl-error-hosts tbody"), data.error_hosts,
       data.reporting ? "No errors reported." : "Not known: no queue server is working on this crawl now.");
     renderRobots(data);
+    const pauses = data.disk_pauses || [];
+    const disk = document.getElementById("crawl-disk");
+    if (disk) {
+      disk.hidden = !pauses.length;
+      const list = document.getElementById("crawl-disk-pauses");
+      list.replaceChildren(...pauses.map((reason) => {
+        const li = document.createElement("li"); li.textContent = reason; return li;
+      }));
+    }
     document.getElementById("crawl-refreshed").textContent =
       "Updated " + new Date().toLocaleTimeString() + ".";
     previous = data;

@@ -42,7 +42,7 @@ from .state import (
     encode_state,
     encode_validators,
 )
-from .storage import atomic_write, fsync_dir, fsync_file, read_blob, write_blob
+from .storage import TMP_SUFFIX, atomic_write, fsync_dir, fsync_file, read_blob, write_blob
 
 logger = logging.getLogger(__name__)
 
@@ -118,10 +118,22 @@ class CheckpointStore:
         journal_path = self.journal_path(gen)
         journal_path.unlink(missing_ok=True)
         journal = JournalWriter(journal_path, sync=sync)
-        if sync:
-            fsync_dir(journal_path.parent)
-        atomic_write(self.root / "CURRENT", f"{gen}\n".encode(), sync=sync)
+        try:
+            if sync:
+                fsync_dir(journal_path.parent)
+            atomic_write(self.root / "CURRENT", f"{gen}\n".encode(), sync=sync)
+        except BaseException:
+            journal.close()
+            raise
         return journal
+
+    def remove_temporaries(self) -> None:
+        """Delete the temporary files of a checkpoint that failed (the commit point was not
+        reached, so the committed generation is untouched)."""
+        folders = [self.root, *(self.root / folder for folder, _ in _GENERATION_FILES)]
+        for folder in folders:
+            for path in folder.glob(f"*{TMP_SUFFIX}"):
+                path.unlink(missing_ok=True)
 
     def remove_other_generations(self, gen: int) -> None:
         for folder, stem in _GENERATION_FILES:

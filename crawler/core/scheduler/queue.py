@@ -84,11 +84,15 @@ class CrawlQueue:
         an existing queue cannot change; limits and rules can)."""
         root = Path(path)
         lock_fd = lock_directory(root)
+        queue: CrawlQueue | None = None
         try:
             queue = cls(root, config, clock, lock_fd)
             queue._start()
         except BaseException:
-            os.close(lock_fd)
+            if queue is None:
+                os.close(lock_fd)
+            else:
+                queue.abandon()  # releases the lock, removes a failed checkpoint's files
             raise
         return queue
 
@@ -131,6 +135,23 @@ class CrawlQueue:
             self._journal.close()
         os.close(self._lock_fd)
         self._closed = True
+
+    def abandon(self) -> None:
+        """Release the lock without a checkpoint, after a call failed half-way (a write
+        that found the disk full): what is in memory may be ahead of the disk, so it is
+        dropped, and the next :meth:`open` recovers from the last checkpoint and the journal
+        exactly as after a kill -9 (the failed call never returned, so nothing it accepted
+        was acknowledged). Temporary files of a failed checkpoint are removed now, so a full
+        disk gets their space back at once."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            if self._journal is not None:
+                self._journal.close()
+            self._store.remove_temporaries()
+        finally:
+            os.close(self._lock_fd)
 
     def __enter__(self) -> CrawlQueue:
         return self

@@ -18,6 +18,7 @@ from indexer.core.storage import fsync_dir
 from .errors import CorruptQueueError
 
 _BLOB_HEADER = struct.Struct("<8sIQI")
+TMP_SUFFIX = ".tmp"
 
 
 def fsync_file(path: Path) -> None:
@@ -30,13 +31,17 @@ def fsync_file(path: Path) -> None:
 
 def atomic_write(path: Path, data: bytes | memoryview, *, sync: bool = True) -> None:
     """Write ``data`` to ``path`` through a temporary name, fsync, rename, fsync the folder."""
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        if sync:
-            os.fsync(handle.fileno())
-    os.replace(tmp, path)
+    tmp = path.with_name(path.name + TMP_SUFFIX)
+    try:
+        with open(tmp, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            if sync:
+                os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)  # a failed write (a full disk) leaves nothing behind
+        raise
     if sync:
         fsync_dir(path.parent)
 
@@ -47,14 +52,18 @@ def write_blob(path: Path, magic: bytes, version: int, payload: bytes | memoryvi
     if len(magic) != 8:
         raise ValueError("blob magic must be 8 bytes")
     header = _BLOB_HEADER.pack(magic, version, len(payload), zlib.crc32(payload))
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as handle:
-        handle.write(header)
-        handle.write(payload)
-        handle.flush()
-        if sync:
-            os.fsync(handle.fileno())
-    os.replace(tmp, path)
+    tmp = path.with_name(path.name + TMP_SUFFIX)
+    try:
+        with open(tmp, "wb") as handle:
+            handle.write(header)
+            handle.write(payload)
+            handle.flush()
+            if sync:
+                os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)  # a failed write (a full disk) leaves nothing behind
+        raise
     if sync:
         fsync_dir(path.parent)
 
