@@ -6,7 +6,7 @@ Layer: ``crawler.core.scheduler``. Layout under the queue's directory::
     LOCK                                   flock: one process per queue
     CURRENT                                the committed checkpoint generation <g> (text)
     QueueState/state.<g>.bin               the queue's state (format in .state)
-    UrlExistsFilterBundle/bloom.<g>.bin    Bloom filter of queued urls (see .bloom)
+    UrlExistsFilterBundle/bloom.<g>.bin    seen-url filter of queued urls (see .scalable_bloom)
     CLDData/cld.<g>.bin                    CLD hash -> SEEN, WEIGHTED_SEEN, WEIGHTED_INCOMING
     EtagExpires/etag.<g>.bin               url hash -> (ETag, Expires) (format in .state)
     ScheduleData/journal.<g>.log           every accepted call since checkpoint <g> (.journal)
@@ -25,12 +25,12 @@ import logging
 import os
 from pathlib import Path
 
-from .bloom import BloomFilter
 from .cldtable import CldTable
 from .errors import CorruptQueueError, QueueLockedError
 from .journal import JournalWriter
 from .lanes import URL_FILES_EXTENSION, LaneContext
 from .legacy_state import LEGACY_PICKLE_FORMAT, read_state_v1, read_validators_v1
+from .scalable_bloom import ScalableBloomFilter
 from .state import (
     ETAG_MAGIC,
     FORMAT,
@@ -89,7 +89,7 @@ class CheckpointStore:
     def journal_path(self, gen: int) -> Path:
         return self.root / JOURNAL_DIR / f"journal.{gen}.log"
 
-    def read(self, gen: int) -> tuple[QueueSnapshot, BloomFilter, CldTable, Validators]:
+    def read(self, gen: int) -> tuple[QueueSnapshot, ScalableBloomFilter, CldTable, Validators]:
         state_path = self.root / STATE_DIR / f"state.{gen}.bin"
         version, payload = read_blob(state_path, STATE_MAGIC, FORMAT)
         if version == LEGACY_PICKLE_FORMAT:
@@ -102,11 +102,11 @@ class CheckpointStore:
             validators = read_validators_v1(payload, str(etag_path))
         else:
             validators = decode_validators(payload, str(etag_path))
-        bloom = BloomFilter.load(self.root / BLOOM_DIR / f"bloom.{gen}.bin")
+        bloom = ScalableBloomFilter.load(self.root / BLOOM_DIR / f"bloom.{gen}.bin")
         cld = CldTable.load(self.root / CLD_DIR / f"cld.{gen}.bin")
         return snapshot, bloom, cld, validators
 
-    def write(self, gen: int, snapshot: QueueSnapshot, bloom: BloomFilter, cld: CldTable,
+    def write(self, gen: int, snapshot: QueueSnapshot, bloom: ScalableBloomFilter, cld: CldTable,
               validators: Validators, *, sync: bool) -> JournalWriter:
         """Write generation ``gen`` and commit it; returns its (empty) journal."""
         write_blob(self.root / STATE_DIR / f"state.{gen}.bin", STATE_MAGIC, FORMAT,

@@ -63,7 +63,8 @@ class SchedulerConfig:
     robots: RobotsBehaviour = RobotsBehaviour.ALWAYS_FOLLOW
     site_rules: SiteRules = field(default_factory=SiteRules)
     recrawl_days: int = -1
-    bloom_expected_urls: int = 5_000_000
+    # the seen-url filter's first slice; it grows with the crawl (.scalable_bloom)
+    bloom_expected_urls: int = 1_000_000
     bloom_fp_rate: float = 0.001
     error_threshold: int = DOWNLOAD_ERROR_THRESHOLD
     error_crawl_delay: float = ERROR_CRAWL_DELAY

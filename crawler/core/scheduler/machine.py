@@ -28,7 +28,7 @@ from typing import Any
 from indexer.core.urls import company_level_domain
 
 from .. import policy as pol
-from .bloom import BloomFilter, url_digests, url_hashes
+from .bloom import url_digests, url_hashes
 from .builder import ScheduleBuilder
 from .cldtable import CldTable
 from .config import SchedulerConfig
@@ -47,6 +47,7 @@ from .outstanding import Outstanding, ScheduleBook
 from .politeness import HostState, Politeness, robots_url
 from .record import LinkItem, QueuedUrl
 from .robots import DISALLOW_ALL, RobotsRules
+from .scalable_bloom import ScalableBloomFilter
 from .state import QueueSnapshot, Validators
 from .values import Schedule
 
@@ -73,7 +74,7 @@ class QueueMachine:
         self.cld_keys: dict[str, int] = {}
         self.pending: list[str] = []   # lines filed during one call, scored at its end
         self.token = secrets.token_hex(4)
-        self.bloom = BloomFilter.for_capacity(config.bloom_expected_urls, config.bloom_fp_rate)
+        self.bloom = ScalableBloomFilter(config.bloom_expected_urls, config.bloom_fp_rate)
         self.cld = CldTable()
         self.politeness = Politeness(ctx, config.robots)
         self.order: CrawlOrderStrategy = make_order(config.order, ctx)
@@ -109,7 +110,7 @@ class QueueMachine:
             needy_queries=self.needy.queries)
         return snapshot, garbage
 
-    def restore(self, snap: QueueSnapshot, bloom: BloomFilter, cld: CldTable,
+    def restore(self, snap: QueueSnapshot, bloom: ScalableBloomFilter, cld: CldTable,
                 validators: Validators) -> None:
         """Take back a checkpoint's state (its configuration too, until replay is done)."""
         self.set_config(snap.config)
