@@ -25,8 +25,12 @@ class AlreadyRunning(Exception):
     def __init__(self, path: Path, pid: int | None) -> None:
         self.path = path
         self.pid = pid
-        holder = f"pid {pid}" if pid is not None else "pid not yet written"
-        super().__init__(f"{path} is held by a running process ({holder})")
+        super().__init__(f"{path} is held by a running process ({self.holder})")
+
+    @property
+    def holder(self) -> str:
+        """The holder for a message: ``pid N``, or that its pid is not known yet."""
+        return f"pid {self.pid}" if self.pid is not None else "its pid is not known yet"
 
 
 class InstanceLock:

@@ -56,7 +56,7 @@ from crawler.core.crawl import ACTIVE_STATES
 from crawler.login_throttle import client_address
 from crawler.models import Crawl, Fetcher, QueueServer
 from crawler.services import HEARTBEAT_TIMEOUT
-from indexer.core.workdir import bundle_timestamp, queue_server_number
+from ranking.indexes import list_bundles
 from ranking.metrics import SEARCH_SECONDS
 
 CRAWLS_SHOWN = 20
@@ -190,23 +190,12 @@ class EngineCollector:
 
 
 def index_sizes(work_directory: Path) -> list[tuple[str, str, float]]:
-    """(crawl timestamp, queue server, bytes) of every ``qs<N>/IndexData<timestamp>``."""
-    out = []
-    root = Path(work_directory)
-    if not root.is_dir():
-        return out
-    for qs in os.scandir(root):
-        server = queue_server_number(qs.name)
-        if server is None or not qs.is_dir():
-            continue
-        for entry in os.scandir(qs.path):
-            timestamp = bundle_timestamp(entry.name)
-            if timestamp is not None and entry.is_dir():
-                out.append((str(timestamp), str(server), float(_folder_bytes(entry.path))))
-    return sorted(out)
+    """(crawl timestamp, queue server, bytes) of every bundle in ``work_directory``."""
+    return [(str(b.timestamp), str(b.server), float(_folder_bytes(b.path)))
+            for b in list_bundles(work_directory)]
 
 
-def _folder_bytes(path: str) -> int:
+def _folder_bytes(path: Path) -> int:
     total = 0
     for folder, _, files in os.walk(path):
         for name in files:

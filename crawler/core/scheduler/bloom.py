@@ -45,7 +45,23 @@ def url_hashes(digests: np.ndarray) -> np.ndarray:
     return np.bitwise_xor(digests[:, 0], digests[:, 1])
 
 
-class BloomFilter:
+class UrlSet:
+    """One-url conveniences over a filter's ``contains_many`` / ``add_many`` of url digests."""
+
+    def contains_many(self, digests: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def add_many(self, digests: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def __contains__(self, url: str) -> bool:
+        return bool(self.contains_many(url_digests([url]))[0])
+
+    def add(self, url: str) -> bool:
+        return bool(self.add_many(url_digests([url]))[0])
+
+
+class BloomFilter(UrlSet):
     """A fixed-size Bloom filter. ``count`` is the number of insertions that changed it."""
 
     def __init__(self, num_bits: int, num_hashes: int, bits: np.ndarray | None = None,
@@ -97,12 +113,6 @@ class BloomFilter:
             np.bitwise_or.at(self.bits, byte, mask)
             self.count += len(fresh)
         return ~present
-
-    def __contains__(self, url: str) -> bool:
-        return bool(self.contains_many(url_digests([url]))[0])
-
-    def add(self, url: str) -> bool:
-        return bool(self.add_many(url_digests([url]))[0])
 
     def clear(self) -> None:
         self.bits[:] = 0

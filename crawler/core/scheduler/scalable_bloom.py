@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from .bloom import _MAGIC as FIXED_MAGIC
-from .bloom import BloomFilter, url_digests
+from .bloom import BloomFilter, UrlSet
 from .errors import CorruptQueueError
 from .storage import read_blob, write_blob
 
@@ -53,7 +53,7 @@ class _Slice:
         return max(0, self.capacity - self.filter.count)
 
 
-class ScalableBloomFilter:
+class ScalableBloomFilter(UrlSet):
     """Seen urls with a false-positive rate below ``target_rate`` at any size; the first slice
     holds ``initial_capacity`` urls. Same interface as :class:`.bloom.BloomFilter`: urls are
     given as :func:`.bloom.url_digests`; ``count`` is the number of urls inserted."""
@@ -101,12 +101,6 @@ class ScalableBloomFilter:
             taken, fresh = fresh[:last.room], fresh[last.room:]
             last.filter.add_many(taken)
         return ~present
-
-    def __contains__(self, url: str) -> bool:
-        return bool(self.contains_many(url_digests([url]))[0])
-
-    def add(self, url: str) -> bool:
-        return bool(self.add_many(url_digests([url]))[0])
 
     def clear(self) -> None:
         """Forget every url (back to one empty first slice)."""

@@ -29,18 +29,20 @@ def fsync_file(path: Path) -> None:
         os.close(fd)
 
 
-def atomic_write(path: Path, data: bytes | memoryview, *, sync: bool = True) -> None:
-    """Write ``data`` to ``path`` through a temporary name, fsync, rename, fsync the folder."""
+def atomic_write(path: Path, *parts: bytes | memoryview, sync: bool = True) -> None:
+    """Write ``parts`` one after another to ``path`` through a temporary name, fsync, rename,
+    fsync the folder; a failed write (a full disk) leaves nothing behind."""
     tmp = path.with_name(path.name + TMP_SUFFIX)
     try:
         with open(tmp, "wb") as handle:
-            handle.write(data)
+            for part in parts:
+                handle.write(part)
             handle.flush()
             if sync:
                 os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
-        tmp.unlink(missing_ok=True)  # a failed write (a full disk) leaves nothing behind
+        tmp.unlink(missing_ok=True)
         raise
     if sync:
         fsync_dir(path.parent)
@@ -52,20 +54,7 @@ def write_blob(path: Path, magic: bytes, version: int, payload: bytes | memoryvi
     if len(magic) != 8:
         raise ValueError("blob magic must be 8 bytes")
     header = _BLOB_HEADER.pack(magic, version, len(payload), zlib.crc32(payload))
-    tmp = path.with_name(path.name + TMP_SUFFIX)
-    try:
-        with open(tmp, "wb") as handle:
-            handle.write(header)
-            handle.write(payload)
-            handle.flush()
-            if sync:
-                os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)  # a failed write (a full disk) leaves nothing behind
-        raise
-    if sync:
-        fsync_dir(path.parent)
+    atomic_write(path, header, payload, sync=sync)
 
 
 def read_blob(path: Path, magic: bytes, max_version: int) -> tuple[int, bytes]:

@@ -39,9 +39,8 @@ class Command(BaseCommand):
         try:
             lock = InstanceLock(process.directory / LOCK_FILE)
         except AlreadyRunning as exc:
-            holder = f"pid {exc.pid}" if exc.pid is not None else "its pid is not known yet"
             raise CommandError(
-                f"queue server {server} is already running for {process.directory} ({holder});"
+                f"queue server {server} is already running for {process.directory} ({exc.holder});"
                 " two would share one crawl queue and index") from None
         with lock:
             signal.signal(signal.SIGTERM, process.request_stop)

@@ -148,9 +148,8 @@ class Command(BaseCommand):
         try:
             lock = InstanceLock(settings.VAR_DIRECTORY / LOCK_FILE)
         except AlreadyRunning as exc:
-            holder = f"pid {exc.pid}" if exc.pid is not None else "its pid is not known yet"
             raise CommandError(
-                f"manage.py up is already running for {settings.VAR_DIRECTORY} ({holder}); "
+                f"manage.py up is already running for {settings.VAR_DIRECTORY} ({exc.holder}); "
                 "stop it first (Ctrl-C in its terminal, or kill -TERM its pid), or give this "
                 "one another VAR_DIRECTORY") from None
         try:
