@@ -59,7 +59,7 @@ def test_holder_that_has_not_written_its_pid_yet(tmp_path):
     path = tmp_path / "queue_server.lock"
     holder = hold(SILENT_HOLDER, path)
     try:
-        with pytest.raises(AlreadyRunning, match="pid not yet written") as refused:
+        with pytest.raises(AlreadyRunning, match="its pid is not known yet") as refused:
             InstanceLock(path)
         assert refused.value.pid is None
     finally:
