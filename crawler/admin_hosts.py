@@ -23,8 +23,12 @@ from django.utils.http import urlencode
 
 from . import host_selectors as reads
 from .core.activity import REASONS, reason_label
-from .host_services import HostOverrideError, host_origin_check, host_override_lift, \
-    host_override_set
+from .host_services import (
+    HostOverrideError,
+    host_origin_check,
+    host_override_lift,
+    host_override_set,
+)
 from .models import Crawl
 
 
@@ -150,7 +154,8 @@ class HostPages:
                 try:
                     delay = float(request.POST.get("min_delay", ""))
                 except ValueError:
-                    raise HostOverrideError("the minimum delay must be a number of seconds")
+                    raise HostOverrideError(
+                        "the minimum delay must be a number of seconds") from None
                 host_override_set(crawl.pk, origin, min_delay=delay)
                 note = f"{origin}: at least {delay:g} s between requests from now on."
             elif action == "exclude":

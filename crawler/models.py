@@ -513,4 +513,4 @@ class SearchIndex(models.Model):
 
 
 # what a crawl did with its urls and hosts, and the operator's host overrides (their module)
-from .host_models import CrawlHost, FetchedUrl, HostOverride, RefusalCount, RefusedUrl  # noqa: E402, F401, I001
+from .host_models import CrawlHost, FetchedUrl, HostOverride, RefusalCount, RefusedUrl  # noqa: E402, F401
