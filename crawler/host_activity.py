@@ -139,6 +139,20 @@ def host_overrides_mark_applied(crawl_id: int, origins: Iterable[str]) -> None:
                                     applied_at__isnull=True).update(applied_at=timezone.now())
 
 
+def activity_flush(crawl_id: int, cores: Iterable[QueueServerCore]) -> None:
+    """Write what each queue server of a crawl run in one process (``manage.py crawl``,
+    :class:`~crawler.core.local_crawl.LocalCrawl`) did since the last flush; a database
+    error is logged (see the module docstring)."""
+    for core in cores:
+        try:
+            activity = core.take_activity()
+            if activity is not None:
+                activity_write(crawl_id, core.config.server, activity, core.dropped_hosts)
+        except DatabaseError as exc:
+            logger.warning("the url and host log of crawl %s was not written: %s",
+                           crawl_id, exc)
+
+
 class HostActivityPump:
     """Called once per tick while a crawl is open (:meth:`step`): applies the operator's host
     overrides every ``HOST_OVERRIDE_SECONDS``, writes the activity of the batches applied
