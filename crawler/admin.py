@@ -25,6 +25,7 @@ from linkgraph.models import LinkAnalysis
 from linkgraph.selectors import link_analysis_status_get
 
 from . import selectors, services
+from .admin_hosts import host_urls
 from .admin_search import may_choose_index, use_for_search
 from .link_analysis import link_analysis_request
 from .login_throttle import ThrottledAdminAuthenticationForm
@@ -168,7 +169,7 @@ class CrawlAdmin(admin.ModelAdmin):
                  self.admin_site.admin_view(self.link_analysis_view),
                  name="crawler_crawl_link_analysis"),
         ]
-        return own + super().get_urls()
+        return own + host_urls(self) + super().get_urls()
 
     @admin.display(description="Status", ordering="status")
     def status_shown(self, crawl: Crawl) -> str:

@@ -510,3 +510,7 @@ class SearchIndex(models.Model):
         if self.mode == self.Mode.NEWEST:
             return "the newest finished crawl"
         return f"crawl {self.crawl}" if self.crawl else "a deleted crawl"
+
+
+# what a crawl did with its urls and hosts, and the operator's host overrides (their module)
+from .host_models import CrawlHost, FetchedUrl, HostOverride, RefusalCount, RefusedUrl  # noqa: E402, F401

@@ -48,6 +48,7 @@ from indexer.core.workdir import queue_server_dir
 
 from . import services
 from .claim_store import ClaimStore
+from .host_activity import HostActivityPump
 from .identity import robots_agent_name
 from .link_analysis import link_analysis_maybe_periodic
 from .models import Crawl, QueueServer
@@ -105,6 +106,7 @@ class QueueServerProcess:
         self._refresh_needy = NeedyRefresher()  # the query log's needy queries, now and then
         self._claims = ClaimStore.from_settings()  # who holds the schedules handed out
         self._claims_checked = -CLAIMS_SECONDS
+        self._hosts = HostActivityPump(server)  # the admin's url and host pages, overrides
 
     def request_stop(self, *_: object) -> None:
         self._stop.set()
@@ -181,6 +183,7 @@ class QueueServerProcess:
                 self._open(crawl.pk)
             if self.core is not None:
                 self.core.ingest(limit=None)
+                self._hosts.step(self.core, crawl.pk)
                 self._close(finish=True)
             self._saved_for = crawl.pk
         return False
@@ -258,6 +261,7 @@ class QueueServerProcess:
             self._last_activity = now
             busy = True
         core.maybe_refresh()
+        self._hosts.step(core, crawl.pk)  # url and host log; the operator's host overrides
         if not disk.paused:
             core.maybe_reorder()  # a finished partition, after link analysis wrote new scores
         if core.config.crawl.needy_threshold > 0:  # the query log, read from the shared DB

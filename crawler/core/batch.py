@@ -15,7 +15,9 @@ deferred urls). The JSON form::
      "stalls": {origin: count}, "hopeless": [origin, ...],
      "robots": [{"origin", "status", "body", "error", "message"}],
      "host_errors": {origin: count},
-     "fetched": [[url, etag, expires], ...], "counters": {name: int}}
+     "fetched": [[url, etag, expires], ...], "counters": {name: int},
+     "log": [[url, status, bytes, fetched at, error kind], ...],
+     "refused": [[url, reason, detail], ...]}
 
 ``done`` is set on the last batch a fetcher sends to the schedule's own queue server: that
 queue server then acknowledges the schedule. ``deferred`` are urls of the schedule the fetcher
@@ -25,7 +27,12 @@ such host's stalled downloads, ``hopeless`` names those none of whose downloads 
 ``hopeless``, from an older fetcher, counts every stalled host). ``abandoned`` names the
 deferred urls that were requested and given up on (still downloading at the schedule's end):
 the queue server requeues a url at most twice for that, so a page that never finishes is
-requested at most three times in a crawl. A ``robots`` answer that failed without an HTTP
+requested at most three times in a crawl. ``log`` has one row per download the fetcher
+made of the schedule's urls (robots.txt included): its HTTP status (0 without an answer), the
+bytes downloaded, when (a Unix time) and the fetch error's kind ("" when none); ``refused``
+names urls the fetcher would not fetch or index (the egress allow-list refused their host's
+addresses, a robots meta tag or header said noindex), with a reason and a short detail: both
+feed the admin's url and host pages (``crawler.core.activity``). A ``robots`` answer that failed without an HTTP
 answer (status 0) names the fetch error's ``error`` kind and ``message``. Every key but
 ``crawl`` may be missing when read: it is then empty (``server``: None, meaning the reader's
 own).
@@ -39,7 +46,8 @@ from typing import Any
 
 from .wire import WireError
 
-_LISTS = ("docs", "discovered", "robots", "fetched", "deferred", "abandoned")
+_LISTS = ("docs", "discovered", "robots", "fetched", "deferred", "abandoned", "log",
+          "refused")
 _COUNTS = ("host_errors", "stalls", "counters")
 
 
@@ -62,6 +70,8 @@ class FetcherBatch:
     stalls: Mapping[str, int] = field(default_factory=dict)
     hopeless: tuple[str, ...] | None = ()
     counters: Mapping[str, int] = field(default_factory=dict)
+    log: tuple[list[Any], ...] = ()
+    refused: tuple[list[Any], ...] = ()
 
     def to_wire(self) -> dict[str, Any]:
         """The JSON form. Long lists stay lists (the envelope seals them a slice at a time)."""
@@ -74,6 +84,7 @@ class FetcherBatch:
             "stalls": dict(self.stalls),
             "hopeless": None if self.hopeless is None else list(self.hopeless),
             "counters": dict(self.counters),
+            "log": list(self.log), "refused": list(self.refused),
         }
 
     @classmethod

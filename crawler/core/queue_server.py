@@ -11,7 +11,9 @@ IndexDocumentBundle, the spool of received batches and its counters, laid out as
 
 Call order: ``QueueServerCore(config)``, then ``add_seeds`` (at crawl start), then repeatedly
 ``ingest()``, ``maybe_refresh()``, ``maybe_reorder()``, ``release_lost()`` (now and then, with
-the fetchers' claims) and ``take_schedules()``; ``close()`` at the end (``close(finish=True)``
+the fetchers' claims), ``apply_host_overrides()`` (the operator's, now and then),
+``take_activity()`` (what happened to urls and hosts, for the admin: :mod:`.activity`) and
+``take_schedules()``; ``close()`` at the end (``close(finish=True)``
 when the crawl has ended: its last partition is finished, so that it too can be re-ordered by
 importance, see :mod:`crawler.core.index_order`). Every batch is applied and only then removed
 from the spool, so a kill -9 at any moment loses nothing (a batch applied twice is harmless:
@@ -38,6 +40,7 @@ from indexer.core.encoding import EncodedDocument, scale_regions
 from indexer.core.reorder import ReorderResult
 from indexer.core.workdir import crawl_paths, scores_path
 
+from .activity import Activity, ActivityLog
 from .batch import FetcherBatch
 from .claims import lost_schedules
 from .crawl import CrawlConfig
@@ -45,6 +48,7 @@ from .index_order import IndexOrderer
 from .indexing import anchor_boosts, boost_link_documents, crawl_link_scores
 from .robots_failures import RobotsFailures
 from .scheduler import CrawlQueue, Schedule, SchedulerConfig
+from .scheduler.errors import InvalidUrlError
 from .shipping import shard_of_host
 from .spool import Spool
 from .urls import origin_of
@@ -145,6 +149,8 @@ class QueueServerCore:
         self.dropped_hosts: dict[str, str] = {}  # origin -> why it was dropped
         self.page_tries: dict[str, int] = {}  # url -> times requested and abandoned
         self.robots_failures = RobotsFailures()  # robots.txt answers, failures by kind
+        self.activity = ActivityLog()  # urls and hosts since the glue last took them
+        self.excluded_hosts: set[str] = set()  # origins the operator excluded
         self._load_state()
         self._dirty = False
         self._last_refresh = clock()
@@ -270,7 +276,12 @@ class QueueServerCore:
         hopeless = None if batch.hopeless is None else set(batch.hopeless)
         for origin, count in batch.stalls.items():
             self._record_stalls(origin, count, counts=hopeless is None or origin in hopeless)
+        self.activity.add_log(batch.log)
+        self.activity.add_refused(batch.refused)
         if self.dropped_hosts:
+            for d in discovered:
+                if origin_of(d.url) in self.dropped_hosts:
+                    self.activity.refuse("host_dropped", d.url)
             kept = [d for d in discovered if origin_of(d.url) not in self.dropped_hosts]
             kept_deferred = [d for d in deferred if origin_of(d[0]) not in self.dropped_hosts]
             self.counters["dropped_host_urls"] += (len(discovered) - len(kept)
@@ -288,6 +299,8 @@ class QueueServerCore:
             self.queue.add_robots(origin, robots.get("body"), status)
             kind = self.robots_failures.record(f"{origin}/robots.txt", status,
                                                robots.get("error"), robots.get("message"))
+            self.activity.robots(origin, status, robots.get("body"), robots.get("error"),
+                                 robots.get("message"))
             if kind is not None:
                 logger.warning("queue server %d: robots.txt of %s failed (%s): host disallowed",
                                self.config.server, origin, kind)
@@ -336,10 +349,44 @@ class QueueServerCore:
                            "schedules", self.config.server, origin, stalled)
 
     def skip_hosts(self, schedule: Schedule) -> list[str]:
-        """The dropped hosts among ``schedule``'s urls (the fetcher leaves them out)."""
-        if not self.dropped_hosts:
+        """The dropped and excluded hosts among ``schedule``'s urls (the fetcher leaves them
+        out)."""
+        if not self.dropped_hosts and not self.excluded_hosts:
             return []
-        return sorted({origin_of(e.url) for e in schedule.entries} & self.dropped_hosts.keys())
+        return sorted({origin_of(e.url) for e in schedule.entries}
+                      & (self.dropped_hosts.keys() | self.excluded_hosts))
+
+    # --- the operator's host overrides, and the activity the admin shows ------------------
+
+    def apply_host_overrides(self, overrides: Iterable[tuple[str, float, bool]]) -> list[str]:
+        """The operator's overrides ``(origin, minimum delay, excluded)`` of this crawl's
+        hosts (all of them, as the admin holds them): those of hosts this queue server owns
+        go to its crawl queue (:meth:`CrawlQueue.set_host_override`); an excluded host is
+        also left out of the schedules already handed out that are handed out again.
+        Returns the origins applied (owned here), changed or not."""
+        applied, excluded = [], set()
+        for origin, min_delay, is_excluded in overrides:
+            if not self.owns(origin):
+                continue
+            self.queue.set_host_override(origin, min_delay, is_excluded)
+            applied.append(origin)
+            if is_excluded:
+                excluded.add(origin_of(origin))
+        self.excluded_hosts = excluded
+        return applied
+
+    def take_activity(self) -> Activity | None:
+        """What happened to urls and hosts since the last take (:mod:`.activity`), the urls
+        the crawl queue refused included; None when nothing did."""
+        for reason, url in self.queue.take_refused():
+            self.activity.refuse(reason, url)
+        return self.activity.take(self._host_politeness)
+
+    def _host_politeness(self, origin: str) -> tuple[float, bool, bool] | None:
+        try:
+            return self.queue.host_politeness(origin)
+        except InvalidUrlError:
+            return None
 
     # --- output -------------------------------------------------------------------------
 

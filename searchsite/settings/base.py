@@ -246,6 +246,14 @@ SCHEDULE_TIMEOUT = env.float("SCHEDULE_TIMEOUT", default=1800.0)  # then handed 
 SCHEDULE_CLAIM_SECONDS = env.float("SCHEDULE_CLAIM_SECONDS", default=15.0)
 SCHEDULE_UNCLAIMED_TIMEOUT = env.float("SCHEDULE_UNCLAIMED_TIMEOUT", default=60.0)
 INDEX_REFRESH_SECONDS = env.float("INDEX_REFRESH_SECONDS", default=10.0)
+# What a crawl did with its urls and hosts, for the admin (crawler.host_models): the newest
+# HOST_LOG_FETCHED_KEEP fetched urls per crawl and HOST_LOG_REFUSED_KEEP refused urls per crawl
+# and reason are kept, trimmed every HOST_LOG_TRIM_SECONDS; a queue server reads the operator's
+# host overrides (slow down, exclude) every HOST_OVERRIDE_SECONDS.
+HOST_LOG_FETCHED_KEEP = env.int("HOST_LOG_FETCHED_KEEP", default=1_000_000)
+HOST_LOG_REFUSED_KEEP = env.int("HOST_LOG_REFUSED_KEEP", default=10_000)
+HOST_LOG_TRIM_SECONDS = env.float("HOST_LOG_TRIM_SECONDS", default=60.0)
+HOST_OVERRIDE_SECONDS = env.float("HOST_OVERRIDE_SECONDS", default=2.0)
 # Disk watermarks of the work directory's filesystem (crawler.core.disk_space): below
 # DISK_PAUSE_FREE_BYTES free (or DISK_PAUSE_FREE_PERCENT of the filesystem, whichever is more) a
 # queue server hands out no new schedules, so the crawl pauses; it resumes by itself once free

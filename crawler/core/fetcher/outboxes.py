@@ -55,10 +55,13 @@ class Outbox:
     stalls: dict[str, int] = field(default_factory=dict)
     hopeless: list[str] = field(default_factory=list)
     counters: defaultdict[str, int] = field(default_factory=lambda: defaultdict(int))
+    log: list[list[Any]] = field(default_factory=list)
+    refused: list[list[Any]] = field(default_factory=list)
 
     def empty(self) -> bool:
         return not (self.docs or self.discovered or self.robots or self.host_errors
-                    or self.fetched or self.deferred or self.stalls or self.counters)
+                    or self.fetched or self.deferred or self.stalls or self.counters
+                    or self.log or self.refused)
 
 
 class Outboxes:
@@ -126,7 +129,8 @@ class Outboxes:
                 robots=tuple(box.robots), host_errors=box.host_errors,
                 fetched=tuple(box.fetched), deferred=tuple(box.deferred),
                 abandoned=tuple(box.abandoned), stalls=box.stalls,
-                hopeless=tuple(box.hopeless), counters=dict(box.counters))))
+                hopeless=tuple(box.hopeless), counters=dict(box.counters),
+                log=tuple(box.log), refused=tuple(box.refused))))
         self._boxes.clear()
         self._bytes = 0
         return batches

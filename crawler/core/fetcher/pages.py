@@ -2,7 +2,10 @@
 
 Layer: ``crawler.core.fetcher``. The worker hands each finished download to
 :meth:`PageHandler.handle`: a robots.txt answer becomes robots data for the schedule's own
-queue server; a failed download a fetched row without validators (and an error); a page (and
+queue server; a failed download a fetched row without validators (and an error); every
+download a row of the schedule's fetch log (status, bytes, time, error kind), and a url refused
+by the egress allow-list or a robots meta's noindex a refused row (``FetcherBatch.log`` and
+``refused``, for the admin's url and host pages); a page (and
 each redirect hop before it, as a location document) is processed
 (:class:`crawler.core.process.PageProcessor`) into index documents (the page itself, and one
 link document per outlink, filed under the link's target: ``crawler.core.indexing``) and
@@ -52,6 +55,11 @@ class PageHandler:
         own = self._outboxes.of(origin_server)
         own.counters["pages_fetched"] += 1
         own.counters["bytes_downloaded"] += len(result.body)
+        error = result.error
+        own.log.append([entry.url, 0 if error is not None else result.status, len(result.body),
+                        self._clock(), "" if error is None else error.kind])
+        if error is not None and error.kind == "egress_refused":
+            own.refused.append([entry.url, "egress", error.message[:200]])
         if entry.is_robots:
             return self._robots(entry, result, origin_server), 0
         if result.error is not None or (result.status >= 400 and result.status != 404):
@@ -73,6 +81,9 @@ class PageHandler:
             headers=dict(result.headers), fetched_at=self._clock(),
             download_time=result.elapsed, ip=result.ip or ""))
         produced += self._emit(page, entry, allow_links=True, ship=ship)
+        if not page.indexable:
+            self._outboxes.of(origin_server).refused.append(
+                [page.url, "noindex", "robots meta: " + " ".join(sorted(page.robot_metas))])
         self._outboxes.of(origin_server).fetched.append(fetched_row)  # (a part may have gone)
         return False, produced
 

@@ -41,7 +41,8 @@ class ScheduleBuilder:
 
     def __init__(self, cfg: SchedulerConfig, sid: str, now: float, scheduled: int,
                  politeness: Politeness, validators: Validators,
-                 cld_key: Callable[[str], int], count: Callable[[str], None]) -> None:
+                 cld_key: Callable[[str], int], count: Callable[[str], None],
+                 refuse: Callable[[str, str], None] | None = None) -> None:
         self.sid = sid
         self.now = now
         self.size = cfg.schedule_size
@@ -55,6 +56,7 @@ class ScheduleBuilder:
         self._validators = validators
         self._cld_key = cld_key
         self._count = count
+        self._refuse = refuse
         self.cld_counts: dict[int, int] = {}
         self.delayed_counts: dict[str, int] = {}
         self.pos = 0
@@ -100,7 +102,8 @@ class ScheduleBuilder:
                  record: QueuedUrl | None = None) -> str:
         """Try to schedule one queued url, given as its url-file ``line`` or its ``record``
         (the line is parsed only if the url is placed): 'placed', 'parked', 'dropped' (fresh
-        by its Expires) or 'deferred' (domain cap)."""
+        by its Expires, or of a host the operator excluded: refused) or 'deferred' (domain
+        cap)."""
         if record is not None:
             url = record.url
         else:
@@ -108,6 +111,10 @@ class ScheduleBuilder:
             url = line[:line.find("\t")]
         origin, host = split_origin(url)
         state = self._politeness.host(origin)
+        if state.excluded:
+            if self._refuse is not None:
+                self._refuse("excluded", url)
+            return "dropped"
         etag = None
         if self.recrawl:
             validators = self._validators.get(url_hash(url))

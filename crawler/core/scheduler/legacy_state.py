@@ -64,7 +64,7 @@ def read_state_v1(payload: bytes, where: str) -> QueueSnapshot:
     return QueueSnapshot(
         token=state["token"],
         config=_config(state["config"]),
-        hosts=state["hosts"],
+        hosts={origin: _host(h) for origin, h in state["hosts"].items()},
         host_lanes={"robots": lanes["robots"], "wait": lanes["wait"],
                     "delayed": lanes["delayed"]},
         order=order,
@@ -77,6 +77,13 @@ def read_state_v1(payload: bytes, where: str) -> QueueSnapshot:
         needy_seq=int(state.get("needy_seq", 0)),
         needy_queries=tuple(state.get("needy_queries", ())),
     )
+
+
+def _host(old: HostState) -> HostState:
+    """A version-1 host, unpickled without the fields added since (the operator's
+    override): made again with their defaults."""
+    return HostState(old.rules, old.robots_queued, old.robots_attempts, old.error_delay,
+                     old.busy)
 
 
 def read_validators_v1(payload: bytes, where: str) -> Validators:

@@ -3,7 +3,8 @@ journals, this module does.
 
 Layer: ``crawler.core.scheduler``. A :class:`QueueMachine` takes one journal record at a time
 (:meth:`QueueMachine.dispatch`: ``(kind, time, *arguments)`` with kind ``add``, ``robots``,
-``errors``, ``fetched``, ``schedule``, ``ack``, ``needy``, ``requeue`` or ``release``) and
+``errors``, ``fetched``, ``schedule``, ``ack``, ``needy``, ``requeue``, ``release`` or
+``host``, the operator's override of one host) and
 changes the queue's state deterministically: times come from the record, hashes are md5, url
 files are appended with gzip mtime 0. So replaying a journal on the checkpoint it follows
 reproduces the queue exactly. It writes no checkpoint and no journal itself (that is
@@ -16,6 +17,13 @@ filter; then it waits for its host's robots.txt (:mod:`.politeness`), and once r
 its company-level domain's counters are updated and the order files it, its tier shifted by its
 policy (favor sooner, distrust later), unless the needy lane (:mod:`.needy_lane`) takes it at
 the end of the call.
+
+Refused urls. Each url refused on the way (invalid, past the depth limit, refused by the site
+rules, by its policy, by robots.txt, or of a host the operator excluded) is counted as
+``dropped_<reason>`` and, outside a replay, kept in :attr:`QueueMachine.refused` as
+``(reason, url)`` for the admin's refused-urls list, until the caller takes them (at most
+:data:`REFUSED_KEPT` wait; more are only counted). An excluded host's waiting and parked urls
+are refused when it is excluded, its queued urls when the crawl order offers them.
 """
 
 from __future__ import annotations
@@ -53,6 +61,8 @@ from .values import Schedule
 
 logger = logging.getLogger(__name__)
 
+REFUSED_KEPT = 50_000  # refused urls kept between two takes (the rest are only counted)
+
 
 def day_stamp(t: float) -> str:
     """The UTC ``YYYYMMDD`` of a Unix time (url files are started per day)."""
@@ -84,6 +94,7 @@ class QueueMachine:
         self.counters: dict[str, int] = {"seen": 0, "scheduled": 0, "acknowledged": 0}
         self.seq = 0
         self.bloom_epoch: float | None = None
+        self.refused: list[tuple[str, str]] = []   # (reason, url), see the module
 
     def set_config(self, cfg: SchedulerConfig) -> None:
         self.cfg = cfg
@@ -162,11 +173,19 @@ class QueueMachine:
             return self._apply_requeue(record[2])
         if kind == "release":
             return self._apply_release(record[1], record[2])
+        if kind == "host":
+            return self._apply_host(record[2], record[3], record[4])
         raise CorruptQueueError(f"unknown journal record {kind!r}")
 
     def _count(self, name: str, amount: int = 1) -> None:
         if amount:
             self.counters[name] = self.counters.get(name, 0) + amount
+
+    def refuse(self, reason: str, url: str) -> None:
+        """Count a refused url as ``dropped_<reason>`` and keep it for the admin."""
+        self._count("dropped_" + reason)
+        if not self.replaying and len(self.refused) < REFUSED_KEPT:
+            self.refused.append((reason, url))
 
     def _cld_key(self, host: str) -> int:
         key = self.cld_keys.get(host)
@@ -239,17 +258,17 @@ class QueueMachine:
                 check_storable(item.url)
                 origin, host = split_origin(item.url)
             except InvalidUrlError:
-                self._count("dropped_invalid")
+                self.refuse("invalid", item.url)
                 continue
             if 0 <= cfg.max_depth < item.depth:
-                self._count("dropped_depth")
+                self.refuse("depth", item.url)
                 continue
             if check_rules and not rules.permits(item.url):
-                self._count("dropped_site_rules")
+                self.refuse("site_rules", item.url)
                 continue
             if pol.dropped(pol.FROM_CODE[item.policy], item.policy_depth,
                            cfg.distrust_max_depth):
-                self._count("dropped_distrust")  # not in the Bloom filter: rule 2
+                self.refuse("distrust", item.url)  # not in the Bloom filter: rule 2
                 continue
             kept.append((item, origin, host))
         return kept
@@ -259,6 +278,11 @@ class QueueMachine:
         politeness = self.politeness
         state = politeness.host(origin)
         url = item.url
+        if state.excluded:
+            if url != robots_url(origin):
+                self.refuse("excluded", url)
+            self.order.forget(url)
+            return
         if url == robots_url(origin):
             if state.rules is None and not state.robots_queued:
                 self._queue_robots(origin, state)
@@ -275,7 +299,7 @@ class QueueMachine:
             self._enqueue(url, item.depth, float(item.link_index), item.flags, incoming,
                           item.policy, item.policy_depth, item.anchor, host)
         else:
-            self._count("dropped_robots")
+            self.refuse("robots", url)
             self.order.forget(url)
 
     def _queue_robots(self, origin: str, state: HostState) -> None:
@@ -332,15 +356,18 @@ class QueueMachine:
         released = refused = 0
         for line in lines:
             record = QueuedUrl.from_line(line)
-            if self.politeness.allowed(state, record.url, origin):
+            if state.excluded:
+                self.refuse("excluded", record.url)
+                self.order.forget(record.url)
+            elif self.politeness.allowed(state, record.url, origin):
                 self._enqueue(record.url, record.depth, record.weight, record.flags,
                               record.incoming, record.policy, record.policy_depth,
                               record.anchor, host)
                 released += 1
             else:
                 self.order.forget(record.url)
+                self.refuse("robots", record.url)
                 refused += 1
-        self._count("dropped_robots", refused)
         self.garbage.extend(files)
         if not self.replaying:
             logger.info("robots %s: released %d waiting urls, refused %d",
@@ -409,11 +436,15 @@ class QueueMachine:
         sid = f"{self.token}-{self.seq + 1}"
         politeness = self.politeness
         builder = ScheduleBuilder(cfg, sid, now, self.counters["scheduled"], politeness,
-                                  self.validators, self._cld_key, self._count)
+                                  self.validators, self._cld_key, self._count, self.refuse)
         while builder.pos < builder.size:
             line = politeness.robots_lane.pop()
             if line is None:
                 break
+            robots_origin = line[:line.find("\t")][: -len("/robots.txt")]
+            if politeness.host(robots_origin).excluded:
+                politeness.hosts[robots_origin].robots_queued = False
+                continue
             builder.place(QueuedUrl.from_line(line), 0.0, None, robots=True)
         builder.fill_from_needy(self.needy)
         self.order.fill(builder)
@@ -473,6 +504,29 @@ class QueueMachine:
                 self._release_waiting(origin, state)
             else:
                 self._queue_robots(origin, state)
+        return True
+
+    def _apply_host(self, origin: str, min_delay: float, excluded: bool) -> bool:
+        """The operator's override of one host: a minimum delay between its requests, and
+        exclusion (its waiting and parked urls are refused now, its queued ones when they
+        come up, new ones as they come)."""
+        state = self.politeness.host(origin)
+        state.min_delay = max(0.0, float(min_delay))
+        state.excluded = bool(excluded)
+        if state.excluded:
+            for take in (self.politeness.take_waiting, self.politeness.take_parked):
+                taken = take(origin)
+                if taken is None:
+                    continue
+                lines, files = taken
+                for line in lines:
+                    url = line[:line.find("\t")]
+                    self.order.forget(url)
+                    self.refuse("excluded", url)
+                self.garbage.extend(files)
+        if not self.replaying:
+            logger.info("host %s: operator's override: minimum delay %.1fs%s", origin,
+                        state.min_delay, ", excluded" if state.excluded else "")
         return True
 
     def _requeue_parked(self, origin: str) -> None:

@@ -41,12 +41,17 @@ class HostState:
     robots_attempts: int = 0
     error_delay: float = 0.0
     busy: str | None = None
+    # the operator's override for this crawl (the admin's host page): a minimum delay
+    # between requests, and exclusion (nothing more of the host is fetched)
+    min_delay: float = 0.0
+    excluded: bool = False
 
     def delay(self, follow_robots: bool) -> float:
-        """Seconds between two requests to this host: the larger of robots.txt's crawl-delay
-        (when robots are followed) and the delay its errors earned."""
+        """Seconds between two requests to this host: the largest of robots.txt's
+        crawl-delay (when robots are followed), the delay its errors earned and the
+        operator's minimum delay."""
         robots_delay = self.rules.crawl_delay if (follow_robots and self.rules) else 0.0
-        return max(float(robots_delay or 0.0), self.error_delay)
+        return max(float(robots_delay or 0.0), self.error_delay, self.min_delay)
 
 
 def robots_url(origin: str) -> str:

@@ -283,6 +283,41 @@ class CrawlQueue:
         (already acknowledged, or unknown)."""
         return bool(self._call(("ack", self._now(), str(schedule_id))))
 
+    def set_host_override(self, host: str, min_delay: float, excluded: bool) -> bool:
+        """The operator's override of one host (origin or url) for this crawl: at least
+        ``min_delay`` seconds between its requests (0: none), and ``excluded``: nothing more
+        of it is scheduled (its waiting, parked and queued urls are refused, counted as
+        ``dropped_excluded``, and so are its new urls). False (nothing journaled) when the
+        host already has this override. Durable when it returns."""
+        delay = float(min_delay)
+        if not delay >= 0.0 or delay > 86400.0:
+            raise ValueError(f"a minimum delay must be 0..86400 seconds, not {min_delay!r}")
+        origin = self._origin(host)
+        self._check_open()
+        state = self._m.politeness.hosts.get(origin)
+        if state is not None and (state.min_delay, state.excluded) == (delay, bool(excluded)):
+            return False
+        if state is None and delay == 0.0 and not excluded:
+            return False
+        self._call(("host", self._now(), origin, delay, bool(excluded)))
+        return True
+
+    def host_politeness(self, host: str) -> tuple[float, bool, bool] | None:
+        """``(delay honoured between requests, robots.txt read, excluded)`` of a host
+        (origin or url); None when the queue has not seen it."""
+        self._check_open()
+        state = self._m.politeness.hosts.get(self._origin(host))
+        if state is None:
+            return None
+        return (state.delay(self._m.politeness.follow), state.rules is not None,
+                state.excluded)
+
+    def take_refused(self) -> list[tuple[str, str]]:
+        """The ``(reason, url)`` of the urls refused since the last take (see
+        :mod:`.machine`), oldest first; they are forgotten here."""
+        taken, self._m.refused = self._m.refused, []
+        return taken
+
     def stats(self) -> QueueStats:
         self._check_open()
         machine = self._m

@@ -6,7 +6,8 @@ Layer: ``crawler.core.scheduler``. Both files are checksummed blobs (:mod:`.stor
 ``repr`` precision, so a state reads back exactly. The state object is::
 
     {"token": str, "config": {SchedulerConfig field: value},
-     "hosts": {origin: [rules, robots_queued, robots_attempts, error_delay, busy]},
+     "hosts": {origin: [rules, robots_queued, robots_attempts, error_delay, busy
+                        (, min_delay, excluded: the operator's override, when set)]},
      "host_lanes": {"robots": lane, "wait": {origin: lane}, "delayed": {origin: lane}},
      "order": tiered: {"tiers": {tier: lane}, "next_tier": int}
               OPIC:   {"pool": {"urls": [...], "depth": i4, "cash": f8, "history": f8,
@@ -194,6 +195,22 @@ def _decode_order(data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _encode_host(h: HostState) -> list[Any]:
+    row = [encode_rules(h.rules), h.robots_queued, h.robots_attempts, h.error_delay, h.busy]
+    if h.min_delay or h.excluded:  # the operator's override, only when there is one
+        row += [h.min_delay, h.excluded]
+    return row
+
+
+def _decode_host(row: list[Any]) -> HostState:
+    """A host's row: five items, or seven with the operator's override (states written
+    before overrides existed have five)."""
+    rules, queued, attempts, error_delay, busy = row[:5]
+    min_delay, excluded = (float(row[5]), bool(row[6])) if len(row) >= 7 else (0.0, False)
+    return HostState(_decode_rules(rules), queued, attempts, error_delay, busy, min_delay,
+                     excluded)
+
+
 # -- the state file -----------------------------------------------------------------------
 
 def encode_state(snap: QueueSnapshot) -> bytes:
@@ -201,8 +218,7 @@ def encode_state(snap: QueueSnapshot) -> bytes:
     data = {
         "token": snap.token,
         "config": _encode_config(snap.config),
-        "hosts": {origin: [encode_rules(h.rules), h.robots_queued, h.robots_attempts,
-                           h.error_delay, h.busy] for origin, h in snap.hosts.items()},
+        "hosts": {origin: _encode_host(h) for origin, h in snap.hosts.items()},
         "host_lanes": {"robots": _encode_lane(lanes["robots"]),
                        "wait": {o: _encode_lane(s) for o, s in lanes["wait"].items()},
                        "delayed": {o: _encode_lane(s) for o, s in lanes["delayed"].items()}},
@@ -229,8 +245,7 @@ def decode_state(payload: bytes, where: str) -> QueueSnapshot:
         return QueueSnapshot(
             token=data["token"],
             config=decode_config(data["config"]),
-            hosts={origin: HostState(_decode_rules(r), q, a, e, b)
-                   for origin, (r, q, a, e, b) in data["hosts"].items()},
+            hosts={origin: _decode_host(row) for origin, row in data["hosts"].items()},
             host_lanes={"robots": _decode_lane(lanes["robots"]),
                         "wait": {o: _decode_lane(s) for o, s in lanes["wait"].items()},
                         "delayed": {o: _decode_lane(s) for o, s in lanes["delayed"].items()}},

@@ -26,6 +26,7 @@ from crawler.core.crawl import CrawlOrder
 from crawler.core.local_crawl import LocalCrawl, LocalCrawlProgress, LocalCrawlResult
 from crawler.core.memory import limit_malloc_arenas
 from crawler.fetching import fetch_config_for, processor_for
+from crawler.host_activity import activity_flush
 from crawler.link_analysis import link_analysis_run
 from crawler.models import Crawl
 from crawler.selectors import crawl_config_get
@@ -110,6 +111,7 @@ class Command(BaseCommand):
                                 refresh_seconds=settings.INDEX_REFRESH_SECONDS)
             self.stdout.write(f"Crawl {crawl.name!r} (timestamp {crawl.timestamp}); Ctrl-C or "
                               "SIGTERM stops it, saved so that it can be resumed.")
+            self._crawl_runner = (crawl.pk, runner)  # its url and host log, with progress
             try:
                 result = runner.run(options["max_seconds"], self._progress, stop)
             finally:
@@ -141,6 +143,8 @@ class Command(BaseCommand):
             self.stderr.write(f"Link analysis {outcome}: {why}")
 
     def _progress(self, p: LocalCrawlProgress) -> None:
+        crawl_id, runner = self._crawl_runner
+        activity_flush(crawl_id, runner.servers)  # the admin's url and host pages
         width = 30
         total = p.pages_fetched + p.queued
         filled = int(width * p.pages_fetched / total) if total else 0

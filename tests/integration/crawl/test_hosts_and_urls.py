@@ -1,0 +1,105 @@
+"""The admin's url and host pages with the real processes (issue 19, item 3): a queue server,
+its inbox worker and a Celery fetcher on a real Redis crawl two loopback sites. The refused
+urls page lists the robots.txt-disallowed /private/ urls with the robots reason, the fetched
+urls page the pages fetched; and excluding the crawl-delayed site's host in the middle of the
+crawl (written to the database as the admin's host page writes it) stops the requests to it,
+by the fixture server's own log, and the crawl then ends."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from tests.fixtures.sites import FixtureServer, normal_site
+from tests.integration.crawl.test_processes import Engine, start_crawl
+
+pytestmark = [pytest.mark.redis, pytest.mark.slow]
+
+# after the exclusion is applied, the schedule holding the host may still be fetched: a
+# handful of urls (each page of the site links to two new ones)
+IN_FLIGHT = 12
+
+PAGES = """
+import json
+from django.test import Client
+from django.test.utils import setup_test_environment
+from django.urls import reverse
+from django.contrib.auth.models import User
+from crawler.models import Crawl
+setup_test_environment()
+crawl = Crawl.objects.get()
+client = Client()
+client.force_login(User.objects.create_superuser("op", "op@example.com", "pw-op-1234"))
+refused = reverse("admin:crawler_crawl_refused", args=[crawl.pk])
+pages = {"refused": client.get(refused + "?reason=robots"), "summary": client.get(refused),
+         "fetched": client.get(reverse("admin:crawler_crawl_fetched", args=[crawl.pk]))}
+print(json.dumps({k: [r.status_code, r.content.decode()] for k, r in pages.items()}))
+"""
+
+
+def pages(server):
+    return [e for e in server.log if e.path != "/robots.txt"]
+
+
+def wait_for(condition, timeout, what):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.2)
+    pytest.fail(f"{what}: not within {timeout}s")
+
+
+def exclude(engine, origin):
+    engine.django(f"""
+        from crawler.host_services import host_override_set
+        from crawler.models import Crawl
+        host_override_set(Crawl.objects.get().pk, "{origin}", excluded=True)
+    """)
+
+
+def applied(engine):
+    return engine.django("from crawler.models import HostOverride; "
+                         "print(HostOverride.objects.get().applied_at is not None)"
+                         ).strip() == "True"
+
+
+def test_refused_urls_and_excluding_a_host_during_a_crawl(tmp_path, redis_url):
+    quick = normal_site("refusedquick", pages=5, crawl_delay=0.0)
+    slow = normal_site("excludedslow", pages=40, crawl_delay=0.4)
+    engine = Engine(tmp_path, redis_url)
+    engine.env.update({"HOST_OVERRIDE_SECONDS": "0.3"})
+    try:
+        with FixtureServer(quick.route) as q, FixtureServer(slow.route, host="127.0.0.2") as s:
+            engine.celery("inbox", "qs.0")
+            engine.celery("fetch-a", "fetch")
+            engine.queue_server()
+            start_crawl(engine, [q.url("/"), s.url("/")])
+            wait_for(lambda: len(pages(s)) >= 3, 60, "the slow site was not crawled")
+            origin = s.url("/").rstrip("/")
+            exclude(engine, origin)
+            wait_for(lambda: applied(engine), 30, "the exclusion was not applied")
+            at_exclusion = len(pages(s))
+            engine.wait_status("stopped", timeout=90)
+            fetched = len(pages(s))
+            time.sleep(1.0)
+            assert len(pages(s)) == fetched  # nothing after the crawl ended
+            answers = json.loads(engine.django(PAGES).strip().splitlines()[-1])
+    finally:
+        engine.stop_all()
+    # the excluded host: requests stopped (the schedule holding it at most), far from all
+    assert fetched <= at_exclusion + IN_FLIGHT, (at_exclusion, fetched)
+    assert fetched < len(slow.allowed_paths) - 10
+    # the quick site was crawled whole, its /private/ urls refused by robots.txt
+    assert q.requests_for("/private/") == []
+    status, refused = answers["refused"]
+    assert status == 200 and "robots.txt disallows it" in refused
+    for path in quick.disallowed_paths:
+        assert q.url(path) in refused, path
+    status, summary = answers["summary"]
+    assert status == 200 and 'data-reason="excluded"' in summary
+    assert "host excluded by the operator" in summary
+    status, listing = answers["fetched"]
+    assert status == 200 and q.url("/page/1.html") in listing
