@@ -26,6 +26,7 @@ from crawler.core.crawl import (
 from crawler.core.siterules import SiteRules, parse_site_rules
 from indexer.core.policies import CrawlPolicy
 
+from . import crawl_page
 from .models import Crawl, CrawlMix, PageOptions, QueueServer, SearchIndex
 from .services import live_queue_servers, page_options_snapshot
 from .validators import parse_extract_fields, parse_file_types
@@ -207,16 +208,23 @@ def crawl_status_get(crawl: Crawl) -> dict:
                 error_hosts[host] = error_hosts.get(host, 0) + int(count)
     top_errors = sorted(error_hosts.items(), key=lambda kv: (-kv[1], kv[0]))[:10]
     robots = robots_failures.RobotsFailures.from_json(crawl.robots_failures)
+    rate, window = crawl_page.rate_now(crawl, now)
     return {
         "crawl": crawl.pk, "name": crawl.name, "timestamp": crawl.timestamp,
         "series": crawl_rate_series(crawl),
+        "chart": crawl_page.chart(crawl),
+        # pages per second over the last RATE_WINDOW seconds (rate_window: the seconds used,
+        # shorter while the crawl is younger)
+        "rate_now": rate, "rate_window": window, "rate_window_wanted": crawl_page.RATE_WINDOW,
+        **crawl_page.errors_report(crawl),
         "error_hosts": [[host, count] for host, count in top_errors],
         # host errors are known only while a queue server works on the crawl
         "reporting": any(row["working_on_this_crawl"] for row in servers),
         "robots_fetches": robots.fetches,
         "robots_failures": robots_failures.rows(crawl.robots_failures),
         "end_reason": crawl.end_reason,
-        "status": crawl.status, "elapsed": round(elapsed, 1),
+        "status": crawl.status, "status_label": crawl.get_status_display(),
+        "elapsed": round(elapsed, 1),
         "pages_per_second": round(crawl.pages_fetched / elapsed, 2) if elapsed else 0.0,
         "counters": counters,
         "tiers": dict(sorted(tiers.items(), key=lambda kv: int(kv[0]))),
@@ -237,16 +245,6 @@ def crawl_rate_series(crawl: Crawl, points: int = 120) -> list[list[float]]:
         if dt > 0 and start is not None:
             series.append([round((t1 - start).total_seconds(), 1), round((p1 - p0) / dt, 2)])
     return series
-
-
-def rate_chart_points(series: list[list[float]], width: int = 600, height: int = 120) -> str:
-    """SVG polyline points for the pages-per-second chart (server-rendered, no script)."""
-    if not series:
-        return ""
-    t_max = max(series[-1][0], 1.0)
-    r_max = max(max(r for _, r in series), 1.0)
-    return " ".join(f"{round(t / t_max * width, 1)},{round(height - r / r_max * height, 1)}"
-                    for t, r in series)
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,8 @@ deferred urls). The JSON form::
      "stalls": {origin: count}, "hopeless": [origin, ...],
      "robots": [{"origin", "status", "body", "error", "message"}],
      "host_errors": {origin: count},
-     "fetched": [[url, etag, expires], ...], "counters": {name: int}}
+     "fetched": [[url, etag, expires], ...], "counters": {name: int},
+     "errors": {kind: {"count": n, "url": example, "message": its error}}}
 
 ``done`` is set on the last batch a fetcher sends to the schedule's own queue server: that
 queue server then acknowledges the schedule. ``deferred`` are urls of the schedule the fetcher
@@ -26,7 +27,8 @@ such host's stalled downloads, ``hopeless`` names those none of whose downloads 
 deferred urls that were requested and given up on (still downloading at the schedule's end):
 the queue server requeues a url at most twice for that, so a page that never finishes is
 requested at most three times in a crawl. A ``robots`` answer that failed without an HTTP
-answer (status 0) names the fetch error's ``error`` kind and ``message``. Every key but
+answer (status 0) names the fetch error's ``error`` kind and ``message``. ``errors`` are the
+failed page downloads by kind, with an example of each (:mod:`.fetch_error_kinds`). Every key but
 ``crawl`` may be missing when read: it is then empty (``server``: None, meaning the reader's
 own).
 """
@@ -37,6 +39,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .fetch_error_kinds import FetchErrorKinds
 from .wire import WireError
 
 _LISTS = ("docs", "discovered", "robots", "fetched", "deferred", "abandoned")
@@ -62,6 +65,7 @@ class FetcherBatch:
     stalls: Mapping[str, int] = field(default_factory=dict)
     hopeless: tuple[str, ...] | None = ()
     counters: Mapping[str, int] = field(default_factory=dict)
+    errors: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     def to_wire(self) -> dict[str, Any]:
         """The JSON form. Long lists stay lists (the envelope seals them a slice at a time)."""
@@ -74,6 +78,7 @@ class FetcherBatch:
             "stalls": dict(self.stalls),
             "hopeless": None if self.hopeless is None else list(self.hopeless),
             "counters": dict(self.counters),
+            "errors": {kind: dict(row) for kind, row in self.errors.items()},
         }
 
     @classmethod
@@ -87,6 +92,9 @@ class FetcherBatch:
             counts = {key: _counts(data.get(key), key) for key in _COUNTS}
             hopeless = data.get("hopeless")
             server, schedule = data.get("server"), data.get("schedule")
+            errors = data.get("errors") or {}
+            if not isinstance(errors, dict):
+                raise WireError(f"batch errors: expected a dict, got {type(errors).__name__}")
             return cls(
                 crawl=int(data["crawl"]),
                 server=None if server is None else int(server),
@@ -94,6 +102,7 @@ class FetcherBatch:
                 done=bool(data.get("done")),
                 hopeless=None if hopeless is None else tuple(
                     str(o) for o in _list(hopeless, "hopeless")),
+                errors=FetchErrorKinds.from_json(errors).to_json(),
                 **lists, **counts)
         except WireError:
             raise

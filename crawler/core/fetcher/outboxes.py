@@ -21,6 +21,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..batch import FetcherBatch
+from ..fetch_error_kinds import FetchErrorKinds
 from ..shipping import shard_of_host
 
 SEEN_URLS_BEFORE_UPDATE_SCHEDULER = 380   # MEMORY_PROFILE (4) x 95
@@ -55,10 +56,12 @@ class Outbox:
     stalls: dict[str, int] = field(default_factory=dict)
     hopeless: list[str] = field(default_factory=list)
     counters: defaultdict[str, int] = field(default_factory=lambda: defaultdict(int))
+    errors: FetchErrorKinds = field(default_factory=FetchErrorKinds)  # failed pages by kind
 
     def empty(self) -> bool:
         return not (self.docs or self.discovered or self.robots or self.host_errors
-                    or self.fetched or self.deferred or self.stalls or self.counters)
+                    or self.fetched or self.deferred or self.stalls or self.counters
+                    or self.errors.kinds)
 
 
 class Outboxes:
@@ -126,7 +129,8 @@ class Outboxes:
                 robots=tuple(box.robots), host_errors=box.host_errors,
                 fetched=tuple(box.fetched), deferred=tuple(box.deferred),
                 abandoned=tuple(box.abandoned), stalls=box.stalls,
-                hopeless=tuple(box.hopeless), counters=dict(box.counters))))
+                hopeless=tuple(box.hopeless), counters=dict(box.counters),
+                errors=box.errors.to_json())))
         self._boxes.clear()
         self._bytes = 0
         return batches

@@ -17,6 +17,7 @@ from typing import Any
 from indexer.core.text import TextAnalyzer
 
 from ..fetch import FetchResult
+from ..fetch_error_kinds import error_kind
 from ..indexing import iter_index_documents
 from ..page import FetchedPage, ProcessedPage
 from ..process import PageProcessor
@@ -50,12 +51,16 @@ class PageHandler:
         only with its last part: a fetcher killed in between has not told its queue server
         that the page was fetched, so the page is fetched again with its schedule."""
         own = self._outboxes.of(origin_server)
-        own.counters["pages_fetched"] += 1
         own.counters["bytes_downloaded"] += len(result.body)
-        if entry.is_robots:
+        if entry.is_robots:  # counted apart: robots.txt is not a page of the crawl
             return self._robots(entry, result, origin_server), 0
-        if result.error is not None or (result.status >= 400 and result.status != 404):
+        own.counters["pages_fetched"] += 1
+        kind = error_kind(result.status, None if result.error is None else result.error.kind)
+        if kind is not None:
             own.counters["fetch_errors"] += 1
+            message = (result.error.message if result.error is not None
+                       else f"answered HTTP {result.status}")
+            own.errors.record(kind, entry.url, message)
             own.fetched.append([entry.url, None, None])
             return True, 0
         fetched_row = [entry.url, result.etag, result.expires_at]
@@ -78,8 +83,9 @@ class PageHandler:
 
     def _robots(self, entry: ScheduleEntry, result: FetchResult, origin_server: int) -> bool:
         """A robots.txt answer becomes robots data for the schedule's own queue server; a
-        failed one (its host is then disallowed) names its error's kind and message, and is
-        a fetch error. Returns whether it failed without an answer."""
+        failed one (its host is then disallowed) names its error's kind and message (the
+        queue server counts it among the robots.txt failures, not among the pages fetched and
+        their errors). Returns whether it failed without an answer."""
         own = self._outboxes.of(origin_server)
         error = result.error
         status = 0 if error is not None else result.status
@@ -87,9 +93,7 @@ class PageHandler:
         item: dict[str, Any] = {"origin": origin_of(entry.url), "status": status, "body": body}
         if error is not None:
             item["error"], item["message"] = error.kind, error.message
-        if error is not None or (status >= 400 and status != 404):
-            own.counters["fetch_errors"] += 1
-        own.robots.append(item)
+        own.robots.append(item)  # its failures are counted by kind (robots_failures)
         return error is not None
 
     def _emit(self, page: ProcessedPage, entry: ScheduleEntry, allow_links: bool,
