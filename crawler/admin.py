@@ -25,6 +25,7 @@ from linkgraph.models import LinkAnalysis
 from linkgraph.selectors import link_analysis_status_get
 
 from . import crawl_page, selectors, services
+from .admin_machines import machines_page
 from .admin_search import may_choose_index, use_for_search
 from .link_analysis import link_analysis_request
 from .login_throttle import ThrottledAdminAuthenticationForm
@@ -270,11 +271,10 @@ class CrawlAdmin(admin.ModelAdmin):
         return TemplateResponse(request, "admin/crawler/crawl/needy.html", context)
 
     def machines_view(self, request: HttpRequest):
-        """Queue servers and fetchers, with their heartbeats."""
+        """Queue servers and fetcher processes, with their heartbeats (also the menu's
+        Machines, ``crawler.admin_machines``)."""
         self._require(self.has_view_permission(request))
-        context = {**self.admin_site.each_context(request), "opts": self.model._meta,
-                   "title": "Machines", "machines": selectors.machines_list()}
-        return TemplateResponse(request, "admin/crawler/machines.html", context)
+        return machines_page(self.admin_site, request)
 
     def status_json(self, request: HttpRequest, crawl_id: int) -> JsonResponse:
         """Live counters for the status page's refresh (and for scripts), with the buttons

@@ -249,20 +249,35 @@ def crawl_rate_series(crawl: Crawl, points: int = 120) -> list[list[float]]:
 
 @dataclass(frozen=True, slots=True)
 class MachineRow:
+    """One process of the Machines page: a queue server or one fetcher process. ``state``
+    is what it reported, or "gone" once it has been silent for ``GONE_AFTER_BEATS`` of its
+    heartbeats; ``schedule`` the schedule a fetcher runs (or ran last, when idle)."""
+
     kind: str
     name: str
     state: str
     seconds_since: float | None
     detail: str
+    schedule: str = ""
+    pages: int | None = None
+    rate: float | None = None
+
+    def as_json(self) -> dict:
+        return {"kind": self.kind, "name": self.name, "state": self.state,
+                "seconds_since": self.seconds_since, "detail": self.detail,
+                "schedule": self.schedule, "pages": self.pages, "rate": self.rate}
 
 
 def machines_list() -> list[MachineRow]:
-    """Queue servers and fetchers with the time since each last reported."""
+    """Queue servers, then one row per fetcher process, with the time since each reported."""
+    from django.conf import settings
     from django.utils import timezone
 
+    from .fetcher_presence import GONE_AFTER_BEATS
     from .models import Fetcher
 
     now = timezone.now()
+    gone_after = GONE_AFTER_BEATS * settings.FETCHER_HEARTBEAT_SECONDS
 
     def since(moment) -> float | None:
         return None if moment is None else round((now - moment).total_seconds(), 1)
@@ -277,9 +292,15 @@ def machines_list() -> list[MachineRow]:
     rows = [MachineRow("queue server", f"{q.server_id} ({q.base_url})", q.state,
                        since(q.last_heartbeat), detail(q.counters))
             for q in QueueServer.objects.order_by("server_id")]
-    rows += [MachineRow("fetcher", f.name, f.state, since(f.last_heartbeat),
-                        f"{f.schedules_done} schedules, {f.pages_fetched} pages")
-             for f in Fetcher.objects.all()]
+    for f in Fetcher.objects.all():
+        age = since(f.last_heartbeat)
+        state = "gone" if f.state != "stopped" and age is not None and age > gone_after \
+            else f.state
+        rows.append(MachineRow("fetcher", f.name, state, age,
+                               f"{f.schedules_done} schedules, {f.pages_fetched} pages",
+                               schedule=f.last_schedule, pages=f.pages_fetched,
+                               rate=0.0 if state != "fetching" and state != "idle"
+                               else f.pages_per_second))
     return rows
 
 

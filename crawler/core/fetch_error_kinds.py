@@ -138,3 +138,15 @@ def rows(report: Any) -> list[dict[str, Any]]:
     kinds = FetchErrorKinds.from_json(report).kinds
     ordered = sorted(kinds.items(), key=lambda kv: (-kv[1]["count"], kv[0]))
     return [{"kind": kind, "label": label(kind), **row} for kind, row in ordered]
+
+
+def end_reason(documents_indexed: int, pages_fetched: int, report: Any) -> str:
+    """Why a crawl that ended with nothing indexed did, when failed page downloads explain
+    it; an empty string otherwise."""
+    kinds = rows(report)
+    if documents_indexed > 0 or not kinds:
+        return ""
+    failed = sum(int(row["count"]) for row in kinds)
+    parts = "; ".join(f"{row['label']} ({row['count']}, example: {row['url']}: "
+                      f"{row['message']})" for row in kinds[:5])
+    return f"nothing was indexed; {failed} of {pages_fetched} pages fetched failed: {parts}"
