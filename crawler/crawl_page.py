@@ -23,8 +23,9 @@ RATE_WINDOW = 60.0  # seconds: "pages per second (now)" is the rate over the las
 CHART_POINTS = 120  # the newest samples drawn (CrawlSample, one per services.SAMPLE_EVERY)
 
 # counter -> (label, what it means). Each counts one thing; they agree: pages fetched <= urls
-# seen (each url is fetched once per crawl), fetch errors <= pages fetched, and pages fetched
-# <= the crawl's page limit (per queue server). robots.txt fetches are counted apart.
+# seen (each url is fetched once per crawl, unless recrawled), pages fetched <= the crawl's
+# page limit (per queue server), fetch errors = failed pages by kind + failed robots.txt by
+# kind. robots.txt fetches are not pages.
 COUNTERS: dict[str, tuple[str, str]] = {
     "pages_fetched": (
         "Pages fetched",
@@ -44,9 +45,9 @@ COUNTERS: dict[str, tuple[str, str]] = {
         "document per kept link (so it can pass pages fetched)."),
     "fetch_errors": (
         "Fetch errors",
-        "Pages fetched that failed: no answer (timeout, connection refused or reset, DNS, "
-        "TLS, address not allowed...) or an HTTP status of 400 or more but 404. By kind "
-        "below."),
+        "Downloads that failed, pages and robots.txt alike: no answer (timeout, connection "
+        "refused or reset, DNS, TLS, address not allowed...) or an HTTP status of 400 or "
+        "more but 404. The sum of the two tables of failures by kind below."),
     "bytes_downloaded": (
         "Bytes downloaded",
         "Bytes of page and robots.txt bodies received (up to each page's byte range)."),

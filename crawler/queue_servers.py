@@ -345,10 +345,7 @@ class QueueServerProcess:
             for key, field in COUNTER_FIELDS.items():
                 totals[field] += int(q.counters.get(key, 0) or 0)
         robots = robots_failures.merge(q.counters.get("robots_failures") for q in live)
-        errors = fetch_error_kinds.merge(
-            fetch_error_kinds.FetchErrorKinds.from_heartbeat(
-                q.counters.get("fetch_errors_by_kind"), q.counters.get("fetch_error_examples"))
-            for q in live)
+        errors = fetch_error_kinds.merge_heartbeats(q.counters for q in live)
         Crawl.objects.filter(pk=crawl_id).update(**totals, robots_failures=robots,
                                                  fetch_error_kinds=errors)
         if self.server == 0:

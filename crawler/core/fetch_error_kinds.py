@@ -132,6 +132,14 @@ def merge(reports: Iterable[Any]) -> dict[str, dict[str, Any]]:
     return total.to_json()
 
 
+def merge_heartbeats(reports: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The sum of several queue servers' heartbeat counters (their ``fetch_errors_by_kind``
+    and ``fetch_error_examples``), as JSON: what the crawl's row holds."""
+    return merge(FetchErrorKinds.from_heartbeat(r.get("fetch_errors_by_kind"),
+                                                r.get("fetch_error_examples"))
+                 for r in reports)
+
+
 def rows(report: Any) -> list[dict[str, Any]]:
     """The kinds of a report, most frequent first, for a table: kind, label, count, url,
     message."""

@@ -83,9 +83,10 @@ class PageHandler:
 
     def _robots(self, entry: ScheduleEntry, result: FetchResult, origin_server: int) -> bool:
         """A robots.txt answer becomes robots data for the schedule's own queue server; a
-        failed one (its host is then disallowed) names its error's kind and message (the
-        queue server counts it among the robots.txt failures, not among the pages fetched and
-        their errors). Returns whether it failed without an answer."""
+        failed one (its host is then disallowed) names its error's kind and message, and is
+        a fetch error (by kind among the queue server's robots.txt failures, not among the
+        pages: robots.txt is not a page fetched). Returns whether it failed without an
+        answer."""
         own = self._outboxes.of(origin_server)
         error = result.error
         status = 0 if error is not None else result.status
@@ -93,7 +94,9 @@ class PageHandler:
         item: dict[str, Any] = {"origin": origin_of(entry.url), "status": status, "body": body}
         if error is not None:
             item["error"], item["message"] = error.kind, error.message
-        own.robots.append(item)  # its failures are counted by kind (robots_failures)
+        if error is not None or (status >= 400 and status != 404):
+            own.counters["fetch_errors"] += 1  # by kind: the queue server's robots_failures
+        own.robots.append(item)
         return error is not None
 
     def _emit(self, page: ProcessedPage, entry: ScheduleEntry, allow_links: bool,

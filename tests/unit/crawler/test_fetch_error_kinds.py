@@ -1,6 +1,6 @@
 """The crawl's counters agree (issue 19): robots.txt fetches are not pages, so pages fetched
-never pass the urls seen (121 pages fetched against 119 urls seen) nor a page limit (a limit of
-250 gave 251); failed page downloads are counted by kind, with an example, from the fetcher's
+never pass the urls seen (121 pages fetched against 119 urls seen: two robots.txt) nor a page
+limit (a limit of 250 gave 251); failed page downloads are counted by kind, with an example, from the fetcher's
 outbox through the batch to the queue server's heartbeat, and survive its restart."""
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def handler(outboxes: Outboxes) -> PageHandler:
     return PageHandler(None, None, None, outboxes, clock=lambda: 0.0)  # type: ignore[arg-type]
 
 
-def test_robots_txt_is_neither_a_page_fetched_nor_a_page_error() -> None:
+def test_robots_txt_is_not_a_page_fetched() -> None:
     boxes = Outboxes(1)
     pages = handler(boxes)
     pages.handle(entry("/robots.txt"), FetchResult(SITE + "/robots.txt", "", status=200,
@@ -37,9 +37,10 @@ def test_robots_txt_is_neither_a_page_fetched_nor_a_page_error() -> None:
     pages.handle(entry("/robots.txt"), FetchResult(
         SITE + "/robots.txt", "", error=ConnectionFailed("connection reset")), 0, lambda: None)
     box = boxes.of(0)
-    assert box.counters["pages_fetched"] == 0 and box.counters["fetch_errors"] == 0
+    # the failed one is a fetch error, counted by kind among the robots.txt failures
+    assert box.counters["pages_fetched"] == 0 and box.counters["fetch_errors"] == 1
     assert len(box.robots) == 2 and box.counters["bytes_downloaded"] == 14
-    assert box.errors.kinds == {}
+    assert box.errors.kinds == {} and box.robots[1]["error"] == "connection"
 
 
 def test_failed_pages_are_counted_by_kind_with_an_example() -> None:
