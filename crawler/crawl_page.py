@@ -58,8 +58,8 @@ COUNTERS: dict[str, tuple[str, str]] = {
 
 
 def counters_legend() -> list[dict[str, str]]:
-    """The counters in page order: name, label, meaning."""
-    return [{"name": name, "label": label, "help": text}
+    """The counters in page order: name, slug (the page's data-counter), label, meaning."""
+    return [{"name": name, "slug": name.replace("_", "-"), "label": label, "help": text}
             for name, (label, text) in COUNTERS.items()]
 
 
