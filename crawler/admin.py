@@ -24,8 +24,9 @@ from indexer.core.policies import CrawlPolicy
 from linkgraph.models import LinkAnalysis
 from linkgraph.selectors import link_analysis_status_get
 
-from . import selectors, services
+from . import crawl_page, selectors, services
 from .admin_hosts import host_urls
+from .admin_machines import machines_page
 from .admin_search import may_choose_index, use_for_search
 from .link_analysis import link_analysis_request
 from .login_throttle import ThrottledAdminAuthenticationForm
@@ -237,16 +238,15 @@ class CrawlAdmin(admin.ModelAdmin):
             "opts": self.model._meta,
             "title": f"Crawl {crawl.name}",
             "crawl": crawl,
-            "counters": [(Crawl._meta.get_field(c).verbose_name, getattr(crawl, c))
-                         for c in COUNTERS],
+            "counters": [{**row, "value": getattr(crawl, row["name"])}
+                         for row in crawl_page.counters_legend()],
             "seeds": crawl.seeds.all()[:200],
             "seed_count": crawl.seeds.count(),
-            "actions": allowed_actions(crawl.status) if can_change else [],
+            "actions": crawl_page.page_actions(crawl.status, can_change),
             "can_change": can_change,  # the buttons are shown only to who may use them
             "page_options": crawl.page_options_snapshot,
             "queue_servers": QueueServer.objects.all(),
             "live": live,
-            "chart_points": selectors.rate_chart_points(live["series"]),
             "link_analysis": link_analysis_status_get(crawl.pk),
             "now": timezone.now(),
         }
@@ -272,17 +272,19 @@ class CrawlAdmin(admin.ModelAdmin):
         return TemplateResponse(request, "admin/crawler/crawl/needy.html", context)
 
     def machines_view(self, request: HttpRequest):
-        """Queue servers and fetchers, with their heartbeats."""
+        """Queue servers and fetcher processes, with their heartbeats (also the menu's
+        Machines, ``crawler.admin_machines``)."""
         self._require(self.has_view_permission(request))
-        context = {**self.admin_site.each_context(request), "opts": self.model._meta,
-                   "title": "Machines", "machines": selectors.machines_list()}
-        return TemplateResponse(request, "admin/crawler/machines.html", context)
+        return machines_page(self.admin_site, request)
 
     def status_json(self, request: HttpRequest, crawl_id: int) -> JsonResponse:
-        """Live counters for the status page's refresh (and for scripts)."""
+        """Live counters for the status page's refresh (and for scripts), with the buttons
+        the crawl's state allows this user (``actions``)."""
         crawl = get_object_or_404(Crawl, pk=crawl_id)
         self._require(self.has_view_permission(request, crawl))
-        return JsonResponse({**selectors.crawl_status_get(crawl),
+        actions = crawl_page.page_actions(crawl.status,
+                                          self.has_change_permission(request, crawl))
+        return JsonResponse({**selectors.crawl_status_get(crawl), "actions": actions,
                              "link_analysis": link_analysis_status_get(crawl.pk)})
 
     def change_view(self, request, object_id, form_url="", extra_context=None):

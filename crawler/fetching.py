@@ -26,7 +26,7 @@ from crawler.core.wire import schedule_from_wire
 from indexer.core.link_scores import LinkScores
 from indexer.core.workdir import score_files, scores_path
 
-from . import services
+from . import fetcher_presence, services
 from .claim_store import ClaimStore
 from .identity import robots_agent_name
 from .models import Crawl
@@ -177,18 +177,37 @@ def run_schedule(message: dict[str, Any], ship: Callable[[int, dict], None]) -> 
         logger.info("schedule %s (copy %d) dropped: another fetcher has it (%s)", schedule.id,
                     schedule.reissue, refused)
         return {"duplicate": schedule.id, "claim": refused}
+    presence = fetcher_presence.current()  # this process's heartbeat thread, if any
     services.fetcher_heartbeat(name, host, os.getpid(), "fetching", schedule=schedule.id)
-    with claims.holding(schedule.id, name, deadline) as holding:
-        report = _run_worker(crawl, header["server"], schedule, message, ship, check)
-        holding.done = not report.stopped_early
+    if presence is not None:
+        presence.schedule_started(schedule.id)
+        ship = _counting_pages(ship, presence)
+    try:
+        with claims.holding(schedule.id, name, deadline) as holding:
+            report = _run_worker(crawl, header["server"], schedule, message, ship, check)
+            holding.done = not report.stopped_early
+    finally:
+        if presence is not None:
+            presence.schedule_done()
     services.fetcher_heartbeat(name, host, os.getpid(), "idle", pages=report.fetched,
-                               finished_schedule=True)
+                               finished_schedule=True,
+                               rate=None if presence is None else presence.rate())
     logger.info("schedule %s: %d fetched, %d errors, %d documents, %d deferred in %.1fs",
                 schedule.id, report.fetched, report.errors, report.documents, report.deferred,
                 report.elapsed)
     return {"schedule": schedule.id, "fetched": report.fetched, "errors": report.errors,
             "documents": report.documents, "stopped_early": report.stopped_early,
             "deferred": report.deferred, "stalls": report.stalls}
+
+
+def _counting_pages(ship: Callable[[int, dict], None], presence: fetcher_presence.Presence
+                    ) -> Callable[[int, dict], None]:
+    """``ship``, telling ``presence`` the pages each batch carries (its fetcher's rate)."""
+    def counted(server: int, batch: dict) -> None:
+        ship(server, batch)
+        presence.pages(int((batch.get("counters") or {}).get("pages_fetched", 0)))
+
+    return counted
 
 
 def _run_worker(crawl: CrawlConfig, server: int, schedule: Schedule, message: dict[str, Any],

@@ -332,6 +332,9 @@ class Crawl(models.Model):
     # nothing indexed did
     robots_failures = models.JSONField(default=dict, blank=True, editable=False)
     end_reason = models.TextField(blank=True, editable=False)
+    # failed page downloads by kind, with an example of each (the queue servers' reports
+    # summed: crawler.core.fetch_error_kinds)
+    fetch_error_kinds = models.JSONField(default=dict, blank=True, editable=False)
 
     class Meta:
         ordering = ["-timestamp"]
@@ -416,7 +419,9 @@ class QueueServer(models.Model):
 
 
 class Fetcher(models.Model):
-    """A fetcher worker process, as it last reported (at the start and end of each schedule)."""
+    """A fetcher worker process, as it last reported: every FETCHER_HEARTBEAT_SECONDS from
+    its heartbeat thread, fetching or idle (``crawler.fetcher_presence``), and at the start
+    and end of each schedule."""
 
     name = models.CharField(max_length=200, unique=True, help_text="host:pid of the process")
     host = models.CharField(max_length=200)
@@ -426,12 +431,24 @@ class Fetcher(models.Model):
     schedules_done = models.PositiveIntegerField(default=0)
     pages_fetched = models.BigIntegerField(default=0)
     last_schedule = models.CharField(max_length=100, blank=True)
+    # pages per second over the process's last RATE_WINDOW seconds (its heartbeat thread)
+    pages_per_second = models.FloatField(default=0.0)
 
     class Meta:
         ordering = ["host", "pid"]
 
     def __str__(self) -> str:
         return self.name
+
+
+class Machine(Fetcher):
+    """The Machines page in the admin's menu: a proxy whose list is that page (queue servers
+    and fetcher processes, live), see ``crawler.admin_machines``."""
+
+    class Meta:
+        proxy = True
+        verbose_name = "machine"
+        verbose_name_plural = "machines"
 
 
 class CrawlSample(models.Model):

@@ -36,7 +36,7 @@ from collections.abc import Callable
 from django.conf import settings
 from django.db import transaction
 
-from crawler.core import robots_failures
+from crawler.core import fetch_error_kinds, robots_failures
 from crawler.core.crawl import CrawlStatus
 from crawler.core.disk_space import DiskGuard, DiskState, Watermarks, is_out_of_space
 from crawler.core.index_order import IndexOrderer
@@ -349,7 +349,9 @@ class QueueServerProcess:
             for key, field in COUNTER_FIELDS.items():
                 totals[field] += int(q.counters.get(key, 0) or 0)
         robots = robots_failures.merge(q.counters.get("robots_failures") for q in live)
-        Crawl.objects.filter(pk=crawl_id).update(**totals, robots_failures=robots)
+        errors = fetch_error_kinds.merge_heartbeats(q.counters for q in live)
+        Crawl.objects.filter(pk=crawl_id).update(**totals, robots_failures=robots,
+                                                 fetch_error_kinds=errors)
         if self.server == 0:
             services.crawl_sample_record(crawl_id)  # the dashboard's pages-per-second chart
             link_analysis_maybe_periodic(crawl_id)  # every LINK_ANALYSIS_EVERY_PAGES pages

@@ -26,6 +26,7 @@ from crawler.core.crawl import (
 from crawler.core.siterules import SiteRules, parse_site_rules
 from indexer.core.policies import CrawlPolicy
 
+from . import crawl_page
 from .models import Crawl, CrawlMix, PageOptions, QueueServer, SearchIndex
 from .services import live_queue_servers, page_options_snapshot
 from .validators import parse_extract_fields, parse_file_types
@@ -207,16 +208,23 @@ def crawl_status_get(crawl: Crawl) -> dict:
                 error_hosts[host] = error_hosts.get(host, 0) + int(count)
     top_errors = sorted(error_hosts.items(), key=lambda kv: (-kv[1], kv[0]))[:10]
     robots = robots_failures.RobotsFailures.from_json(crawl.robots_failures)
+    rate, window = crawl_page.rate_now(crawl, now)
     return {
         "crawl": crawl.pk, "name": crawl.name, "timestamp": crawl.timestamp,
         "series": crawl_rate_series(crawl),
+        "chart": crawl_page.chart(crawl),
+        # pages per second over the last RATE_WINDOW seconds (rate_window: the seconds used,
+        # shorter while the crawl is younger)
+        "rate_now": rate, "rate_window": window, "rate_window_wanted": crawl_page.RATE_WINDOW,
+        **crawl_page.errors_report(crawl),
         "error_hosts": [[host, count] for host, count in top_errors],
         # host errors are known only while a queue server works on the crawl
         "reporting": any(row["working_on_this_crawl"] for row in servers),
         "robots_fetches": robots.fetches,
         "robots_failures": robots_failures.rows(crawl.robots_failures),
         "end_reason": crawl.end_reason,
-        "status": crawl.status, "elapsed": round(elapsed, 1),
+        "status": crawl.status, "status_label": crawl.get_status_display(),
+        "elapsed": round(elapsed, 1),
         "pages_per_second": round(crawl.pages_fetched / elapsed, 2) if elapsed else 0.0,
         "counters": counters,
         "tiers": dict(sorted(tiers.items(), key=lambda kv: int(kv[0]))),
@@ -239,32 +247,37 @@ def crawl_rate_series(crawl: Crawl, points: int = 120) -> list[list[float]]:
     return series
 
 
-def rate_chart_points(series: list[list[float]], width: int = 600, height: int = 120) -> str:
-    """SVG polyline points for the pages-per-second chart (server-rendered, no script)."""
-    if not series:
-        return ""
-    t_max = max(series[-1][0], 1.0)
-    r_max = max(max(r for _, r in series), 1.0)
-    return " ".join(f"{round(t / t_max * width, 1)},{round(height - r / r_max * height, 1)}"
-                    for t, r in series)
-
-
 @dataclass(frozen=True, slots=True)
 class MachineRow:
+    """One process of the Machines page: a queue server or one fetcher process. ``state``
+    is what it reported, or "gone" once it has been silent for ``GONE_AFTER_BEATS`` of its
+    heartbeats; ``schedule`` the schedule a fetcher runs (or ran last, when idle)."""
+
     kind: str
     name: str
     state: str
     seconds_since: float | None
     detail: str
+    schedule: str = ""
+    pages: int | None = None
+    rate: float | None = None
+
+    def as_json(self) -> dict:
+        return {"kind": self.kind, "name": self.name, "state": self.state,
+                "seconds_since": self.seconds_since, "detail": self.detail,
+                "schedule": self.schedule, "pages": self.pages, "rate": self.rate}
 
 
 def machines_list() -> list[MachineRow]:
-    """Queue servers and fetchers with the time since each last reported."""
+    """Queue servers, then one row per fetcher process, with the time since each reported."""
+    from django.conf import settings
     from django.utils import timezone
 
+    from .fetcher_presence import GONE_AFTER_BEATS
     from .models import Fetcher
 
     now = timezone.now()
+    gone_after = GONE_AFTER_BEATS * settings.FETCHER_HEARTBEAT_SECONDS
 
     def since(moment) -> float | None:
         return None if moment is None else round((now - moment).total_seconds(), 1)
@@ -279,9 +292,15 @@ def machines_list() -> list[MachineRow]:
     rows = [MachineRow("queue server", f"{q.server_id} ({q.base_url})", q.state,
                        since(q.last_heartbeat), detail(q.counters))
             for q in QueueServer.objects.order_by("server_id")]
-    rows += [MachineRow("fetcher", f.name, f.state, since(f.last_heartbeat),
-                        f"{f.schedules_done} schedules, {f.pages_fetched} pages")
-             for f in Fetcher.objects.all()]
+    for f in Fetcher.objects.all():
+        age = since(f.last_heartbeat)
+        state = "gone" if f.state != "stopped" and age is not None and age > gone_after \
+            else f.state
+        rows.append(MachineRow("fetcher", f.name, state, age,
+                               f"{f.schedules_done} schedules, {f.pages_fetched} pages",
+                               schedule=f.last_schedule, pages=f.pages_fetched,
+                               rate=0.0 if state != "fetching" and state != "idle"
+                               else f.pages_per_second))
     return rows
 
 

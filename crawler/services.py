@@ -15,7 +15,7 @@ from django.db import IntegrityError, transaction
 from django.forms.models import model_to_dict
 from django.utils import timezone
 
-from crawler.core import robots_failures
+from crawler.core import fetch_error_kinds, robots_failures
 from crawler.core.crawl import ENDED_STATES, CrawlStatus, InvalidTransition, next_status
 from crawler.core.seeds import SeedUrlError, parse_seed_lines
 from indexer.core.policies import CrawlPolicy
@@ -179,13 +179,16 @@ def crawl_mark_saved(crawl_id: int) -> Crawl:
 def crawl_finish(crawl_id: int, analyse: bool = True) -> Crawl:
     """A running crawl ended by itself (page limit reached, nothing left to fetch); its link
     analysis is asked for, unless ``analyse`` is False (the caller runs it). A crawl that
-    ends with nothing indexed because its robots.txt fetches failed says so in
+    ends with nothing indexed because its robots.txt fetches (or its pages) failed says so in
     ``end_reason`` (from the counters the queue servers reported last)."""
     crawl = _locked(crawl_id)
     crawl.status = _transition(crawl, "finish")
     crawl.active_lock = None
     crawl.stopped_at = timezone.now()
-    crawl.end_reason = robots_failures.end_reason(crawl.documents_indexed, crawl.robots_failures)
+    crawl.end_reason = (robots_failures.end_reason(crawl.documents_indexed, crawl.robots_failures)
+                        or fetch_error_kinds.end_reason(crawl.documents_indexed,
+                                                        crawl.pages_fetched,
+                                                        crawl.fetch_error_kinds))
     crawl.save(update_fields=["status", "active_lock", "stopped_at", "end_reason"])
     if crawl.end_reason:
         logger.warning("crawl finished crawl=%s: %s", crawl.pk, crawl.end_reason)
@@ -262,19 +265,34 @@ def queue_server_heartbeat(server_id: int, base_url: str, counters: dict | None 
     )
 
 
+# a fetcher row not heard from for this long is deleted (the Machines page shows it as gone
+# after three missed heartbeats, then forgets it)
+FETCHER_ROWS_KEPT = timedelta(minutes=10)
+
+
 def fetcher_heartbeat(name: str, host: str, pid: int, state: str, *, schedule: str = "",
-                      pages: int = 0, finished_schedule: bool = False) -> None:
-    """Record that fetcher ``name`` is alive (called by the fetch task)."""
+                      pages: int = 0, finished_schedule: bool = False,
+                      rate: float | None = None) -> None:
+    """Record that fetcher process ``name`` is alive, ``state`` (idle, fetching or stopped),
+    with the schedule it runs and its pages per second (``rate``) when given (its heartbeat
+    thread, ``crawler.fetcher_presence``, and the fetch task); rows of processes silent for
+    FETCHER_ROWS_KEPT are deleted."""
+    now = timezone.now()
     fetcher, _ = Fetcher.objects.get_or_create(
-        name=name, defaults={"host": host, "pid": pid, "last_heartbeat": timezone.now()})
+        name=name, defaults={"host": host, "pid": pid, "last_heartbeat": now})
     fetcher.state = state
-    fetcher.last_heartbeat = timezone.now()
+    fetcher.last_heartbeat = now
     if schedule:
         fetcher.last_schedule = schedule
+    if rate is not None:
+        fetcher.pages_per_second = rate
+    update = ["state", "last_heartbeat", "last_schedule", "pages_per_second"]
     if finished_schedule:
         fetcher.schedules_done += 1
         fetcher.pages_fetched += pages
-    fetcher.save()
+        update += ["schedules_done", "pages_fetched"]
+    fetcher.save(update_fields=update)
+    Fetcher.objects.filter(last_heartbeat__lt=now - FETCHER_ROWS_KEPT).delete()
 
 
 SAMPLE_EVERY = timedelta(seconds=5)

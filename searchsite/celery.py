@@ -2,7 +2,8 @@
 
 Queues: ``fetch`` (fetcher workers) and ``qs.<n>`` (one per queue server, n = 0 ..
 NUM_QUEUE_SERVERS - 1). Messages are JSON only; a message is acknowledged only after the task
-returns (late acknowledgement), and each worker process holds one message at a time.
+returns (late acknowledgement), and each worker process holds one message at a time. Each
+pool process of a ``fetch`` worker runs a heartbeat thread (``crawler.fetcher_presence``).
 """
 
 from __future__ import annotations
@@ -10,7 +11,12 @@ from __future__ import annotations
 import os
 
 from celery import Celery
-from celery.signals import worker_init, worker_process_init
+from celery.signals import (
+    celeryd_after_setup,
+    worker_init,
+    worker_process_init,
+    worker_process_shutdown,
+)
 from kombu import Queue
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "searchsite.settings.base")
@@ -39,6 +45,31 @@ def _limit_malloc_arenas(**_: object) -> None:
     from crawler.core.memory import limit_malloc_arenas
 
     limit_malloc_arenas()
+
+
+@celeryd_after_setup.connect
+def _note_fetch_worker(instance, **_: object) -> None:
+    """A worker consuming the ``fetch`` queue: each of its pool processes is a fetcher."""
+    from crawler import fetcher_presence
+
+    fetcher_presence.mark_fetch_worker(instance.app.amqp.queues.consume_from or ())
+
+
+@worker_process_init.connect
+def _start_fetcher_heartbeat(**_: object) -> None:
+    """Each fetch pool process reports it is alive, idle or fetching (crawler.fetcher_presence)."""
+    from django.conf import settings
+
+    from crawler import fetcher_presence
+
+    fetcher_presence.start(settings.FETCHER_HEARTBEAT_SECONDS)
+
+
+@worker_process_shutdown.connect
+def _stop_fetcher_heartbeat(**_: object) -> None:
+    from crawler import fetcher_presence
+
+    fetcher_presence.stop()
 
 
 app.autodiscover_tasks()

@@ -17,7 +17,8 @@ deferred urls). The JSON form::
      "host_errors": {origin: count},
      "fetched": [[url, etag, expires], ...], "counters": {name: int},
      "log": [[url, status, bytes, fetched at, error kind], ...],
-     "refused": [[url, reason, detail], ...]}
+     "refused": [[url, reason, detail], ...],
+     "errors": {kind: {"count": n, "url": example, "message": its error}}}
 
 ``done`` is set on the last batch a fetcher sends to the schedule's own queue server: that
 queue server then acknowledges the schedule. ``deferred`` are urls of the schedule the fetcher
@@ -33,7 +34,8 @@ bytes downloaded, when (a Unix time) and the fetch error's kind ("" when none); 
 names urls the fetcher would not fetch or index (the egress allow-list refused their host's
 addresses, a robots meta tag or header said noindex), with a reason and a short detail: both
 feed the admin's url and host pages (``crawler.core.activity``). A ``robots`` answer that failed without an HTTP
-answer (status 0) names the fetch error's ``error`` kind and ``message``. Every key but
+answer (status 0) names the fetch error's ``error`` kind and ``message``. ``errors`` are the
+failed page downloads by kind, with an example of each (:mod:`.fetch_error_kinds`). Every key but
 ``crawl`` may be missing when read: it is then empty (``server``: None, meaning the reader's
 own).
 """
@@ -44,6 +46,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .fetch_error_kinds import FetchErrorKinds
 from .wire import WireError
 
 _LISTS = ("docs", "discovered", "robots", "fetched", "deferred", "abandoned", "log",
@@ -72,6 +75,7 @@ class FetcherBatch:
     counters: Mapping[str, int] = field(default_factory=dict)
     log: tuple[list[Any], ...] = ()
     refused: tuple[list[Any], ...] = ()
+    errors: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     def to_wire(self) -> dict[str, Any]:
         """The JSON form. Long lists stay lists (the envelope seals them a slice at a time)."""
@@ -85,6 +89,7 @@ class FetcherBatch:
             "hopeless": None if self.hopeless is None else list(self.hopeless),
             "counters": dict(self.counters),
             "log": list(self.log), "refused": list(self.refused),
+            "errors": {kind: dict(row) for kind, row in self.errors.items()},
         }
 
     @classmethod
@@ -98,6 +103,9 @@ class FetcherBatch:
             counts = {key: _counts(data.get(key), key) for key in _COUNTS}
             hopeless = data.get("hopeless")
             server, schedule = data.get("server"), data.get("schedule")
+            errors = data.get("errors") or {}
+            if not isinstance(errors, dict):
+                raise WireError(f"batch errors: expected a dict, got {type(errors).__name__}")
             return cls(
                 crawl=int(data["crawl"]),
                 server=None if server is None else int(server),
@@ -105,6 +113,7 @@ class FetcherBatch:
                 done=bool(data.get("done")),
                 hopeless=None if hopeless is None else tuple(
                     str(o) for o in _list(hopeless, "hopeless")),
+                errors=FetchErrorKinds.from_json(errors).to_json(),
                 **lists, **counts)
         except WireError:
             raise

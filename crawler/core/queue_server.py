@@ -44,6 +44,7 @@ from .activity import Activity, ActivityLog
 from .batch import FetcherBatch
 from .claims import lost_schedules
 from .crawl import CrawlConfig
+from .fetch_error_kinds import FetchErrorKinds
 from .index_order import IndexOrderer
 from .indexing import anchor_boosts, boost_link_documents, crawl_link_scores
 from .robots_failures import RobotsFailures
@@ -151,6 +152,7 @@ class QueueServerCore:
         self.robots_failures = RobotsFailures()  # robots.txt answers, failures by kind
         self.activity = ActivityLog()  # urls and hosts since the glue last took them
         self.excluded_hosts: set[str] = set()  # origins the operator excluded
+        self.fetch_errors = FetchErrorKinds()  # failed page downloads by kind, with examples
         self._load_state()
         self._dirty = False
         self._last_refresh = clock()
@@ -173,6 +175,7 @@ class QueueServerCore:
         self.dropped_hosts = {str(k): str(v) for k, v in data.get("dropped_hosts", {}).items()}
         self.page_tries = {str(k): int(v) for k, v in data.get("page_tries", {}).items()}
         self.robots_failures = RobotsFailures.from_json(data.get("robots_failures"))
+        self.fetch_errors = FetchErrorKinds.from_json(data.get("fetch_error_kinds"))
 
     def _save_state(self) -> None:
         tmp = self.paths["state"].with_suffix(".tmp")
@@ -182,7 +185,8 @@ class QueueServerCore:
                                        "host_stalls": self.host_stalls,
                                        "dropped_hosts": self.dropped_hosts,
                                        "page_tries": self.page_tries,
-                                       "robots_failures": self.robots_failures.to_json()}))
+                                       "robots_failures": self.robots_failures.to_json(),
+                                       "fetch_error_kinds": self.fetch_errors.to_json()}))
             os.replace(tmp, self.paths["state"])
         except BaseException:
             tmp.unlink(missing_ok=True)
@@ -191,11 +195,12 @@ class QueueServerCore:
     def _snapshot(self) -> tuple:
         return (dict(self.counters), dict(self.error_hosts), dict(self.host_stalls),
                 dict(self.dropped_hosts), dict(self.page_tries),
-                RobotsFailures.from_json(self.robots_failures.to_json()))
+                RobotsFailures.from_json(self.robots_failures.to_json()),
+                FetchErrorKinds.from_json(self.fetch_errors.to_json()))
 
     def _restore(self, snapshot: tuple) -> None:
         (self.counters, self.error_hosts, self.host_stalls, self.dropped_hosts,
-         self.page_tries, self.robots_failures) = snapshot
+         self.page_tries, self.robots_failures, self.fetch_errors) = snapshot
 
     # --- input --------------------------------------------------------------------------
 
@@ -320,6 +325,7 @@ class QueueServerCore:
         for key, value in batch.counters.items():
             if key in self.counters:
                 self.counters[key] += value
+        self.fetch_errors.add(batch.errors)
         self.counters["batches"] += 1
         if batch.done and batch.schedule:
             schedule_id = batch.schedule
@@ -477,7 +483,10 @@ class QueueServerCore:
         return {**self.counters, **self.queue.stats().as_dict(),
                 "inbox": self.spool.pending("batch"), "error_hosts": dict(top),
                 "stalled_hosts": len(self.host_stalls), "dropped_hosts": dict(dropped),
-                "robots_failures": self.robots_failures.to_json()}
+                "robots_failures": self.robots_failures.to_json(),
+                # failed page downloads by kind (a *_by_kind mapping: /metrics exports it)
+                "fetch_errors_by_kind": self.fetch_errors.counts(),
+                "fetch_error_examples": self.fetch_errors.examples()}
 
     def abandon(self) -> None:
         """Release the queue and the index without writing, after a call raised ``OSError``

@@ -245,6 +245,9 @@ SCHEDULE_TIMEOUT = env.float("SCHEDULE_TIMEOUT", default=1800.0)  # then handed 
 # stopped) is handed out again at once.
 SCHEDULE_CLAIM_SECONDS = env.float("SCHEDULE_CLAIM_SECONDS", default=15.0)
 SCHEDULE_UNCLAIMED_TIMEOUT = env.float("SCHEDULE_UNCLAIMED_TIMEOUT", default=60.0)
+# Each fetcher process (every pool process of a `fetch` worker) reports that it is alive this
+# often, idle or fetching (crawler.fetcher_presence); one silent for 3 of these is shown gone.
+FETCHER_HEARTBEAT_SECONDS = env.float("FETCHER_HEARTBEAT_SECONDS", default=10.0)
 INDEX_REFRESH_SECONDS = env.float("INDEX_REFRESH_SECONDS", default=10.0)
 # What a crawl did with its urls and hosts, for the admin (crawler.host_models): the newest
 # HOST_LOG_FETCHED_KEEP fetched urls per crawl and HOST_LOG_REFUSED_KEEP refused urls per crawl

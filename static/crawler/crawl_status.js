@@ -1,11 +1,12 @@
-// Refreshes the crawl status page's counters every two seconds, without reloading the page.
-// The page works without it: every value is rendered by the server first.
+// Refreshes the crawl status page every two seconds, without reloading it: state, buttons
+// (forms posting to the action urls with the CSRF token), banner, counters, rates, chart and
+// errors by kind. The page works without it: every value is rendered by the server first.
 (function () {
   "use strict";
   const main = document.querySelector("[data-status-url]");
   if (!main || !window.fetch) { return; }
   const url = main.dataset.statusUrl;
-  let previous = null;
+  const SVG = "http://www.w3.org/2000/svg";
 
   function cell(text) { const td = document.createElement("td"); td.textContent = text; return td; }
 
@@ -39,19 +40,91 @@
     reason.hidden = !data.end_reason;
   }
 
-  function render(data) {
+  // The buttons the state allows (rebuilt only when they change, so a click is not lost).
+  function renderButtons(actions) {
+    const box = document.getElementById("crawl-buttons");
+    const token = document.getElementById("crawl-csrf");
+    if (!box || box.dataset.actions === actions.join(" ")) { return; }
+    box.dataset.actions = actions.join(" ");
+    box.querySelectorAll("form").forEach((form) => form.remove());
+    for (const action of actions) {
+      if (!token) { break; }
+      const form = document.createElement("form");
+      form.method = "post"; form.style.display = "inline";
+      form.action = box.dataset.actionUrl.replace("ACTION", action);
+      const csrf = document.createElement("input");
+      csrf.type = "hidden"; csrf.name = "csrfmiddlewaretoken"; csrf.value = token.value;
+      const button = document.createElement("button");
+      button.type = "submit"; button.className = "button"; button.name = "crawl-" + action;
+      button.textContent = action.charAt(0).toUpperCase() + action.slice(1);
+      form.append(csrf, button); box.append(form);
+    }
+  }
+
+  // A banner of the last action ("start done; now running") is replaced once the state moves on.
+  function renderState(data) {
     document.getElementById("crawl-status").textContent = data.status;
+    if (main.dataset.status === data.status) { return; }
+    main.dataset.status = data.status;
+    const list = document.querySelector("ul.messagelist");
+    if (list) {
+      const li = document.createElement("li"); li.className = "info";
+      li.textContent = data.name + " is now " + data.status_label.toLowerCase() + ".";
+      list.replaceChildren(li);
+    }
+  }
+
+  function svg(name, attrs, text) {
+    const node = document.createElementNS(SVG, name);
+    for (const [key, value] of Object.entries(attrs)) { node.setAttribute(key, value); }
+    if (text !== undefined) { node.textContent = text; }
+    return node;
+  }
+
+  // The chart from the geometry the server computed (crawler/crawl_page.py chart()).
+  function renderChart(ch) {
+    const chart = document.getElementById("crawl-chart");
+    const xTicks = chart.querySelector(".x-ticks"), yTicks = chart.querySelector(".y-ticks");
+    xTicks.replaceChildren(...ch.x_ticks.flatMap((t) => [
+      svg("line", { x1: t.at, x2: t.at, y1: ch.bottom, y2: ch.bottom + 4, stroke: "#888" }),
+      svg("text", { x: t.at, y: ch.bottom + 15 }, t.label)]));
+    yTicks.replaceChildren(...ch.y_ticks.flatMap((t) => [
+      svg("line", { x1: ch.left - 4, x2: ch.right, y1: t.at, y2: t.at, stroke: "#eee" }),
+      svg("text", { x: ch.left - 6, y: t.at, dy: 4 }, t.label)]));
+    for (const s of ch.series) {
+      const line = chart.querySelector('polyline[data-series="' + s.name + '"]');
+      if (line) { line.setAttribute("points", s.points); }
+    }
+  }
+
+  function renderErrors(data) {
+    const tbody = document.querySelector("#crawl-fetch-errors tbody");
+    tbody.replaceChildren();
+    for (const row of data.fetch_errors_by_kind) {
+      const tr = document.createElement("tr");
+      const th = document.createElement("th"); th.scope = "row"; th.textContent = row.label;
+      tr.append(th, cell(row.count), cell(row.url + ": " + row.message)); tbody.append(tr);
+    }
+    if (!data.fetch_errors_by_kind.length) {
+      const tr = document.createElement("tr"); const td = cell("None failed."); td.colSpan = 3;
+      tr.append(td); tbody.append(tr);
+    }
+    const summary = document.getElementById("crawl-errors-summary");
+    summary.querySelector("span").textContent = data.errors_summary;
+    summary.hidden = !data.errors_summary;
+  }
+
+  function render(data) {
+    renderState(data);
+    renderButtons(data.actions || []);
     const counters = data.counters;
     for (const [name, value] of Object.entries(counters)) {
       const td = main.querySelector('[data-counter="' + name.replace(/_/g, "-") + '"]');
       if (td) { td.textContent = value; }
     }
     document.getElementById("crawl-rate").textContent = data.pages_per_second;
-    if (previous && data.elapsed > previous.elapsed) {
-      const rate = (counters.pages_fetched - previous.counters.pages_fetched) /
-        (data.elapsed - previous.elapsed);
-      document.getElementById("crawl-rate-now").textContent = rate.toFixed(1);
-    }
+    document.getElementById("crawl-rate-now").textContent = data.rate_now;
+    document.getElementById("crawl-rate-window").textContent = "over " + data.rate_window + " s";
     fillRows(document.querySelector("#crawl-tiers tbody"),
       Object.entries(data.tiers).map(([tier, count]) => ["Tier " + tier, count]), "Nothing queued.");
     const servers = document.querySelector("#crawl-queue-servers tbody");
@@ -63,14 +136,8 @@
         cell(qs.crawl_delayed), cell(qs.outstanding_schedules), cell(qs.inbox));
       servers.append(tr);
     }
-    const series = data.series || [];
-    if (series.length) {
-      const tMax = Math.max(series[series.length - 1][0], 1);
-      const rMax = Math.max(1, ...series.map((p) => p[1]));
-      const points = series.map((p) => (p[0] / tMax * 600).toFixed(1) + "," +
-        (120 - p[1] / rMax * 120).toFixed(1)).join(" ");
-      document.querySelector("#crawl-chart polyline").setAttribute("points", points);
-    }
+    renderChart(data.chart);
+    renderErrors(data);
     fillRows(document.querySelector("#crawl-error-hosts tbody"), data.error_hosts,
       data.reporting ? "No errors reported." : "Not known: no queue server is working on this crawl now.");
     renderRobots(data);
@@ -85,7 +152,6 @@
     }
     document.getElementById("crawl-refreshed").textContent =
       "Updated " + new Date().toLocaleTimeString() + ".";
-    previous = data;
   }
 
   async function refresh() {

@@ -191,7 +191,7 @@ def test_samples_series_chart_and_machines_page(admin_client, objects):
 
     from django.utils import timezone
 
-    from crawler import selectors, services
+    from crawler import crawl_page, selectors, services
     from crawler.models import CrawlSample
 
     crawl = objects["crawl"]
@@ -204,13 +204,18 @@ def test_samples_series_chart_and_machines_page(admin_client, objects):
     crawl.refresh_from_db()
     series = selectors.crawl_rate_series(crawl)
     assert series == [[20.0, 5.0], [30.0, 10.0]]
-    assert selectors.rate_chart_points(series) == "400.0,60.0 600.0,0.0"
+    chart = crawl_page.chart(crawl)
+    assert [s["name"] for s in chart["series"]] == ["fetched", "indexed", "errors"]
+    assert chart["series"][0]["points"] == "437.3,85.0 628.0,10.0"
+    assert [t["label"] for t in chart["x_ticks"]] == ["0 s", "10 s", "20 s", "30 s"]
+    assert [t["label"] for t in chart["y_ticks"]] == ["0", "2.5", "5", "7.5", "10"]
     QueueServer.objects.filter(server_id=0).update(
         counters={"crawl": crawl.pk, "error_hosts": {"https://bad.example": 7}})
     data = admin_client.get(reverse("admin:crawler_crawl_status_json", args=[crawl.pk])).json()
     assert data["series"] == series and data["error_hosts"] == [["https://bad.example", 7]]
     page = admin_client.get(reverse("admin:crawler_crawl_status", args=[crawl.pk])).content
-    assert b"400.0,60.0 600.0,0.0" in page and b"https://bad.example" in page
+    assert b"437.3,85.0 628.0,10.0" in page and b"https://bad.example" in page
+    assert b"time since the crawl started" in page and b"per second" in page
 
     services.fetcher_heartbeat("vm:42", "vm", 42, "fetching", schedule="s1")
     services.fetcher_heartbeat("vm:42", "vm", 42, "idle", pages=30, finished_schedule=True)

@@ -21,6 +21,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..batch import FetcherBatch
+from ..fetch_error_kinds import FetchErrorKinds
 from ..shipping import shard_of_host
 
 SEEN_URLS_BEFORE_UPDATE_SCHEDULER = 380   # MEMORY_PROFILE (4) x 95
@@ -57,11 +58,12 @@ class Outbox:
     counters: defaultdict[str, int] = field(default_factory=lambda: defaultdict(int))
     log: list[list[Any]] = field(default_factory=list)
     refused: list[list[Any]] = field(default_factory=list)
+    errors: FetchErrorKinds = field(default_factory=FetchErrorKinds)  # failed pages by kind
 
     def empty(self) -> bool:
         return not (self.docs or self.discovered or self.robots or self.host_errors
                     or self.fetched or self.deferred or self.stalls or self.counters
-                    or self.log or self.refused)
+                    or self.log or self.refused or self.errors.kinds)
 
 
 class Outboxes:
@@ -130,7 +132,8 @@ class Outboxes:
                 fetched=tuple(box.fetched), deferred=tuple(box.deferred),
                 abandoned=tuple(box.abandoned), stalls=box.stalls,
                 hopeless=tuple(box.hopeless), counters=dict(box.counters),
-                log=tuple(box.log), refused=tuple(box.refused))))
+                log=tuple(box.log), refused=tuple(box.refused),
+                errors=box.errors.to_json())))
         self._boxes.clear()
         self._bytes = 0
         return batches

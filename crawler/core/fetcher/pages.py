@@ -20,6 +20,7 @@ from typing import Any
 from indexer.core.text import TextAnalyzer
 
 from ..fetch import FetchResult
+from ..fetch_error_kinds import error_kind
 from ..indexing import iter_index_documents
 from ..page import FetchedPage, ProcessedPage
 from ..process import PageProcessor
@@ -53,17 +54,21 @@ class PageHandler:
         only with its last part: a fetcher killed in between has not told its queue server
         that the page was fetched, so the page is fetched again with its schedule."""
         own = self._outboxes.of(origin_server)
-        own.counters["pages_fetched"] += 1
         own.counters["bytes_downloaded"] += len(result.body)
         error = result.error
         own.log.append([entry.url, 0 if error is not None else result.status, len(result.body),
                         self._clock(), "" if error is None else error.kind])
         if error is not None and error.kind == "egress_refused":
             own.refused.append([entry.url, "egress", error.message[:200]])
-        if entry.is_robots:
+        if entry.is_robots:  # counted apart: robots.txt is not a page of the crawl
             return self._robots(entry, result, origin_server), 0
-        if result.error is not None or (result.status >= 400 and result.status != 404):
+        own.counters["pages_fetched"] += 1
+        kind = error_kind(result.status, None if result.error is None else result.error.kind)
+        if kind is not None:
             own.counters["fetch_errors"] += 1
+            message = (result.error.message if result.error is not None
+                       else f"answered HTTP {result.status}")
+            own.errors.record(kind, entry.url, message)
             own.fetched.append([entry.url, None, None])
             return True, 0
         fetched_row = [entry.url, result.etag, result.expires_at]
@@ -90,7 +95,9 @@ class PageHandler:
     def _robots(self, entry: ScheduleEntry, result: FetchResult, origin_server: int) -> bool:
         """A robots.txt answer becomes robots data for the schedule's own queue server; a
         failed one (its host is then disallowed) names its error's kind and message, and is
-        a fetch error. Returns whether it failed without an answer."""
+        a fetch error (by kind among the queue server's robots.txt failures, not among the
+        pages: robots.txt is not a page fetched). Returns whether it failed without an
+        answer."""
         own = self._outboxes.of(origin_server)
         error = result.error
         status = 0 if error is not None else result.status
@@ -99,7 +106,7 @@ class PageHandler:
         if error is not None:
             item["error"], item["message"] = error.kind, error.message
         if error is not None or (status >= 400 and status != 404):
-            own.counters["fetch_errors"] += 1
+            own.counters["fetch_errors"] += 1  # by kind: the queue server's robots_failures
         own.robots.append(item)
         return error is not None
 

@@ -21,7 +21,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from crawler import services
-from crawler.core import robots_failures
+from crawler.core import fetch_error_kinds, robots_failures
 from crawler.core.crawl import CrawlOrder
 from crawler.core.local_crawl import LocalCrawl, LocalCrawlProgress, LocalCrawlResult
 from crawler.core.memory import limit_malloc_arenas
@@ -124,7 +124,8 @@ class Command(BaseCommand):
             fetch_errors=sum(int(s.get("fetch_errors", 0)) for s in result.stats),
             urls_seen=sum(int(s.get("seen", 0)) for s in result.stats),
             hosts_seen=sum(int(s.get("hosts", 0)) for s in result.stats),
-            robots_failures=robots_failures.merge(s.get("robots_failures") for s in result.stats))
+            robots_failures=robots_failures.merge(s.get("robots_failures") for s in result.stats),
+            fetch_error_kinds=fetch_error_kinds.merge_heartbeats(result.stats))
         if result.finished:
             services.crawl_finish(crawl.pk, analyse=False)
         else:
