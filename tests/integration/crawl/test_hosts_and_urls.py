@@ -3,7 +3,8 @@ its inbox worker and a Celery fetcher on a real Redis crawl two loopback sites. 
 urls page lists the robots.txt-disallowed /private/ urls with the robots reason, the fetched
 urls page the pages fetched; and excluding the crawl-delayed site's host in the middle of the
 crawl (written to the database as the admin's host page writes it) stops the requests to it,
-by the fixture server's own log, and the crawl then ends."""
+by the fixture server's own log, and the crawl then ends. /metrics counts the pages fetched as
+the crawl goes on."""
 
 from __future__ import annotations
 
@@ -37,6 +38,20 @@ pages = {"refused": client.get(refused + "?reason=robots"), "summary": client.ge
          "fetched": client.get(reverse("admin:crawler_crawl_fetched", args=[crawl.pk]))}
 print(json.dumps({k: [r.status_code, r.content.decode()] for k, r in pages.items()}))
 """
+
+
+METRICS = """
+from django.test import Client
+from prometheus_client.parser import text_string_to_metric_families
+text = Client(HTTP_HOST="127.0.0.1").get("/metrics").content.decode()
+print(sum(s.value for f in text_string_to_metric_families(text) for s in f.samples
+          if s.name == "yioopy_crawl_pages_fetched_total"))
+"""
+
+
+def pages_fetched_metric(engine) -> float:
+    """The crawl's pages fetched as /metrics tells Prometheus (issue 19, item 8)."""
+    return float(engine.django(METRICS).strip().splitlines()[-1])
 
 
 def pages(server):
@@ -78,6 +93,9 @@ def test_refused_urls_and_excluding_a_host_during_a_crawl(tmp_path, redis_url):
             engine.queue_server()
             start_crawl(engine, [q.url("/"), s.url("/")])
             wait_for(lambda: len(pages(s)) >= 3, 60, "the slow site was not crawled")
+            wait_for(lambda: pages_fetched_metric(engine) > 0, 30,
+                     "/metrics did not count the pages fetched")
+            during = pages_fetched_metric(engine)
             origin = s.url("/").rstrip("/")
             exclude(engine, origin)
             wait_for(lambda: applied(engine), 30, "the exclusion was not applied")
@@ -87,8 +105,10 @@ def test_refused_urls_and_excluding_a_host_during_a_crawl(tmp_path, redis_url):
             time.sleep(1.0)
             assert len(pages(s)) == fetched  # nothing after the crawl ended
             answers = json.loads(engine.django(PAGES).strip().splitlines()[-1])
+            after = pages_fetched_metric(engine)
     finally:
         engine.stop_all()
+    assert 0 < during < after  # /metrics moved with the crawl
     # the excluded host: requests stopped (the schedule holding it at most), far from all
     assert fetched <= at_exclusion + IN_FLIGHT, (at_exclusion, fetched)
     assert fetched < len(slow.allowed_paths) - 10
