@@ -2,6 +2,9 @@
 #   make run    create .venv, install the locked dependencies, migrate, create the admin
 #               account and start the whole engine (embedded Redis, web, fetchers, queue servers)
 #   make test   create .venv with the test tools and run the whole test suite
+#   make test-cluster  as root: the engine on several machines (network namespaces, its own
+#               PostgreSQL and Redis), a crawl checked against a single machine's; about a minute
+#               (FAULTS=1: then a crawl with a fetcher unplugged, qs1 killed, Redis stopped)
 #   make test-fast  ruff, the import contracts and the unit tests (no services, no sockets,
 #               no child processes): the quick check while editing
 PYTHON ?= python3
@@ -9,7 +12,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check
 
-.PHONY: run test test-fast lock lint clean-venv
+.PHONY: run test test-fast test-cluster lock lint clean-venv
 
 $(VENV)/bin/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed, found " + sys.version.split()[0])'
@@ -32,6 +35,9 @@ run: $(VENV)/.base-installed
 
 test: $(VENV)/.dev-installed
 	$(PY) scripts/run_tests.py
+
+test-cluster: $(VENV)/.base-installed
+	$(PY) scripts/cluster_test.py $(if $(FAULTS),--faults)
 
 test-fast: lint
 	$(PY) -m pytest tests/unit tests/test_lint.py

@@ -175,6 +175,9 @@ EMBEDDED_REDIS_PASSWORD = _kept_secret("redis_password") if EMBEDDED_REDIS else 
 REDIS_URL = env.str("REDIS_URL", default="") or (
     f"redis://:{EMBEDDED_REDIS_PASSWORD}@127.0.0.1:{EMBEDDED_REDIS_PORT}/0")
 NUM_QUEUE_SERVERS = env.int("NUM_QUEUE_SERVERS", default=1)
+# The queue servers (numbers 0 .. NUM_QUEUE_SERVERS-1) that `manage.py up` runs on this machine,
+# e.g. "1" on the second of two queue-server machines. Empty: all of them.
+QUEUE_SERVERS_HERE = tuple(env.list("QUEUE_SERVERS_HERE", cast=int, default=[]))
 NUM_FETCHERS = env.int("NUM_FETCHERS", default=2)
 # The secret machines of one engine show each other (shard API header, signed crawl messages).
 # Unset: generated once into var/queue_server_token (0600): right for one machine; several

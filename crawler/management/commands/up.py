@@ -2,7 +2,9 @@
 
 Starts, in order: the embedded Redis (only when REDIS_URL is unset), the web server (gunicorn),
 the fetcher workers (Celery, queue ``fetch``, NUM_FETCHERS processes), one worker per queue
-server (queue ``qs.<n>``) and, on a machine that runs queue servers, the link-analysis worker
+server (queue ``qs.<n>``) beside its ``run_queue_server`` (queue servers 0 .. NUM_QUEUE_SERVERS-1,
+or only those QUEUE_SERVERS_HERE names: the machines of one engine share the numbers out) and,
+on a machine that runs queue servers, the link-analysis worker
 (queue ``analysis``: one run at a time, each in a fresh process so that a large graph's memory
 is given back when the run ends). Ctrl-C stops everything; a crashed child is restarted with
 back-off; if ``up`` itself is killed, its children stop on their own (``crawler.supervisor``).
@@ -129,6 +131,48 @@ def web_metrics_env(directory: Path) -> dict[str, str]:
     return {"PROMETHEUS_MULTIPROC_DIR": str(directory)}
 
 
+def queue_server_numbers(count: int, here: tuple[int, ...], total: int) -> list[int]:
+    """The numbers of the queue servers this machine runs: none when ``count`` (``up
+    --queue-servers``) is 0; else ``here`` (``QUEUE_SERVERS_HERE``: on a machine that runs,
+    say, queue server 1 of 2) when it names any, each in 0 .. ``total`` - 1
+    (``NUM_QUEUE_SERVERS``), else 0 .. ``count`` - 1. Raises CommandError for a number out of
+    range or named twice."""
+    if count <= 0:
+        return []
+    if not here:
+        return list(range(count))
+    wrong = [n for n in here if not 0 <= n < total]
+    if wrong or len(set(here)) != len(here):
+        raise CommandError(f"QUEUE_SERVERS_HERE must name distinct queue servers between 0 and "
+                           f"{total - 1} (NUM_QUEUE_SERVERS={total}), got "
+                           f"{','.join(map(str, here))}")
+    return sorted(here)
+
+
+def worker_specs(python: str, base: str, fetchers: int, numbers: list[int]) -> list[ChildSpec]:
+    """The Celery workers and queue servers of one machine: ``fetchers`` fetcher processes
+    (queue ``fetch``), and for each queue server number its inbox worker (``qs.<n>``) and its
+    ``run_queue_server --server <n>``, with the link-analysis worker when there is any."""
+    celery = [python, "-m", "celery", "-A", "searchsite", "worker", "--loglevel", "INFO",
+              "--without-gossip", "--without-mingle"]
+    specs: list[ChildSpec] = []
+    if fetchers > 0:
+        specs.append(ChildSpec(
+            "fetchers", [*celery, "-Q", "fetch", "-c", str(fetchers), "-n", "fetch@%h"],
+            cwd=base))
+    if numbers:
+        specs.append(ChildSpec(
+            "analysis", [*celery, "-Q", "analysis", "-c", "1", "--max-tasks-per-child", "1",
+                         "-n", "analysis@%h"], cwd=base))
+    for n in numbers:
+        specs.append(ChildSpec(
+            f"qs{n}-inbox", [*celery, "-Q", f"qs.{n}", "-c", "1", "-n", f"qs{n}@%h"], cwd=base))
+        specs.append(ChildSpec(
+            f"queue-server-{n}", [python, "manage.py", "run_queue_server", "--server", str(n)],
+            cwd=base))
+    return specs
+
+
 class Command(BaseCommand):
     help = "Start the search engine: embedded Redis, web server, fetchers and queue servers."
 
@@ -136,7 +180,9 @@ class Command(BaseCommand):
         parser.add_argument("--bind", default=settings.WEB_BIND,
                             help="host:port of the web server (default WEB_BIND)")
         parser.add_argument("--fetchers", type=int, default=settings.NUM_FETCHERS)
-        parser.add_argument("--queue-servers", type=int, default=settings.NUM_QUEUE_SERVERS)
+        parser.add_argument("--queue-servers", type=int, default=settings.NUM_QUEUE_SERVERS,
+                            help="0: none on this machine; else queue servers 0 .. N-1, or "
+                                 "the ones QUEUE_SERVERS_HERE names")
         parser.add_argument("--no-workers", action="store_true",
                             help="start only Redis and the web server")
 
@@ -175,25 +221,10 @@ class Command(BaseCommand):
             env=web_metrics_env(settings.VAR_DIRECTORY / "metrics-web"),
         ))
         if not options["no_workers"]:
-            celery = [python, "-m", "celery", "-A", "searchsite", "worker", "--loglevel",
-                      "INFO", "--without-gossip", "--without-mingle"]
-            if options["fetchers"] > 0:
-                specs.append(ChildSpec(
-                    "fetchers",
-                    [*celery, "-Q", "fetch", "-c", str(options["fetchers"]), "-n", "fetch@%h"],
-                    cwd=base))
-            if options["queue_servers"] > 0:
-                specs.append(ChildSpec(
-                    "analysis",
-                    [*celery, "-Q", "analysis", "-c", "1", "--max-tasks-per-child", "1",
-                     "-n", "analysis@%h"], cwd=base))
-            for n in range(options["queue_servers"]):
-                specs.append(ChildSpec(
-                    f"qs{n}-inbox",
-                    [*celery, "-Q", f"qs.{n}", "-c", "1", "-n", f"qs{n}@%h"], cwd=base))
-                specs.append(ChildSpec(
-                    f"queue-server-{n}",
-                    [python, "manage.py", "run_queue_server", "--server", str(n)], cwd=base))
+            numbers = queue_server_numbers(options["queue_servers"],
+                                           settings.QUEUE_SERVERS_HERE,
+                                           settings.NUM_QUEUE_SERVERS)
+            specs.extend(worker_specs(python, base, options["fetchers"], numbers))
         self.stdout.write(
             f"Search page: {base_url}\nAdmin:       {base_url}admin/\n"
             f"Work directory: {settings.WORK_DIRECTORY}\n"
