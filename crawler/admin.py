@@ -30,7 +30,7 @@ from .admin_machines import machines_page
 from .admin_search import may_choose_index, use_for_search
 from .link_analysis import link_analysis_request
 from .login_throttle import ThrottledAdminAuthenticationForm
-from .models import Crawl, Fetcher, PageOptions, QueueServer, Scraper, SeedSite
+from .models import Crawl, PageOptions, QueueServer, Scraper, SeedSite
 
 CRAWL_ACTIONS = {
     "start": services.crawl_start,
@@ -429,16 +429,6 @@ class PageOptionsAdmin(admin.ModelAdmin):
 class ScraperAdmin(admin.ModelAdmin):
     list_display = ("name", "priority", "signature")
     search_fields = ("name", "signature")
-
-
-@admin.register(Fetcher)
-class FetcherAdmin(admin.ModelAdmin):
-    list_display = ("name", "state", "last_heartbeat", "schedules_done", "pages_fetched")
-    readonly_fields = ("name", "host", "pid", "state", "last_heartbeat", "schedules_done",
-                       "pages_fetched", "last_schedule")
-
-    def has_add_permission(self, request) -> bool:
-        return False
 
 
 @admin.register(QueueServer)
