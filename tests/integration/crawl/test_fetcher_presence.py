@@ -7,12 +7,12 @@ is killed with -9 they are shown as gone."""
 from __future__ import annotations
 
 import json
-import time
 
 import psutil
 import pytest
 
 from tests.integration.crawl.test_processes import Engine
+from tests.polling import wait_until
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 
@@ -32,15 +32,6 @@ def beats(engine):
             (line.split() for line in out.strip().splitlines())}
 
 
-def wait_for(condition, timeout, what):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.3)
-    pytest.fail(f"{what}: not within {timeout}s")
-
 
 def test_both_pool_processes_report_while_idle_and_are_gone_when_killed(tmp_path, redis_url):
     engine = Engine(tmp_path, redis_url)
@@ -52,7 +43,7 @@ def test_both_pool_processes_report_while_idle_and_are_gone_when_killed(tmp_path
             found = beats(engine)
             return found if len(found) == 2 else None
 
-        first = wait_for(two_reported, 60, "two fetcher processes did not report")
+        first = wait_until(two_reported, 60, "two fetcher processes did not report")
         children = {p.pid for p in worker.children(recursive=True)}
         assert set(first) <= children and len(set(first)) == 2  # the pool's two processes
         assert all(state == "idle" for state, _ in first.values())
@@ -61,14 +52,14 @@ def test_both_pool_processes_report_while_idle_and_are_gone_when_killed(tmp_path
             found = beats(engine)
             return found if all(found[pid][1] > first[pid][1] for pid in first) else None
 
-        later = wait_for(all_moved_on, 30, "an idle fetcher stopped reporting")
+        later = wait_until(all_moved_on, 30, "an idle fetcher stopped reporting")
         assert all(state == "idle" for state, _ in later.values())
         rows = machines(engine)
         assert len(rows) == 2 and all(m["state"] == "idle" and m["seconds_since"] < 3
                                       for m in rows.values())
         engine.kill("fetch-pool")
         # silent for more than three heartbeats: gone
-        wait_for(lambda: all(m["state"] == "gone" for m in machines(engine).values()), 30,
+        wait_until(lambda: all(m["state"] == "gone" for m in machines(engine).values()), 30,
                  "killed fetchers were not shown as gone")
     finally:
         engine.stop_all()

@@ -15,6 +15,7 @@ import pytest
 
 from tests.fixtures.sites import FixtureServer, normal_site
 from tests.integration.crawl.test_processes import Engine, start_crawl
+from tests.polling import page_requests, wait_until
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 
@@ -54,17 +55,6 @@ def pages_fetched_metric(engine) -> float:
     return float(engine.django(METRICS).strip().splitlines()[-1])
 
 
-def pages(server):
-    return [e for e in server.log if e.path != "/robots.txt"]
-
-
-def wait_for(condition, timeout, what):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.2)
-    pytest.fail(f"{what}: not within {timeout}s")
 
 
 def exclude(engine, origin):
@@ -92,18 +82,18 @@ def test_refused_urls_and_excluding_a_host_during_a_crawl(tmp_path, redis_url):
             engine.celery("fetch-a", "fetch")
             engine.queue_server()
             start_crawl(engine, [q.url("/"), s.url("/")])
-            wait_for(lambda: len(pages(s)) >= 3, 60, "the slow site was not crawled")
-            wait_for(lambda: pages_fetched_metric(engine) > 0, 30,
+            wait_until(lambda: len(page_requests(s)) >= 3, 60, "the slow site was not crawled")
+            wait_until(lambda: pages_fetched_metric(engine) > 0, 30,
                      "/metrics did not count the pages fetched")
             during = pages_fetched_metric(engine)
             origin = s.url("/").rstrip("/")
             exclude(engine, origin)
-            wait_for(lambda: applied(engine), 30, "the exclusion was not applied")
-            at_exclusion = len(pages(s))
+            wait_until(lambda: applied(engine), 30, "the exclusion was not applied")
+            at_exclusion = len(page_requests(s))
             engine.wait_status("stopped", timeout=90)
-            fetched = len(pages(s))
+            fetched = len(page_requests(s))
             time.sleep(1.0)
-            assert len(pages(s)) == fetched  # nothing after the crawl ended
+            assert len(page_requests(s)) == fetched  # nothing after the crawl ended
             answers = json.loads(engine.django(PAGES).strip().splitlines()[-1])
             after = pages_fetched_metric(engine)
     finally:

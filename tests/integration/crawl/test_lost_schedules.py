@@ -11,13 +11,12 @@ fetchers on a real Redis) and SCHEDULE_TIMEOUT far beyond each test's patience:
 
 from __future__ import annotations
 
-import time
-
 import pytest
 import redis
 
 from tests.fixtures.sites import FixtureServer, normal_site
 from tests.integration.crawl.test_processes import Engine, start_crawl
+from tests.polling import page_requests, wait_until
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 
@@ -25,18 +24,6 @@ pytestmark = [pytest.mark.redis, pytest.mark.slow]
 LONG = "600"
 
 
-def pages(server):
-    return [e for e in server.log if e.path != "/robots.txt"]
-
-
-def wait_for(condition, timeout, what):
-    """Poll ``condition`` until it holds; fail with ``what`` after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.2)
-    pytest.fail(f"{what}: not within {timeout}s")
 
 
 def kill_all(engine):
@@ -65,17 +52,17 @@ def test_resumed_crawl_of_a_crawl_delayed_site_goes_on_at_once(tmp_path, redis_u
             engine.queue_server()
             start_crawl(engine, [server.url("/")])
             # robots.txt, then "/" and the sitemaps, then a schedule of six pages, one per delay
-            wait_for(lambda: len(pages(server)) >= 4, 60, "the crawl did not start")
+            wait_until(lambda: len(page_requests(server)) >= 4, 60, "the crawl did not start")
             crawl_service(engine, "crawl_stop")
             engine.wait_status("resumable", timeout=60)
-            stopped = len(pages(server))
+            stopped = len(page_requests(server))
             crawl_service(engine, "crawl_resume")
-            wait_for(lambda: len(pages(server)) >= stopped + 2, 20,
+            wait_until(lambda: len(page_requests(server)) >= stopped + 2, 20,
                      "the resumed crawl fetched nothing")
     finally:
         kill_all(engine)
     # the crawl-delay still holds across the stop, by the server's clock
-    starts = [e.start for e in pages(server)]
+    starts = [e.start for e in page_requests(server)]
     assert min(b - a for a, b in zip(starts, starts[1:], strict=False)) >= delay - 0.02
 
 
@@ -91,11 +78,11 @@ def test_a_schedule_the_broker_lost_is_handed_out_again(tmp_path, redis_url):
             engine.queue_server()
             start_crawl(engine, [server.url("/")])
             # no fetcher yet: the first schedule (robots.txt) waits in the broker's queue...
-            wait_for(lambda: broker.llen("fetch") >= 1, 60, "no schedule was sent")
+            wait_until(lambda: broker.llen("fetch") >= 1, 60, "no schedule was sent")
             assert broker.delete("fetch") == 1   # ...and is lost there
             engine.celery("fetch-a", "fetch")
             wanted = {"/", "/page/1.html", "/page/4.html"}
-            wait_for(lambda: {e.path for e in pages(server)} >= wanted, 45,
+            wait_until(lambda: {e.path for e in page_requests(server)} >= wanted, 45,
                      "the crawl did not go on")
             assert len(server.requests_for("/robots.txt")) == 1
     finally:
