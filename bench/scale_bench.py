@@ -117,6 +117,7 @@ def build_child(bundle: Path, total: int, shard: int, shards: int) -> dict[str, 
             batch = []
     t = time.perf_counter()
     docs += writer.append(batch)
+    append += time.perf_counter() - t
     writer.close_partition()
     writer.close()
     waiter = DictionaryUpdater(bundle)
