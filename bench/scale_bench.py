@@ -31,7 +31,9 @@ is timed apart and left out of the build rate). Per size and configuration it pr
 * ``open``: opening the bundle's reader and its shard (median of 5);
 * ``query_p50/p95/p99``: the fixed query mix of ``synthetic_corpus.query_mix`` (200 queries:
   50 each of one, two and three words, and phrases; frequent and rare words), top 10 with
-  snippets, one thread, warm; each percentile the median of ``--runs`` passes.
+  snippets, one thread, warm; each percentile the median of ``--runs`` passes; then the
+  p50 and p95 of each kind of query (``one_word``, ``two_words``, ``three_words``,
+  ``phrase``; all passes pooled).
 
 Then one ``target:`` line each, at the largest size run: single-shard query p95 <= 50 ms, writer
 peak RSS < 2 GB, and per-document build time at the largest size over the smallest (goal <= 1.25:
@@ -59,8 +61,8 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
 from index_bench import BATCH, dir_size  # noqa: E402
-from latency import median_of_runs, report_percentiles  # noqa: E402
-from synthetic_corpus import Corpus, page_document, query_mix  # noqa: E402
+from latency import measure, percentiles, report_percentiles  # noqa: E402
+from synthetic_corpus import QUERY_KINDS, Corpus, page_document, query_mix  # noqa: E402
 
 from indexer.core.bundle import BundleConfig, IndexBundleWriter  # noqa: E402
 from indexer.core.reader import IndexBundleReader  # noqa: E402
@@ -164,6 +166,19 @@ def open_shards(bundles: list[Path]) -> tuple[list[LocalShard], float]:
         statistics.median(times)
 
 
+def query_figures(searcher: Searcher, queries: list[str], runs: int
+                  ) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
+    """Percentiles of the whole mix (each the median over ``runs`` passes) and of each kind
+    of query (its latencies of all passes pooled), in ms."""
+    passes = [measure(searcher, queries, True) for _ in range(max(1, runs))]
+    per_pass = [percentiles(p) for p in passes]
+    overall = {k: sorted(p[k] for p in per_pass)[len(per_pass) // 2] for k in per_pass[0]}
+    each = len(queries) // len(QUERY_KINDS)
+    kinds = {kind: percentiles([lat for p in passes for lat in p[i * each:(i + 1) * each]])
+             for i, kind in enumerate(QUERY_KINDS)}
+    return overall, kinds
+
+
 def one_config(work: Path, total: int, shards: int, queries: list[str],
                runs: int) -> dict[str, float]:
     """Build, measure and search one configuration; print its lines; return its figures."""
@@ -177,7 +192,7 @@ def one_config(work: Path, total: int, shards: int, queries: list[str],
     disk = sum(dir_size(b) for b in bundles)
     shard_list, open_s = open_shards(bundles)
     searcher = Searcher(shard_list)
-    lat = median_of_runs(searcher, queries, True, runs)
+    lat, kinds = query_figures(searcher, queries, runs)
     searcher.close()
     for shard in shard_list:
         shard.reader.close()
@@ -194,6 +209,9 @@ def one_config(work: Path, total: int, shards: int, queries: list[str],
     out(f"{name}_updater_peak_rss: {max(r['updater_rss'] for r in results) / MIB:.0f} MiB\n")
     out(f"{name}_open: {1000 * open_s:.1f} ms\n")
     report_percentiles(f"{name}_query", lat)
+    for kind, p in kinds.items():
+        out(f"{name}_query_{kind}_p50: {p['p50']:.2f} ms\n")
+        out(f"{name}_query_{kind}_p95: {p['p95']:.2f} ms\n")
     out(f"{name}_wall: {time.perf_counter() - started:.0f} s\n")
     sys.stdout.flush()
     return {"docs": docs, "build": docs / build_s,

@@ -59,6 +59,7 @@ MAX_HOST_PAGES = 50_000
 FETCHED_AT = 1_700_000_000.0
 CACHED_WORDS = 200_000  # spellings of the most frequent ranks kept in memory
 TLDS = (".com", ".org", ".net", ".de", ".io")
+QUERY_KINDS = ("one_word", "two_words", "three_words", "phrase")  # query_mix's order
 
 
 def spell(rank: int) -> str:
@@ -211,8 +212,8 @@ def page_document(page: Page) -> IndexDocument:
 
 def query_mix(corpus: Corpus, per_kind: int = 50, seed: int = SEED,
               sample_pages: int = 2000) -> list[str]:
-    """A fixed mix of ``4 * per_kind`` queries: one, two and three words, and two- or
-    three-word phrases. Each word is frequent (rank below 1,000) or rare (a word of rank 10,000
+    """A fixed mix of ``4 * per_kind`` queries, ``per_kind`` of each of :data:`QUERY_KINDS` in
+    that order: one, two and three words, and two- or three-word phrases. Each word is frequent (rank below 1,000) or rare (a word of rank 10,000
     or more taken from one of the first ``sample_pages`` pages, so it occurs at every size),
     half and half; phrases are runs of words of those pages (quoted). Depends only on the
     seed, not on the corpus size."""

@@ -69,7 +69,8 @@ def test_scale_bench_runs_and_prints_its_targets(tmp_path: Path) -> None:
     lines = out.stdout.splitlines()
     for name in ("600_1shard", "600_2shards", "300_1shard"):
         for figure in ("documents", "build", "bytes_per_doc", "writer_peak_rss",
-                       "updater_peak_rss", "open", "query_p50", "query_p95", "query_p99"):
+                       "updater_peak_rss", "open", "query_p50", "query_p95", "query_p99",
+                       "query_phrase_p95", "query_one_word_p50"):
             assert any(line.startswith(f"{name}_{figure}") for line in lines), (name, figure)
     assert "600_1shard_documents: 600 docs" in lines
     assert "600_2shards_documents: 600 docs" in lines
