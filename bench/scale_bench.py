@@ -9,7 +9,10 @@ graph; page documents made by the crawler's own code) are indexed as a queue ser
 them: by :class:`indexer.core.bundle.IndexBundleWriter` in batches of 400 (one fetcher
 shipment each), partitions of 50,000 documents (``INDEX_PARTITION_DOCUMENTS``' default), with
 the dictionary updater (``python -m indexer.core.updater --loop``) running beside it in its
-own process, as the queue server runs it. Twice:
+own process, as the queue server runs it. Left out, as the numbers are of the index alone: the
+queue server's periodic refreshes of the active partition (at most 15 % of its time), the
+re-order of finished partitions by link analysis' scores and the phrase lexicon built at the
+end of a crawl. Twice:
 
 * ``1shard``: one bundle of all N pages, one writer process;
 * ``2shards``: the pages split by host between two bundles (as a crawl splits them between two
