@@ -47,6 +47,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
 import relevance_eval as rel  # noqa: E402
+from latency import median_of_runs, percentiles, report_percentiles  # noqa: E402
 
 from indexer.core.link_scores import LinkScores  # noqa: E402
 from indexer.core.reader import IndexBundleReader  # noqa: E402
@@ -60,42 +61,6 @@ PEERS_VENV = Path(os.environ.get("PEERS_VENV", os.environ.get("WHOOSH_VENV",
                                                                "/tmp/yioopy-whoosh-venv")))
 SHARDS = 3
 TOKEN = "bench-token"
-
-
-def percentile(xs: list[float], p: float) -> float:
-    xs = sorted(xs)
-    k = (len(xs) - 1) * p
-    lo, hi = int(k), min(int(k) + 1, len(xs) - 1)
-    return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)
-
-
-def measure(searcher: Searcher, queries: list[str], snippets: bool) -> list[float]:
-    for q in queries:  # warm-up pass
-        searcher.search(q, num=10, snippets=snippets)
-    out = []
-    for q in queries:
-        start = time.perf_counter()
-        res = searcher.search(q, num=10, snippets=snippets)
-        [(r.url, r.title) for r in res.results]
-        out.append(time.perf_counter() - start)
-    return out
-
-
-def percentiles(lat: list[float]) -> dict[str, float]:
-    return {k: 1000 * percentile(lat, q) for k, q in (("p50", .5), ("p95", .95), ("p99", .99))}
-
-
-def report_percentiles(name: str, p: dict[str, float]) -> dict[str, float]:
-    for k, v in p.items():
-        sys.stdout.write(f"{name}_{k}: {v:.2f} ms\n")
-    return p
-
-
-def median_of_runs(searcher: Searcher, queries: list[str], snippets: bool,
-                   runs: int) -> dict[str, float]:
-    """Each percentile's median over ``runs`` timed passes (each after its warm-up pass)."""
-    passes = [percentiles(measure(searcher, queries, snippets)) for _ in range(max(1, runs))]
-    return {k: sorted(p[k] for p in passes)[len(passes) // 2] for k in passes[0]}
 
 
 def process_cpu(pid: int) -> float | None:

@@ -1,0 +1,48 @@
+"""Query latency figures shared by the benches (bench/query_bench.py, bench/scale_bench.py):
+time a fixed list of queries through a :class:`ranking.core.pipeline.Searcher`, warm, one
+thread, and report percentiles in milliseconds as ``name_pNN: value ms`` lines."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from ranking.core.pipeline import Searcher
+
+
+def percentile(xs: list[float], p: float) -> float:
+    xs = sorted(xs)
+    k = (len(xs) - 1) * p
+    lo, hi = int(k), min(int(k) + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)
+
+
+def measure(searcher: Searcher, queries: list[str], snippets: bool) -> list[float]:
+    """Seconds per query (top 10; with ``snippets`` their snippets too), after one untimed
+    warm-up pass over all of them."""
+    for q in queries:  # warm-up pass
+        searcher.search(q, num=10, snippets=snippets)
+    out = []
+    for q in queries:
+        start = time.perf_counter()
+        res = searcher.search(q, num=10, snippets=snippets)
+        [(r.url, r.title) for r in res.results]
+        out.append(time.perf_counter() - start)
+    return out
+
+
+def percentiles(lat: list[float]) -> dict[str, float]:
+    return {k: 1000 * percentile(lat, q) for k, q in (("p50", .5), ("p95", .95), ("p99", .99))}
+
+
+def report_percentiles(name: str, p: dict[str, float]) -> dict[str, float]:
+    for k, v in p.items():
+        sys.stdout.write(f"{name}_{k}: {v:.2f} ms\n")
+    return p
+
+
+def median_of_runs(searcher: Searcher, queries: list[str], snippets: bool,
+                   runs: int) -> dict[str, float]:
+    """Each percentile's median over ``runs`` timed passes (each after its warm-up pass)."""
+    passes = [percentiles(measure(searcher, queries, snippets)) for _ in range(max(1, runs))]
+    return {k: sorted(p[k] for p in passes)[len(passes) // 2] for k in passes[0]}
