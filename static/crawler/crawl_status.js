@@ -8,7 +8,7 @@
   const url = main.dataset.statusUrl;
   const SVG = "http://www.w3.org/2000/svg";
 
-  function cell(text) { const td = document.createElement("td"); td.textContent = text; return td; }
+  const cell = window.yioopyLive.cell;
 
   // Refill a two-column table of [label, value] rows, or one row saying it is empty.
   function fillRows(tbody, rows, empty) {
@@ -21,23 +21,30 @@
     }
   }
 
-  // robots.txt failures by kind, and why a crawl that ended with nothing indexed did.
-  function renderRobots(data) {
-    document.getElementById("crawl-robots-fetches").textContent = data.robots_fetches;
-    const tbody = document.querySelector("#crawl-robots-failures tbody");
+  // A table of failures by kind ([label, count, example url: message] rows), or "None failed.",
+  // and the note (its <span>) saying why, hidden when there is nothing to say.
+  function renderFailures(tbodySelector, rows, noteId, note) {
+    const tbody = document.querySelector(tbodySelector);
     tbody.replaceChildren();
-    for (const row of data.robots_failures) {
+    for (const row of rows) {
       const tr = document.createElement("tr");
       const th = document.createElement("th"); th.scope = "row"; th.textContent = row.label;
       tr.append(th, cell(row.count), cell(row.url + ": " + row.message)); tbody.append(tr);
     }
-    if (!data.robots_failures.length) {
+    if (!rows.length) {
       const tr = document.createElement("tr"); const td = cell("None failed."); td.colSpan = 3;
       tr.append(td); tbody.append(tr);
     }
-    const reason = document.getElementById("crawl-end-reason");
-    reason.querySelector("span").textContent = data.end_reason;
-    reason.hidden = !data.end_reason;
+    const box = document.getElementById(noteId);
+    box.querySelector("span").textContent = note;
+    box.hidden = !note;
+  }
+
+  // robots.txt failures by kind, and why a crawl that ended with nothing indexed did.
+  function renderRobots(data) {
+    document.getElementById("crawl-robots-fetches").textContent = data.robots_fetches;
+    renderFailures("#crawl-robots-failures tbody", data.robots_failures, "crawl-end-reason",
+      data.end_reason);
   }
 
   // The buttons the state allows (rebuilt only when they change, so a click is not lost).
@@ -98,20 +105,8 @@
   }
 
   function renderErrors(data) {
-    const tbody = document.querySelector("#crawl-fetch-errors tbody");
-    tbody.replaceChildren();
-    for (const row of data.fetch_errors_by_kind) {
-      const tr = document.createElement("tr");
-      const th = document.createElement("th"); th.scope = "row"; th.textContent = row.label;
-      tr.append(th, cell(row.count), cell(row.url + ": " + row.message)); tbody.append(tr);
-    }
-    if (!data.fetch_errors_by_kind.length) {
-      const tr = document.createElement("tr"); const td = cell("None failed."); td.colSpan = 3;
-      tr.append(td); tbody.append(tr);
-    }
-    const summary = document.getElementById("crawl-errors-summary");
-    summary.querySelector("span").textContent = data.errors_summary;
-    summary.hidden = !data.errors_summary;
+    renderFailures("#crawl-fetch-errors tbody", data.fetch_errors_by_kind, "crawl-errors-summary",
+      data.errors_summary);
   }
 
   function render(data) {
@@ -150,18 +145,7 @@
         const li = document.createElement("li"); li.textContent = reason; return li;
       }));
     }
-    document.getElementById("crawl-refreshed").textContent =
-      "Updated " + new Date().toLocaleTimeString() + ".";
   }
 
-  async function refresh() {
-    try {
-      const response = await fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } });
-      if (response.ok) { render(await response.json()); }
-    } catch (error) {
-      document.getElementById("crawl-refreshed").textContent = "Could not refresh: " + error;
-    }
-  }
-  refresh();
-  setInterval(refresh, 2000);
+  window.yioopyLive.poll(url, render, "crawl-refreshed", 2000);
 })();

@@ -6,11 +6,7 @@
   if (!main || !window.fetch) { return; }
   const url = main.dataset.machinesUrl;
 
-  function cell(text) {
-    const td = document.createElement("td");
-    td.textContent = text === null || text === undefined ? "" : text;
-    return td;
-  }
+  const cell = window.yioopyLive.cell;
 
   function render(data) {
     const tbody = document.querySelector("#machines tbody");
@@ -27,17 +23,7 @@
       const td = cell("No queue server or fetcher has reported yet."); td.colSpan = 8;
       tr.append(td); tbody.append(tr);
     }
-    document.getElementById("machines-refreshed").textContent =
-      "Updated " + new Date().toLocaleTimeString() + ".";
   }
 
-  async function refresh() {
-    try {
-      const response = await fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } });
-      if (response.ok) { render(await response.json()); }
-    } catch (error) {
-      document.getElementById("machines-refreshed").textContent = "Could not refresh: " + error;
-    }
-  }
-  setInterval(refresh, 3000);
+  window.yioopyLive.poll(url, render, "machines-refreshed", 3000);
 })();

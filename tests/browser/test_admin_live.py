@@ -34,3 +34,16 @@ def test_status_page_updates_live(admin_browser, live_server):
     assert wait_for(lambda: "Tier 3" in browser.find_element(By.ID, "crawl-tiers").text)
     assert browser.execute_script("return window.__notReloaded === true") == marker == 1
     assert "Updated" in browser.find_element(By.ID, "crawl-refreshed").text
+
+
+def test_machines_page_updates_live(admin_browser, live_server):
+    from selenium.webdriver.common.by import By
+
+    browser = admin_browser
+    browser.get(live_server.url + reverse("admin:crawler_machines"))
+    browser.execute_script("window.__notReloaded = true;")
+    services.fetcher_heartbeat("node-b:4242", "node-b", 4242, "fetching", schedule="s-9")
+    assert wait_for(lambda: "node-b:4242" in browser.find_element(By.ID, "machines").text,
+                    timeout=15), browser.page_source
+    assert browser.execute_script("return window.__notReloaded === true")
+    assert "Updated" in browser.find_element(By.ID, "machines-refreshed").text

@@ -16,6 +16,7 @@ On-disk format (``UrlExistsFilterBundle/bloom.<generation>.bin``): a checksummed
 
 from __future__ import annotations
 
+import abc
 import hashlib
 import math
 import struct
@@ -45,14 +46,17 @@ def url_hashes(digests: np.ndarray) -> np.ndarray:
     return np.bitwise_xor(digests[:, 0], digests[:, 1])
 
 
-class UrlSet:
-    """One-url conveniences over a filter's ``contains_many`` / ``add_many`` of url digests."""
+class UrlSet(abc.ABC):
+    """A set of urls given as :func:`url_digests`, with one-url conveniences over its
+    ``contains_many`` / ``add_many``."""
 
+    @abc.abstractmethod
     def contains_many(self, digests: np.ndarray) -> np.ndarray:
-        raise NotImplementedError
+        """Boolean array: which of the urls may have been inserted."""
 
+    @abc.abstractmethod
     def add_many(self, digests: np.ndarray) -> np.ndarray:
-        raise NotImplementedError
+        """Insert urls; boolean array of which were (probably) new."""
 
     def __contains__(self, url: str) -> bool:
         return bool(self.contains_many(url_digests([url]))[0])
