@@ -6,6 +6,8 @@ Actions and buttons only call ``crawler.services``; every refusal comes back as 
 
 from __future__ import annotations
 
+import threading
+
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -120,6 +122,7 @@ class CrawlAdmin(admin.ModelAdmin):
     readonly_fields = ("timestamp", "status", "started_at", "stopped_at", *COUNTERS)
     actions = ["start_crawls", "stop_crawls", "resume_crawls", "close_crawls",
                "use_crawl_for_search", "new_crawl_from"]
+    _searched = threading.local()  # per request thread: see changelist_view
     fieldsets = (
         (None, {"fields": ("name", "description", "page_options")}),
         ("Crawl parameters", {"fields": ("order", "max_pages", "max_depth", "recrawl_days",
@@ -348,7 +351,12 @@ class CrawlAdmin(admin.ModelAdmin):
 
     @admin.display(description="searched", boolean=True)
     def searched(self, crawl: Crawl) -> bool:
-        return crawl.timestamp in selectors.search_index_get().timestamps
+        return crawl.timestamp in self._searched.timestamps
+
+    def changelist_view(self, request, extra_context=None):
+        # the "searched" column's choice, read once per list rather than once per row
+        self._searched.timestamps = selectors.search_index_get().timestamps
+        return super().changelist_view(request, extra_context)
 
 
 @admin.register(SeedSite)
