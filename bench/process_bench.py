@@ -6,7 +6,13 @@ sample, and times ``PageProcessor.process`` (decode, parse, extract, summarize, 
 meta words) plus ``to_index_documents`` in this single process, so the rate is per core.
 Each summarizer is timed over several runs; the median is printed.
 
-Usage: ``.venv/bin/python bench/process_bench.py [--pages N] [--runs R]``
+The classifier step (the seed's "run classifiers on the summary", ``crawler.core.process``
+step 9) is timed on its own: ``PageClassifiers.classify`` on each processed page's title and
+summary, with N classifiers at once (logistic regressions trained on the generated pages of
+``bench/topic_pages.py``; the cost does not depend on what they learned), in milliseconds per
+page (median of the runs).
+
+Usage: ``.venv/bin/python bench/process_bench.py [--pages N] [--runs R] [--classifiers 1,3,10]``
 Prints ``name: value unit`` lines and one ``target:`` line.
 """
 
@@ -23,6 +29,14 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
 
+from bench.topic_pages import topic_pages  # noqa: E402
+from classifiers.core.apply import (  # noqa: E402
+    ClassifierRef,
+    PageClassifiers,
+    TrainedClassifier,
+)
+from classifiers.core.features import page_text  # noqa: E402
+from classifiers.core.training import train  # noqa: E402
 from crawler.core.config import PageProcessingConfig  # noqa: E402
 from crawler.core.indexing import to_index_documents  # noqa: E402
 from crawler.core.page import FetchedPage  # noqa: E402
@@ -72,10 +86,33 @@ def run(pages: list[tuple[str, bytes]], summarizer: str) -> float:
     return len(fetched) / elapsed
 
 
+def classifier_ms(pages: list[tuple[str, bytes]], count: int, runs: int) -> float:
+    """Milliseconds per page of ``count`` classifiers on the processed pages' summaries."""
+    trained = []
+    for i in range(count):
+        sample = topic_pages(0, 60, seed=100 + i)
+        model = train([page_text(p.title, p.description) for p in sample],
+                      [p.topic == "sports" for p in sample])
+        trained.append(TrainedClassifier(ClassifierRef(i + 1, f"bench{i}", i, 1), model))
+    runner = PageClassifiers(trained)
+    processor = PageProcessor(PageProcessingConfig(), TextAnalyzer())
+    processed = [processor.process(FetchedPage(url, body, 200, {"Content-Type": "text/html"},
+                                               fetched_at=1.7e9)) for url, body in pages]
+    times = []
+    for _ in range(runs):
+        start = time.process_time()
+        for page in processed:
+            runner.classify(page.title, page.description)
+        times.append((time.process_time() - start) / len(processed) * 1000.0)
+    return statistics.median(times)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pages", type=int, default=400, help="sample size (default 400)")
     parser.add_argument("--runs", type=int, default=3, help="runs per summarizer (default 3)")
+    parser.add_argument("--classifiers", default="1,3,10",
+                        help="numbers of classifiers to time the classifier step with")
     args = parser.parse_args()
     pages = load_pages(args.pages)
     print(f"pages: {len(pages)} pages")
@@ -85,6 +122,9 @@ def main() -> None:
         rates = [run(pages, summarizer) for _ in range(args.runs)]
         results[summarizer] = statistics.median(rates)
         print(f"{summarizer}: {results[summarizer]:.1f} pages/s/core")
+    for count in (int(c) for c in args.classifiers.split(",") if c.strip()):
+        print(f"classifier step, {count} classifiers: "
+              f"{classifier_ms(pages, count, args.runs):.3f} ms/page")
     met = "met" if results["basic"] >= TARGET_BASIC else "NOT met"
     print(f"target: basic summarizer throughput {results['basic']:.1f} pages/s/core "
           f"(goal >= {TARGET_BASIC:.0f}) {met}")

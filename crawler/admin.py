@@ -20,6 +20,7 @@ from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.http import url_has_allowed_host_and_scheme
 
+from classifiers.admin import ClassifierUseInline
 from crawler.core.crawl import allowed_actions
 from crawler.core.seeds import SeedUrlError, parse_seed_lines
 from indexer.core.policies import CrawlPolicy
@@ -371,6 +372,7 @@ class PageOptionsAdmin(admin.ModelAdmin):
     list_display = ("name", "is_default", "summarizer", "byte_range", "max_links_to_extract",
                     "min_results_to_group")
     filter_horizontal = ("scrapers",)
+    inlines = [ClassifierUseInline]
     actions = ["duplicate_options"]
     fieldsets = (
         (None, {"fields": ("name", "description", "is_default")}),

@@ -15,6 +15,7 @@ from typing import Any
 
 from django.conf import settings
 
+from classifiers.selectors import trained_classifiers_get
 from crawler.core.batch import FetcherBatch
 from crawler.core.config import PageProcessingConfig
 from crawler.core.crawl import CrawlConfig
@@ -79,7 +80,9 @@ _fetchers = _FetcherCache()
 
 
 def processor_for(crawl: CrawlConfig) -> PageProcessor:
-    config = PageProcessingConfig.from_options(crawl.page_options)
+    """The crawl's page processor, with the models of the classifiers it runs."""
+    config = PageProcessingConfig.from_options(
+        crawl.page_options, classifiers=trained_classifiers_get(crawl.page_options.classifiers))
     return PageProcessor(replace(config, robot_name=robots_agent_name()))
 
 

@@ -9,6 +9,7 @@ from dataclasses import replace
 from django import forms
 from django.conf import settings
 
+from classifiers.selectors import trained_classifiers_get
 from crawler.core import mime
 from crawler.core.config import PageProcessingConfig
 from crawler.core.fetch import FetchConfig, Fetcher
@@ -56,7 +57,8 @@ class PageTestForm(forms.Form):
 
 def processing_config(options: PageOptions) -> PageProcessingConfig:
     crawl_time = crawl_time_options_from(page_options_snapshot(options))
-    return PageProcessingConfig.from_options(crawl_time)
+    return PageProcessingConfig.from_options(
+        crawl_time, classifiers=trained_classifiers_get(crawl_time.classifiers))
 
 
 def run_test(options: PageOptions, form: PageTestForm) -> tuple[PageTestReport | None, str]:

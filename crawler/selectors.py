@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from classifiers.core.apply import ClassifierRef
 from crawler.core import robots_failures
 from crawler.core.crawl import (
     ENDED_STATES,
@@ -72,6 +73,7 @@ def crawl_time_options_from(data: dict) -> CrawlTimeOptions:
         robots=RobotsBehaviour(data["robots"]),
         page_rules=data.get("page_rules", ""),
         scrapers=scrapers,
+        classifiers=tuple(ClassifierRef.from_dict(c) for c in data.get("classifiers", [])),
     )
 
 
@@ -363,6 +365,11 @@ def crawl_mix_get(name: str) -> IndexChoice | None:
     """The crawl mix named ``name`` (case-insensitive), or None."""
     mix = CrawlMix.objects.filter(name__iexact=name.strip()).first()
     return None if mix is None else _mix_choice(mix)
+
+
+def crawl_names_get(timestamps: list[int]) -> dict[int, str]:
+    """The names of the crawls with these timestamps (those that exist)."""
+    return dict(Crawl.objects.filter(timestamp__in=timestamps).values_list("timestamp", "name"))
 
 
 def crawl_pages_count(timestamps: tuple[int, ...]) -> int:

@@ -15,6 +15,8 @@ from django.db import IntegrityError, transaction
 from django.forms.models import model_to_dict
 from django.utils import timezone
 
+from classifiers.selectors import classifier_uses_snapshot
+from classifiers.services import classifier_uses_copy
 from crawler.core import fetch_error_kinds, robots_failures
 from crawler.core.crawl import ENDED_STATES, CrawlStatus, InvalidTransition, next_status
 from crawler.core.seeds import SeedUrlError, parse_seed_lines
@@ -62,11 +64,13 @@ def page_options_default_get() -> PageOptions:
 
 
 def page_options_snapshot(options: PageOptions) -> dict:
-    """A JSON copy of a Page Options profile, scrapers included."""
+    """A JSON copy of a Page Options profile, scrapers and classifiers included (a crawl's
+    copy records the classifier versions it runs)."""
     data = model_to_dict(options, exclude=["id", "scrapers", "is_default"])
     data["scrapers"] = [
         model_to_dict(s, exclude=["id"]) for s in options.scrapers.order_by("-priority", "name")
     ]
+    data.update(classifier_uses_snapshot(options.pk))
     data["name"] = options.name
     return data
 
@@ -395,8 +399,8 @@ def crawl_copy(crawl_id: int) -> Crawl:
 
 @transaction.atomic
 def page_options_copy(options_id: int) -> PageOptions:
-    """A new Page Options profile with every value and scraper of ``options_id`` (not the
-    default one)."""
+    """A new Page Options profile with every value, scraper and classifier use of
+    ``options_id`` (not the default one)."""
     source = PageOptions.objects.filter(pk=options_id).first()
     if source is None:
         raise CrawlServiceError(f"Page Options {options_id} do not exist")
@@ -404,4 +408,5 @@ def page_options_copy(options_id: int) -> PageOptions:
     copy = PageOptions.objects.create(name=_copy_name(PageOptions, source.name, 100),
                                       is_default=False, **values)
     copy.scrapers.set(source.scrapers.all())
+    classifier_uses_copy(source.pk, copy.pk)
     return copy

@@ -1,4 +1,4 @@
-from django.apps import AppConfig
+from django.apps import AppConfig, apps
 from django.db.models.signals import post_delete, post_save
 
 
@@ -7,6 +7,7 @@ class RankingConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from .classifier_source import IndexCandidates
         from .search_service import SearchService
 
         # the process's one search service: it owns the search side's caches
@@ -14,7 +15,9 @@ class RankingConfig(AppConfig):
         forget = self.search_service.forget_options
         for sender in ("crawler.PageOptions", "crawler.Crawl", "crawler.SearchIndex",
                        "crawler.CrawlMix", "crawler.CrawlMixMember", "ranking.PinnedResult",
-                       "ranking.HiddenUrl"):
+                       "ranking.HiddenUrl", "classifiers.Classifier", "classifiers.ClassifierUse"):
             post_save.connect(forget, sender=sender, dispatch_uid=f"search-options-{sender}")
             post_delete.connect(forget, sender=sender,
                                 dispatch_uid=f"search-options-del-{sender}")
+        # the classifiers' admin finds pages to label with this process's searches
+        apps.get_app_config("classifiers").candidate_source = IndexCandidates()

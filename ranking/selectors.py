@@ -23,7 +23,8 @@ from .models import HiddenUrl, PinnedResult
 def search_options_from(data: dict) -> SearchOptions:
     """The Search Time options among Page Options' data (other keys are ignored)."""
     names = {f.name for f in fields(SearchOptions)}
-    return SearchOptions(**{k: v for k, v in data.items() if k in names})
+    return SearchOptions(**{k: tuple(v) if isinstance(v, list) else v
+                            for k, v in data.items() if k in names})
 
 
 def search_options_get(crawl_id: int | None = None) -> SearchOptions:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from classifiers.core.apply import TrainedClassifier
+
 from .crawl import CrawlTimeOptions
 from .errors import ConfigError
 from .scrapers import ScraperConfig
@@ -43,6 +45,8 @@ class PageProcessingConfig:
     * ``file_types``: extensions of link targets to keep (empty: every type);
     * ``page_rules``: page-rule program text (compiled once by the page processor);
     * ``scrapers``: the admin's scrapers;
+    * ``classifiers``: the crawl's classifiers with their models (the glue loads them:
+      ``CrawlTimeOptions.classifiers`` names them; ``crawler.core.process``, step 9);
     * ``index_whole_page``: index every sentence of the page, not only the summary;
     * ``body_weight``, ``heading_weight``: with whole-page indexing, the region weight of a
       sentence (or heading) the summarizer did not choose;
@@ -61,6 +65,7 @@ class PageProcessingConfig:
     file_types: tuple[str, ...] = ()
     page_rules: str = ""
     scrapers: tuple[ScraperConfig, ...] = ()
+    classifiers: tuple[TrainedClassifier, ...] = ()
     index_whole_page: bool = True
     body_weight: float = BODY_WEIGHT
     heading_weight: float = HEADING_WEIGHT

@@ -23,6 +23,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
+from classifiers.core.apply import ClassifierRef
 from indexer.core.policies import CrawlPolicy
 
 from .siterules import SiteRules
@@ -140,6 +141,8 @@ class CrawlTimeOptions:
     robots: RobotsBehaviour = RobotsBehaviour.ALWAYS_FOLLOW
     page_rules: str = ""
     scrapers: tuple[ScraperSpec, ...] = ()
+    # the finished classifiers the crawl runs, at the versions recorded when it started
+    classifiers: tuple[ClassifierRef, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

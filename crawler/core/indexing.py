@@ -161,6 +161,7 @@ def iter_index_documents(
                 meta_words=page.meta_words + tuple(
                     fancy_words(analyzer.terms(page.title, page.lang))),
                 region_weights=page.region_weights,
+                classifier_scores=page.classifier_scores,
                 cached_page=page.cached_page if page.archivable else None,
             )
         )

@@ -170,6 +170,7 @@ class ProcessedPage:
     fields: Mapping[str, Any] = field(default_factory=lambda: EMPTY_MAP)
     safe: bool = True
     errors: tuple[str, ...] = ()
+    classifier_scores: tuple[float, ...] = ()  # by classifier slot (classifiers.core.apply)
 
     @property
     def text_hash(self) -> bytes:

@@ -19,7 +19,9 @@ Steps (the seed's "Fetchers and their Effect on Search Ranking"):
 7. terms and positions of the title and the indexed text (:class:`indexer.core.text.TextAnalyzer`):
    the whole page by default (``Extraction.body``), the summary sentences in the "summary
    only" profile; region weights: the title's (always the first region), then each piece's;
-8. dedup hash, safe-search label, meta words, cache copy (unless NOARCHIVE).
+8. dedup hash, safe-search label, meta words, cache copy (unless NOARCHIVE);
+9. the crawl's classifiers on the title and summary: ``class:`` meta words and the per-page
+   classifier scores (:class:`classifiers.core.apply.PageClassifiers`).
 
 Contract: :meth:`PageProcessor.process` never raises on page content. A processor failure on a
 hostile page is logged and reported in ``ProcessedPage.errors`` (the page keeps its URL facts).
@@ -35,6 +37,7 @@ from dataclasses import replace
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
+from classifiers.core.apply import PageClassifiers
 from indexer.core.ids import DocType, hash8
 from indexer.core.text import TextAnalyzer
 from indexer.core.urls import host_of
@@ -71,7 +74,7 @@ class PageProcessor:
     """Processes pages for one crawl. Immutable after construction; safe to share between
     threads (the analyzer keeps one stemmer per thread)."""
 
-    __slots__ = ("analyzer", "config", "context", "rules")
+    __slots__ = ("analyzer", "classifiers", "config", "context", "rules")
 
     def __init__(
         self, config: PageProcessingConfig | None = None, analyzer: TextAnalyzer | None = None
@@ -84,6 +87,7 @@ class PageProcessor:
             summarizer=get_summarizer(self.config.summarizer),
             scrapers=ScraperSet(self.config.scrapers),
         )
+        self.classifiers = PageClassifiers(self.config.classifiers)
 
     # -- the pipeline -------------------------------------------------------------------
 
@@ -183,7 +187,8 @@ class PageProcessor:
             safe=safe,
             errors=ex.errors,
         )
-        return self._with_meta_words(processed, ruled, body if config.cache_pages else None)
+        return self._classified(self._with_meta_words(processed, ruled,
+                                                      body if config.cache_pages else None))
 
     def _apply_rules(self, ex: Extraction, url: str, host: str) -> _Ruled:
         """Step 5: the page rules on the extraction's fields. A rule's TITLE, DESCRIPTION and
@@ -254,6 +259,15 @@ class PageProcessor:
             cached_page=cached if processed.archivable else None,
             fields=MappingProxyType(dict(fields)),
         )
+
+    def _classified(self, page: ProcessedPage) -> ProcessedPage:
+        """Step 9: the crawl's classifiers on a page document's title and summary (not on
+        redirects, robots.txt or sitemaps)."""
+        if not self.classifiers or page.doc_type != DocType.PAGE or page.robots is not None \
+                or page.is_sitemap:
+            return page
+        words, scores = self.classifiers.classify(page.title, page.description)
+        return replace(page, meta_words=page.meta_words + words, classifier_scores=scores)
 
     def _location_page(
         self, page: FetchedPage, url: str, target: str, body: bytes, truncated: bool

@@ -13,7 +13,8 @@ in named steps, in the spirit of tantivy's query -> weight -> scorer layering:
    frequencies; anchor-text positions kept per link record;
 4. relevance (DFR) of the page part plus the link records' (:mod:`ranking.core.scoring`);
 5. proximity for queries of two or more words; the estimate of the number of matches;
-6. bonuses: url and title (:mod:`ranking.core.url_features`), common phrases.
+6. bonuses: url and title (:mod:`ranking.core.url_features`), common phrases, classifier
+   rank scores (:meth:`ranking.core.regions.PartitionRegions.classifier_bonus`).
 """
 
 from __future__ import annotations
@@ -114,6 +115,11 @@ def score_matches(shard: LocalShard, parsed: ParsedQuery, n: int,
                              parsed.lang, options, counts.title_terms)
     bonuses[BONUS_NAMES.index("common_phrase")] = _phrase_bonus(
         shard.phrases, parsed, terms, counts.positions, m, options)
+    if any(options.classifier_weights):
+        for k, regions in enumerate(entries.loaded):
+            rows = np.flatnonzero(entries.entry_part == k)
+            bonuses[BONUS_NAMES.index("classifier"), rows] = regions.classifier_bonus(
+                index[rows], options.classifier_weights)
     return Candidates(entries.doc_ids, parts, index, entries.docs_after, entries.doc_rank, rel,
                       prox, prox_raw, entries.doc_length, counts.freq,
                       parts_rel if terms else np.zeros((0, m)), tuple(terms), occurrences,

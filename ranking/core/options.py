@@ -51,6 +51,9 @@ class SearchOptions:
     # multipliers
     proximity_bonus: float = 1.0  # the proximity's weight in the fusion by rank
     user_rank_bonus: float = 1.0
+    # Page Options' classifier rank weights, by classifier slot (classifiers.core.apply): a
+    # page's classifier score times its weight is added to the score beside Doc Rank
+    classifier_weights: tuple[float, ...] = ()
     # snippets
     description_length: int = 150
     min_description_length: int = 100

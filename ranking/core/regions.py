@@ -39,17 +39,23 @@ class PartitionRegions:
     positions weigh 1 on average (length-weighted): sentence scores then rank positions within
     a page while the title, description and link weights of Page Options set the balance
     between the regions, as the Yioop design document describes.
+
+    The same decoding keeps the classifier scores that end each position_score_list
+    (:attr:`classifier`, an entries x classifier slots matrix) for the classifier rank scores
+    (:meth:`classifier_bonus`).
     """
 
     __slots__ = ("start", "ends", "firsts", "weights", "kinds", "page_length", "entry", "codes",
-                 "lengths", "title_length")
+                 "lengths", "title_length", "classifier")
 
     def __init__(self, reader: IndexBundleReader, partition: int) -> None:
         dm = reader.doc_map(partition)
         member_link = dm.member_ids[:, DOC_TYPE] == DocType.LINK
         links = np.bincount(dm.member_group[member_link], minlength=dm.n).astype(np.int64)
         rep_is_link = dm.doc_ids[:, DOC_TYPE] == DocType.LINK
-        lists = [dm.region_weights(i) for i in range(dm.n)]
+        decoded = [dm.position_score_list(i) for i in range(dm.n)]
+        lists = [[(int(p), float(w)) for p, w in rows[1:1 + k]] for k, rows in decoded]
+        self.classifier = _classifier_scores([rows[1 + k:] for k, rows in decoded])
         counts = np.array([len(x) for x in lists], dtype=np.int64)
         self.start = np.zeros(dm.n + 1, dtype=np.int64)
         np.cumsum(counts, out=self.start[1:])
@@ -86,6 +92,13 @@ class PartitionRegions:
                                     minlength=dm.n).astype(np.int64), 0)
 
 
+    def classifier_bonus(self, index: IntArray, weights: npt.ArrayLike) -> npt.NDArray[np.float64]:
+        """``Σ_j weights[j] * score_j`` of entries ``index``: their classifier scores (by
+        classifier slot, 0 past an entry's last) weighed by Page Options' rank weights."""
+        w = np.asarray(weights, dtype=np.float64)
+        k = min(w.size, self.classifier.shape[1])
+        return self.classifier[index, :k] @ w[:k]
+
     def locate(self, entry: IntArray, pos: IntArray) -> tuple[npt.NDArray[np.bool_], IntArray]:
         """For positions ``pos`` of entries ``entry``: whether each falls in one of the entry's
         regions, and the index of that region in :attr:`codes` (valid where it does)."""
@@ -93,6 +106,17 @@ class PartitionRegions:
         ok = at < self.codes.size
         ok[ok] = self.entry[at[ok]] == entry[ok]
         return ok, at
+
+
+def _classifier_scores(tails: list) -> npt.NDArray[np.float64]:
+    """The entries' classifier scores (the (0, score) pairs after their regions) as one
+    matrix, a row per entry, zeros past an entry's last score."""
+    width = max(map(len, tails), default=0)
+    out = np.zeros((len(tails), width), dtype=np.float64)
+    for i, tail in enumerate(tails):
+        if tail:
+            out[i, :len(tail)] = [float(s) for _, s in tail]
+    return out
 
 
 def record_lengths(loaded: list[PartitionRegions], records: IntArray) -> IntArray:

@@ -66,6 +66,10 @@ the unit tests check each against values worked out by hand from the formulas.
                   consecutive positions) / (the query's common phrases)
 
   (:func:`common_phrase_bonus`); 0 for a query without a common phrase.
+* Classifier rank scores (the seed's "run classifiers on the summary and add any class labels
+  and rank scores"; Yioop's user ranks): ``Σ_j classifier_weights[j] * score_j(d)`` over the
+  classifier slots, the scores the crawl stored in the doc_map entry
+  (:meth:`ranking.core.regions.PartitionRegions.classifier_bonus`); a bonus beside Doc Rank.
 * Link score (seed 002's document boost from LinkRank, seed 004's trust), from the crawl's
   ``scores.npz`` (:func:`indexer.core.link_scores.link_score`)::
 
@@ -270,7 +274,7 @@ def url_terms(text: str, analyzer: TextAnalyzer, lang: str) -> list[str]:
 
 
 BONUS_NAMES = ("host_url", "cld_url", "wiki", "num_slashes", "host_keyword", "title_keyword",
-               "path_keyword", "common_phrase")
+               "path_keyword", "common_phrase", "classifier")
 
 
 @dataclass(frozen=True, slots=True)

@@ -90,6 +90,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "crawler",
+    "classifiers",
     "indexer",
     "linkgraph",
     "querylog",
