@@ -53,25 +53,40 @@ def write_retired(bundle: str | os.PathLike[str], doc_ids: Iterable[bytes],
     atomic_write(Path(bundle) / RETIRED_FILE, frame(_KIND, payload))
 
 
+def _members(values: npt.NDArray, sorted_set: npt.NDArray) -> npt.NDArray[np.bool_]:
+    """Which of ``values`` are in ``sorted_set`` (a sorted array of the same dtype)."""
+    if not len(sorted_set):
+        return np.zeros(len(values), dtype=bool)
+    at = np.searchsorted(sorted_set, values)
+    at[at >= len(sorted_set)] = 0
+    return sorted_set[at] == values
+
+
 @dataclass(frozen=True, slots=True)
 class Retired:
-    """A bundle's published retired set: sorted ``doc_ids`` (``S24``) and ``urls`` (the
-    8-byte url hashes, ``S8``)."""
+    """A bundle's published retired set: sorted ``doc_ids`` (``S24``), the sorted url hashes
+    of those doc_ids (``doc_urls``) and of the removed urls (``urls``), as ``uint64``."""
 
     doc_ids: npt.NDArray[np.bytes_]
-    urls: npt.NDArray[np.bytes_]
+    doc_urls: npt.NDArray[np.uint64]
+    urls: npt.NDArray[np.uint64]
 
     def __len__(self) -> int:
         return len(self.doc_ids) + len(self.urls)
 
     def live(self, representatives: npt.NDArray[np.uint8]) -> npt.NDArray[np.bool_] | None:
         """For doc_map representatives (an ``n x 24`` byte array), which are still live;
-        None when all are."""
+        None when all are. Url hashes are looked up first (binary search over integers);
+        whole doc_ids only for the entries whose url has a retired copy."""
         if not len(self) or not len(representatives):
             return None
         reps = np.ascontiguousarray(representatives)
-        dead = np.isin(reps.view(f"S{DOC_ID_LEN}").ravel(), self.doc_ids)
-        dead |= np.isin(np.ascontiguousarray(reps[:, :8]).view("S8").ravel(), self.urls)
+        url = np.ascontiguousarray(reps[:, :8]).view(">u8").ravel().astype(np.uint64)
+        dead = _members(url, self.urls)
+        suspect = _members(url, self.doc_urls)
+        if suspect.any():
+            ids = np.ascontiguousarray(reps[suspect]).view(f"S{DOC_ID_LEN}").ravel()
+            dead[suspect] |= _members(ids, self.doc_ids)
         return None if not dead.any() else ~dead
 
 
@@ -90,5 +105,8 @@ def read_retired(bundle: str | os.PathLike[str]) -> Retired | None:
         raise CorruptIndexError(path, "the counts do not match the payload's length")
     start = _COUNTS.size
     end = start + docs * DOC_ID_LEN
+    raw = np.frombuffer(payload[start:end], dtype=np.uint8).reshape(docs, DOC_ID_LEN)
     return Retired(np.frombuffer(payload[start:end], dtype=f"S{DOC_ID_LEN}"),
-                   np.frombuffer(payload[end:], dtype="S8"))
+                   np.sort(np.ascontiguousarray(raw[:, :8]).view(">u8").ravel()
+                           .astype(np.uint64)),
+                   np.frombuffer(payload[end:], dtype=">u8").astype(np.uint64))
