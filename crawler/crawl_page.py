@@ -4,7 +4,8 @@ a stated window, the chart's geometry, the buttons a state allows and the errors
 Layer: Django glue (reads only), used by ``crawler.selectors.crawl_status_get`` (the page and
 its JSON, which the page's script re-renders from every two seconds) and the status template.
 The chart is drawn from the same geometry on the server (the template) and in the browser
-(``static/crawler/crawl_status.js``): plain SVG, no library.
+(``static/crawler/crawl_status.js``): plain SVG, no library. The freshness of the indexed copies
+(their ages and what their last visits found) is computed as the page is shown.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from datetime import datetime, timedelta
 
 from crawler.core import fetch_error_kinds
 from crawler.core.crawl import allowed_actions
+from crawler.core.freshness import freshness_figures
 
 from .models import Crawl
 
@@ -162,3 +164,23 @@ def errors_report(crawl: Crawl) -> dict:
         summary = (f"{total} of {crawl.pages_fetched} pages fetched failed: "
                    + "; ".join(parts))
     return {"fetch_errors_by_kind": kinds, "errors_summary": summary}
+
+
+def age_text(seconds: float | None) -> str:
+    """An age for people: ``"—"`` when unknown, else seconds, minutes, hours or days."""
+    if seconds is None:
+        return "\u2014"
+    for unit, size in (("days", 86400.0), ("hours", 3600.0), ("minutes", 60.0)):
+        if seconds >= size:
+            return f"{seconds / size:.1f} {unit}"
+    return f"{seconds:.0f} seconds"
+
+
+def freshness(crawl: Crawl, now: datetime) -> dict[str, object]:
+    """The freshness of the crawl's indexed copies at ``now``
+    (:func:`crawler.core.freshness.freshness_figures`) with its ages for people, and whether
+    the crawl recrawls pages (``page_recrawl_days`` of its Page Options)."""
+    figures = freshness_figures(crawl.freshness, now.timestamp())
+    days = int((crawl.page_options_snapshot or {}).get("page_recrawl_days", -1))
+    return {**figures, "median_age_text": age_text(figures["median_age"]),
+            "p90_age_text": age_text(figures["p90_age"]), "page_recrawl_days": days}

@@ -274,7 +274,9 @@ class Crawl(models.Model):
         help_text="Links further than this from a seed are not followed; -1 for no limit.")
     recrawl_days = models.IntegerField(
         "recrawl frequency (days)", default=-1, validators=_range(-1, 365),
-        help_text="Start the crawl over after this many days; -1 never.")
+        help_text="Start the crawl over after this many days (counted from its start; it "
+                  "must have ended by itself): a new crawl builds a new index while search "
+                  "keeps answering from this one, which it replaces once complete. -1 never.")
     max_domain_share = models.PositiveSmallIntegerField(
         "fair share per domain (%)", default=100, validators=_range(1, 100),
         help_text="The largest share of any schedule one company-level domain may take, so a "
@@ -335,6 +337,14 @@ class Crawl(models.Model):
     # failed page downloads by kind, with an example of each (the queue servers' reports
     # summed: crawler.core.fetch_error_kinds)
     fetch_error_kinds = models.JSONField(default=dict, blank=True, editable=False)
+    # the copies' fetch times and the urls by the outcome of their last visit (the queue
+    # servers' reports merged: crawler.core.freshness)
+    freshness = models.JSONField(default=dict, blank=True, editable=False)
+    # a repeat crawl (recrawl_days): the crawl it repeats, whose index search keeps until
+    # this one ends complete; replaced_at: when a repeat of this crawl replaced it in search
+    repeat_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL,
+                                  related_name="repeats", editable=False)
+    replaced_at = models.DateTimeField(null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["-timestamp"]

@@ -39,6 +39,7 @@ from django.db import transaction
 from crawler.core import fetch_error_kinds, robots_failures
 from crawler.core.crawl import CrawlStatus
 from crawler.core.disk_space import DiskGuard, DiskState, Watermarks, is_out_of_space
+from crawler.core.freshness import merge_reports
 from crawler.core.index_order import IndexOrderer
 from crawler.core.queue_server import QueueServerConfig, QueueServerCore
 from crawler.core.wire import schedule_to_wire
@@ -54,6 +55,7 @@ from .link_analysis import link_analysis_maybe_periodic
 from .models import Crawl, QueueServer
 from .needy import NeedyRefresher
 from .process_death import die_with_parent
+from .repeats import RepeatKeeper
 from .selectors import crawl_config_get
 
 logger = logging.getLogger(__name__)
@@ -107,6 +109,7 @@ class QueueServerProcess:
         self._claims = ClaimStore.from_settings()  # who holds the schedules handed out
         self._claims_checked = -CLAIMS_SECONDS
         self._hosts = HostActivityPump(server)  # the admin's url and host pages, overrides
+        self._repeats = RepeatKeeper(server, self.directory)  # crawls that start over
 
     def request_stop(self, *_: object) -> None:
         self._stop.set()
@@ -162,6 +165,8 @@ class QueueServerProcess:
         self._heartbeat()
         if crawl is not None and crawl.status == CrawlStatus.STOPPING:
             self._maybe_mark_saved(crawl.pk)
+        if self.core is None:
+            self._repeats.step(crawl_active=crawl is not None)
         return busy
 
     def _follow(self, crawl: Crawl | None, disk: DiskState) -> bool:
@@ -229,6 +234,7 @@ class QueueServerProcess:
             schedule_size=settings.DOWNLOAD_SIZE_INTERVAL,
             schedule_timeout=settings.SCHEDULE_TIMEOUT, robots_agent=robots_agent_name(),
             unclaimed_timeout=settings.SCHEDULE_UNCLAIMED_TIMEOUT,
+            recrawl_day_seconds=settings.RECRAWL_DAY_SECONDS,
             bundle=BundleConfig(max_partition_docs=settings.INDEX_PARTITION_DOCUMENTS,
                                 refresh_every_docs=0)))
         try:
@@ -350,8 +356,9 @@ class QueueServerProcess:
                 totals[field] += int(q.counters.get(key, 0) or 0)
         robots = robots_failures.merge(q.counters.get("robots_failures") for q in live)
         errors = fetch_error_kinds.merge_heartbeats(q.counters for q in live)
-        Crawl.objects.filter(pk=crawl_id).update(**totals, robots_failures=robots,
-                                                 fetch_error_kinds=errors)
+        Crawl.objects.filter(pk=crawl_id).update(
+            **totals, robots_failures=robots, fetch_error_kinds=errors,
+            freshness=merge_reports(q.counters.get("freshness") for q in live))
         if self.server == 0:
             services.crawl_sample_record(crawl_id)  # the dashboard's pages-per-second chart
             link_analysis_maybe_periodic(crawl_id)  # every LINK_ANALYSIS_EVERY_PAGES pages

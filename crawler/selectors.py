@@ -232,6 +232,8 @@ def crawl_status_get(crawl: Crawl) -> dict:
         "tiers": dict(sorted(tiers.items(), key=lambda kv: int(kv[0]))),
         "queue_servers": servers,
         "disk_pauses": crawl_disk_pauses(crawl),
+        # ages of the indexed copies and what their last visits found (issue 21)
+        "freshness": crawl_page.freshness(crawl, now),
     }
 
 

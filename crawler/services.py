@@ -25,6 +25,7 @@ from indexer.core.policies import CrawlPolicy
 from .models import (
     Crawl,
     CrawlMix,
+    CrawlMixMember,
     CrawlSample,
     Fetcher,
     PageOptions,
@@ -196,10 +197,80 @@ def crawl_finish(crawl_id: int, analyse: bool = True) -> Crawl:
     crawl.save(update_fields=["status", "active_lock", "stopped_at", "end_reason"])
     if crawl.end_reason:
         logger.warning("crawl finished crawl=%s: %s", crawl.pk, crawl.end_reason)
+    if crawl.repeat_of_id is not None:
+        _repeat_replaces(crawl)
     _search_index_first_choice(crawl)
     if analyse:
         _analyse_after_commit(crawl.pk, "crawl finished")
     return crawl
+
+
+def crawl_repeats_due(day_seconds: float, now=None) -> list[int]:
+    """Crawls due to start over (``recrawl_days``, a day being ``day_seconds`` long): ended
+    by themselves (stopped), started at least ``recrawl_days`` days ago, not repeated yet
+    and not replaced; the oldest first."""
+    now = now or timezone.now()
+    rows = (Crawl.objects.filter(status=CrawlStatus.STOPPED, recrawl_days__gt=0,
+                                 started_at__isnull=False, replaced_at__isnull=True,
+                                 repeats__isnull=True)
+            .order_by("started_at").only("pk", "started_at", "recrawl_days"))
+    return [c.pk for c in rows
+            if c.started_at + timedelta(seconds=c.recrawl_days * day_seconds) <= now]
+
+
+@transaction.atomic
+def crawl_repeat(crawl_id: int) -> Crawl:
+    """Start crawl ``crawl_id`` over (its ``recrawl_days``; Yioop's repeating crawl and its
+    double index): a new crawl with its name, parameters, Page Options profile and seeds,
+    marked as its repeat, starts and builds a new index, while search keeps answering from
+    the crawl's complete one. When the repeat ends by itself with documents,
+    :func:`crawl_finish` puts it in the crawl's place in one transaction
+    (:func:`_repeat_replaces`); a repeat stopped half-way replaces nothing. Refused when the
+    crawl has not ended by itself, was repeated already, or another crawl is active."""
+    source = _locked(crawl_id)
+    if source.status != CrawlStatus.STOPPED:
+        raise CrawlServiceError(f"crawl {source.name!r} is {source.status}: only a crawl that "
+                                "ended by itself starts over")
+    if source.repeats.exists() or source.replaced_at is not None:
+        raise CrawlServiceError(f"crawl {source.name!r} was repeated already")
+    if not SearchIndex.objects.filter(pk=1).exists():
+        # without a choice search reads the newest index on disk: the half-built repeat's
+        SearchIndex.objects.create(pk=1, mode=SearchIndex.Mode.CRAWL, crawl=source)
+    values = _editable_values(source, {"name", "description"})
+    repeat = Crawl.objects.create(name=source.name, repeat_of=source, description=(
+        f"Repeat of crawl {source.timestamp} (every {source.recrawl_days} days)."), **values)
+    SeedSite.objects.bulk_create([
+        SeedSite(crawl=repeat, url=s.url, policy=s.policy, trust_weight=s.trust_weight)
+        for s in source.seeds.all()])
+    crawl_start(repeat.pk)
+    repeat.refresh_from_db()
+    logger.info("crawl %s starts over as crawl %s (timestamp %s)", source.pk, repeat.pk,
+                repeat.timestamp)
+    return repeat
+
+
+def _repeat_replaces(repeat: Crawl) -> None:
+    """The repeat ended by itself: with documents, it takes the repeated crawl's place
+    wherever search reads that crawl (the index chosen for search, crawl mixes), in the
+    finishing transaction, and the repeated crawl is closed and marked replaced (its files
+    are removed later, ``crawler.repeats``); without documents nothing changes."""
+    old = Crawl.objects.select_for_update().filter(pk=repeat.repeat_of_id).first()
+    if old is None or old.replaced_at is not None:
+        return
+    if repeat.documents_indexed <= 0:
+        logger.warning("repeat crawl %s ended without documents: crawl %s stays searched",
+                       repeat.pk, old.pk)
+        return
+    SearchIndex.objects.filter(pk=1, mode=SearchIndex.Mode.CRAWL, crawl=old).update(
+        crawl=repeat)
+    taken = set(CrawlMixMember.objects.filter(crawl=repeat).values_list("mix_id", flat=True))
+    CrawlMixMember.objects.filter(crawl=old).exclude(mix_id__in=taken).update(crawl=repeat)
+    old.replaced_at = timezone.now()
+    if old.status == CrawlStatus.STOPPED:
+        old.status = next_status(old.status, "close")
+    old.save(update_fields=["replaced_at", "status"])
+    logger.info("crawl %s (timestamp %s) replaces crawl %s (timestamp %s) in search",
+                repeat.pk, repeat.timestamp, old.pk, old.timestamp)
 
 
 @transaction.atomic

@@ -22,6 +22,7 @@ from pathlib import Path
 from indexer.core.errors import CorruptIndexError
 from indexer.core.layout import DOCUMENTS, POSITIONS_DOC_MAP
 from indexer.core.reader import IndexBundleReader
+from indexer.core.retired import RETIRED_FILE
 from indexer.core.workdir import bundle_timestamp, queue_server_number
 from ranking.core.errors import NoIndexError, public_reason
 from ranking.core.shard import LocalShard
@@ -70,8 +71,13 @@ def locate_index(work_directory: str | os.PathLike[str],
 
 
 def bundle_signature(path: Path) -> tuple[int, ...]:
-    """Modification times of the files that change when a bundle grows or merges."""
+    """Modification times of the files that change when a bundle grows or merges, or when
+    its retired set (:mod:`indexer.core.retired`: copies a recrawl replaced) changes."""
     stamps = []
+    try:
+        stamps.append(os.stat(path / RETIRED_FILE).st_mtime_ns)
+    except FileNotFoundError:
+        pass
     for name in (DOCUMENTS, POSITIONS_DOC_MAP, "dictionary"):
         folder = path / name
         try:

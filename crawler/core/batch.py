@@ -15,7 +15,7 @@ deferred urls). The JSON form::
      "stalls": {origin: count}, "hopeless": [origin, ...],
      "robots": [{"origin", "status", "body", "error", "message"}],
      "host_errors": {origin: count},
-     "fetched": [[url, etag, expires], ...], "counters": {name: int},
+     "fetched": [visit, ...], "counters": {name: int},
      "log": [[url, status, bytes, fetched at, error kind], ...],
      "refused": [[url, reason, detail], ...],
      "errors": {kind: {"count": n, "url": example, "message": its error}}}
@@ -25,7 +25,10 @@ queue server then acknowledges the schedule. ``deferred`` are urls of the schedu
 did not fetch because their host stalled (they go back into the queue), ``stalls`` counts each
 such host's stalled downloads, ``hopeless`` names those none of whose downloads came in time
 (the queue server drops a host that was hopeless in several schedules; a batch without
-``hopeless``, from an older fetcher, counts every stalled host). ``abandoned`` names the
+``hopeless``, from an older fetcher, counts every stalled host). ``fetched`` has one row per
+page download, :class:`crawler.core.visits.Visit` in its wire form (what the visit found,
+the page's validators and the document made of it; older fetchers sent ``[url, etag,
+expires]``). ``abandoned`` names the
 deferred urls that were requested and given up on (still downloading at the schedule's end):
 the queue server requeues a url at most twice for that, so a page that never finishes is
 requested at most three times in a crawl. ``log`` has one row per download the fetcher

@@ -63,7 +63,11 @@ class LocalCrawl:
     def __init__(self, crawl: CrawlConfig, work_directory: Path, fetch: FetchConfig,
                  processor: PageProcessor, num_servers: int = 1, fetchers: int = 2,
                  schedule_size: int = 500, refresh_seconds: float = 5.0,
-                 worker_options: dict[str, Any] | None = None) -> None:
+                 worker_options: dict[str, Any] | None = None,
+                 clock: Callable[[], float] = time.time,
+                 recrawl_day_seconds: float = 86400.0) -> None:
+        """``clock`` is the queue servers' and the fetchers' time (when a page was fetched,
+        when a url is due again): a test of page recrawl moves it on instead of waiting."""
         self.crawl = crawl
         self.fetch = fetch
         self.processor = processor
@@ -73,7 +77,8 @@ class LocalCrawl:
             QueueServerCore(QueueServerConfig(
                 n, num_servers, queue_server_dir(work_directory, n), crawl,
                 refresh_seconds=refresh_seconds, max_outstanding=self.fetchers,
-                schedule_size=schedule_size))
+                schedule_size=schedule_size, recrawl_day_seconds=recrawl_day_seconds),
+                clock=clock)
             for n in range(num_servers)]
         self._locks = [threading.Lock() for _ in self.servers]
         self._analyzer = TextAnalyzer()
@@ -83,7 +88,7 @@ class LocalCrawl:
         self._resolver = CachingResolver()
         self._fetcher = Fetcher(fetch, resolver=self._resolver)
         self._hop_fetcher = hop_fetcher_for(fetch, self._resolver)
-        self._worker_options = dict(worker_options or {})
+        self._worker_options = {"clock": clock, **(worker_options or {})}
         for server in self.servers:
             server.add_seeds(s.url for s in crawl.seeds)
 

@@ -47,12 +47,14 @@ from .crawl import CrawlConfig
 from .fetch_error_kinds import FetchErrorKinds
 from .index_order import IndexOrderer
 from .indexing import anchor_boosts, boost_link_documents, crawl_link_scores
+from .recrawl import RetiredPublisher, replaces_active_copy, visit_rows
 from .robots_failures import RobotsFailures
 from .scheduler import CrawlQueue, Schedule, SchedulerConfig
 from .scheduler.errors import InvalidUrlError
 from .shipping import shard_of_host
 from .spool import Spool
 from .urls import origin_of
+from .visits import Visit
 from .wire import (
     WireError,
     deferred_from_wire,
@@ -112,6 +114,8 @@ class QueueServerConfig:
     unclaimed_timeout: float = 60.0
     # the queue server decides when to refresh (maybe_refresh), not the number of documents
     bundle: BundleConfig = field(default_factory=lambda: BundleConfig(refresh_every_docs=0))
+    # how long a day of page_recrawl_days is (tests and demonstrations shorten it)
+    recrawl_day_seconds: float = 86400.0
 
     def __post_init__(self) -> None:
         if not 0 <= self.server < self.num_servers:
@@ -129,7 +133,7 @@ class QueueServerCore:
         self.spool = Spool(self.paths["inbox"])
         scheduler = SchedulerConfig.from_crawl(
             crawl, schedule_size=config.schedule_size, schedule_timeout=config.schedule_timeout,
-            user_agent=config.robots_agent)
+            user_agent=config.robots_agent, recrawl_day_seconds=config.recrawl_day_seconds)
         self.queue = CrawlQueue.open(self.paths["queue"], scheduler, clock=clock)
         try:
             self.index = IndexBundleWriter(
@@ -144,6 +148,7 @@ class QueueServerCore:
         self.orderer = IndexOrderer(
             self.paths["index"], scores_path(Path(config.directory).parent, crawl.timestamp),
             writer=self.index)
+        self.retired = RetiredPublisher(self.queue, self.paths["index"])
         self.counters = dict.fromkeys(COUNTERS, 0)
         self.error_hosts: dict[str, int] = {}  # origin -> fetch errors, for the dashboard
         self.host_stalls: dict[str, int] = {}  # origin -> schedules it stalled
@@ -278,6 +283,7 @@ class QueueServerCore:
         encoded = _boost_encoded(encoded, scores)
         discovered = [discovered_from_wire(r) for r in batch.discovered]
         deferred = [deferred_from_wire(r) for r in batch.deferred]
+        visits = [Visit.from_wire(r) for r in batch.fetched]
         hopeless = None if batch.hopeless is None else set(batch.hopeless)
         for origin, count in batch.stalls.items():
             self._record_stalls(origin, count, counts=hopeless is None or origin in hopeless)
@@ -292,6 +298,11 @@ class QueueServerCore:
             self.counters["dropped_host_urls"] += (len(discovered) - len(kept)
                                                    + len(deferred) - len(kept_deferred))
             discovered, deferred = kept, kept_deferred
+        if replaces_active_copy(self.queue, [*(e.doc_id for e in encoded),
+                                             *(d.doc_id for d in docs)],
+                                self.index.active_partition):
+            self.index.close_partition()  # see crawler.core.recrawl
+        partition_before = self.index.active_partition
         if encoded:
             self.index.append_encoded(encoded)
         if docs:
@@ -318,10 +329,10 @@ class QueueServerCore:
         for origin, count in batch.host_errors.items():
             self.queue.report_host_errors(origin, count)
             self.error_hosts[origin] = self.error_hosts.get(origin, 0) + count
-        if batch.fetched:
-            self.queue.record_fetched_many(
-                (str(url), etag, None if expires is None else float(expires))
-                for url, etag, expires in batch.fetched)
+        if visits:
+            self.queue.record_visits(visit_rows(visits, self.index.active_partition))
+            if self.index.active_partition != partition_before:  # closed ones are searchable
+                self.retired.publish()
         for key, value in batch.counters.items():
             if key in self.counters:
                 self.counters[key] += value
@@ -398,14 +409,18 @@ class QueueServerCore:
 
     def maybe_refresh(self, force: bool = False) -> bool:
         """Make recently appended documents searchable: at most every refresh_seconds, and
-        less often while refreshes are slow (see ``refresh_share``)."""
+        less often while refreshes are slow (see ``refresh_share``); the copies they replace
+        (and pages now removed) leave search at the same time (:mod:`.recrawl`)."""
         now = self._clock()
         config = self.config
         interval = min(max(config.refresh_seconds, self._refresh_cost / config.refresh_share),
                        max(config.refresh_seconds, config.max_refresh_seconds))
-        if self._dirty and (force or now - self._last_refresh >= interval):
+        if (self._dirty or self.retired.pending) and (
+                force or now - self._last_refresh >= interval):
             started = time.perf_counter()
-            self.index.refresh()
+            self.retired.publish()  # before the new copies become searchable
+            if self._dirty:
+                self.index.refresh()
             self._refresh_cost = time.perf_counter() - started
             self._dirty = False
             self._last_refresh = now
@@ -458,16 +473,21 @@ class QueueServerCore:
         refresh when some are not yet). A crawl ends when all its queue servers have settled,
         and its link analysis starts at once: it must read every document, the last ones
         included (without this, a refresh spaced out by ``refresh_share`` on a busy machine
-        left the pages fetched last out of the web graph)."""
+        left the pages fetched last out of the web graph). With page recrawl on, a queue
+        server whose urls wait to be due again never settles: the crawl runs until it is
+        stopped, as Yioop's crawls with page recrawl do."""
         if not self.idle():
             return False
         self.maybe_refresh(force=True)
-        return True
+        return self.queue.next_revisit_at() is None
 
     def idle(self) -> bool:
-        """Nothing queued, waiting, handed out or received but unapplied. Once a crawl's
-        max_pages are scheduled, urls still queued or waiting no longer count: they will not
-        be scheduled (robots.txt urls still are)."""
+        """Nothing queued, due for a revisit, waiting, handed out or received but
+        unapplied. Once a crawl's max_pages are scheduled, urls still queued or waiting no
+        longer count: they will not be scheduled (robots.txt urls still are)."""
+        due = self.queue.next_revisit_at()
+        if due is not None and due <= self._clock():
+            return False
         stats = self.queue.stats()
         max_pages = self.queue.config.max_pages
         if max_pages and stats.scheduled >= max_pages:
@@ -486,7 +506,9 @@ class QueueServerCore:
                 "robots_failures": self.robots_failures.to_json(),
                 # failed page downloads by kind (a *_by_kind mapping: /metrics exports it)
                 "fetch_errors_by_kind": self.fetch_errors.counts(),
-                "fetch_error_examples": self.fetch_errors.examples()}
+                "fetch_error_examples": self.fetch_errors.examples(),
+                # the copies' ages and the urls by their last visit (crawler.core.freshness)
+                "freshness": self.queue.freshness()}
 
     def abandon(self) -> None:
         """Release the queue and the index without writing, after a call raised ``OSError``
@@ -506,6 +528,7 @@ class QueueServerCore:
         closed (a resumed crawl starts a new one), which lets it be re-ordered like the
         others once link analysis has scored the crawl."""
         try:
+            self.retired.publish()
             if finish:
                 self.index.close_partition()
             elif self._dirty:

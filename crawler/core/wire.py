@@ -147,8 +147,13 @@ def schedule_to_wire(schedule: Schedule, crawl: int, crawl_id: int, server: int
         "round_size": schedule.round_size, "reissue": schedule.reissue,
         "issued_at": schedule.issued_at, "deadline": schedule.deadline,
         "entries": [[e.url, e.depth, e.weight, e.tier, e.crawl_delay, e.etag, e.slot,
-                     e.policy, e.policy_depth] for e in schedule.entries],
+                     e.policy, e.policy_depth, e.last_modified, e.text_hash]
+                    for e in schedule.entries],
     }
+
+
+def _optional_text(value: Any) -> str | None:
+    return None if value is None else str(value)
 
 
 def schedule_from_wire(data: Any) -> tuple[dict[str, Any], Schedule]:
@@ -158,7 +163,8 @@ def schedule_from_wire(data: Any) -> tuple[dict[str, Any], Schedule]:
         entries = tuple(
             ScheduleEntry(str(u), int(d), float(w), int(t), float(c),
                           None if e is None else str(e), int(s),
-                          *((str(rest[0]), int(rest[1])) if rest else ()))
+                          *((str(rest[0]), int(rest[1])) if rest else ()),
+                          *(_optional_text(v) for v in rest[2:4]))
             for u, d, w, t, c, e, s, *rest in _need(data["entries"], list, "entries"))
         # issued_at and deadline (the queue server's clock) are missing from older messages
         schedule = Schedule(id=str(data["id"]), entries=entries,

@@ -12,7 +12,10 @@ read on first use (a re-order may delete them later, see :mod:`indexer.core.reor
 (header, version, checksum) when loaded; damage raises :class:`CorruptIndexError` naming it.
 
 Postings of a term come in (partition, doc_map index) order: partitions ascending, doc_map
-order within a partition (Doc Rank order). A partition re-ordered by importance says so
+order within a partition (Doc Rank order). Postings of doc_map entries the bundle's retired set
+names (:mod:`indexer.core.retired`: copies a recrawl replaced, pages now gone or noindex) are
+left out of every block a cursor hands out; the set is read with the snapshot, after the
+partition MANIFESTs. A partition re-ordered by importance says so
 (:meth:`IndexBundleReader.order_tag`); the query side then merges partitions by key.
 """
 
@@ -43,6 +46,7 @@ from .partition_index import LAST_ENTRIES_TOOL
 from .positions import decode_positions
 from .postings import PostingBlock, PostingListReader
 from .reorder import ORDER_KEY
+from .retired import read_retired
 from .storage import read_framed, unframe
 
 logger = logging.getLogger(__name__)
@@ -75,8 +79,8 @@ class _Partition:
     then (:meth:`open_files`), so a re-order that deletes them afterwards
     (:mod:`indexer.core.reorder`) does not take them from this snapshot."""
 
-    __slots__ = ("number", "directory", "files", "doc_map", "terms", "order", "_postings",
-                 "_positions", "_fds")
+    __slots__ = ("number", "directory", "files", "doc_map", "terms", "order", "live",
+                 "_postings", "_positions", "_fds")
 
     def __init__(self, number: int, directory: Path, files: dict[str, str], doc_map: DocMap,
                  terms: dict[bytes, tuple[int, int, int, int]] | None,
@@ -87,6 +91,7 @@ class _Partition:
         self.files = files
         self.doc_map = doc_map
         self.terms = terms
+        self.live: np.ndarray | None = None  # doc_map entries not retired (None: all)
         self._postings: bytes | None = None
         self._positions: bytes | None = None
         self._fds: dict[str, int] = {}
@@ -193,15 +198,31 @@ class PostingsCursor:
             raise CorruptIndexError(part.file("postings"), "posting beyond the doc_map")
         return block
 
+    def _live(self, block: PostingBlock) -> PostingBlock | None:
+        """``block`` without the postings of retired doc_map entries (None: all were)."""
+        live = self._sources[self._source][0].live
+        if live is None:
+            return block
+        keep = live[block.doc_index]
+        if keep.all():
+            return block
+        if not keep.any():
+            return None
+        return PostingBlock(block.partition, block.doc_index[keep], block.frequency[keep],
+                            block.pos_offset[keep], block.pos_length[keep], block.rice_k)
+
     def next_block(self) -> PostingBlock | None:
         while True:
             if self._current is None and not self._open_next():
                 return None
             assert self._current is not None
             block = self._wrap(self._current.next_block)
+            if block is None:
+                self._current = None
+                continue
+            block = self._live(block)
             if block is not None:
                 return block
-            self._current = None
 
     def skip_to(self, partition: int, index: int) -> PostingBlock | None:
         """The block with the first posting >= (partition, index), trimmed to start there."""
@@ -222,7 +243,8 @@ class PostingsCursor:
                 block = PostingBlock(block.partition, block.doc_index[cut:],
                                      block.frequency[cut:], block.pos_offset[cut:],
                                      block.pos_length[cut:], block.rice_k)
-            return block
+            live = self._live(block)
+            return live if live is not None else self.next_block()
 
     def positions(self, block: PostingBlock) -> tuple[IntArray, IntArray]:
         """All positions of the block's postings, posting after posting, and the counts."""
@@ -293,12 +315,17 @@ class IndexBundleReader:
                     part.load()
                 else:
                     part.open_files()
+            retired = read_retired(self.path)  # after the MANIFESTs: see the module
         except BaseException:
             for part in partitions:
                 part.close()
             self.dictionary.close()
             raise
         self.partitions = partitions
+        self.retired = retired
+        if retired is not None:
+            for part in partitions:
+                part.live = retired.live(part.doc_map.doc_ids)
         self._by_number = {p.number: p for p in self.partitions}
         self._sizes = [p.doc_map.n for p in self.partitions]
         self._size_index = {p.number: i for i, p in enumerate(self.partitions)}

@@ -253,6 +253,10 @@ SCHEDULE_UNCLAIMED_TIMEOUT = env.float("SCHEDULE_UNCLAIMED_TIMEOUT", default=60.
 # often, idle or fetching (crawler.fetcher_presence); one silent for 3 of these is shown gone.
 FETCHER_HEARTBEAT_SECONDS = env.float("FETCHER_HEARTBEAT_SECONDS", default=10.0)
 INDEX_REFRESH_SECONDS = env.float("INDEX_REFRESH_SECONDS", default=10.0)
+# How long a "day" of page recrawl (Page Options page_recrawl_days) and of a crawl's repeat
+# (recrawl_days) is, in seconds. The options stay in days; a demonstration or a test of
+# recrawls shortens the day instead of waiting for it.
+RECRAWL_DAY_SECONDS = env.float("RECRAWL_DAY_SECONDS", default=86400.0)
 # What a crawl did with its urls and hosts, for the admin (crawler.host_models): the newest
 # HOST_LOG_FETCHED_KEEP fetched urls per crawl and HOST_LOG_REFUSED_KEEP refused urls per crawl
 # and reason are kept, trimmed every HOST_LOG_TRIM_SECONDS; a queue server reads the operator's

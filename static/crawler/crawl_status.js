@@ -136,6 +136,10 @@
     fillRows(document.querySelector("#crawl-error-hosts tbody"), data.error_hosts,
       data.reporting ? "No errors reported." : "Not known: no queue server is working on this crawl now.");
     renderRobots(data);
+    for (const td of main.querySelectorAll("#crawl-freshness [data-fresh]")) {
+      const value = (data.freshness || {})[td.dataset.fresh];
+      if (value !== undefined) { td.textContent = value; }
+    }
     const pauses = data.disk_pauses || [];
     const disk = document.getElementById("crawl-disk");
     if (disk) {

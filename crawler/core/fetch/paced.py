@@ -61,24 +61,29 @@ class PacedFetch:
         self._clock = clock
         self._sleep = sleep
 
-    def __call__(self, url: str, etag: str | None, delay: float) -> FetchResult:
+    def __call__(self, url: str, etag: str | None, delay: float,
+                 last_modified: str | None = None) -> FetchResult:
+        """Fetch ``url`` (conditionally, with ``etag`` / ``last_modified``), following its
+        redirects one hop at a time, each after the host's ``delay``."""
         host = host_of(url)
         if self._hop_fetcher is None:
             try:
-                return self._fetcher.fetch(FetchRequest(url, etag=etag))
+                return self._fetcher.fetch(FetchRequest(url, etag=etag,
+                                                        last_modified=last_modified))
             finally:
                 self._last[host] = self._clock()
-        return self._follow(url, etag, delay, host, self._hop_fetcher)
+        return self._follow(url, (etag, last_modified), delay, host, self._hop_fetcher)
 
-    def _follow(self, first_url: str, etag: str | None, delay: float, host: str,
-                hop_fetcher: Fetcher) -> FetchResult:
+    def _follow(self, first_url: str, validators: tuple[str | None, str | None], delay: float,
+                host: str, hop_fetcher: Fetcher) -> FetchResult:
         spent = 0.0
         hops: list[Any] = []
         visited = {normalize_url(first_url)}
         url = first_url
         while True:
             try:
-                result = hop_fetcher.fetch(FetchRequest(url, etag=etag))
+                result = hop_fetcher.fetch(FetchRequest(url, etag=validators[0],
+                                                        last_modified=validators[1]))
             finally:
                 if host_of(url) == host:
                     self._last[host] = self._clock()
@@ -98,7 +103,7 @@ class PacedFetch:
                 return replace(result, url=first_url, redirects=tuple(hops), error=error,
                                elapsed=spent)
             visited.add(normalize_url(hop.target))
-            url, etag = hop.target, None
+            url, validators = hop.target, (None, None)
             if host_of(url) == host:
                 self._wait_for_host(host, delay)
 

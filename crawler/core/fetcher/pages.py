@@ -2,7 +2,10 @@
 
 Layer: ``crawler.core.fetcher``. The worker hands each finished download to
 :meth:`PageHandler.handle`: a robots.txt answer becomes robots data for the schedule's own
-queue server; a failed download a fetched row without validators (and an error); every
+queue server; every page download a fetched row (:class:`crawler.core.visits.Visit`: what the
+visit found, the page's validators and document; a failed one without validators, and an
+error); a revisit whose page has the text hash of the copy in the index makes no documents
+and no links (it costs no re-indexing); every
 download a row of the schedule's fetch log (status, bytes, time, error kind), and a url refused
 by the egress allow-list or a robots meta's noindex a refused row (``FetcherBatch.log`` and
 ``refused``, for the admin's url and host pages); a page (and
@@ -17,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from indexer.core.ids import make_doc_id
 from indexer.core.text import TextAnalyzer
 
 from ..fetch import FetchResult
@@ -26,6 +30,7 @@ from ..page import FetchedPage, ProcessedPage
 from ..process import PageProcessor
 from ..scheduler import ScheduleEntry
 from ..urls import origin_of
+from ..visits import INDEXED, Outcome, Visit, outcome_of
 from ..wire import encoded_document_to_wire
 from .emit import LinkEmitter
 from .outboxes import Outboxes
@@ -69,28 +74,56 @@ class PageHandler:
             message = (result.error.message if result.error is not None
                        else f"answered HTTP {result.status}")
             own.errors.record(kind, entry.url, message)
-            own.fetched.append([entry.url, None, None])
+            status = 0 if result.error is not None else result.status
+            own.fetched.append(self._visit(entry, result, outcome_of(
+                status, True, False, None, entry.text_hash), validators=False).to_wire())
             return True, 0
-        fetched_row = [entry.url, result.etag, result.expires_at]
         if result.status == 304 or result.status >= 400:
-            own.fetched.append(fetched_row)
+            own.fetched.append(self._visit(entry, result, outcome_of(
+                result.status, False, False, None, entry.text_hash)).to_wire())
             return False, 0
-        produced = 0
-        for hop in result.redirects:
-            page = self.processor.process(FetchedPage(
-                url=hop.source, body=b"", status=hop.status,
-                headers={"location": hop.target}, fetched_at=self._clock()))
-            produced += self._emit(page, entry, allow_links=False, ship=ship)
         page = self.processor.process(FetchedPage(
             url=result.final_url or entry.url, body=result.body, status=result.status,
             headers=dict(result.headers), fetched_at=self._clock(),
             download_time=result.elapsed, ip=result.ip or ""))
-        produced += self._emit(page, entry, allow_links=True, ship=ship)
+        outcome = outcome_of(result.status, False, page.indexable, page.text_hash.hex(),
+                             entry.text_hash)
+        produced = 0
+        if outcome is not Outcome.UNCHANGED:  # an unchanged page costs no re-indexing
+            produced = self._emit_page(page, entry, result, ship)
         if not page.indexable:
             self._outboxes.of(origin_server).refused.append(
                 [page.url, "noindex", "robots meta: " + " ".join(sorted(page.robot_metas))])
-        self._outboxes.of(origin_server).fetched.append(fetched_row)  # (a part may have gone)
+        doc_id = (make_doc_id(page.url, page.doc_type, page.text_hash, page.host)
+                  if outcome in INDEXED else None)
+        # (a part may have gone)
+        self._outboxes.of(origin_server).fetched.append(
+            self._visit(entry, result, outcome, doc_id, page.fetched_at).to_wire())
         return False, produced
+
+    def _emit_page(self, page: ProcessedPage, entry: ScheduleEntry, result: FetchResult,
+                   ship: Ship) -> int:
+        """The documents and links of a downloaded page and of each redirect hop before it
+        (as location documents); returns the number of documents."""
+        produced = 0
+        for hop in result.redirects:
+            hop_page = self.processor.process(FetchedPage(
+                url=hop.source, body=b"", status=hop.status,
+                headers={"location": hop.target}, fetched_at=self._clock()))
+            produced += self._emit(hop_page, entry, allow_links=False, ship=ship)
+        return produced + self._emit(page, entry, allow_links=True, ship=ship)
+
+    def _visit(self, entry: ScheduleEntry, result: FetchResult, outcome: Outcome,
+               doc_id: bytes | None = None, fetched_at: float | None = None,
+               validators: bool = True) -> Visit:
+        """The fetched row of ``entry``'s download (:mod:`crawler.core.visits`); a failed
+        download's answer gives no validators."""
+        ok = result.error is None and validators
+        return Visit(entry.url, outcome, result.status if ok else 0,
+                     self._clock() if fetched_at is None else fetched_at,
+                     result.etag if ok else None, result.expires_at if ok else None,
+                     result.last_modified if ok else None, doc_id, entry.depth, entry.policy,
+                     entry.policy_depth)
 
     def _robots(self, entry: ScheduleEntry, result: FetchResult, origin_server: int) -> bool:
         """A robots.txt answer becomes robots data for the schedule's own queue server; a

@@ -179,11 +179,13 @@ class ScheduleWorker:
             self._own_hop_fetcher = True
         paced = PacedFetch(self._fetcher, self._hop_fetcher, self._fetch_config.max_redirects,
                            self._last_request, self._clock, self._sleep)
-        return DelayLanes(lambda entry: paced(entry.url, entry.etag, entry.crawl_delay),
+        return DelayLanes(lambda entry: paced(entry.url, entry.etag, entry.crawl_delay,
+                                              entry.last_modified),
                           self._last_request, self._clock, LANE_THREADS)
 
     def _download_round(self, entries: list[ScheduleEntry]) -> list[Download | Future[Download]]:
-        requests = [FetchRequest(e.url, etag=e.etag) for e in entries]
+        requests = [FetchRequest(e.url, etag=e.etag, last_modified=e.last_modified)
+                    for e in entries]
         return download_round(self._fetcher, requests, self._slow_seconds, self.watch)
 
     def _fetch_robots(self, entry: ScheduleEntry) -> FetchResult:

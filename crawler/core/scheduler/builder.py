@@ -28,9 +28,8 @@ from .needy_lane import HeapEntry, NeedyLane
 from .opic import url_hash
 from .politeness import Politeness
 from .record import QueuedUrl
+from .revisits import UrlVisit, Validators
 from .values import ScheduleEntry
-
-Validators = dict[int, tuple[str | None, float | None]]
 
 
 class ScheduleBuilder:
@@ -70,10 +69,12 @@ class ScheduleBuilder:
     def full(self) -> bool:
         return self.pos >= self.size or self.budget <= 0
 
-    def place(self, record: QueuedUrl, delay: float, etag: str | None, *,
+    def place(self, record: QueuedUrl, delay: float, visit: UrlVisit | None, *,
               robots: bool = False, origin: str = "") -> bool:
-        """Put a url in the next slot. False when there is none for it: the schedule is full,
-        or the url's host is crawl-delayed and already has its share of the schedule."""
+        """Put a url in the next slot (with the validators and text hash of its last
+        ``visit``, for a conditional re-fetch). False when there is none for it: the schedule
+        is full, or the url's host is crawl-delayed and already has its share of the
+        schedule."""
         if self.pos >= self.size:
             return False
         if delay > 0:
@@ -84,9 +85,14 @@ class ScheduleBuilder:
             self.delayed_hosts[origin] = None
         slot = self.pos
         self.pos += 1
-        self.entries.append(ScheduleEntry(record.url, record.depth, record.weight, record.tier,
-                                          delay, etag, slot, record.policy_name,
-                                          record.policy_depth))
+        if visit is None:
+            entry = ScheduleEntry(record.url, record.depth, record.weight, record.tier, delay,
+                                  None, slot, record.policy_name, record.policy_depth)
+        else:
+            entry = ScheduleEntry(record.url, record.depth, record.weight, record.tier, delay,
+                                  visit.etag, slot, record.policy_name, record.policy_depth,
+                                  visit.last_modified, visit.text_hash)
+        self.entries.append(entry)
         if robots:
             self.robots_origins.append(record.url[: -len("/robots.txt")])
         else:
@@ -115,14 +121,13 @@ class ScheduleBuilder:
             if self._refuse is not None:
                 self._refuse("excluded", url)
             return "dropped"
-        etag = None
+        visit = None
         if self.recrawl:
-            validators = self._validators.get(url_hash(url))
-            if validators is not None:
-                etag, expires = validators
-                if expires is not None and expires > self.now:
-                    self._count("dropped_fresh")
-                    return "dropped"
+            visit = self._validators.get(url_hash(url))
+            if visit is not None and visit.copy_at is None and visit.expires is not None \
+                    and visit.expires > self.now:
+                self._count("dropped_fresh")
+                return "dropped"
         key = 0
         if self.cld_cap:
             key = self._cld_key(host)
@@ -137,7 +142,7 @@ class ScheduleBuilder:
             record = QueuedUrl.from_line(line)
         if record.tier != tier:
             record = replace(record, tier=tier)
-        if not self.place(record, delay, etag, origin=origin):
+        if not self.place(record, delay, visit, origin=origin):
             self._park(origin, record, line)
             self.delayed_hosts[origin] = None  # released when this schedule is acknowledged
             return "parked"

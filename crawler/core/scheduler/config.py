@@ -35,8 +35,11 @@ DELAYED_SCHEDULE_SECONDS = 30.0     # how long a schedule is expected to keep a 
 class SchedulerConfig:
     """Everything a :class:`~crawler.core.scheduler.queue.CrawlQueue` needs to know.
 
-    ``max_depth`` -1 and ``max_pages`` 0 mean no limit; ``recrawl_days`` -1 means never recrawl
-    (the ETag/Expires table is then not consulted). ``max_cld_share`` (0 < share <= 1) caps the
+    ``max_depth`` -1 and ``max_pages`` 0 mean no limit; ``recrawl_days`` (Page Options
+    ``page_recrawl_days``) -1 means never recrawl a page (the visit table is then not kept);
+    otherwise a visited url is due again ``recrawl_days`` days later (:mod:`.revisits`), a day
+    being ``recrawl_day_seconds`` long (86400; tests and demonstrations shorten it, the
+    option stays in days). ``max_cld_share`` (0 < share <= 1) caps the
     fraction of one schedule that a single company-level domain may fill (the per-domain share
     of the fetch list in the seed *Per-page crawling policy*); urls over the cap go to the back
     of their tier for a later schedule.
@@ -87,6 +90,7 @@ class SchedulerConfig:
     shingle_rho: float = 0.5
     needy_lane_size: int = 100_000
     delayed_schedule_seconds: float = DELAYED_SCHEDULE_SECONDS
+    recrawl_day_seconds: float = 86400.0  # (last: version-1 states list the fields in order)
 
     def __post_init__(self) -> None:
         checks = (
@@ -115,6 +119,7 @@ class SchedulerConfig:
             (0.0 < self.shingle_rho <= 1.0, "shingle_rho must be in (0, 1]"),
             (self.needy_lane_size >= 1, "needy_lane_size must be positive"),
             (self.delayed_schedule_seconds > 0, "delayed_schedule_seconds must be positive"),
+            (self.recrawl_day_seconds > 0, "recrawl_day_seconds must be positive"),
         )
         for ok, message in checks:
             if not ok:
@@ -137,8 +142,8 @@ class SchedulerConfig:
             "max_pages": crawl.max_pages,
             "robots": crawl.page_options.robots,
             "site_rules": rules,
-            "recrawl_days": (crawl.recrawl_days if crawl.recrawl_days >= 0
-                             else crawl.page_options.page_recrawl_days),
+            # the crawl's own recrawl_days repeats the whole crawl (crawler.services)
+            "recrawl_days": crawl.page_options.page_recrawl_days,
             "max_cld_share": crawl.max_domain_share,
             "seed_policies": tuple((seed.url, str(CrawlPolicy(seed.policy).value))
                                    for seed in crawl.seeds),
@@ -154,3 +159,8 @@ class SchedulerConfig:
     @property
     def recrawl_enabled(self) -> bool:
         return self.recrawl_days > 0
+
+    @property
+    def recrawl_interval(self) -> float:
+        """Seconds after a visit when a url is due again."""
+        return self.recrawl_days * self.recrawl_day_seconds

@@ -19,7 +19,9 @@ from .config import SchedulerConfig
 from .errors import CorruptQueueError
 from .outstanding import Outstanding
 from .politeness import HostState
+from .revisits import UrlVisit
 from .state import QueueSnapshot, Validators
+from .values import ScheduleEntry
 
 LEGACY_PICKLE_FORMAT = 1
 
@@ -68,7 +70,7 @@ def read_state_v1(payload: bytes, where: str) -> QueueSnapshot:
         host_lanes={"robots": lanes["robots"], "wait": lanes["wait"],
                     "delayed": lanes["delayed"]},
         order=order,
-        outstanding=list(outstanding.values()),
+        outstanding=[_outstanding(out) for out in outstanding.values()],
         requesters=dict(state["requesters"]),
         counters=dict(state["counters"]),
         seq=int(state["seq"]),
@@ -79,6 +81,17 @@ def read_state_v1(payload: bytes, where: str) -> QueueSnapshot:
     )
 
 
+def _outstanding(out: Outstanding) -> Outstanding:
+    """A version-1 outstanding schedule whose entries were unpickled without the fields
+    added since (the validators of a recrawl): made again with their defaults."""
+    entries = tuple(
+        ScheduleEntry(**{f.name: getattr(e, f.name, f.default)
+                         for f in dataclasses.fields(ScheduleEntry)})
+        for e in out.schedule.entries)
+    out.schedule = dataclasses.replace(out.schedule, entries=entries)
+    return out
+
+
 def _host(old: HostState) -> HostState:
     """A version-1 host, unpickled without the fields added since (the operator's
     override): made again with their defaults."""
@@ -87,4 +100,5 @@ def _host(old: HostState) -> HostState:
 
 
 def read_validators_v1(payload: bytes, where: str) -> Validators:
-    return dict(_load(payload, where))
+    """The version-1 table, url hash -> (ETag, Expires), as visits of unknown outcome."""
+    return {h: UrlVisit(etag, expires) for h, (etag, expires) in _load(payload, where).items()}

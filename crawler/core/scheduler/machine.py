@@ -54,9 +54,10 @@ from .orders import CrawlOrderStrategy, make_order
 from .outstanding import Outstanding, ScheduleBook
 from .politeness import HostState, Politeness, robots_url
 from .record import LinkItem, QueuedUrl
+from .revisits import Revisits, UrlVisit, Validators, VisitRow
 from .robots import DISALLOW_ALL, RobotsRules
 from .scalable_bloom import ScalableBloomFilter
-from .state import QueueSnapshot, Validators
+from .state import QueueSnapshot
 from .values import Schedule
 
 logger = logging.getLogger(__name__)
@@ -90,7 +91,8 @@ class QueueMachine:
         self.order: CrawlOrderStrategy = make_order(config.order, ctx)
         self.needy = NeedyLane()
         self.book = ScheduleBook()
-        self.validators: Validators = {}
+        self.validators: Validators = {}   # the visit table (.revisits)
+        self.revisits = Revisits(ctx)
         self.counters: dict[str, int] = {"seen": 0, "scheduled": 0, "acknowledged": 0}
         self.seq = 0
         self.bloom_epoch: float | None = None
@@ -103,14 +105,15 @@ class QueueMachine:
         self.politeness.behaviour = cfg.robots
 
     def lanes(self) -> list[Lane]:
-        return [*self.order.lanes(), *self.politeness.lanes()]
+        return [*self.order.lanes(), *self.politeness.lanes(), self.revisits.lane]
 
     def snapshot(self) -> tuple[QueueSnapshot, list[str]]:
         """Flush the url files (no fsync) and return the state a checkpoint records, with the
         url files it no longer needs; ``garbage`` starts over."""
         order_state, garbage = self.order.checkpoint()
         host_lanes, dead = self.politeness.checkpoint()
-        garbage = [*self.garbage, *garbage, *dead]
+        revisits, read = self.revisits.checkpoint()
+        garbage = [*self.garbage, *garbage, *dead, *read]
         self.garbage = []
         snapshot = QueueSnapshot(
             token=self.token, config=self.cfg, hosts=self.politeness.hosts,
@@ -118,7 +121,7 @@ class QueueMachine:
             outstanding=list(self.book.schedules.values()), requesters=self.book.requesters,
             counters=self.counters, seq=self.seq, bloom_epoch=self.bloom_epoch,
             needy_heap=self.needy.heap, needy_seq=self.needy.seq,
-            needy_queries=self.needy.queries)
+            needy_queries=self.needy.queries, revisits=revisits)
         return snapshot, garbage
 
     def restore(self, snap: QueueSnapshot, bloom: ScalableBloomFilter, cld: CldTable,
@@ -137,7 +140,10 @@ class QueueMachine:
         self.counters = snap.counters
         self.seq = snap.seq
         self.bloom_epoch = snap.bloom_epoch
-        self.bloom, self.cld, self.validators = bloom, cld, validators
+        self.bloom, self.cld = bloom, cld
+        self.validators = {h: v if isinstance(v, UrlVisit) else UrlVisit(*v)
+                           for h, v in validators.items()}
+        self.revisits.restore(self.ctx, snap.revisits)
         self.garbage = []
 
     # -- dispatch ---------------------------------------------------------------------------
@@ -382,16 +388,11 @@ class QueueMachine:
                             cfg.error_crawl_delay)
             state.error_delay = max(state.error_delay, cfg.error_crawl_delay)
 
-    def _apply_fetched(self, rows: list[tuple[str, str | None, float | None]]) -> None:
-        if not self.cfg.recrawl_enabled:
-            return
-        digests = url_digests([row[0] for row in rows])
-        for url_hash, (_, etag, expires) in zip(url_hashes(digests).tolist(), rows,
-                                                strict=True):
-            if etag or expires is not None:
-                self.validators[url_hash] = (etag or None, expires)
-            else:
-                self.validators.pop(url_hash, None)
+    def _apply_fetched(self, rows: list[tuple[Any, ...]]) -> None:
+        """Visits of urls (:class:`.revisits.VisitRow`): the copy times and outcome counts
+        always, the visit table, retired set and revisit lane with page recrawl on."""
+        self.revisits.record([VisitRow.from_journal(row) for row in rows], self.validators,
+                             self.cfg.recrawl_enabled)
 
     # -- scheduling -------------------------------------------------------------------------
 
@@ -401,14 +402,8 @@ class QueueMachine:
         if held is not None:
             return held
         cfg = self.cfg
-        if cfg.recrawl_enabled:
-            if self.bloom_epoch is None:
-                self.bloom_epoch = now
-                self.last_call_changed = True
-            elif now - self.bloom_epoch >= cfg.recrawl_days * 86400.0:
-                self.bloom.clear()
-                self.bloom_epoch = now
-                self.last_call_changed = True
+        if cfg.recrawl_enabled and self._release_due(now):
+            self.last_call_changed = True
         schedule = self.book.reissue_expired(now, cfg.schedule_timeout, requester)
         if schedule is not None:
             self.last_call_changed = True
@@ -421,6 +416,16 @@ class QueueMachine:
             return None
         self.last_call_changed = True
         return self._build(now, requester)
+
+    def _release_due(self, now: float) -> int:
+        """Urls due for a revisit at ``now`` go to the crawl order (:mod:`.revisits`); they
+        do not count against ``max_pages``. Returns how many."""
+        head = self.revisits.head
+        released = self.revisits.release(now, self.cfg.recrawl_interval, self.validators,
+                                         self.order.push, lambda: self._count("dropped_fresh"))
+        if released:
+            self.counters["scheduled"] = max(0, self.counters["scheduled"] - released)
+        return released or int(head != self.revisits.head)
 
     def _anything_queued(self) -> bool:
         if len(self.politeness.robots_lane):

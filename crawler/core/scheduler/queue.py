@@ -38,6 +38,7 @@ from indexer.core.urls import company_level_domain
 
 from .. import needy as needy_mod
 from .. import policy as pol
+from ..freshness import freshness_report
 from .checkpoints import CheckpointStore, lock_directory
 from .config import SchedulerConfig
 from .errors import InvalidUrlError, QueueClosedError, SchedulerConfigError
@@ -46,6 +47,7 @@ from .journal import JournalWriter, read_journal
 from .lanes import LaneContext
 from .machine import QueueMachine
 from .record import DEFAULT_POLICY, LinkItem, clean_anchor
+from .revisits import UrlVisit, VisitRow
 from .robots import RobotsRules, rules_for_status
 from .state import encode_rules
 from .values import DiscoveredUrl, QueueStats, Schedule
@@ -233,7 +235,8 @@ class CrawlQueue:
 
     def record_fetched(self, url: str, etag: str | None = None,
                        expires: float | None = None) -> None:
-        """Remember a fetched page's ETag and Expires (a Unix time) for recrawls."""
+        """Remember a fetched page's ETag and Expires (a Unix time), as a visit of unknown
+        outcome (:meth:`record_visits` says more)."""
         self.record_fetched_many([(url, etag, expires)])
 
     def record_fetched_many(self, items: Iterable[tuple[str, str | None, float | None]]) -> None:
@@ -242,6 +245,41 @@ class CrawlQueue:
                 for url, etag, expires in items]
         if rows:
             self._call(("fetched", self._now(), rows))
+
+    def record_visits(self, visits: Iterable[VisitRow]) -> None:
+        """Visits of urls (:mod:`.revisits`): their copies' fetch times and outcomes are
+        counted; with page recrawl on, each url's validators and indexed copy are kept, what
+        the visit replaced or removed is retired, and the url is due again
+        ``recrawl_days`` later. Durable when it returns."""
+        rows = [visit.to_journal() for visit in visits]
+        if rows:
+            self._call(("fetched", self._now(), rows))
+
+    def visit_of(self, url_hash: int) -> UrlVisit | None:
+        """The visit table's row of a url hash (:func:`.opic.url_hash`; the first 8 bytes
+        of a doc_id, big-endian), or None."""
+        return self._m.validators.get(url_hash)
+
+    def next_revisit_at(self) -> float | None:
+        """When the next url is due for a revisit (None: none is waiting, or page recrawl
+        is off)."""
+        self._check_open()
+        if not self._m.cfg.recrawl_enabled:
+            return None
+        return self._m.revisits.next_due(self._m.cfg.recrawl_interval)
+
+    def retired(self) -> tuple[int, set[bytes], set[int]]:
+        """(version, doc_ids of retired copies, url hashes of removed urls): what search
+        must leave out (:mod:`.revisits`); the version changes whenever they do."""
+        revisits = self._m.revisits
+        return revisits.version, revisits.retired, revisits.removed
+
+    def freshness(self) -> dict[str, Any]:
+        """The copies' fetch times and the urls by outcome, for the crawl page
+        (:func:`crawler.core.freshness.freshness_report`)."""
+        revisits = self._m.revisits
+        return freshness_report(revisits.copies, revisits.outcomes, revisits.released,
+                                len(revisits))
 
     def next_schedule(self, now: float | None = None,
                       requester: str | None = None) -> Schedule | None:

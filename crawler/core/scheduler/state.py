@@ -16,13 +16,19 @@ Layer: ``crawler.core.scheduler``. Both files are checksummed blobs (:mod:`.stor
                       "requester": str|null}],
      "requesters": {fetcher: schedule id}, "counters": {name: int}, "seq": int,
      "bloom_epoch": float|null,
-     "needy": {"heap": [[-priority, seq, line]], "seq": int, "queries": [[text, f, r]]}}
+     "needy": {"heap": [[-priority, seq, line]], "seq": int, "queries": [[text, f, r]]},
+     "revisits": {"lane": lane, "head": line|null, "retired": u1 column (24-byte doc_ids),
+                  "removed": u8 column (url hashes), "version": int, "copies": histogram,
+                  "outcomes": {outcome: int}, "released": int}}
 
 ``lane`` is ``[rel_dir, [[file, committed length]], read_offset, read_skip, pending,
 next_seq]`` (:class:`.lanes.LaneState`); ``rules`` is null (not in yet), ``"allow"``,
 ``"disallow"`` or ``{"robots_txt": text, "agent": user agent}``; numeric columns (``i4``...)
-are ``{"dtype": numpy dtype, "base64": little-endian bytes}``. The ETag table is
-``[[url hash, etag|null, expires|null]]``.
+are ``{"dtype": numpy dtype, "base64": little-endian bytes}``. The ETag table is the visit
+table of :mod:`.revisits`: ``[[url hash, etag|null, expires|null, last_modified|null,
+doc_id hex|null, partition, copy fetched at|null, visited at, outcome]]``; tables written
+before visits were kept have rows ``[url hash, etag|null, expires|null]``, and states written
+before them no ``"revisits"`` (both still read).
 
 Format version 1 was a pickle of the queue's classes; :mod:`.legacy_state` reads it so a crawl
 checkpointed before version 2 still resumes.
@@ -47,15 +53,13 @@ from .lanes import LaneState
 from .needy_lane import HeapEntry, NeedyRow
 from .outstanding import Outstanding
 from .politeness import HostState
+from .revisits import UrlVisit, Validators
 from .robots import ALLOW_ALL, DISALLOW_ALL, RobotsRules, RobotsTxt
 from .values import Schedule, ScheduleEntry
 
 STATE_MAGIC = b"YQSTATE1"
 ETAG_MAGIC = b"YQETAG01"
 FORMAT = 2
-
-Validators = dict[int, tuple[str | None, float | None]]
-
 
 @dataclass(slots=True)
 class QueueSnapshot:
@@ -75,6 +79,7 @@ class QueueSnapshot:
     needy_heap: list[HeapEntry]
     needy_seq: int
     needy_queries: tuple[NeedyRow, ...]
+    revisits: dict[str, Any] | None = None   # see .revisits.Revisits.checkpoint
 
 
 # -- values -------------------------------------------------------------------------------
@@ -160,7 +165,8 @@ def _encode_schedule(schedule: Schedule) -> dict[str, Any]:
     return {"id": schedule.id, "issued_at": schedule.issued_at, "deadline": schedule.deadline,
             "round_size": schedule.round_size, "reissue": schedule.reissue,
             "entries": [[e.url, e.depth, e.weight, e.tier, e.crawl_delay, e.etag, e.slot,
-                         e.policy, e.policy_depth] for e in schedule.entries]}
+                         e.policy, e.policy_depth, e.last_modified, e.text_hash]
+                        for e in schedule.entries]}
 
 
 def _decode_schedule(data: dict[str, Any]) -> Schedule:
@@ -234,6 +240,8 @@ def encode_state(snap: QueueSnapshot) -> bytes:
         "needy": {"heap": [list(entry) for entry in snap.needy_heap], "seq": snap.needy_seq,
                   "queries": [list(row) for row in snap.needy_queries]},
     }
+    if snap.revisits is not None:
+        data["revisits"] = _encode_revisits(snap.revisits)
     return json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode()
 
 
@@ -260,18 +268,35 @@ def decode_state(payload: bytes, where: str) -> QueueSnapshot:
             needy_heap=[(float(p), int(s), str(line)) for p, s, line in needy["heap"]],
             needy_seq=int(needy["seq"]),
             needy_queries=tuple((str(t), float(f), float(r)) for t, f, r in needy["queries"]),
+            revisits=_decode_revisits(data.get("revisits")),
         )
     except (ValueError, KeyError, TypeError) as exc:  # checksummed, yet not a version-2 state
         raise CorruptQueueError(f"state does not load: {exc!r}", where) from exc
 
 
+def _encode_revisits(state: dict[str, Any]) -> dict[str, Any]:
+    retired = np.frombuffer(b"".join(state["retired"]), dtype=np.uint8)
+    return {**state, "lane": _encode_lane(state["lane"]),
+            "retired": _encode_column(retired),
+            "removed": _encode_column(np.array(state["removed"], dtype=np.uint64))}
+
+
+def _decode_revisits(data: dict[str, Any] | None) -> dict[str, Any] | None:
+    if data is None:
+        return None
+    retired = _decode_column(data["retired"]).tobytes()
+    return {**data, "lane": _decode_lane(data["lane"]),
+            "retired": [retired[i:i + 24] for i in range(0, len(retired), 24)],
+            "removed": [int(h) for h in _decode_column(data["removed"]).tolist()]}
+
+
 def encode_validators(table: Validators) -> bytes:
-    return json.dumps([[h, etag, expires] for h, (etag, expires) in table.items()],
+    return json.dumps([visit.to_row(h) for h, visit in table.items()],
                       separators=(",", ":"), ensure_ascii=False).encode()
 
 
 def decode_validators(payload: bytes, where: str) -> Validators:
     try:
-        return {int(h): (etag, expires) for h, etag, expires in json.loads(payload)}
+        return dict(UrlVisit.from_row(row) for row in json.loads(payload))
     except (ValueError, TypeError) as exc:  # checksummed, yet not a version-2 table
         raise CorruptQueueError(f"ETag table does not load: {exc!r}", where) from exc

@@ -52,9 +52,11 @@ class ScheduleEntry:
     :meth:`Schedule.rounds`). ``crawl_delay`` > 0 marks a crawl-delayed host's url: the fetcher
     requests such a host's urls one at a time, ``crawl_delay`` seconds apart, whatever their
     slots. ``weight`` is the url's link weight (host budgeting and
-    breadth-first) or its OPIC cash; ``etag`` is set for a conditional re-fetch. ``policy`` and
-    ``policy_depth`` are the crawl policy the url was queued under; the fetcher passes them on
-    to the links it finds (:func:`crawler.core.policy.child_policy`).
+    breadth-first) or its OPIC cash; ``etag`` and ``last_modified`` are set for a conditional
+    re-fetch (a page recrawl, :mod:`.revisits`), with ``text_hash``, the hex text hash of the
+    copy in the index: the fetcher re-indexes the page only when its text hash differs.
+    ``policy`` and ``policy_depth`` are the crawl policy the url was queued under; the fetcher
+    passes them on to the links it finds (:func:`crawler.core.policy.child_policy`).
     """
 
     url: str
@@ -66,6 +68,8 @@ class ScheduleEntry:
     slot: int
     policy: str = "default"
     policy_depth: int = 0
+    last_modified: str | None = None
+    text_hash: str | None = None
 
     @property
     def is_robots(self) -> bool:

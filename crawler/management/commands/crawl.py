@@ -23,6 +23,7 @@ from django.core.management.base import BaseCommand, CommandError
 from crawler import services
 from crawler.core import fetch_error_kinds, robots_failures
 from crawler.core.crawl import CrawlOrder
+from crawler.core.freshness import merge_reports
 from crawler.core.local_crawl import LocalCrawl, LocalCrawlProgress, LocalCrawlResult
 from crawler.core.memory import limit_malloc_arenas
 from crawler.fetching import fetch_config_for, processor_for
@@ -108,7 +109,8 @@ class Command(BaseCommand):
             runner = LocalCrawl(config, settings.WORK_DIRECTORY, fetch_config_for(config),
                                 processor_for(config), num_servers=options["queue_servers"],
                                 fetchers=options["fetchers"], schedule_size=500,
-                                refresh_seconds=settings.INDEX_REFRESH_SECONDS)
+                                refresh_seconds=settings.INDEX_REFRESH_SECONDS,
+                                recrawl_day_seconds=settings.RECRAWL_DAY_SECONDS)
             self.stdout.write(f"Crawl {crawl.name!r} (timestamp {crawl.timestamp}); Ctrl-C or "
                               "SIGTERM stops it, saved so that it can be resumed.")
             self._crawl_runner = (crawl.pk, runner)  # its url and host log, with progress
@@ -125,7 +127,8 @@ class Command(BaseCommand):
             urls_seen=sum(int(s.get("seen", 0)) for s in result.stats),
             hosts_seen=sum(int(s.get("hosts", 0)) for s in result.stats),
             robots_failures=robots_failures.merge(s.get("robots_failures") for s in result.stats),
-            fetch_error_kinds=fetch_error_kinds.merge_heartbeats(result.stats))
+            fetch_error_kinds=fetch_error_kinds.merge_heartbeats(result.stats),
+            freshness=merge_reports(s.get("freshness") for s in result.stats))
         if result.finished:
             services.crawl_finish(crawl.pk, analyse=False)
         else:

@@ -15,6 +15,7 @@ from crawler.core.scheduler import (
     SchedulerConfig,
     SchedulerConfigError,
 )
+from crawler.core.scheduler.opic import url_hash
 from crawler.core.siterules import SiteRules, parse_site_rules
 
 from .conftest import IGNORE, T0, drain
@@ -233,22 +234,19 @@ def test_site_rules(make_queue, tmp_path: Path) -> None:  # type: ignore[no-unty
     assert dict(queue.stats().dropped)["site_rules"] == 3
 
 
-def test_etag_and_expires_on_recrawl(make_queue, clock) -> None:  # type: ignore[no-untyped-def]
+def test_recrawl_keeps_the_bloom_filter_and_revisits_only_what_was_visited(make_queue) -> None:  # type: ignore[no-untyped-def]
+    """Page recrawl no longer empties the seen-url filter: a url is fetched again because it
+    was visited recrawl_days ago (its ETag goes with it), not because a link names it again;
+    a url only fetched (a visit of unknown outcome) keeps its validators but is not due."""
     queue = make_queue(robots=IGNORE, recrawl_days=1)
-    urls = ["http://a.com/fresh", "http://a.com/etag", "http://a.com/stale"]
+    urls = ["http://a.com/fresh", "http://a.com/etag"]
     queue.add_seeds(urls)
     assert drain(queue, T0) == urls
-    queue.record_fetched("http://a.com/fresh", None, T0 + 3 * 86400)
-    queue.record_fetched_many([("http://a.com/etag", '"v1"', None),
-                               ("http://a.com/stale", "old", T0 - 10)])
+    queue.record_fetched_many([("http://a.com/fresh", None, T0 + 3 * 86400),
+                               ("http://a.com/etag", '"v1"', None)])
     queue.add_seeds(urls)                         # still in the Bloom filter: not re-queued
-    assert queue.next_schedule(T0 + 3600) is None
-    assert queue.next_schedule(T0 + 86400 + 1) is None   # recrawl period over: filter emptied
-    queue.add_seeds(urls)
-    schedule = queue.next_schedule(T0 + 86400 + 2)
-    assert [(e.url, e.etag) for e in schedule.entries] == [
-        ("http://a.com/etag", '"v1"'), ("http://a.com/stale", "old")]
-    assert dict(queue.stats().dropped)["fresh"] == 1
+    assert queue.next_schedule(T0 + 2 * 86400) is None
+    assert queue.visit_of(url_hash("http://a.com/etag")).etag == '"v1"'
 
 
 def test_schedule_timeout_reissue_and_acknowledge(make_queue) -> None:  # type: ignore[no-untyped-def]
