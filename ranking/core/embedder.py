@@ -20,7 +20,7 @@ sentence vector is the mean of the last hidden states over the text's tokens (pa
 out), then normalised: all-MiniLM-L6-v2's own pooling. Texts longer than ``max_tokens``
 tokens are cut (the model was trained on 128-token inputs).
 
-:func:`default_embedder` loads the model once per process (about 0.4 s, 100 MB of memory)
+:func:`default_embedder` loads the model once per process (about 0.5 s, 250 MiB of memory)
 and raises :class:`SemanticUnavailable` when the packages are not installed, so that a search
 falls back to the lexical ranking alone.
 """
