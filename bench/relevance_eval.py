@@ -21,6 +21,10 @@ pages this crawl indexed (../shared/peers/, in their own virtual environment).
 ``--option NAME=VALUE`` (repeatable) overrides a Crawl Time or Search Time option: the figures
 then measure something else, and the ``options:`` line and every ``target:`` line say so.
 
+The semantic signal (``bench/semantic_eval.py``): MRR@10 overall and per query kind with it off
+and on (``--semantic-weight W``, default 1), and the query p95 of each, after embedding the
+crawl's pages once (cached beside the index); ``--no-semantic`` leaves it out.
+
 Usage: ``.venv/bin/python bench/relevance_eval.py`` (``--rebuild`` to crawl again, ``--misses``
 to list the queries whose answer is not first, ``--cached`` to reuse the newest cached crawl
 even if crawler/indexer code changed since, ``--no-peers``). Needs the local web
@@ -50,6 +54,8 @@ from urllib.parse import urlsplit
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
+
+from semantic_eval import DEFAULT_WEIGHT, semantic_lines  # noqa: E402
 
 from crawler.core.config import PageProcessingConfig  # noqa: E402
 from crawler.core.crawl import CrawlConfig, CrawlOrder, CrawlTimeOptions, SeedSpec  # noqa: E402
@@ -313,6 +319,14 @@ def by_kind(run_path: Path) -> dict[str, dict[str, float]]:
     return out
 
 
+def kinds_of(run: dict[str, list[str]], name: str) -> dict[str, dict[str, float]]:
+    """A run's means over every query (``all``) and per query kind."""
+    path = write_run(run, CACHE / "runs" / f"yioopy-{name}.run")
+    qrels = score.load_qrels(str(SHARED / "judgments" / "dev.tsv"))
+    mean, _ = score.score(qrels, score.load_run(str(path)))
+    return {"all": dict(mean, n=len(qrels)), **by_kind(path)}
+
+
 def _half(run: dict[str, list[str]], queries: list[tuple[str, str]], parity: int,
           name: str) -> dict[str, float]:
     """Scores of the odd (``parity`` 1: dev.tsv's 1st, 3rd ... query) or even half."""
@@ -374,6 +388,10 @@ def parse_args() -> argparse.Namespace:
     ap.add_argument("--misses", action="store_true",
                     help="list the queries whose first result is not a right answer")
     ap.add_argument("--no-peers", action="store_true", help="leave Whoosh and tantivy out")
+    ap.add_argument("--no-semantic", action="store_true",
+                    help="leave out the comparison with the semantic signal on")
+    ap.add_argument("--semantic-weight", type=float, default=DEFAULT_WEIGHT, metavar="W",
+                    help=f"the semantic signal's weight when on (default {DEFAULT_WEIGHT:g})")
     ap.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                     help="override a Crawl Time or Search Time option (not the defaults!)")
     args = ap.parse_args()
@@ -408,6 +426,8 @@ def main() -> int:
     off = _report("links-off", run_queries(
         Searcher([shard], replace(options, link_score_weight=0.0)), queries), queries)
     lines = figure_lines(options, stats, reader, queries, elapsed, mean, off)
+    if not args.no_semantic:
+        lines += semantic_lines(shard, options, queries, args.semantic_weight, kinds_of)
     peers = {} if args.no_peers else peers_on(bundle)
     for name, result in peers.items():
         for mode in ("and", "or"):

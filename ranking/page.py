@@ -11,8 +11,9 @@ its redirect's target) has its stored page read again here:
 * a "cached" link when the summary's robot metas allow archiving (no NOARCHIVE, no NONE) and
   the bundle holds a cached copy of the page (its doc_map member has a cache length);
 * "more from this site" (``site:<host>``), "inlinks" (``link:<url>``, the meta word every page
-  linking to the url carries) and "similar" (the page's top keywords joined with ``|``, as
-  Yioop's related search uses the page's word cloud).
+  linking to the url carries) and "similar": the pages nearest by embedding
+  (``/similar?url=``, :mod:`ranking.similar`) when the index has stored embeddings, else the
+  page's top keywords joined with ``|``, as Yioop's related search uses the page's word cloud.
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ from ranking.core.candidates import ShardClient
 from ranking.core.mixes import crawl_of, unwrap
 from ranking.core.pipeline import Result, SearchResult
 from ranking.core.shard import LocalShard
+
+from .similar import has_embeddings
 
 NO_ARCHIVE = frozenset({"NOARCHIVE", "NONE"})
 DISPLAY_URL_CHARS = 80
@@ -224,6 +227,9 @@ def explanation_rows(explanation: dict[str, Any]) -> tuple[list[tuple[str, str]]
             inputs = " (no link scores)"
         rows.append(("Link score", f"{_fmt(link.get('value', 0.0))} × weight "
                                    f"{_fmt(link.get('weight', 1.0))}{inputs}"))
+    semantic = explanation.get("semantic") or {}
+    if isinstance(semantic, dict) and semantic:
+        rows.append(("Semantic", semantic_row(semantic)))
     rep = explanation.get("representative_url") or {}
     if isinstance(rep, dict) and rep.get("orig_url"):
         rows.append(("Shown url", f"{rep.get('url')} (link score {_fmt(rep.get('url_score'))}) "
@@ -244,6 +250,16 @@ def explanation_rows(explanation: dict[str, Any]) -> tuple[list[tuple[str, str]]
         terms.append({"term": t.get("term"), "f": _fmt(t.get("f", 0.0)),
                       "l_t": t.get("l_t"), "value": _fmt(t.get("value", 0.0))})
     return rows, terms
+
+
+def semantic_row(semantic: dict[str, Any]) -> str:
+    """The semantic signal's part of a result's order (:mod:`ranking.core.semantic`)."""
+    if semantic.get("similarity") is None:
+        return (f"no embedding of this page (score rank {semantic.get('score_rank')}, "
+                f"not moved by similarity)")
+    return (f"similarity {_fmt(semantic['similarity'])} (rank {semantic.get('semantic_rank')}; "
+            f"fused with the score's rank {semantic.get('score_rank')}, weight "
+            f"{_fmt(semantic.get('weight'))}, k {_fmt(semantic.get('k'))})")
 
 
 def explain_html(rows: Sequence[tuple[str, str]], terms: Sequence[dict[str, Any]]) -> str:
@@ -279,6 +295,8 @@ def result_views(result: SearchResult, shards: Sequence[ShardClient], its: int |
     (its, safe)."""
     by_name = {s.name: s for s in shards}
     local = {name for name, s in by_name.items() if isinstance(unwrap(s), LocalShard)}
+    # "Similar" goes to the pages nearest by embedding when the index has embeddings
+    embedded = options.show_similar_link and has_embeddings(shards)
     out = []
     for i, r in enumerate(result.results):
         host = host_of(r.url)
@@ -297,7 +315,10 @@ def result_views(result: SearchResult, shards: Sequence[ShardClient], its: int |
             view.cache_href = "/cache?" + urlencode(
                 {"url": r.url, **({"its": str(crawl)} if crawl is not None else {}),
                  "q": result.query})
-        if options.show_similar_link:
+        if embedded:
+            view.similar_href = "/similar?" + urlencode(
+                {"url": r.url, **({"its": base["its"]} if base.get("its") else {})})
+        elif options.show_similar_link:
             similar = similar_query(summary, r.plain_title, keywords)
             if similar:
                 view.similar_href = "/?" + urlencode({"q": similar, **base})

@@ -144,6 +144,10 @@ class SearchService:
         """The Search Time options (defaults, not kept, when the database cannot give them)."""
         return self._options.get()
 
+    def hidden_urls(self) -> frozenset[str]:
+        """The urls the operator hid from results (curation)."""
+        return self._curation.get().hidden
+
     def forget_options(self, **_: object) -> None:
         """Signal receiver: Page Options, a crawl, a crawl mix or the index chosen for search
         changed: read them again."""

@@ -9,7 +9,7 @@ Layer: Django glue of the ``ranking`` app, above ``crawler`` (whose selectors ow
 
 from __future__ import annotations
 
-from dataclasses import fields
+from dataclasses import fields, replace
 
 from django.conf import settings
 
@@ -21,17 +21,24 @@ from .models import HiddenUrl, PinnedResult
 
 
 def search_options_from(data: dict) -> SearchOptions:
-    """The Search Time options among Page Options' data (other keys are ignored)."""
+    """The Search Time options among Page Options' data (other keys are ignored), with the
+    semantic signal's settings (``SEMANTIC_WEIGHT``, ``SEMANTIC_DEPTH``: not Page Options)."""
     names = {f.name for f in fields(SearchOptions)}
-    return SearchOptions(**{k: tuple(v) if isinstance(v, list) else v
-                            for k, v in data.items() if k in names})
+    return with_semantic(SearchOptions(**{k: tuple(v) if isinstance(v, list) else v
+                                          for k, v in data.items() if k in names}))
+
+
+def with_semantic(options: SearchOptions) -> SearchOptions:
+    """``options`` with the semantic signal's weight and depth from the settings."""
+    return replace(options, semantic_weight=float(settings.SEMANTIC_WEIGHT),
+                   semantic_depth=int(settings.SEMANTIC_DEPTH))
 
 
 def search_options_get(crawl_id: int | None = None) -> SearchOptions:
     """Search-time options: the crawl's copy if given (``crawler.selectors.ConfigNotFound``
     when there is no such crawl), else the default profile's, else the defaults."""
     data = page_options_data_get(crawl_id)
-    return SearchOptions() if data is None else search_options_from(data)
+    return with_semantic(SearchOptions()) if data is None else search_options_from(data)
 
 
 def remote_queue_server_urls() -> tuple[str, ...]:

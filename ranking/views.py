@@ -27,6 +27,10 @@ URLs and parameters:
   ``f=opensearch`` the OpenSearch suggestions form ``[query, [completions]]``
   (:mod:`ranking.suggest`).
 * ``GET /opensearch.xml`` the OpenSearch description document the page links.
+* ``GET /similar?url=&its=`` the pages whose stored embeddings are nearest ``url``'s page
+  (:mod:`ranking.similar`; ``f=json``: ``{url, similar: [{url, title, description,
+  similarity}], fallback}``). Without embeddings for the index or the page it redirects to
+  the keyword "similar" search (``fallback: "keywords"`` and its ``search`` url in JSON).
 
 Bad input (syntax, numbers) becomes messages; a missing index is a message; never a 500 for
 the JSON API.
@@ -38,7 +42,7 @@ import logging
 from typing import Any
 from urllib.parse import urlencode
 
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.http import require_GET
@@ -52,6 +56,7 @@ from ranking.core.options import SearchOptions
 from ranking.core.pipeline import NO_SHARD_ANSWERED, SearchResult
 
 from . import cached, feeds, page
+from . import similar as similar_pages
 from .metrics import SEARCH_SECONDS
 from .params import MAX_QUERY_CHARS, effective_query, parse_int, search_filters, search_params
 from .search_service import IndexInfo, SearchAnswer, search_service
@@ -343,6 +348,60 @@ def cache_frame(request: HttpRequest) -> HttpResponse:
     with_csp(response, cached.FRAME_CSP)
     response["Referrer-Policy"] = "no-referrer"
     return response
+
+
+# -- similar pages ---------------------------------------------------------------------------
+
+SIMILAR_RESULTS = 10
+
+
+def _similar_answer(request: HttpRequest, url: str) -> tuple[int, dict[str, Any]]:
+    """(status, context) of the Similar pages of ``url``: ``pages`` (None: fall back to the
+    keyword search ``search_href``, "" when the page is not in the index either)."""
+    service = search_service()
+    its = parse_int(request.GET.get("its"), None)
+    keep = {"its": request.GET["its"]} if request.GET.get("its") else {}
+    context: dict[str, Any] = {"url": url, "pages": None, "search_href": "", "reason": "",
+                               "keep": keep}
+    try:
+        _, shards = service.shards(its)
+        found = similar_pages.similar_to(shards, url, SIMILAR_RESULTS, service.hidden_urls())
+        if found is not None:
+            context["pages"] = [dict(p.as_dict(), similar_href="/similar?" + urlencode(
+                {"url": p.url, **keep})) for p in found]
+            return 200, context
+        stored = page.find_stored_page(shards, url)
+    except NoIndexError as exc:
+        context["reason"] = str(exc)
+        return 404, context
+    except SEARCH_FAILURES + (CorruptIndexError,) as exc:
+        logger.warning("similar pages of %r failed: %s", url, exc)
+        context["reason"] = f"the index could not be read: {public_reason(exc)}"
+        return 200, context
+    query = page.similar_query(stored.summary, str(stored.summary.get("title", ""))) \
+        if stored is not None else ""
+    if not query:
+        context["reason"] = "this page is not in the index"
+        return 404, context
+    context["search_href"] = "/?" + urlencode({"q": query, **keep})
+    return 200, context
+
+
+@require_GET
+def similar(request: HttpRequest) -> HttpResponse:
+    url = request.GET.get("url", "").strip()[:MAX_QUERY_CHARS]
+    if not url:
+        status, context = 400, {"url": "", "pages": None, "reason": "which page? give its url"}
+    else:
+        status, context = _similar_answer(request, url)
+    if request.GET.get("f") == "json":
+        return JsonResponse({"url": url, "similar": context.get("pages") or [],
+                             "fallback": "keywords" if context.get("search_href") else None,
+                             "search": context.get("search_href") or None,
+                             "reason": context.get("reason") or None}, status=status)
+    if context.get("search_href"):
+        return HttpResponseRedirect(context["search_href"])
+    return with_csp(render(request, "ranking/similar.html", context, status=status))
 
 
 # -- suggestions and OpenSearch --------------------------------------------------------------

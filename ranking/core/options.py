@@ -68,3 +68,10 @@ class SearchOptions:
     show_result_score: bool = True
     # urls never shown in results (curation: ranking.core.curation); not a Page Option
     hidden_urls: frozenset[str] = frozenset()
+    # the semantic signal (ranking.core.semantic), not a Page Option: the weight of the
+    # embedding rank fused with the score's rank over the first ``semantic_depth`` groups
+    # (k ``semantic_k``). 0, the default, is off: on the dev judgments it lowered MRR@10 and
+    # the concept queries (docs/semantic.md); the setting SEMANTIC_WEIGHT turns it on.
+    semantic_weight: float = 0.0
+    semantic_depth: int = 50
+    semantic_k: float = 60.0

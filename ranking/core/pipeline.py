@@ -63,6 +63,7 @@ from .mixes import group_weights
 from .options import SearchOptions
 from .query import ParsedQuery, QueryParser, query_word_terms
 from .scoring import BONUS_NAMES
+from .semantic import SemanticReranker, default_semantic, rerank_groups
 from .snippets import snippet, title_html, title_text
 
 DROP_METAS = frozenset({"NOINDEX", "NONE", "JUSTFOLLOW"})
@@ -165,7 +166,8 @@ class Searcher:
 
     def __init__(self, shards: Sequence[ShardClient], options: SearchOptions | None = None,
                  *, analyzer: TextAnalyzer | None = None, shard_timeout: float = 5.0,
-                 link_scores: LinkScoreSource | None = None) -> None:
+                 link_scores: LinkScoreSource | None = None,
+                 semantic: SemanticReranker | None = None) -> None:
         self.shards = list(shards)
         self.options = options or SearchOptions()
         self.analyzer = analyzer or TextAnalyzer()
@@ -173,6 +175,8 @@ class Searcher:
         self.shard_timeout = shard_timeout
         self.link_scores = link_scores if link_scores is not None else \
             default_link_scores(self.shards)
+        # the optional semantic signal: embeddings beside the local shards' bundles
+        self.semantic = semantic if semantic is not None else default_semantic(self.shards)
         self.fan_out = FanOut()
 
     def close(self) -> None:
@@ -242,18 +246,26 @@ class Searcher:
         weights = group_weights(self.shards, merged.cands, merged.shard_of[groups.rep])
         if weights is not None:  # a crawl mix: each crawl's results weighted
             final = final * weights
+        semantic: dict[int, dict[str, Any]] = {}
         if prefer:  # more of the preferred terms first, then the score
             order = np.lexsort((-final, -coverage(merged, groups, prefer)))
         else:
             order = np.argsort(-final, kind="stable")
+            # the semantic signal re-ranks the first groups (off unless semantic_weight > 0)
+            order, semantic = rerank_groups(self.semantic, " ".join(parsed.highlight),
+                                            merged.doc_ids, groups.rep, order, self.options)
         terms, mult = query_word_terms(parsed)
         words = list(dict.fromkeys([*parsed.highlight, *terms]))
         chosen = self._choose(merged, groups, order, offset, num, snippets, words)
         shown = self._representatives(links.scores, [str(s.get("url", "")) for _, s in chosen])
         ranked = _Ranked(final, fusion, links, bonus_rows, int(sum(mult)), words, snippets)
         rows_of = GroupRows(groups)
-        return [self._result(parsed, merged, groups, g, rows_of.of(g), summary, rep_url, ranked)
-                for (g, summary), rep_url in zip(chosen, shown, strict=True)]
+        results = [self._result(parsed, merged, groups, g, rows_of.of(g), summary, rep_url, ranked)
+                   for (g, summary), rep_url in zip(chosen, shown, strict=True)]
+        for (g, _), result in zip(chosen, results, strict=True):
+            if g in semantic:  # what the semantic signal's fusion used
+                result.explanation["semantic"] = semantic[g]  # type: ignore[index]
+        return results
 
     def _choose(self, merged: Merged, groups: Groups, order: np.ndarray, offset: int,
                 num: int, snippets: bool, words: Sequence[str]
