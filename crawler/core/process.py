@@ -19,7 +19,9 @@ Steps (the seed's "Fetchers and their Effect on Search Ranking"):
 7. terms and positions of the title and the indexed text (:class:`indexer.core.text.TextAnalyzer`):
    the whole page by default (``Extraction.body``), the summary sentences in the "summary
    only" profile; region weights: the title's (always the first region), then each piece's;
-8. dedup hash, safe-search label, meta words, cache copy (unless NOARCHIVE).
+8. dedup hash, safe-search label, meta words, cache copy (unless NOARCHIVE);
+9. the indexing plugins (:mod:`.plugins`, the ``INDEXING_PLUGINS`` setting), in order: each
+   may add regions of text, meta words, fields and sub-documents.
 
 Contract: :meth:`PageProcessor.process` never raises on page content. A processor failure on a
 hostile page is logged and reported in ``ProcessedPage.errors`` (the page keeps its URL facts).
@@ -54,6 +56,7 @@ from .page import (
     ScoredSentence,
 )
 from .page_rules import PageRules, parse_rules
+from .plugins import apply_plugins, load_plugins
 from .processors import ProcessorContext, processor_for
 from .robot_metas import header_directives
 from .safe import is_safe
@@ -71,7 +74,7 @@ class PageProcessor:
     """Processes pages for one crawl. Immutable after construction; safe to share between
     threads (the analyzer keeps one stemmer per thread)."""
 
-    __slots__ = ("analyzer", "config", "context", "rules")
+    __slots__ = ("analyzer", "config", "context", "plugins", "rules")
 
     def __init__(
         self, config: PageProcessingConfig | None = None, analyzer: TextAnalyzer | None = None
@@ -84,6 +87,7 @@ class PageProcessor:
             summarizer=get_summarizer(self.config.summarizer),
             scrapers=ScraperSet(self.config.scrapers),
         )
+        self.plugins = load_plugins(self.config.indexing_plugins)
 
     # -- the pipeline -------------------------------------------------------------------
 
@@ -136,8 +140,8 @@ class PageProcessor:
         truncated: bool,
         ex: Extraction,
     ) -> ProcessedPage:
-        """Steps 5-8 of the module docstring on an extraction: page rules, links, terms,
-        hashes and labels, meta words."""
+        """Steps 5-9 of the module docstring on an extraction: page rules, links, terms,
+        hashes and labels, meta words, plugins."""
         config = self.config
         host = host_of(url)
         ruled = self._apply_rules(ex, url, host)
@@ -183,7 +187,11 @@ class PageProcessor:
             safe=safe,
             errors=ex.errors,
         )
-        return self._with_meta_words(processed, ruled, body if config.cache_pages else None)
+        processed = self._with_meta_words(processed, ruled,
+                                          body if config.cache_pages else None, ex.meta_words)
+        if self.plugins:  # 9.
+            processed = apply_plugins(processed, body, self.plugins, self.analyzer)
+        return processed
 
     def _apply_rules(self, ex: Extraction, url: str, host: str) -> _Ruled:
         """Step 5: the page rules on the extraction's fields. A rule's TITLE, DESCRIPTION and
@@ -231,10 +239,10 @@ class PageProcessor:
         return postings, tuple(region_weights), ends[-1]
 
     @staticmethod
-    def _with_meta_words(processed: ProcessedPage, ruled: _Ruled,
-                         cached: bytes | None) -> ProcessedPage:
-        """Step 8's last part: the page's meta words, its cache copy (unless NOARCHIVE) and
-        the rules' keyword links."""
+    def _with_meta_words(processed: ProcessedPage, ruled: _Ruled, cached: bytes | None,
+                         scraped: tuple[str, ...] = ()) -> ProcessedPage:
+        """Step 8's last part: the page's meta words (with the scraper's, ``scraped``, and
+        the rules'), its cache copy (unless NOARCHIVE) and the rules' keyword links."""
         meta = page_meta_words(
             url=processed.url, host=processed.host, status=processed.status,
             mime_type=processed.mime_type, lang=processed.lang, media=processed.media,
@@ -242,7 +250,7 @@ class PageProcessor:
             last_modified=processed.last_modified,
             links=(link.url for link in processed.links), size=processed.size,
             ip=processed.ip, server=processed.server, location=processed.location,
-            extra=ruled.extra_meta,
+            extra=scraped + ruled.extra_meta,
         )
         fields = ruled.fields
         if ruled.keyword_links:
