@@ -4,7 +4,10 @@ Reads the HTML pages of the local web's default tier straight from disk (the Deb
 packages that ../shared/localweb/sites.py lists; no web server needed), takes an evenly spaced
 sample, and times ``PageProcessor.process`` (decode, parse, extract, summarize, links, terms,
 meta words) plus ``to_index_documents`` in this single process, so the rate is per core.
-Each summarizer is timed over several runs; the median is printed.
+Each summarizer is timed over several runs; the median is printed. Then the basic summarizer
+again with what a crawl adds by default (the built-in scrapers, ``builtin_scrapers``) and with
+the shipped indexing plugin (``api_plugin``: ``crawler.core.plugins.api_names``), so their cost
+per page shows.
 
 The classifier step (the seed's "run classifiers on the summary", ``crawler.core.process``
 step 9) is timed on its own: ``PageClassifiers.classify`` on each processed page's title and
@@ -37,6 +40,7 @@ from classifiers.core.apply import (  # noqa: E402
 )
 from classifiers.core.features import page_text  # noqa: E402
 from classifiers.core.training import train  # noqa: E402
+from crawler.core.builtin_scrapers import BUILTIN_SCRAPERS  # noqa: E402
 from crawler.core.config import PageProcessingConfig  # noqa: E402
 from crawler.core.indexing import to_index_documents  # noqa: E402
 from crawler.core.page import FetchedPage  # noqa: E402
@@ -73,8 +77,21 @@ def load_pages(limit: int) -> list[tuple[str, bytes]]:
     return pages
 
 
+API_PLUGIN = "crawler.core.plugins.api_names.ApiNamesPlugin"
+
+
+def config_of(name: str) -> PageProcessingConfig:
+    """A summarizer's config, or ``builtin_scrapers`` (the basic summarizer with the scrapers
+    every crawl uses) or ``api_plugin`` (the same with the shipped indexing plugin)."""
+    if name == "builtin_scrapers":
+        return PageProcessingConfig(scrapers=BUILTIN_SCRAPERS, indexing_plugins=())
+    if name == "api_plugin":
+        return PageProcessingConfig(scrapers=BUILTIN_SCRAPERS, indexing_plugins=(API_PLUGIN,))
+    return PageProcessingConfig(summarizer=name, indexing_plugins=())
+
+
 def run(pages: list[tuple[str, bytes]], summarizer: str) -> float:
-    processor = PageProcessor(PageProcessingConfig(summarizer=summarizer), TextAnalyzer())
+    processor = PageProcessor(config_of(summarizer), TextAnalyzer())
     fetched = [
         FetchedPage(url, body, 200, {"Content-Type": "text/html"}, fetched_at=1.7e9)
         for url, body in pages
@@ -118,7 +135,8 @@ def main() -> None:
     print(f"pages: {len(pages)} pages")
     print(f"bytes: {sum(len(b) for _, b in pages) / len(pages) / 1024:.1f} KiB/page (mean)")
     results = {}
-    for summarizer in ("basic", "centroid", "centroid_weighted", "graph"):
+    for summarizer in ("basic", "centroid", "centroid_weighted", "graph", "builtin_scrapers",
+                       "api_plugin"):
         rates = [run(pages, summarizer) for _ in range(args.runs)]
         results[summarizer] = statistics.median(rates)
         print(f"{summarizer}: {results[summarizer]:.1f} pages/s/core")

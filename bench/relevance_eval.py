@@ -18,8 +18,11 @@ without a result, the odd and even halves, MRR@10 with the link score off, figur
 kind (the scorer's ``--by-kind``), and Whoosh (BM25F) and tantivy (BM25), AND and OR, over the
 pages this crawl indexed (../shared/peers/, in their own virtual environment).
 
-``--option NAME=VALUE`` (repeatable) overrides a Crawl Time or Search Time option: the figures
-then measure something else, and the ``options:`` line and every ``target:`` line say so.
+``--option NAME=VALUE`` (repeatable) overrides a Crawl Time or Search Time option, or the
+indexing plugins (``--option indexing_plugins=crawler.core.plugins.api_names.ApiNamesPlugin``,
+comma-separated dotted paths, empty for none; unset: the engine's default,
+``crawler.core.config.DEFAULT_INDEXING_PLUGINS``): the figures then measure something else, and
+the ``options:`` line and every ``target:`` line say so.
 
 The semantic signal (``bench/semantic_eval.py``): MRR@10 overall and per query kind with it off
 and on (``--semantic-weight W``, default 1), and the query p95 of each, after embedding the
@@ -118,6 +121,18 @@ def _overridden(options: object, names: set[str]) -> object:
     return replace(options, **values) if values else options  # type: ignore[type-var]
 
 
+# options of page processing that are neither Crawl Time nor Search Time options (settings)
+PROCESSING_OPTIONS = ("indexing_plugins",)
+
+
+def processing_overrides() -> dict[str, object]:
+    """``PageProcessingConfig`` overrides from ``--option``: the indexing plugins."""
+    if "indexing_plugins" not in OVERRIDES:
+        return {}
+    return {"indexing_plugins": tuple(p.strip() for p in OVERRIDES["indexing_plugins"]
+                                      .split(",") if p.strip())}
+
+
 def search_options() -> SearchOptions:
     """Search Time options: the defaults, with ``--option`` overrides."""
     return _overridden(SearchOptions(), {f.name for f in fields(SearchOptions)})  # type: ignore
@@ -181,8 +196,9 @@ def build_index(tier: str = "default", rebuild: bool = False) -> tuple[Path, dic
 def _crawl_folder(tier: str, servers: int, seeds: list[str], variant: str = "",
                   cached: bool = False) -> Path:
     # the crawl's Page Options are part of what it fetches and indexes
+    processing = processing_overrides()
     key = hashlib.sha1(f"{_code_version()}|{tier}|{servers}|{' '.join(seeds)}|"
-                       f"{crawl_options(tier)!r}".encode()).hexdigest()[:10]
+                       f"{crawl_options(tier)!r}{processing or ''}".encode()).hexdigest()[:10]
     name = f"crawl-{tier}-{servers}{variant}"
     folder = CACHE / f"{name}-{key}"
     if cached and not (folder / "BUILT.json").exists():
@@ -223,8 +239,9 @@ def crawl_index(tier: str = "default", servers: int = 1, rebuild: bool = False,
                         seeds=tuple(SeedSpec(url) for url in seeds), page_options=options)
     fetch = FetchConfig(allowed_networks=("127.0.0.0/8",), ca_bundle=str(CA_BUNDLE),
                         user_agent=USER_AGENT, byte_range=options.byte_range)
-    processor = PageProcessor(replace(PageProcessingConfig.from_options(options),
-                                      robot_name=USER_AGENT.split("/")[0]))
+    processor = PageProcessor(replace(
+        PageProcessingConfig.from_options(options, **processing_overrides()),
+        robot_name=USER_AGENT.split("/")[0]))
     runner = LocalCrawl(crawl, folder, fetch, processor, num_servers=servers, fetchers=FETCHERS,
                         schedule_size=500, refresh_seconds=5.0)
     try:
@@ -393,13 +410,14 @@ def parse_args() -> argparse.Namespace:
     ap.add_argument("--semantic-weight", type=float, default=DEFAULT_WEIGHT, metavar="W",
                     help=f"the semantic signal's weight when on (default {DEFAULT_WEIGHT:g})")
     ap.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
-                    help="override a Crawl Time or Search Time option (not the defaults!)")
+                    help="override a Crawl Time or Search Time option, or indexing_plugins "
+                         "(dotted paths, comma-separated) (not the defaults!)")
     args = ap.parse_args()
     for item in args.option:
         name, _, value = item.partition("=")
         OVERRIDES[name.strip()] = value.strip()
     unknown = set(OVERRIDES) - {f.name for f in fields(CrawlTimeOptions)} - {
-        f.name for f in fields(SearchOptions)}
+        f.name for f in fields(SearchOptions)} - set(PROCESSING_OPTIONS)
     if unknown:
         raise SystemExit(f"unknown options: {sorted(unknown)}")
     return args

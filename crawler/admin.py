@@ -1,5 +1,5 @@
 """Admin for crawl management: crawls (with start/stop/resume/close), seeds, Page Options,
-scrapers and queue servers.
+scrapers (``crawler.admin_scrapers``) and queue servers.
 
 Actions and buttons only call ``crawler.services``; every refusal comes back as a message.
 """
@@ -30,10 +30,11 @@ from linkgraph.selectors import link_analysis_status_get
 from . import crawl_page, selectors, services
 from .admin_hosts import host_urls
 from .admin_machines import machines_page
+from .admin_scrapers import PageOptionsForm  # also registers the Scrapers page
 from .admin_search import may_choose_index, use_for_search
 from .link_analysis import link_analysis_request
 from .login_throttle import ThrottledAdminAuthenticationForm
-from .models import Crawl, PageOptions, QueueServer, Scraper, SeedSite
+from .models import Crawl, PageOptions, QueueServer, SeedSite
 
 CRAWL_ACTIONS = {
     "start": services.crawl_start,
@@ -371,6 +372,7 @@ class SeedSiteAdmin(admin.ModelAdmin):
 class PageOptionsAdmin(admin.ModelAdmin):
     list_display = ("name", "is_default", "summarizer", "byte_range", "max_links_to_extract",
                     "min_results_to_group")
+    form = PageOptionsForm
     filter_horizontal = ("scrapers",)
     inlines = [ClassifierUseInline]
     actions = ["duplicate_options"]
@@ -379,7 +381,8 @@ class PageOptionsAdmin(admin.ModelAdmin):
         ("Crawl time", {"fields": ("byte_range", "index_whole_page", "max_description_len",
                                    "summarizer",
                                    "max_links_to_extract", "cache_pages", "page_recrawl_days",
-                                   "file_types", "robots", "page_rules", "scrapers")}),
+                                   "file_types", "robots", "page_rules", "scrapers",
+                                   "builtin_scrapers_used")}),
         ("Search time: grouping and budget", {"fields": (
             "min_results_to_group", "server_alpha", "results_per_page",
             "intersect_time_budget")}),
@@ -387,12 +390,11 @@ class PageOptionsAdmin(admin.ModelAdmin):
             "doc_rank_weight", "link_score_weight", "relevance_weight", "proximity_weight",
             "title_weight", "description_weight", "link_weight", "host_keyword_bonus",
             "title_bonus", "path_bonus", "cld_url_bonus", "host_url_bonus", "wiki_bonus",
-            "num_slashes_bonus", "proximity_bonus", "common_phrase_bonus",
-            "user_rank_bonus")}),
+            "num_slashes_bonus", "proximity_bonus", "common_phrase_bonus")}),
         ("Search time: snippets and page elements", {"fields": (
             "description_length", "min_description_length", "snippet_left", "snippet_right",
             "show_word_suggest", "show_cache_link", "show_similar_link", "show_inlinks_link",
-            "show_ip_address", "show_result_score")}),
+            "show_result_score")}),
     )
 
     def get_urls(self):
@@ -433,12 +435,6 @@ class PageOptionsAdmin(admin.ModelAdmin):
             PageOptions.objects.exclude(pk=obj.pk).filter(is_default=True).update(
                 is_default=False)
         super().save_model(request, obj, form, change)
-
-
-@admin.register(Scraper)
-class ScraperAdmin(admin.ModelAdmin):
-    list_display = ("name", "priority", "signature")
-    search_fields = ("name", "signature")
 
 
 @admin.register(QueueServer)

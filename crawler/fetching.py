@@ -79,10 +79,18 @@ class _FetcherCache:
 _fetchers = _FetcherCache()
 
 
+def indexing_plugins() -> dict[str, tuple[str, ...]]:
+    """The ``INDEXING_PLUGINS`` setting as a ``PageProcessingConfig`` override (none when it
+    is unset: the engine's default plugins)."""
+    plugins = settings.INDEXING_PLUGINS
+    return {} if plugins is None else {"indexing_plugins": tuple(plugins)}
+
+
 def processor_for(crawl: CrawlConfig) -> PageProcessor:
     """The crawl's page processor, with the models of the classifiers it runs."""
     config = PageProcessingConfig.from_options(
-        crawl.page_options, classifiers=trained_classifiers_get(crawl.page_options.classifiers))
+        crawl.page_options, classifiers=trained_classifiers_get(crawl.page_options.classifiers),
+        **indexing_plugins())
     return PageProcessor(replace(config, robot_name=robots_agent_name()))
 
 

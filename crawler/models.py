@@ -104,7 +104,14 @@ class PageOptions(models.Model):
                   "(assignments, regex replacements, addMetaWords(field), unset(field), ...).")
     scrapers = models.ManyToManyField(
         "Scraper", blank=True, related_name="page_options",
-        help_text="Scrapers this profile may use; the highest-priority matching one wins.")
+        help_text="Scrapers this profile may use; the highest-priority matching one wins. "
+                  "One named like a built-in scraper, or with its signature, replaces it.")
+    disabled_builtin_scrapers = models.JSONField(
+        "built-in scrapers turned off", default=list, blank=True,
+        validators=[validators.validate_builtin_scraper_names],
+        help_text="Names of the built-in scrapers (Drupal, MediaWiki, vBulletin, WordPress, "
+                  "Open Graph video) this profile does not use; the others are used, below "
+                  "the profile's own scrapers.")
 
     # --- Search Time ------------------------------------------------------------------------
     min_results_to_group = models.PositiveIntegerField(
@@ -176,9 +183,6 @@ class PageOptions(models.Model):
         default=1.0, validators=_range(0.0, 100.0),
         help_text="Weight of proximity in the fusion by rank with the rest of the score. "
                   "0 to 100; default 1.")
-    user_rank_bonus = models.FloatField(
-        default=1.0, validators=_range(0.0, 100.0),
-        help_text="Multiplier of classifier scores. 0 to 100; default 1.")
     description_length = models.PositiveIntegerField(
         "snippet length", default=150, validators=_range(20, 2000),
         help_text="Characters of snippet under each result. 20 to 2,000; default 150.")
@@ -196,7 +200,6 @@ class PageOptions(models.Model):
     show_cache_link = models.BooleanField(default=True)
     show_similar_link = models.BooleanField(default=True)
     show_inlinks_link = models.BooleanField(default=True)
-    show_ip_address = models.BooleanField(default=False)
     show_result_score = models.BooleanField(default=True)
 
     is_default = models.BooleanField(
@@ -220,7 +223,9 @@ class PageOptions(models.Model):
 
 
 class Scraper(models.Model):
-    """A targeted extractor for one kind of site (WordPress, MediaWiki, ...)."""
+    """A targeted extractor for one kind of site (WordPress, MediaWiki, ...), written by the
+    admin; the engine's own (``crawler.core.builtin_scrapers``) are not rows: the Scrapers
+    page lists them, and a row named like one replaces it in the profiles that use the row."""
 
     name = models.CharField(max_length=100, unique=True)
     signature = models.CharField(
@@ -239,6 +244,11 @@ class Scraper(models.Model):
     extract_fields = models.TextField(
         blank=True, validators=[validators.validate_extract_fields],
         help_text="One per line: FIELD=xpath (text of the matches) or FIELD:=literal.")
+    meta_words = models.TextField(
+        blank=True, validators=[validators.validate_meta_words],
+        help_text="One per line: prefix=xpath (each match becomes the meta word prefix:value) "
+                  "or prefix:=value, with a prefix queries know (media, og, duration, "
+                  "class...). Pages the scraper reads also get scraper:NAME.")
 
     class Meta:
         ordering = ["-priority", "name"]

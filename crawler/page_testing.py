@@ -17,6 +17,7 @@ from crawler.core.page import FetchedPage
 from crawler.core.page_test import PageTestReport, run_page_test
 from crawler.core.seeds import SeedUrlError, canonical_seed_url
 
+from .fetching import indexing_plugins
 from .models import PageOptions
 from .selectors import crawl_time_options_from
 from .services import page_options_snapshot
@@ -58,7 +59,8 @@ class PageTestForm(forms.Form):
 def processing_config(options: PageOptions) -> PageProcessingConfig:
     crawl_time = crawl_time_options_from(page_options_snapshot(options))
     return PageProcessingConfig.from_options(
-        crawl_time, classifiers=trained_classifiers_get(crawl_time.classifiers))
+        crawl_time, classifiers=trained_classifiers_get(crawl_time.classifiers),
+        **indexing_plugins())
 
 
 def run_test(options: PageOptions, form: PageTestForm) -> tuple[PageTestReport | None, str]:

@@ -13,6 +13,7 @@ from datetime import datetime
 
 from classifiers.core.apply import ClassifierRef
 from crawler.core import robots_failures
+from crawler.core.builtin_scrapers import BUILTIN_NAMES, BUILTIN_SCRAPERS, overridden_by
 from crawler.core.crawl import (
     ENDED_STATES,
     CrawlConfig,
@@ -24,13 +25,14 @@ from crawler.core.crawl import (
     SeedSpec,
     Summarizer,
 )
+from crawler.core.scrapers import ScraperConfig
 from crawler.core.siterules import SiteRules, parse_site_rules
 from indexer.core.policies import CrawlPolicy
 
 from . import crawl_page
 from .models import Crawl, CrawlMix, PageOptions, QueueServer, SearchIndex
 from .services import live_queue_servers, page_options_snapshot
-from .validators import parse_extract_fields, parse_file_types
+from .validators import parse_extract_fields, parse_file_types, parse_meta_words
 
 
 class ConfigNotFound(LookupError):
@@ -57,9 +59,12 @@ def crawl_time_options_from(data: dict) -> CrawlTimeOptions:
             delete_paths=tuple(x.strip() for x in s.get("delete_paths", "").splitlines()
                                if x.strip()),
             extract_fields=parse_extract_fields(s.get("extract_fields", "")),
+            meta_words=parse_meta_words(s.get("meta_words", "")),
         )
         for s in data.get("scrapers", [])
     )
+    # a crawl started before the built-in scrapers existed ran without them
+    disabled = data.get("disabled_builtin_scrapers", BUILTIN_NAMES)
     return CrawlTimeOptions(
         byte_range=int(data["byte_range"]),
         max_description_len=int(data["max_description_len"]),
@@ -74,6 +79,7 @@ def crawl_time_options_from(data: dict) -> CrawlTimeOptions:
         page_rules=data.get("page_rules", ""),
         scrapers=scrapers,
         classifiers=tuple(ClassifierRef.from_dict(c) for c in data.get("classifiers", [])),
+        disabled_builtin_scrapers=tuple(str(name) for name in disabled),
     )
 
 
@@ -378,3 +384,28 @@ def crawl_pages_count(timestamps: tuple[int, ...]) -> int:
     """Documents indexed by the crawls with these timestamps, as their counters say."""
     return sum(Crawl.objects.filter(timestamp__in=timestamps)
                .values_list("documents_indexed", flat=True))
+
+
+@dataclass(frozen=True, slots=True)
+class BuiltinScraperRow:
+    """A built-in scraper as the Scrapers page lists it: its definition, the profiles that
+    turn it off, and the profiles where an admin scraper replaces it (with that scraper)."""
+
+    config: ScraperConfig
+    turned_off_in: tuple[str, ...]
+    replaced_in: tuple[tuple[str, str], ...]  # (profile, the admin scraper that replaces it)
+
+
+def builtin_scrapers_list() -> list[BuiltinScraperRow]:
+    """Every built-in scraper and where it is not used."""
+    profiles = [(p.name, p.disabled_builtin_scrapers or [],
+                 [ScraperConfig(s.name, s.signature) for s in p.scrapers.all()])
+                for p in PageOptions.objects.prefetch_related("scrapers").order_by("name")]
+    rows = []
+    for builtin in BUILTIN_SCRAPERS:
+        off = tuple(name for name, disabled, _ in profiles
+                    if builtin.name.casefold() in {d.casefold() for d in disabled})
+        replaced = tuple((name, by) for name, _, own in profiles
+                         if (by := overridden_by(builtin, own)) is not None)
+        rows.append(BuiltinScraperRow(builtin, off, replaced))
+    return rows

@@ -18,6 +18,7 @@ from django.utils import timezone
 from classifiers.selectors import classifier_uses_snapshot
 from classifiers.services import classifier_uses_copy
 from crawler.core import fetch_error_kinds, robots_failures
+from crawler.core.builtin_scrapers import builtin_scraper
 from crawler.core.crawl import ENDED_STATES, CrawlStatus, InvalidTransition, next_status
 from crawler.core.seeds import SeedUrlError, parse_seed_lines
 from indexer.core.policies import CrawlPolicy
@@ -30,6 +31,7 @@ from .models import (
     Fetcher,
     PageOptions,
     QueueServer,
+    Scraper,
     SearchIndex,
     SeedSite,
 )
@@ -481,3 +483,30 @@ def page_options_copy(options_id: int) -> PageOptions:
     copy.scrapers.set(source.scrapers.all())
     classifier_uses_copy(source.pk, copy.pk)
     return copy
+
+
+def _pairs_text(pairs: tuple[tuple[str, str], ...]) -> str:
+    """``(NAME, xpath or ':=literal')`` pairs as the admin writes them, one per line."""
+    return "\n".join(f"{name}{value}" if value.startswith(":=") else f"{name}={value}"
+                     for name, value in pairs)
+
+
+@transaction.atomic
+def scraper_from_builtin(name: str) -> Scraper:
+    """A new admin scraper with every field of the built-in scraper ``name``
+    (``crawler.core.builtin_scrapers``), under the same name: chosen in a profile, it replaces
+    the built-in one there, and the admin can then change it."""
+    builtin = builtin_scraper(name)
+    if builtin is None:
+        raise CrawlServiceError(f"there is no built-in scraper named {name!r}")
+    if Scraper.objects.filter(name__iexact=builtin.name).exists():
+        raise CrawlServiceError(f"a scraper named {builtin.name} exists already")
+    scraper = Scraper(
+        name=builtin.name, signature=builtin.signature, priority=builtin.priority,
+        text_path=builtin.text_path, delete_paths="\n".join(builtin.delete_paths),
+        extract_fields=_pairs_text(builtin.extract_fields),
+        meta_words=_pairs_text(builtin.meta_words))
+    scraper.full_clean()
+    scraper.save()
+    logger.info("scraper %s copied from the built-in one", scraper.name)
+    return scraper

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from django.core.exceptions import ValidationError
 
 from crawler.core import page_rules, scrapers
+from crawler.core.builtin_scrapers import BUILTIN_NAMES, builtin_scraper
 from crawler.core.crawl import DEFAULT_FILE_TYPES, KNOWN_FILE_TYPES
 from crawler.core.errors import PageRuleSyntaxError, ScraperConfigError
 from crawler.core.siterules import SiteRuleError, parse_site_rules
@@ -71,6 +72,26 @@ def parse_extract_fields(text: str) -> tuple[tuple[str, str], ...]:
 
 def validate_extract_fields(text: str) -> None:
     parse_extract_fields(text)
+
+
+def parse_meta_words(text: str) -> tuple[tuple[str, str], ...]:
+    """``prefix=xpath`` or ``prefix:=literal`` per line -> ((prefix, xpath or ':=literal'),
+    ...); the prefix must be one the query parser reads."""
+    return _scraper_check(scrapers.parse_meta_words, text)  # type: ignore[return-value]
+
+
+def validate_meta_words(text: str) -> None:
+    parse_meta_words(text)
+
+
+def validate_builtin_scraper_names(names: object) -> None:
+    """A list of built-in scraper names (``crawler.core.builtin_scrapers``)."""
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise ValidationError("A list of built-in scraper names is expected.")
+    unknown = [n for n in names if builtin_scraper(n) is None]
+    if unknown:
+        raise ValidationError(f"Unknown built-in scraper: {', '.join(unknown)}. "
+                              f"Known: {', '.join(BUILTIN_NAMES)}.")
 
 
 def validate_page_rules(text: str) -> None:

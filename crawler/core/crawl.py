@@ -110,6 +110,7 @@ class ScraperSpec:
     text_path: str = ""
     delete_paths: tuple[str, ...] = ()
     extract_fields: tuple[tuple[str, str], ...] = ()  # (field, "xpath" or ":=literal")
+    meta_words: tuple[tuple[str, str], ...] = ()  # (prefix, "xpath" or ":=literal")
 
 
 # File types a crawl may follow links to (Page Options "file types"); the default is every one
@@ -143,6 +144,8 @@ class CrawlTimeOptions:
     scrapers: tuple[ScraperSpec, ...] = ()
     # the finished classifiers the crawl runs, at the versions recorded when it started
     classifiers: tuple[ClassifierRef, ...] = ()
+    # built-in scrapers (crawler.core.builtin_scrapers) this profile does not use, by name
+    disabled_builtin_scrapers: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

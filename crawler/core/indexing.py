@@ -9,6 +9,8 @@ Per processed page:
 * the page document (``DocType.PAGE``, or ``DocType.LOCATION`` for redirects), unless robot
   metas forbid indexing (NOINDEX, NONE, JUSTFOLLOW); its cached page only when archiving is
   allowed;
+* the indexing plugins' sub-documents of the page (``DocType.SUBDOC``, :func:`subdocument`),
+  when the page is indexable;
 * one ``DocType.LINK`` document per kept outlink that has useful text: url = the link target,
   text = the anchor text, terms from that text (analysed in the page's language).
 
@@ -49,6 +51,7 @@ from indexer.core.workdir import scores_path
 
 from .meta_words import lang_words, safe_words, site_words
 from .page import Link, ProcessedPage
+from .plugins import PluginDocument
 
 LINK_KINDS_WITHOUT_DOCUMENT = frozenset({"location", "sitemap", "robots"})
 # Text that quote() changes only by spelling spaces %20 (unreserved characters, "/", " ").
@@ -135,6 +138,51 @@ def link_document(
     )
 
 
+# meta words of a page that its sub-documents share (the others name the page itself)
+_SHARED_META = ("site:", "path:", "filetype:", "lang:", "media:", "code:", "date:", "modified:",
+                "safe:", "server:", "ip:")
+
+
+def subdocument(page: ProcessedPage, made: PluginDocument,
+                analyzer: TextAnalyzer) -> IndexDocument | None:
+    """The index document of a plugin's sub-document of ``page``: at ``<page url>#<key>``,
+    type ``DocType.SUBDOC``, its title and text indexed (the title's region first, weighing
+    as a page title does), with the page's language, and the page's site, path, language,
+    date and safe-search meta words, ``<plugin>:all``, ``info:`` of its url and its own meta
+    words. None when it has no words."""
+    doc = made.document
+    url = f"{page.url}#{doc.key}"
+    postings, ends = analyzer.positions((doc.title, doc.text), page.lang)
+    if not postings:
+        return None
+    weights = [(ends[0] - 1, page.region_weights[0][1] if page.region_weights else 1.0)]
+    if ends[1] > ends[0]:
+        weights.append((ends[1] - 1, 1.0))
+    meta = [w for w in page.meta_words if w.startswith(_SHARED_META)]
+    meta += [f"{made.plugin}:all", f"info:{url}", *doc.meta_words,
+             *fancy_words(analyzer.terms(doc.title, page.lang))]
+    return IndexDocument(
+        url=url,
+        host=page.host,
+        doc_type=DocType.SUBDOC,
+        text_hash=hash7(f"sub|{made.plugin}|{url}|{doc.title}|{doc.text}"),
+        summary=MappingProxyType({
+            "url": url,
+            "title": doc.title,
+            "description": doc.text,
+            "lang": page.lang,
+            "source": page.url,
+            "subdoctype": made.plugin,
+            "fields": {k: v for k, v in doc.fields.items() if isinstance(v, str | int | float)},
+            "safe": page.safe,
+        }),
+        terms=MappingProxyType({t: tuple(p) for t, p in postings.items()}),
+        length=ends[-1],
+        meta_words=tuple(dict.fromkeys(w for w in meta if w and " " not in w)),
+        region_weights=tuple(weights),
+    )
+
+
 def to_index_documents(
     page: ProcessedPage, analyzer: TextAnalyzer | None = None
 ) -> list[IndexDocument]:
@@ -165,6 +213,10 @@ def iter_index_documents(
                 cached_page=page.cached_page if page.archivable else None,
             )
         )
+        for made in page.subdocuments:
+            sub = subdocument(page, made, analyzer)
+            if sub is not None:
+                yield sub
     for link in page.links:
         document = link_document(page, link, analyzer)
         if document is not None:

@@ -13,11 +13,17 @@ status), ``date:`` (the fetch day as ``Y``, ``Y-m``, ``Y-m-d``, ``Y-m-d-H``), ``
 (the Last-Modified day, same forms), ``info:`` (the URL and its hash), ``link:`` (each outlink),
 ``numlinks:``, ``size:`` (5000-byte bucket), ``ip:``, ``server:``, ``location:`` (redirects) and
 ``safe:`` (``all`` and ``true``/``false``).
+
+Media with a running time (a video page a scraper read) also get ``duration:`` words
+(:func:`duration_words`): ``duration:all`` and, for each of :data:`DURATION_MINUTES`,
+``duration:<t>-plus`` when it lasts at least ``t`` minutes, else ``duration:<t>-minus``
+(Yioop's form), so ``duration:10-plus`` finds the videos of ten minutes or more.
 """
 
 from __future__ import annotations
 
 import base64
+import re
 import time
 from collections.abc import Iterable
 from email.utils import parsedate_to_datetime
@@ -36,6 +42,44 @@ MIME_EXTENSIONS = {
     "image/webp": "webp", "image/svg+xml": "svg", "image/bmp": "bmp", "text/csv": "csv",
 }
 SIZE_BUCKET = 5000
+DURATION_MINUTES = (1, 5, 10, 20, 30, 60)
+# ISO 8601 durations as pages write them (schema.org's itemprop="duration"): P1DT2H3M4.5S
+_ISO_DURATION = re.compile(
+    r"P(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?"
+    r"(?:(\d+(?:\.\d+)?)S)?)?", re.IGNORECASE)
+_CLOCK_DURATION = re.compile(r"(?:(\d+):)?(\d{1,2}):(\d{2})")
+
+
+def parse_duration(text: str) -> float | None:
+    """Seconds of a duration written as seconds (``253``), an ISO 8601 duration
+    (``PT4M13S``) or a clock (``1:02:03``, ``4:13``); None for anything else."""
+    value = text.strip()
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = None
+    if seconds is None:
+        iso = _ISO_DURATION.fullmatch(value)
+        clock = _CLOCK_DURATION.fullmatch(value)
+        if iso and any(iso.groups()):
+            days, hours, minutes, secs = (float(g or 0) for g in iso.groups())
+            seconds = ((days * 24 + hours) * 60 + minutes) * 60 + secs
+        elif clock:
+            hours, minutes, secs = (float(g or 0) for g in clock.groups())
+            seconds = (hours * 60 + minutes) * 60 + secs
+    if seconds is None or not 0 <= seconds < 1e9:
+        return None
+    return seconds
+
+
+def duration_words(seconds: float) -> list[str]:
+    """``duration:all`` and ``duration:<t>-plus`` / ``-minus`` for each of
+    :data:`DURATION_MINUTES` (see the module docstring)."""
+    words = ["duration:all"]
+    for minutes in DURATION_MINUTES:
+        side = "plus" if seconds >= minutes * 60 else "minus"
+        words.append(f"duration:{minutes}-{side}")
+    return words
 
 
 def url_hash_word(url: str) -> str:

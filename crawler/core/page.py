@@ -108,6 +108,7 @@ class Extraction:
     robots: RobotsInfo | None = None
     is_sitemap: bool = False
     scraper: str | None = None
+    meta_words: tuple[str, ...] = ()  # a scraper's (``scraper:<name>`` ...)
     encoding: str = ""
     errors: tuple[str, ...] = ()
 
@@ -131,7 +132,10 @@ class ProcessedPage:
       characters (equal pages, equal hashes); ``text_hash`` is its first 7 bytes;
     * ``location`` is set for redirects (HTTP 3xx, meta refresh, far canonical link), and then
       ``doc_type`` is ``DocType.LOCATION``;
-    * ``errors`` lists what could not be read (the page is then processed as far as possible).
+    * ``errors`` lists what could not be read (the page is then processed as far as possible);
+    * ``subdocuments`` are the indexing plugins' documents made from the page (indexed at
+      ``<url>#<key>``), and the plugins' regions are part of ``terms`` and
+      ``region_weights`` (not of ``body``).
     """
 
     url: str
@@ -171,6 +175,8 @@ class ProcessedPage:
     safe: bool = True
     errors: tuple[str, ...] = ()
     classifier_scores: tuple[float, ...] = ()  # by classifier slot (classifiers.core.apply)
+    # documents indexing plugins made from the page (crawler.core.plugins.PluginDocument)
+    subdocuments: tuple[Any, ...] = ()
 
     @property
     def text_hash(self) -> bytes:

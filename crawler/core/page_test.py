@@ -6,9 +6,10 @@ crawler's own fetch code (egress rules included) or takes an upload or pasted te
 :func:`run_page_test`. Each step is the real code, run with the options switched on one at a time:
 
 1. byte range: the bytes a crawl keeps;
-2. page processor: the MIME type's processor with no scraper and no page rules;
-3. scrapers: the same with the profile's scrapers;
-4. page rules: the full pipeline (what the index receives);
+2. page processor: the MIME type's processor with no scraper, page rules or plugins;
+3. scrapers: the same with the profile's scrapers (the built-in ones included);
+4. page rules: the same with the page rules;
+5. indexing plugins: the full pipeline (what the index receives);
 then the terms with positions and region weights, the meta words, and the links kept and
 dropped by pruning.
 """
@@ -80,8 +81,10 @@ def run_page_test(page: FetchedPage, config: PageProcessingConfig) -> PageTestRe
         result = processor.process(page)
         return result, time.perf_counter() - t0
 
-    plain, t_plain = timed(PageProcessor(replace(config, scrapers=(), page_rules="")))
-    scraped, t_scraped = timed(PageProcessor(replace(config, page_rules="")))
+    no_plugins = replace(config, indexing_plugins=())
+    plain, t_plain = timed(PageProcessor(replace(no_plugins, scrapers=(), page_rules="")))
+    scraped, t_scraped = timed(PageProcessor(replace(no_plugins, page_rules="")))
+    ruled, t_ruled = timed(PageProcessor(no_plugins))
     full, t_full = timed(PageProcessor(config))
     steps = [
         StepResult("byte range", 0.0, notes=(
@@ -92,8 +95,12 @@ def run_page_test(page: FetchedPage, config: PageProcessingConfig) -> PageTestRe
         _step("scrapers", t_scraped, scraped,
               (f"scraper {scraped.scraper} matched" if scraped.scraper
                else "no scraper matched",)),
-        _step("page rules", t_full, full,
+        _step("page rules", t_ruled, ruled,
               ("page rules applied" if config.page_rules.strip() else "no page rules",)),
+        _step("indexing plugins", t_full, full,
+              (f"plugins run: {', '.join(config.indexing_plugins)}" if config.indexing_plugins
+               else "no indexing plugins",
+               f"{len(full.subdocuments)} sub-documents")),
     ]
     extracted: list[Any] = []
     handler = processor_for(full.mime_type)

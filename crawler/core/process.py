@@ -22,6 +22,8 @@ Steps (the seed's "Fetchers and their Effect on Search Ranking"):
 8. dedup hash, safe-search label, meta words, cache copy (unless NOARCHIVE);
 9. the crawl's classifiers on the title and summary: ``class:`` meta words and the per-page
    classifier scores (:class:`classifiers.core.apply.PageClassifiers`).
+10. the indexing plugins (:mod:`.plugins`, the ``INDEXING_PLUGINS`` setting), in order: each
+   may add regions of text, meta words, fields and sub-documents.
 
 Contract: :meth:`PageProcessor.process` never raises on page content. A processor failure on a
 hostile page is logged and reported in ``ProcessedPage.errors`` (the page keeps its URL facts).
@@ -57,6 +59,7 @@ from .page import (
     ScoredSentence,
 )
 from .page_rules import PageRules, parse_rules
+from .plugins import apply_plugins, load_plugins
 from .processors import ProcessorContext, processor_for
 from .robot_metas import header_directives
 from .safe import is_safe
@@ -74,7 +77,7 @@ class PageProcessor:
     """Processes pages for one crawl. Immutable after construction; safe to share between
     threads (the analyzer keeps one stemmer per thread)."""
 
-    __slots__ = ("analyzer", "classifiers", "config", "context", "rules")
+    __slots__ = ("analyzer", "classifiers", "config", "context", "plugins", "rules")
 
     def __init__(
         self, config: PageProcessingConfig | None = None, analyzer: TextAnalyzer | None = None
@@ -88,6 +91,7 @@ class PageProcessor:
             scrapers=ScraperSet(self.config.scrapers),
         )
         self.classifiers = PageClassifiers(self.config.classifiers)
+        self.plugins = load_plugins(self.config.indexing_plugins)
 
     # -- the pipeline -------------------------------------------------------------------
 
@@ -140,8 +144,8 @@ class PageProcessor:
         truncated: bool,
         ex: Extraction,
     ) -> ProcessedPage:
-        """Steps 5-8 of the module docstring on an extraction: page rules, links, terms,
-        hashes and labels, meta words."""
+        """Steps 5-9 of the module docstring on an extraction: page rules, links, terms,
+        hashes and labels, meta words, plugins."""
         config = self.config
         host = host_of(url)
         ruled = self._apply_rules(ex, url, host)
@@ -187,8 +191,11 @@ class PageProcessor:
             safe=safe,
             errors=ex.errors,
         )
-        return self._classified(self._with_meta_words(processed, ruled,
-                                                      body if config.cache_pages else None))
+        processed = self._classified(self._with_meta_words(
+            processed, ruled, body if config.cache_pages else None, ex.meta_words))
+        if self.plugins:  # 10.
+            processed = apply_plugins(processed, body, self.plugins, self.analyzer)
+        return processed
 
     def _apply_rules(self, ex: Extraction, url: str, host: str) -> _Ruled:
         """Step 5: the page rules on the extraction's fields. A rule's TITLE, DESCRIPTION and
@@ -236,10 +243,10 @@ class PageProcessor:
         return postings, tuple(region_weights), ends[-1]
 
     @staticmethod
-    def _with_meta_words(processed: ProcessedPage, ruled: _Ruled,
-                         cached: bytes | None) -> ProcessedPage:
-        """Step 8's last part: the page's meta words, its cache copy (unless NOARCHIVE) and
-        the rules' keyword links."""
+    def _with_meta_words(processed: ProcessedPage, ruled: _Ruled, cached: bytes | None,
+                         scraped: tuple[str, ...] = ()) -> ProcessedPage:
+        """Step 8's last part: the page's meta words (with the scraper's, ``scraped``, and
+        the rules'), its cache copy (unless NOARCHIVE) and the rules' keyword links."""
         meta = page_meta_words(
             url=processed.url, host=processed.host, status=processed.status,
             mime_type=processed.mime_type, lang=processed.lang, media=processed.media,
@@ -247,7 +254,7 @@ class PageProcessor:
             last_modified=processed.last_modified,
             links=(link.url for link in processed.links), size=processed.size,
             ip=processed.ip, server=processed.server, location=processed.location,
-            extra=ruled.extra_meta,
+            extra=scraped + ruled.extra_meta,
         )
         fields = ruled.fields
         if ruled.keyword_links:

@@ -12,11 +12,18 @@ queries written for Yioop (``date:``, ``class:``, ``modified:``...) parse the sa
 
 from __future__ import annotations
 
+# the meta-word prefixes of the indexing plugins the engine ships (crawler.core.plugins); a
+# plugin's meta words are searchable only under a prefix listed here
+PLUGIN_PREFIXES = ("api",)
+
 # every prefix a query may name as a meta word
 META_PREFIXES = frozenset({
     "class", "class-score", "cld", "code", "date", "dns", "duration", "filetype", "guid",
     "host", "info", "ip", "link", "location", "modified", "lang", "media", "numlinks", "os",
     "path", "robot", "safe", "server", "site", "size", "source", "time", "u", "version",
+    # ours: the scraper that read a page (scraper:wordpress), its Open Graph type
+    # (og:video.movie), and the indexing plugins' (crawler.core.plugins)
+    "scraper", "og", *PLUGIN_PREFIXES,
 })
 # the prefixes whose value is a url, written as the crawler wrote it (``link:`` on pages,
 # ``source:`` on link documents, ``info:`` and ``location:``): its case is kept

@@ -50,7 +50,6 @@ class SearchOptions:
     num_slashes_bonus: float = 0.5
     # multipliers
     proximity_bonus: float = 1.0  # the proximity's weight in the fusion by rank
-    user_rank_bonus: float = 1.0
     # Page Options' classifier rank weights, by classifier slot (classifiers.core.apply): a
     # page's classifier score times its weight is added to the score beside Doc Rank
     classifier_weights: tuple[float, ...] = ()
@@ -64,7 +63,6 @@ class SearchOptions:
     show_cache_link: bool = True
     show_similar_link: bool = True
     show_inlinks_link: bool = True
-    show_ip_address: bool = False
     show_result_score: bool = True
     # urls never shown in results (curation: ranking.core.curation); not a Page Option
     hidden_urls: frozenset[str] = frozenset()

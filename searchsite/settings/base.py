@@ -335,6 +335,12 @@ CRAWLER_DNS_PARALLEL = env.int("CRAWLER_DNS_PARALLEL", default=1)
 CRAWLER_BOT_URL = env.str("CRAWLER_BOT_URL", default=f"http://{WEB_BIND}/bot")
 CRAWLER_CONTACT = env.str("CRAWLER_CONTACT", default="")
 CRAWLER_USER_AGENT = env.str("CRAWLER_USER_AGENT", default=f"YioopyBot/0.1 (+{CRAWLER_BOT_URL})")
+# Indexing plugins (crawler.core.plugins): dotted paths of classes run, in order, on every page
+# a fetcher processes, after the summary and scrapers, before it goes to the index. Unset (None):
+# the engine's default list (crawler.core.config.DEFAULT_INDEXING_PLUGINS); empty: none.
+_plugins = os.environ.get("INDEXING_PLUGINS")
+INDEXING_PLUGINS = (None if _plugins is None
+                    else tuple(p.strip() for p in _plugins.split(",") if p.strip()))
 
 LOGGING = {
     "version": 1,

@@ -35,7 +35,8 @@ def test_pasted_page_shows_every_step(admin_client, options):
     assert response.status_code == 200 and 'id="page-test-report"' in body
     report = response.context["report"]
     names = [s.name for s in report.steps]
-    assert names == ["byte range", "page processor", "scrapers", "page rules"]
+    assert names == ["byte range", "page processor", "scrapers", "page rules",
+                     "indexing plugins"]
     assert report.steps[1].title == "Test Page" and report.steps[3].title == "Rewritten"
     assert report.steps[2].notes == ("scraper main matched",)
     assert "menu" in report.steps[1].description and "menu" not in report.steps[2].description
@@ -74,3 +75,18 @@ def test_bad_input_is_a_message(admin_client, options, data):
     response = admin_client.post(url_for(options), data)
     assert response.status_code == 200 and response.context["report"] is None
     assert response.context["form"].errors
+
+
+def test_indexing_plugins_step(admin_client, options, settings):
+    settings.INDEXING_PLUGINS = ("tests.fixtures.plugins.MarkerPlugin",)
+    page = ("<html><head><title>Leek soup recipe</title></head><body><p>Boil the leeks."
+            "</p></body></html>")
+    response = admin_client.post(url_for(options), {
+        "text": page, "page_url": "https://example.com/soup.html", "mime_type": ""})
+    report = response.context["report"]
+    assert report.steps[-1].name == "indexing plugins"
+    assert report.steps[-1].notes == ("plugins run: tests.fixtures.plugins.MarkerPlugin",
+                                      "1 sub-documents")
+    assert "class:marked" in report.meta_words
+    assert ("MARKED_BYTES", str(len(page))) in report.steps[-1].fields
+    assert ("MARKED_BYTES", str(len(page))) not in report.steps[-2].fields

@@ -15,7 +15,8 @@ Layer: ``crawler.core.processors``. Steps, in order:
    inside), ``frame``/``iframe`` (``src``) and ``img`` with ``alt``, against ``<base>``, up to the
    extraction limit. Links are collected from the whole page, before a scraper trims it, so that
    navigation still feeds the crawl;
-5. if a scraper matches, its text path and delete paths choose the text, and its fields are read;
+5. if a scraper matches, its text path and delete paths choose the text, and its fields and meta
+   words are read (a ``media:`` meta word sets the page's media);
 6. leave out the page's furniture (:mod:`.boilerplate`: navigation, footers, sidebars,
    permalink marks), then cut the text into blocks (headings, paragraphs, list items,
    cells...), keeping each block's tag and offset, and a language sample without code;
@@ -247,7 +248,7 @@ class HtmlProcessor:
 
         # Blank control characters; this also keeps our block markers out of the page text.
         cleaned, data = _clean(text, utf8)
-        if len(data) > LARGE_PAGE_BYTES and not ctx.scrapers:
+        if len(data) > LARGE_PAGE_BYTES and not ctx.scrapers.reads_spans:
             data = _without_spans(data)
         doc = _parse_bytes(data)
         del data
@@ -265,17 +266,21 @@ class HtmlProcessor:
         # 5. Scraper.
         scraper_name = None
         fields: dict[str, str] = {}
+        scraper_meta: tuple[str, ...] = ()
+        media = "text"
         root = doc.find("body")
         if root is None:
             root = doc
         if ctx.scrapers:
-            scraper = ctx.scrapers.choose(doc, cleaned if cleaned is not None else cleaned_text())
+            scraper = ctx.scrapers.choose(doc, cleaned if cleaned is not None else cleaned_text)
             if scraper is not None:
                 scraper_name = scraper.name
-                chosen, scraped = ctx.scrapers.apply(scraper, doc)
-                fields.update(scraped)
-                if chosen is not None:
-                    root = chosen
+                scraped = ctx.scrapers.apply(scraper, doc)
+                fields.update(scraped.fields)
+                scraper_meta = scraped.meta_words
+                media = scraped.media or media
+                if scraped.root is not None:
+                    root = scraped.root
         # 6. Blocks (without the page's furniture) and a language sample (7. when the language
         # is not declared).
         drop_furniture(root)
@@ -299,8 +304,9 @@ class HtmlProcessor:
         return Extraction(
             title=title[:MAX_TITLE_LEN], sentences=sentences, body=body, links=links,
             robot_metas=robot_metas(head.metas), lang=lang, lang_source=guess.source,
-            keywords=tuple(head.keywords), hash_text=hash_text, media="text",
-            location=location, fields=fields, scraper=scraper_name, errors=(),
+            keywords=tuple(head.keywords), hash_text=hash_text, media=media,
+            location=location, fields=fields, scraper=scraper_name, meta_words=scraper_meta,
+            errors=(),
         )
 
 
