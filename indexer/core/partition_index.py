@@ -1,8 +1,11 @@
-"""Build a partition's derived files (doc_map, positions, postings, last_entries) in one pass.
+"""Build a partition's derived files (doc_map, positions, postings, last_entries).
 
 Layer: ``indexer.core``. Called by :class:`indexer.core.bundle.IndexBundleWriter` to refresh the
-active partition and to close it. Everything per posting or per position is a numpy array
-operation; Python loops run per document and per term only.
+active partition and to close it, and by :mod:`indexer.core.reorder`. Groups and the doc_map are
+made here; the term lists (positions, postings, last_entries' columns) by
+:mod:`indexer.core.term_lists`, a chunk of lists at a time so that the build's memory stays a
+few bytes per position above the documents'. Everything per posting or per position is a numpy
+array operation; Python loops run per document, per term and per chunk only.
 
 The partition's input is what :class:`ActiveDocs` keeps of its documents (built from
 :class:`~indexer.core.doc_index.DocBatch` batches as they are appended, or rebuilt from the

@@ -4,23 +4,29 @@ Layer: ``indexer.core``. Called by :func:`indexer.core.partition_index.build_par
 the formats of :mod:`indexer.core.positions` and :mod:`indexer.core.postings` (the bytes are
 the same as encoding every list at once) and gives the per-list columns of last_entries.
 
-Memory is the reason for this module. A partition of 50,000 ordinary pages holds some 22
-million word positions and 12 million entries (one per document and term); encoding them all
-at once costs a dozen 64-bit temporaries per position (gaps, widths, bit offsets, gather
-indexes), about 120 bytes per position, 2.5 GB for one partition. Here:
+Memory is the reason for this module (the writer's peak is the close of a partition). A
+partition of 50,000 ordinary pages holds some 22 million word positions and 12 million entries
+(one per document and term); encoding them all at once took a dozen 64-bit temporaries per
+position (gaps, widths, bit offsets, gather indexes), about 118 bytes per position, 2.5 GB
+for one partition. Here:
 
-* the entries are kept once, in group order, as 32-bit columns (term rank, group, first
-  position in the partition's positions) and sorted by one stable 16-bit radix pass or two,
-  giving a 32-bit permutation: about 16 bytes per entry;
+* the entries are sorted by term first, before any other per-entry column exists: a stable
+  sort of their 32-bit term ranks by 16-bit radix passes, giving a 32-bit permutation;
+* then each entry costs its doc_map index and its first position's index (32 bits each), the
+  permutation, and what pass 1 keeps for pass 2 (below): about 18 bytes per entry;
 * the term lists are cut into *chunks* of whole lists of about :data:`CHUNK_POSITIONS`
-  positions; the 64-bit working arrays of one chunk (its positions gathered, gaps, bit offsets)
-  live while that chunk is encoded and are freed before the next;
+  positions and entries; the 64-bit working arrays of one chunk (its positions gathered,
+  gaps, bit offsets) live while that chunk is encoded and are freed before the next;
 * pass 1 encodes the positions of chunk after chunk into one bit stream (a chunk starts where
-  the previous one ended, inside a byte) and keeps per entry only its document, frequency and
-  bit length (32 bits each); pass 2 encodes the postings, which need the width of the
-  positions stream's offsets (known only when all positions are encoded), chunk after chunk.
+  the previous one ended, inside a byte) and keeps per entry only its doc_map index,
+  frequency and bit length (16 bits each when they fit); pass 2 encodes the postings, which
+  need the width of the positions stream's offsets (known only when all positions are
+  encoded), chunk after chunk.
 
-Every step is a numpy operation over a chunk; Python loops run per chunk only.
+A partition of 50,000 synthetic pages (bench/scale_bench.py) peaks at about 17 bytes per
+position above the documents the writer holds. Every step is a numpy operation over a chunk
+(a term list longer than a chunk, the most frequent word's, is a chunk of its own); Python
+loops run per chunk only.
 """
 
 from __future__ import annotations
