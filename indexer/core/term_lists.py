@@ -12,8 +12,9 @@ for one partition. Here:
 
 * the entries are sorted by term first, before any other per-entry column exists: a stable
   sort of their 32-bit term ranks by 16-bit radix passes, giving a 32-bit permutation;
-* then each entry costs its doc_map index and its first position's index (32 bits each), the
-  permutation, and what pass 1 keeps for pass 2 (below): about 18 bytes per entry;
+* then each entry costs its doc_map index (16 bits up to 65,536 groups), its first position's
+  index and its place in the permutation (32 bits each), and what pass 1 keeps for pass 2
+  (below): about 16 bytes per entry;
 * the term lists are cut into *chunks* of whole lists of about :data:`CHUNK_POSITIONS`
   positions and entries; the 64-bit working arrays of one chunk (its positions gathered,
   gaps, bit offsets) live while that chunk is encoded and are freed before the next;
@@ -85,25 +86,22 @@ class Entries:
         if self.take is not None:
             pos_start = pos_start[self.take]
         ce = self.contrib_entries
-        shift = None
-        if self.contrib_shift.any():
-            big = int(self.contrib_shift.max()) >= 2 ** 31
-            shift = np.repeat(self.contrib_shift.astype(np.int64 if big else np.int32), ce)
-        return EntryColumns(self.counts(), np.repeat(self.contrib_group.astype(np.int32), ce),
+        shift = np.repeat(narrow(self.contrib_shift), ce) if self.contrib_shift.any() else None
+        return EntryColumns(self.counts(), np.repeat(narrow(self.contrib_group), ce),
                             pos_start, shift, self.positions)
 
 
 @dataclass(frozen=True, slots=True)
 class EntryColumns:
-    """Per entry (group order): frequency ``counts``, doc_map index ``group``, index of its
-    first position in ``positions`` (``pos_start``; the entry's positions follow it) and, when
-    some contributor is not its group's first, the shift to add to its positions (``shift``,
-    else None)."""
+    """Per entry (group order): frequency ``counts``, doc_map index ``group`` (16 bits when
+    the partition has at most 65,536 groups), index of its first position in ``positions``
+    (``pos_start``; the entry's positions follow it) and, when some contributor is not its
+    group's first, the shift to add to its positions (``shift``, else None)."""
 
     counts: I32
-    group: I32
+    group: npt.NDArray[np.integer]
     pos_start: npt.NDArray[np.signedinteger]
-    shift: npt.NDArray[np.signedinteger] | None
+    shift: npt.NDArray[np.integer] | None
     positions: I32
 
 
