@@ -1,8 +1,11 @@
-"""Build a partition's derived files (doc_map, positions, postings, last_entries) in one pass.
+"""Build a partition's derived files (doc_map, positions, postings, last_entries).
 
 Layer: ``indexer.core``. Called by :class:`indexer.core.bundle.IndexBundleWriter` to refresh the
-active partition and to close it. Everything per posting or per position is a numpy array
-operation; Python loops run per document and per term only.
+active partition and to close it, and by :mod:`indexer.core.reorder`. Groups and the doc_map are
+made here; the term lists (positions, postings, last_entries' columns) by
+:mod:`indexer.core.term_lists`, a chunk of lists at a time so that the build's memory stays a
+few bytes per position above the documents'. Everything per posting or per position is a numpy
+array operation; Python loops run per document, per term and per chunk only.
 
 The partition's input is what :class:`ActiveDocs` keeps of its documents (built from
 :class:`~indexer.core.doc_index.DocBatch` batches as they are appended, or rebuilt from the
@@ -27,8 +30,8 @@ from .grouping import Group, group_partition
 from .ids import DOC_ID_LEN, DOC_TYPE, DocType, term_ids
 from .packed_columns import pack_columns
 from .packed_table import PackedTableTool
-from .positions import encode_positions
-from .postings import BLOCK_SIZE, encode_postings
+from .postings import BLOCK_SIZE
+from .term_lists import CHUNK_POSITIONS, EncodedLists, Entries, encode_lists, index_dtype
 
 LAST_ENTRIES_TOOL = PackedTableTool.of(
     "term_id:BLOB docs:INT occurrences:INT offset:INT length:INT last_doc_index:INT "
@@ -213,7 +216,8 @@ GroupOrder = Callable[[list[Group], list[bytes]], list[Group]]
 
 
 def build_partition(docs: ActiveDocs, vocab: Vocabulary, block_size: int = BLOCK_SIZE,
-                    order: GroupOrder | None = None) -> BuiltPartition:
+                    order: GroupOrder | None = None,
+                    chunk_positions: int = CHUNK_POSITIONS) -> BuiltPartition:
     """Group ``docs`` (in append order), then encode doc_map, positions, postings and the term
     table (last_entries) of the partition.
 
@@ -223,26 +227,25 @@ def build_partition(docs: ActiveDocs, vocab: Vocabulary, block_size: int = BLOCK
 
     The text posted under a group is that of its *contributors*: the representative, then its
     link documents (anchor text describes the target), each shifted past the previous ones'
-    lengths. Duplicate pages (same text) are not posted twice."""
+    lengths. Duplicate pages (same text) are not posted twice.
+
+    Term lists are encoded about ``chunk_positions`` positions at a time
+    (:mod:`indexer.core.term_lists`), so that the build's memory beyond ``docs`` is a few
+    32-bit columns per entry plus one chunk's working arrays; the bytes do not depend on it.
+    Raises ``ValueError`` when a document repeats a position for one term."""
     doc_ids = docs.doc_ids
     groups = group_partition(doc_ids)
     if order is not None:
         groups = order(groups, doc_ids)
-    e_terms, e_counts, positions, nentries, npos, store = docs.columns()
+    e_terms, e_counts, positions, nentries, _, store = docs.columns()
     id_bytes = b"".join(doc_ids)
     made = _contributors(groups, docs, id_bytes)
     doc_map = _encode_doc_map(groups, docs, made, id_bytes, store)
-    lists = _sorted_lists(vocab, *_gather_entries(made, docs.lengths, e_terms, e_counts,
-                                                  positions, nentries, npos))
-    positions_payload, entry_bits, rice_k, _ = encode_positions(
-        lists.positions, lists.freq, lists.entry_list, lists.nlists)
-    postings_payload, list_offset, list_length = encode_postings(
-        lists.entry_list, lists.entry_doc, lists.freq, entry_bits, rice_k, lists.nlists,
-        block_size)
-    last_entries = _term_table(lists, entry_bits, list_offset, list_length)
-    return BuiltPartition(doc_map, positions_payload, postings_payload, last_entries,
-                          len(groups), lists.nlists, int(lists.entry_list.size),
-                          int(lists.positions.size))
+    entries = _gather_entries(made, docs.lengths, e_terms, e_counts, positions, nentries)
+    lists = encode_lists(vocab.term_ids(), entries, len(vocab), block_size, chunk_positions)
+    return BuiltPartition(doc_map, lists.positions, lists.postings, _term_table(vocab, lists),
+                          len(groups), len(lists.order), lists.postings_count,
+                          lists.positions_count)
 
 
 @dataclass(frozen=True, slots=True)
@@ -340,12 +343,10 @@ def _encode_doc_map(groups: list[Group], docs: ActiveDocs, made: _Contributors,
 
 def _gather_entries(made: _Contributors, lengths: list[int], e_terms: npt.NDArray[np.int32],
                     e_counts: npt.NDArray[np.int32], positions: npt.NDArray[np.int32],
-                    nentries: npt.NDArray[np.int64], npos: npt.NDArray[np.int64]
-                    ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32],
-                               npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """Entries: one per (contributing document, term or meta word), gathered in group order,
-    each contributor's positions shifted past the group's earlier contributors. Returns
-    (entry terms, entry counts, positions, entry groups)."""
+                    nentries: npt.NDArray[np.int64]) -> Entries:
+    """Entries: one per (contributing document, term or meta word), in group order, each
+    contributor's positions to be shifted past the group's earlier contributors (the
+    documents' own arrays when every document contributes, in append order)."""
     n = len(lengths)
     c = np.array(made.contrib, dtype=np.int64)
     cgroup = np.array(made.contrib_group, dtype=np.int64)
@@ -353,87 +354,24 @@ def _gather_entries(made: _Contributors, lengths: list[int], e_terms: npt.NDArra
     cum = np.cumsum(clen) - clen
     first_contrib = np.flatnonzero(np.diff(cgroup, prepend=-1) != 0)
     shift = cum - cum[first_contrib][cgroup]
-    e_start = np.cumsum(nentries) - nentries
-    p_start = np.cumsum(npos) - npos
-    ce, cp = nentries[c], npos[c]
-    if np.array_equal(c, np.arange(n)):  # every document contributes, in append order
-        entry_terms, entry_counts, pos_value = e_terms, e_counts, positions.astype(np.int64)
-    else:
-        take = np.repeat(e_start[c] - (np.cumsum(ce) - ce), ce) + np.arange(int(ce.sum()))
-        entry_terms, entry_counts = e_terms[take], e_counts[take]
-        take = np.repeat(p_start[c] - (np.cumsum(cp) - cp), cp) + np.arange(int(cp.sum()))
-        pos_value = positions[take].astype(np.int64)
-    if shift.any():
-        pos_value += np.repeat(shift, cp)
-    return entry_terms, entry_counts, pos_value, np.repeat(cgroup, ce)
+    ce = nentries[c]
+    take = None
+    if not np.array_equal(c, np.arange(n)):  # some document does not contribute, or order
+        e_start = np.cumsum(nentries) - nentries
+        take = np.repeat(e_start[c] - (np.cumsum(ce) - ce), ce)
+        take += np.arange(take.size)
+        take = take.astype(index_dtype(e_terms.size))
+    return Entries(e_terms, e_counts, positions, take, ce, cgroup, shift)
 
 
-@dataclass(frozen=True, slots=True)
-class _Lists:
-    """A partition's entries by term list: lists in term_id order (``list_ids``), entries
-    sorted by list then doc_map index (``entry_list``, ``entry_doc``, ``freq``), their
-    positions back to back (``positions``)."""
-
-    list_ids: list[bytes]
-    nlists: int
-    entry_list: npt.NDArray[np.int64]
-    entry_doc: npt.NDArray[np.int64]
-    freq: npt.NDArray[np.int64]
-    positions: npt.NDArray[np.int64]
-
-
-def _sorted_lists(vocab: Vocabulary, entry_terms: npt.NDArray[np.int32],
-                  entry_counts: npt.NDArray[np.int32], pos_value: npt.NDArray[np.int64],
-                  entry_group: npt.NDArray[np.int64]) -> _Lists:
-    """The entries (in group order) sorted into term lists in term_id order; entries of one
-    group for one term (a term of several contributors) become one. Raises ``ValueError``
-    when a document repeats a position for one term."""
-    all_ids = vocab.term_ids()
-    seen = np.bincount(entry_terms, minlength=len(vocab))
-    order = sorted(np.flatnonzero(seen).tolist(), key=all_ids.__getitem__)
-    nlists = len(order)
-    rank_of = np.zeros(len(vocab) + 1, dtype=np.uint16 if nlists <= 1 << 16 else np.int64)
-    rank_of[np.array(order, dtype=np.int64)] = np.arange(nlists)
-    # entries come in group order, so a stable sort by list keeps each list in doc_map order
-    # (and equal (list, group) pairs adjacent, positions increasing)
-    rank = rank_of[entry_terms]
-    perm = np.argsort(rank, kind="stable")
-    sorted_rank = rank[perm].astype(np.int64)
-    sorted_group = entry_group[perm]
-    entry_counts = entry_counts.astype(np.int64)
-    sorted_counts = entry_counts[perm]
-    sorted_start = (np.cumsum(entry_counts) - entry_counts)[perm]
-    total = int(sorted_counts.sum())
-    # gather positions in entry order
-    gather = np.repeat(sorted_start - (np.cumsum(sorted_counts) - sorted_counts),
-                       sorted_counts) + np.arange(total, dtype=np.int64)
-    pos_value = pos_value[gather]
-    change = np.empty(perm.size, dtype=bool)
-    change[:1] = True
-    change[1:] = (sorted_rank[1:] != sorted_rank[:-1]) | (sorted_group[1:] != sorted_group[:-1])
-    boundary = np.flatnonzero(change)
-    freq = np.add.reduceat(sorted_counts, boundary) if boundary.size else np.zeros(0, np.int64)
-    entry_first = np.cumsum(freq) - freq
-    steps = np.diff(pos_value)
-    inside = np.ones(total, dtype=bool)
-    inside[entry_first[freq > 0]] = False
-    if np.any(steps[inside[1:]] <= 0):
-        raise ValueError("a document repeats a position for one term")
-    return _Lists([all_ids[v] for v in order], nlists, sorted_rank[boundary],
-                  sorted_group[boundary], freq, pos_value)
-
-
-def _term_table(lists: _Lists, entry_bits: npt.NDArray[np.int64],
-                list_offset: npt.NDArray[np.int64], list_length: npt.NDArray[np.int64]
-                ) -> bytes:
+def _term_table(vocab: Vocabulary, lists: EncodedLists, step: int = 1 << 16) -> bytes:
     """last_entries: per term list its term_id, documents, occurrences, byte offset and
-    length in the postings, and its last entry's doc_map index and positions bit offset."""
-    nlists, entry_list = lists.nlists, lists.entry_list
-    entry_start = np.cumsum(entry_bits) - entry_bits
-    docs_per_list = np.bincount(entry_list, minlength=nlists)
-    occurrences = np.bincount(entry_list, weights=lists.freq, minlength=nlists).astype(np.int64)
-    last_entry = np.cumsum(docs_per_list) - 1
-    last_doc = lists.entry_doc[last_entry] if nlists else last_entry
-    last_off = entry_start[last_entry] if nlists else last_entry
-    return pack_columns(LAST_ENTRIES_TOOL, lists.list_ids, np.column_stack(
-        [docs_per_list, occurrences, list_offset, list_length, last_doc, last_off]))
+    length in the postings, and its last entry's doc_map index and positions bit offset
+    (records packed ``step`` lists at a time: the packer's temporaries are some hundred
+    bytes per record)."""
+    all_ids = vocab.term_ids()
+    order = lists.order
+    return b"".join(
+        pack_columns(LAST_ENTRIES_TOOL, [all_ids[v] for v in order[a:a + step]],
+                     lists.table[a:a + step])
+        for a in range(0, len(order), step))

@@ -38,13 +38,16 @@ from .codes import (
 
 
 def encode_positions(positions: IntArray, counts: IntArray, entry_list: IntArray,
-                     nlists: int) -> tuple[bytes, IntArray, IntArray, int]:
-    """Encode every entry of a partition.
+                     nlists: int, lead: int = 0) -> tuple[bytes, IntArray, IntArray, int]:
+    """Encode every entry of a partition (or of a run of whole term lists).
 
     ``positions``: all positions, entry after entry, increasing within an entry.
     ``counts``: the frequency of each entry (0 allowed). ``entry_list``: the term list of each
     entry, non-decreasing. Returns ``(payload, entry_bits, rice_k_per_list, total_bits)``;
-    entries are laid out back to back, so entry ``e`` starts at ``cumsum(entry_bits)[e - 1]``.
+    entries are laid out back to back, so entry ``e`` starts at ``cumsum(entry_bits)[e - 1]``
+    after ``lead`` unused bits (0 to 7: a run of lists appended to a stream that ends inside a
+    byte, :class:`indexer.core.term_lists.BitChunks`). Raises ``ValueError`` when positions
+    are negative or do not increase strictly within an entry.
     """
     positions = np.asarray(positions, dtype=np.int64)
     counts = np.asarray(counts, dtype=np.int64)
@@ -80,7 +83,7 @@ def encode_positions(positions: IntArray, counts: IntArray, entry_list: IntArray
     # bits per entry: gamma code, unary fields, remainders
     entry_bits = unary_total + k_entry * ngaps
     entry_bits[nonempty] += gwidth
-    entry_start = np.cumsum(entry_bits) - entry_bits
+    entry_start = np.cumsum(entry_bits) - entry_bits + lead
     total = int(entry_bits.sum())
     gamma_end = entry_start.copy()
     gamma_end[nonempty] += gwidth
@@ -90,7 +93,7 @@ def encode_positions(positions: IntArray, counts: IntArray, entry_list: IntArray
     gap_index = np.arange(gap_count, dtype=np.int64)
     rem_start = np.repeat(gamma_end + unary_total - first_gap * k_entry, ngaps) + gap_index * k_gap
     remainders = gap_values & ((np.int64(1) << k_gap) - 1)
-    packer = BitPacker(total)  # gamma codes, unary terminators, remainders (no copies joined)
+    packer = BitPacker(total + lead)  # gamma codes, unary terminators, remainders (no copies joined)
     packer.add(entry_start[nonempty], firsts, gwidth)
     packer.add_ones(unary_end)
     packer.add(rem_start, remainders, k_gap)

@@ -68,33 +68,47 @@ def encode_postings(entry_list: IntArray, doc_index: IntArray, freq: IntArray,
     has at least one entry; positions entries are laid out back to back in the same order.
     Returns ``(payload, list_offset, list_length)`` with byte offsets into the payload.
     """
+    entry_bits = np.asarray(entry_bits, dtype=np.int64)
+    wpos = max(1, int(bit_length(np.array([int(entry_bits.sum())]))[0]))
+    lists, list_offset, list_bytes = encode_list_range(entry_list, doc_index, freq, entry_bits,
+                                                       rice_k, nlists, wpos, 0, block_size)
+    return bytes([wpos]) + lists, list_offset + 1, list_bytes
+
+
+def encode_list_range(entry_list: IntArray, doc_index: IntArray, freq: IntArray,
+                      entry_bits: IntArray, rice_k: IntArray, nlists: int, wpos: int,
+                      pos_base: int, block_size: int = BLOCK_SIZE
+                      ) -> tuple[bytes, IntArray, IntArray]:
+    """The lists of a run of term lists as the payload holds them after its width byte (the
+    whole payload is ``bytes([wpos])`` then the runs' bytes back to back): ``entry_list``
+    numbers the run's lists from 0; their positions entries start at bit ``pos_base`` of the
+    positions payload, whose offsets are ``wpos`` bits wide. Returns ``(bytes, list_offset,
+    list_length)``, offsets from the run's first byte."""
     entry_list = np.asarray(entry_list, dtype=np.int64)
     doc_index = np.asarray(doc_index, dtype=np.int64)
     freq = np.asarray(freq, dtype=np.int64)
     entry_bits = np.asarray(entry_bits, dtype=np.int64)
     blocks = _Blocks.cut(entry_list, nlists, block_size)
     entry_start_bits = np.cumsum(entry_bits) - entry_bits
-    pos_start = (entry_start_bits[blocks.list_first] if entry_list.size
+    pos_start = (entry_start_bits[blocks.list_first] + pos_base if entry_list.size
                  else np.zeros(0, dtype=np.int64))
-    wpos = max(1, int(bit_length(np.array([int(entry_bits.sum())]))[0]))
     hvals, d, (wd, wf, wo, wl) = _block_headers(blocks, doc_index, freq, entry_bits)
     hwidths = [gamma_width(v) for v in hvals]
     n_b, n_t, b_term = blocks.count, blocks.n_t, blocks.term
     hdr_b = np.sum(hwidths, axis=0) if n_b.size else np.zeros(0, dtype=np.int64)
     size_b = hdr_b + (n_b - 1) * wd + n_b * (wf + wo + wl)
     # lists: a header, then their blocks; each list starts on a byte boundary
-    k1 = rice_k + 1
+    k1 = np.asarray(rice_k, dtype=np.int64) + 1
     lh_t = gamma_width(n_t) + gamma_width(k1) + wpos
     list_bits = lh_t + (np.bincount(b_term, weights=size_b, minlength=nlists).astype(np.int64)
                         if n_b.size else 0)
     list_bytes = (list_bits + 7) // 8
-    list_offset = 1 + np.cumsum(list_bytes) - list_bytes
+    list_offset = np.cumsum(list_bytes) - list_bytes
     lstart = list_offset * 8
     size_cum = np.cumsum(size_b) - size_b
     block_start = (lstart[b_term] + lh_t[b_term] + size_cum
                    - size_cum[blocks.block_first_t[b_term]])
-    packer = BitPacker(8 * (1 + int(list_bytes.sum())))
-    packer.add(np.array([0]), np.array([wpos]), np.array([8]))
+    packer = BitPacker(8 * int(list_bytes.sum()))
     packer.add(lstart, n_t, gamma_width(n_t))
     packer.add(lstart + gamma_width(n_t), k1, gamma_width(k1))
     packer.add(lstart + gamma_width(n_t) + gamma_width(k1), pos_start, np.full(nlists, wpos))

@@ -43,3 +43,35 @@ def first_doc_ids(reader, term: str, n: int) -> list[bytes]:
         dm = reader.doc_map(block.partition)
         out.extend(dm.doc_id(int(i))[:8] for i in block.doc_index[:n - len(out)])
     return out
+
+
+def synthetic_partition(ndocs: int, seed: int = 20):
+    """An active partition of ``ndocs`` distinct pages (150 to 750 words, words drawn by a
+    Zipf-Mandelbrot law of exponent 1.5, as bench/synthetic_corpus.py draws them), made with
+    array operations and kept as the writer keeps it: ``(ActiveDocs, Vocabulary)``."""
+    import numpy as np
+
+    from indexer.core.doc_index import DocBatch
+    from indexer.core.ids import hash8
+    from indexer.core.partition_index import ActiveDocs, Vocabulary
+
+    rng = np.random.default_rng(seed)
+    lengths = rng.integers(150, 750, ndocs)
+    total = int(lengths.sum())
+    doc_of = np.repeat(np.arange(ndocs), lengths)
+    position = np.arange(total) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    word = (rng.pareto(0.5, total) * 10).astype(np.int64)  # p(r) ~ (r + 10) ** -1.5
+    order = np.lexsort((position, word, doc_of))  # by document, then term, then position
+    doc_of, word, position = doc_of[order], word[order], position[order]
+    first = np.ones(total, dtype=bool)
+    first[1:] = (doc_of[1:] != doc_of[:-1]) | (word[1:] != word[:-1])
+    starts = np.flatnonzero(first)
+    batch = DocBatch(
+        [hash8(f"u{i}") + bytes([DocType.PAGE]) + hash7(f"t{i}") + hash8("h")
+         for i in range(ndocs)],
+        lengths.tolist(), [()] * ndocs, [()] * ndocs, [f"w{w}" for w in word[starts].tolist()],
+        np.bincount(doc_of[starts], minlength=ndocs), np.diff(np.append(starts, total)),
+        position, [], np.zeros(ndocs, dtype=np.int64))
+    docs, vocab = ActiveDocs(), Vocabulary()
+    docs.add(batch, vocab, np.zeros((ndocs, 6), dtype=np.int64))
+    return docs, vocab
