@@ -224,6 +224,13 @@ class PostingsCursor:
                                      block.pos_length[cut:], block.rice_k)
             return block
 
+    def more_in_partition(self) -> bool:
+        """Whether the partition of the last block returned has postings not returned yet
+        (blocks skipped by ``skip_to`` count as returned): a query bounding its reads per
+        partition tells from it whether the bound left anything unread."""
+        current = self._current
+        return current is not None and current._remaining > 0
+
     def positions(self, block: PostingBlock) -> tuple[IntArray, IntArray]:
         """All positions of the block's postings, posting after posting, and the counts."""
         part = self._reader._partition(block.partition)

@@ -33,6 +33,7 @@ from indexer.core.reader import CollectionStats
 from .blocks import Block, Column, decode_column_positions, key_index, key_partition
 from .candidates import Candidates
 from .iterators import Budget, DecodedList, DecodedWordIterator
+from .limits import TRUNCATED_MESSAGE
 from .options import SearchOptions
 from .plan import Plan
 from .query import ParsedQuery, query_word_terms
@@ -93,10 +94,14 @@ def score_matches(shard: LocalShard, parsed: ParsedQuery, n: int,
     stats = shard.collection_stats()
     if stats.documents == 0 or parsed.is_empty:
         return Candidates.empty(shard.name, terms)
-    budget = Budget(options.intersect_time_budget)
+    budget = Budget(options.intersect_time_budget, shard.clock)
     ranks = shard.importance_ranks()
     block, exhausted, plan = candidate_block(reader, parsed, n, budget, ranks,
-                                             shard.filter_keys, shard.decoded_list)
+                                             shard.filter_keys, shard.decoded_list,
+                                             shard.limits)
+    # lists left unread (a bound reached, the budget run out) are not the end of the matches
+    partial = budget.partial or plan.truncated
+    exhausted = exhausted and not partial
     m = len(block)
     parts, index = key_partition(block.keys), key_index(block.keys)
     entries = _entries(shard, parts, index, ranks, stats)
@@ -108,8 +113,8 @@ def score_matches(shard: LocalShard, parsed: ParsedQuery, n: int,
         prox = prox * options.proximity_bonus
     else:
         prox = prox_raw = np.zeros(m)
-    messages = ("search stopped at the time budget; results are partial",) \
-        if budget.partial else ()
+    messages = (("search stopped at the time budget; results are partial",)
+                if budget.partial else ()) + ((TRUNCATED_MESSAGE,) if plan.truncated else ())
     bonuses = shard._bonuses(parts, index, terms, counts.title_hits, entries.title_length,
                              parsed.lang, options, counts.title_terms)
     bonuses[BONUS_NAMES.index("common_phrase")] = _phrase_bonus(
@@ -118,7 +123,7 @@ def score_matches(shard: LocalShard, parsed: ParsedQuery, n: int,
                       prox, prox_raw, entries.doc_length, counts.freq,
                       parts_rel if terms else np.zeros((0, m)), tuple(terms), occurrences,
                       stats.documents, stats.average_length, _estimate(plan, exhausted, m),
-                      exhausted, budget.partial, shard.name, messages, bonuses)
+                      exhausted, partial, shard.name, messages, bonuses)
 
 
 def _entries(shard: LocalShard, parts: IntArray, index: IntArray,
