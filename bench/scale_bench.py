@@ -36,13 +36,18 @@ is timed apart and left out of the build rate). Per size and configuration it pr
   50 each of one, two and three words, and phrases; frequent and rare words), top 10 with
   snippets, one thread, warm; each percentile the median of ``--runs`` passes; then the
   p50 and p95 of each kind of query (``one_word``, ``two_words``, ``three_words``,
-  ``phrase``; all passes pooled).
+  ``phrase``; all passes pooled); ``query_cpu_*`` and ``query_cpu_<kind>_*``: the same of
+  the queries' CPU times (on a machine shared with other work, wall times also count the
+  waits for a core; the load average is printed before and after the runs).
 
 Then one ``target:`` line each, at the largest size run: single-shard query p95 <= 50 ms, writer
 peak RSS < 2 GB, and per-document build time at the largest size over the smallest (goal <= 1.25:
 no faster than linear growth of the total, allowing for a shared machine's noise). Nothing is
 reused between runs: every bundle is built afresh in a temporary folder (``--work`` to choose
-it, ``--keep`` to leave the bundles there).
+it, ``--keep`` to leave the bundles there), unless ``--reuse`` says to search the bundles an
+earlier ``--keep`` run left in ``--work`` (its build figures are printed again, from the record
+it left: ``<size>_<config>.build.json``). ``--shards 1`` runs the one-shard configuration
+only.
 """
 
 from __future__ import annotations
@@ -172,13 +177,23 @@ def open_shards(bundles: list[Path]) -> tuple[list[LocalShard], float]:
 def query_figures(searcher: Searcher, queries: list[str], runs: int
                   ) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
     """Percentiles of the whole mix (each the median over ``runs`` passes) and of each kind
-    of query (its latencies of all passes pooled), in ms."""
-    passes = [measure(searcher, queries, True) for _ in range(max(1, runs))]
-    per_pass = [percentiles(p) for p in passes]
-    overall = {k: sorted(p[k] for p in per_pass)[len(per_pass) // 2] for k in per_pass[0]}
+    of query (its latencies of all passes pooled), in ms; the same of the queries' CPU times
+    under the keys ``cpu`` (whole mix) and ``cpu_<kind>``."""
+    cpus: list[list[float]] = [[] for _ in range(max(1, runs))]
+    passes = [measure(searcher, queries, True, cpu) for cpu in cpus]
     each = len(queries) // len(QUERY_KINDS)
-    kinds = {kind: percentiles([lat for p in passes for lat in p[i * each:(i + 1) * each]])
-             for i, kind in enumerate(QUERY_KINDS)}
+
+    def summary(runs_of: list[list[float]]) -> tuple[dict[str, float], dict[str, dict]]:
+        per_pass = [percentiles(p) for p in runs_of]
+        overall = {k: sorted(p[k] for p in per_pass)[len(per_pass) // 2] for k in per_pass[0]}
+        kinds = {kind: percentiles([x for p in runs_of for x in p[i * each:(i + 1) * each]])
+                 for i, kind in enumerate(QUERY_KINDS)}
+        return overall, kinds
+
+    overall, kinds = summary(passes)
+    cpu_overall, cpu_kinds = summary(cpus)
+    kinds["cpu"] = cpu_overall
+    kinds.update({f"cpu_{k}": v for k, v in cpu_kinds.items()})
     return overall, kinds
 
 
@@ -229,6 +244,7 @@ def one_config(work: Path, total: int, shards: int, queries: list[str],
     out(f"{name}_updater_peak_rss: {max(r['updater_rss'] for r in results) / MIB:.0f} MiB\n")
     out(f"{name}_open: {1000 * open_s:.1f} ms\n")
     report_percentiles(f"{name}_query", lat)
+    report_percentiles(f"{name}_query_cpu", kinds.pop("cpu"))
     for kind, p in kinds.items():
         out(f"{name}_query_{kind}_p50: {p['p50']:.2f} ms\n")
         out(f"{name}_query_{kind}_p95: {p['p95']:.2f} ms\n")
