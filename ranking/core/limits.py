@@ -42,9 +42,9 @@ class ReadLimits:
     """Per-query bounds of one shard (see the module docstring); 0 = unbounded."""
 
     blocks_per_shard: int = 64
-    min_blocks: int = 4
+    min_blocks: int = 2
     phrase_checks_per_shard: int = 2048
-    min_phrase_checks: int = 128
+    min_phrase_checks: int = 64
 
     def blocks_per_partition(self, partitions: int) -> int:
         """Posting blocks a long list may read in one partition (0: no bound)."""
