@@ -5,7 +5,8 @@ under the same contract (blocks in ascending key order, ``next_block``, ``skip_t
 ``estimate``): :class:`IntersectIterator` (leapfrog on the maximum key under a time
 :class:`~ranking.core.iterators.Budget`: when the budget runs out it stops and the budget is
 marked *partial*), :class:`UnionIterator`, :class:`DifferenceIterator` (negation),
-:class:`PhraseIterator` (consecutive positions; ``*`` is any run of words).
+:class:`PhraseIterator` (consecutive positions; ``*`` is any run of words, checked lazily on
+the documents that hold every word, within a per-partition bound of :mod:`ranking.core.limits`).
 """
 
 from __future__ import annotations

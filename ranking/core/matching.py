@@ -5,7 +5,9 @@ in named steps, in the spirit of tantivy's query -> weight -> scorer layering:
 
 1. match: the first ``n`` matches in posting order and the first ``n`` anchor-text matches
    (:func:`ranking.core.tiers.candidate_block`; collecting is apart from matching,
-   :mod:`ranking.core.collect`);
+   :mod:`ranking.core.collect`), within the shard's time budget (``intersect_time_budget``,
+   on the shard's clock) and read bounds (:mod:`ranking.core.limits`): when either stops the
+   reading, the answer holds the best found so far and is marked partial, not exhausted;
 2. entries: each match's doc_map facts (doc_id, length, page length, title length) and Doc Rank
    (crawl order, or the global importance order once partitions are ordered);
 3. term counts: every query term's positions, each weighed by its region (title, description
