@@ -52,6 +52,12 @@ class ReadLimits:
             return 0
         return max(self.min_blocks, self.blocks_per_shard // max(partitions, 1))
 
+    def scaled(self, factor: int) -> ReadLimits:
+        """These bounds times ``factor`` (0 stays unbounded)."""
+        return ReadLimits(self.blocks_per_shard * factor, self.min_blocks * factor,
+                          self.phrase_checks_per_shard * factor,
+                          self.min_phrase_checks * factor)
+
     def phrase_checks_per_partition(self, partitions: int) -> int:
         """Documents whose positions a phrase is checked against in one partition (0: no
         bound)."""

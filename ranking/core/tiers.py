@@ -39,6 +39,11 @@ from .limits import UNBOUNDED, ReadLimits
 from .plan import Plan, build_plan
 from .query import ParsedQuery
 
+# the short barrel's plan may read this many times the bounds of the query's own plan: its
+# fancy words are rare, so that the long word lists are read only at their few matches, a
+# block for each, and they are the pages whose title or anchor text holds every word
+FANCY_READS = 4
+
 
 def first_matches(plan: Plan, n: int, ranks: ImportanceRanks | None) -> tuple[Block, bool]:
     """The plan's first ``n`` matches: in posting order, or in global importance order when
@@ -76,7 +81,8 @@ def candidate_block(reader: IndexBundleReader, parsed: ParsedQuery, n: int, budg
     fancy = fancy_query(parsed)
     if exhausted or fancy is None:  # every match is already held
         return block, exhausted, plan
-    fancy_plan = build_plan(reader, fancy.disjuncts, budget, filters, decoded, limits)
+    fancy_plan = build_plan(reader, fancy.disjuncts, budget, filters, decoded,
+                            limits.scaled(FANCY_READS))
     extra, _ = first_matches(fancy_plan, n, ranks)
     plan.bounded.extend(fancy_plan.bounded)
     if len(extra):
