@@ -231,6 +231,10 @@ class PostingsCursor:
         current = self._current
         return current is not None and current._remaining > 0
 
+    def more(self) -> bool:
+        """Whether postings not returned yet remain, in this partition or a later one."""
+        return self.more_in_partition() or self._source + 1 < len(self._sources)
+
     def positions(self, block: PostingBlock) -> tuple[IntArray, IntArray]:
         """All positions of the block's postings, posting after posting, and the counts."""
         part = self._reader._partition(block.partition)

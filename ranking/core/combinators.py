@@ -341,8 +341,9 @@ class PhraseIterator(DocIterator):
     against their positions lazily, a batch at a time in key order (``FIRST_BATCH`` candidates,
     doubling up to ``MAX_BATCH``), so that a consumer wanting its first ``n`` matches has
     positions decoded for few more candidates than it needs. With ``max_checks`` (> 0) at
-    most that many candidates of each partition are checked; the rest of the partition is
-    skipped and the iterator notes that it was ``truncated`` (:mod:`ranking.core.limits`).
+    most that many candidates of each partition are checked, the rest of the partition is
+    skipped; with ``total_checks`` (> 0) at most that many in all, then it ends; either way
+    the iterator notes that it was ``truncated`` (:mod:`ranking.core.limits`).
     ``checked`` counts the candidates checked. Stops when ``budget`` expires.
     """
 
@@ -350,13 +351,15 @@ class PhraseIterator(DocIterator):
     MAX_BATCH = 8192
 
     def __init__(self, child: DocIterator, phrase: Phrase, decoder: PostingsCursor,
-                 budget: Budget | None = None, max_checks: int = 0) -> None:
+                 budget: Budget | None = None, max_checks: int = 0,
+                 total_checks: int = 0) -> None:
         self.child = child
         self.phrase = phrase
         self.decoder = decoder
         self.budget = budget
         self.estimate = child.estimate
         self.max_checks = max_checks
+        self.total_checks = total_checks
         self.checked = 0
         self.truncated = False
         self.pending = Block.empty()  # the child's matches not checked yet
@@ -409,6 +412,11 @@ class PhraseIterator(DocIterator):
             room = min(int(np.searchsorted(keys, (part + 1) << KEY_SHIFT)), self.batch)
             if self.max_checks > 0:
                 room = min(room, self.max_checks - self._part_checked)
+            if self.total_checks > 0:
+                if self.checked >= self.total_checks:
+                    self.truncated = True
+                    return None
+                room = min(room, self.total_checks - self.checked)
             if room <= 0:
                 self._skip_partition(part)
                 continue

@@ -89,18 +89,20 @@ class WordIterator(DocIterator):
 
     ``positional`` terms (words) carry a :class:`Column`; meta words carry none. With
     ``max_blocks`` (> 0) it decodes at most that many blocks in each partition, then goes on
-    at the next partition's first posting and notes that it was ``truncated``
-    (:mod:`ranking.core.limits`). ``blocks`` counts the blocks it decoded.
+    at the next partition's first posting; with ``total_blocks`` (> 0) at most that many in
+    all, then it ends; either way it notes that it was ``truncated`` when postings were left
+    unread (:mod:`ranking.core.limits`). ``blocks`` counts the blocks it decoded.
     """
 
     def __init__(self, cursor: PostingsCursor, term: str, positional: bool = True,
-                 max_blocks: int = 0) -> None:
+                 max_blocks: int = 0, total_blocks: int = 0) -> None:
         self.cursor = cursor
         self.term = term
         self.positional = positional
         self.estimate = cursor.docs
         self.consumed = 0
         self.max_blocks = max_blocks
+        self.total_blocks = total_blocks
         self.truncated = False
         self.blocks = 0
         self._part = -1  # the partition of the last block, and how many blocks it gave
@@ -127,12 +129,23 @@ class WordIterator(DocIterator):
         self.truncated |= self.cursor.more_in_partition()
         return self._block(self.cursor.skip_to(self._part + 1, 0))
 
+    def _ended(self) -> bool:
+        """Whether the bound in all is reached (noting what it leaves unread)."""
+        if 0 < self.total_blocks <= self.blocks:
+            self.truncated |= self.cursor.more()
+            return True
+        return False
+
     def next_block(self) -> Block | None:
+        if self._ended():
+            return None
         if self._spent(self._part):
             return self._next_partition()
         return self._block(self.cursor.next_block())
 
     def skip_to(self, key: int) -> Block | None:
+        if self._ended():
+            return None
         if self._spent(key >> 32):
             return self._next_partition()
         return self._block(self.cursor.skip_to(key >> 32, key & 0xFFFFFFFF))

@@ -15,17 +15,23 @@ intersect timer; here the bound is in posting blocks (``indexer.core.postings.BL
 postings each, the unit a list is decoded in) and in phrase checks:
 
 * a list longer than the shard keeps decoded (``LocalShard.WHOLE_LIST_DOCS``) reads at most
-  :meth:`ReadLimits.blocks_per_partition` blocks in each partition (``blocks_per_shard``
-  spread over the shard's partitions, at least ``min_blocks`` each), then goes on at the next
-  partition: an intersection with it then leapfrogs there too;
-* a quoted phrase is checked against the positions of at most
-  :meth:`ReadLimits.phrase_checks_per_partition` of the documents that hold all its words, in
-  each partition, in index order.
+  ``blocks_per_shard`` blocks;
+* a quoted phrase is checked against the positions of at most ``phrase_checks_per_shard`` of
+  the documents that hold all its words, in index order.
 
-Inside a partition, index order is Doc Rank order (or importance order once link analysis has
-re-ordered it), so what is left unread is each partition's less important tail: the trade-off
-is that a query whose matches are rare among its words' documents finds the best of them in
-each partition's first blocks, not every one. Such an answer is marked partial (with a
+How the bound is spent depends on the order of the partitions (:meth:`ReadLimits.bounds`). In
+crawl order (no link analysis yet) the seed's "first n matches" are read from the start of the
+index, so the bound is spent from the start too: a list stops after its first
+``blocks_per_shard`` blocks, a phrase after its first ``phrase_checks_per_shard`` checks. Once
+partitions are importance-ordered, each partition's first documents are its best, and the
+first n are merged across partitions (:mod:`ranking.core.collect`): the bound is spread over
+the partitions (:meth:`ReadLimits.blocks_per_partition`, at least ``min_blocks`` each;
+:meth:`ReadLimits.phrase_checks_per_partition`), and a list whose share of a partition is
+spent goes on at the next partition (an intersection with it leapfrogs there too).
+
+Index order is Doc Rank order (or importance order), so what is left unread is the less
+important tail: the trade-off is that a query whose matches are rare among its words'
+documents finds the first of them, not every one. Such an answer is marked partial (with a
 message), like one stopped by the time budget. Lists of at most ``WHOLE_LIST_DOCS`` documents,
 meta words' filter lists and negated terms are never bounded (a negation must see its whole
 list), so a query of rarer words is answered exactly. On the dev judgments' crawl (one
@@ -45,6 +51,16 @@ class ReadLimits:
     min_blocks: int = 2
     phrase_checks_per_shard: int = 2048
     min_phrase_checks: int = 64
+
+    def bounds(self, partitions: int, ordered: bool) -> tuple[int, int, int, int]:
+        """(blocks per partition, blocks in all, phrase checks per partition, phrase checks
+        in all) of a long list and a phrase, 0 where unbounded: spread over the partitions
+        when they are importance-ordered (each one's first documents are its best), else, in
+        crawl order, read from the start (the seed's first ``n`` matches in index order)."""
+        if ordered:
+            return (self.blocks_per_partition(partitions), 0,
+                    self.phrase_checks_per_partition(partitions), 0)
+        return 0, max(self.blocks_per_shard, 0), 0, max(self.phrase_checks_per_shard, 0)
 
     def blocks_per_partition(self, partitions: int) -> int:
         """Posting blocks a long list may read in one partition (0: no bound)."""

@@ -8,7 +8,8 @@ has them (a filter meta word's decoded keys, a whole decoded list). The shard
 the plan's root and scores them with the plan's word iterators and positions decoder.
 
 Each long list's leaf and each phrase filter get their share of the shard's
-:class:`~ranking.core.limits.ReadLimits` (per partition); negated terms and phrases are never
+:class:`~ranking.core.limits.ReadLimits` (:meth:`~ranking.core.limits.ReadLimits.bounds`: per
+partition once partitions are importance-ordered, from the start in crawl order); negated terms and phrases are never
 bounded, since a negation must see its whole list. :attr:`Plan.truncated` says whether a bound
 was reached (the answer is then partial).
 """
@@ -63,7 +64,7 @@ class _Builder:
     def __init__(self, reader: IndexBundleReader, budget: Budget,
                  filters: Callable[[str], IntArray | None] | None = None,
                  decoded: Callable[[str, bool], DecodedList | None] | None = None,
-                 limits: ReadLimits = UNBOUNDED) -> None:
+                 limits: ReadLimits = UNBOUNDED, ordered: bool = False) -> None:
         self.reader = reader
         self.budget = budget
         self.filters = filters
@@ -71,8 +72,8 @@ class _Builder:
         self.words: dict[str, WordIterator | DecodedWordIterator] = {}
         self.stats: dict[str, TermStats] = {}
         partitions = len(getattr(reader, "partitions", ()))
-        self.max_blocks = limits.blocks_per_partition(partitions)
-        self.max_checks = limits.phrase_checks_per_partition(partitions)
+        self.max_blocks, self.total_blocks, self.max_checks, self.total_checks = \
+            limits.bounds(partitions, ordered)
         self.bounded: list[WordIterator | PhraseIterator] = []
 
     def word(self, term: str, positional: bool, bounded: bool = True) -> DocIterator:
@@ -90,11 +91,13 @@ class _Builder:
         cursor = self.reader.postings(term)
         return self._leaf(term, cursor.stats, positional,
                           lambda: self._bounded(WordIterator(
-                              cursor, term, positional, self.max_blocks if bounded else 0)))
+                              cursor, term, positional, self.max_blocks if bounded else 0,
+                              self.total_blocks if bounded else 0)))
 
     def _bounded(self, it: WordIterator | PhraseIterator) -> WordIterator | PhraseIterator:
         """``it``, noted among the plan's bounded iterators when it has a bound."""
-        bound = it.max_blocks if isinstance(it, WordIterator) else it.max_checks
+        bound = it.max_blocks + it.total_blocks if isinstance(it, WordIterator) else \
+            it.max_checks + it.total_checks
         if bound > 0:
             self.bounded.append(it)
         return it
@@ -131,7 +134,7 @@ class _Builder:
         for phrase in c.phrases:
             if not isinstance(root, EmptyIterator):
                 root = self._bounded(PhraseIterator(root, phrase, decoder, self.budget,
-                                                    self.max_checks))
+                                                    self.max_checks, self.total_checks))
         negatives: list[DocIterator] = []
         for term in c.negated_terms:
             it = self.word(term, False, bounded=False)
@@ -150,14 +153,15 @@ class _Builder:
 def build_plan(reader: IndexBundleReader, disjuncts: Sequence[Conjunct], budget: Budget,
                filters: Callable[[str], IntArray | None] | None = None,
                decoded: Callable[[str, bool], DecodedList | None] | None = None,
-               limits: ReadLimits = UNBOUNDED) -> Plan:
+               limits: ReadLimits = UNBOUNDED, ordered: bool = False) -> Plan:
     """One iterator tree for the disjuncts of a query (a union when there are several).
 
     ``filters(term)`` may return the decoded keys of a meta word (a filter cache); ``None``
     means "read its postings"; ``decoded(term, positional)`` may return the term's whole
     decoded list (a decoded-postings cache), ``None`` meaning "decode it block by block"
-    (within ``limits``' per-partition bounds)."""
-    builder = _Builder(reader, budget, filters, decoded, limits)
+    (within ``limits``' bounds: per partition when the partitions are importance-``ordered``,
+    from the start in crawl order, :meth:`ReadLimits.bounds`)."""
+    builder = _Builder(reader, budget, filters, decoded, limits, ordered)
     decoder = PostingsCursor(reader, [], TermStats(0, 0))
     roots = [builder.conjunct(c, decoder) for c in disjuncts]
     roots = [r for r in roots if not isinstance(r, EmptyIterator)]

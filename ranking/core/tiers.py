@@ -76,13 +76,14 @@ def candidate_block(reader: IndexBundleReader, parsed: ParsedQuery, n: int, budg
     (:mod:`ranking.core.limits`); the second tier's bounds reached are the first's too, as
     far as the answer's partial mark goes: :attr:`Plan.bounded` of the returned plan holds
     both plans' bounded iterators."""
-    plan = build_plan(reader, parsed.disjuncts, budget, filters, decoded, limits)
+    ordered = ranks is not None
+    plan = build_plan(reader, parsed.disjuncts, budget, filters, decoded, limits, ordered)
     block, exhausted = first_matches(plan, n, ranks)
     fancy = fancy_query(parsed)
     if exhausted or fancy is None:  # every match is already held
         return block, exhausted, plan
     fancy_plan = build_plan(reader, fancy.disjuncts, budget, filters, decoded,
-                            limits.scaled(FANCY_READS))
+                            limits.scaled(FANCY_READS), ordered)
     extra, _ = first_matches(fancy_plan, n, ranks)
     plan.bounded.extend(fancy_plan.bounded)
     if len(extra):

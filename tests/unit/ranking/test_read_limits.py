@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from indexer.core.grouping import ImportanceRanks, crawl_order_keys
 from indexer.core.reader import IndexBundleReader
 from ranking.core.blocks import key_partition
 from ranking.core.combinators import IntersectIterator, PhraseIterator
@@ -95,7 +96,8 @@ def bundle(tmp_path_factory):
 
 def test_frequent_words_read_a_bounded_number_of_blocks(bundle):
     """Two lists of 3,072 postings (8 blocks a partition) that never meet: the whole lists
-    would be read; bounded, each reads 2 blocks a partition and the answer says so."""
+    would be read; bounded (crawl order: 6 blocks from the start), each reads 6 blocks and the
+    answer says so."""
     reader = CountingReader(bundle)
     shard = LongListShard(reader)
     searcher = Searcher([shard])
@@ -128,13 +130,17 @@ def test_bounded_search_finds_the_exhaustive_top_ten(bundle):
 
 def test_phrase_checked_on_at_most_k_candidates_per_partition(bundle):
     """Every page holds both words; the phrase is in order in each partition's first EARLY
-    pages and in its last ones. Checked on 256 candidates a partition, the early ones are
-    found and the late ones are not, and the answer is marked partial."""
+    pages and in its last ones. Partitions importance-ordered (by their crawl order's keys),
+    checked on 256 candidates a partition: the early ones are found and the late ones are
+    not, and the answer is marked partial. In crawl order, on 768 candidates from the start:
+    partition 0's early ones."""
     reader = IndexBundleReader(bundle)
     shard = PhraseShard(reader)
     searcher = Searcher([shard])
     parsed = searcher.parser.parse('"gamma delta"')
-    block, _, plan = candidate_block(reader, parsed, 500, Budget(0), None, shard.filter_keys,
+    ranks = ImportanceRanks.of([(p.number, crawl_order_keys(reader.doc_map(p.number).n))
+                                for p in reader.partitions])
+    block, _, plan = candidate_block(reader, parsed, 500, Budget(0), ranks, shard.filter_keys,
                                      shard.decoded_list, shard.limits)
     phrases = [b for b in plan.bounded if isinstance(b, PhraseIterator)]
     assert phrases and all(p.checked <= 256 * PARTS for p in phrases)
@@ -143,7 +149,7 @@ def test_phrase_checked_on_at_most_k_candidates_per_partition(bundle):
     assert sorted(Counter(key_partition(block.keys).tolist()).values()) == [EARLY] * PARTS
     assert (index < EARLY).all()
     cands = shard.candidates('"gamma delta"', parsed, 500, searcher.options)
-    assert cands.partial and len(cands) == EARLY * PARTS
+    assert cands.partial and len(cands) == EARLY and set(cands.partition.tolist()) == {0}
     # exhaustive: every page holding the phrase
     full = ExhaustiveShard(IndexBundleReader(bundle)).candidates(
         '"gamma delta"', parsed, 5000, searcher.options)
@@ -234,3 +240,11 @@ def test_bounded_word_iterator_reads_the_first_blocks_of_each_partition(
     assert got.keys.tolist() == want
     assert it.truncated == (len(want) < everything.size)
     assert it.blocks <= max_blocks * len(np.unique(parts))
+    # bounded in all (crawl order): the first blocks of the list, whatever their partitions
+    it = WordIterator(reader.postings(term), term, total_blocks=max_blocks)
+    got, _ = collect(it, 10 ** 6)
+    first = WordIterator(reader.postings(term), term)
+    want = np.concatenate([first.next_block().keys for _ in range(
+        min(max_blocks, it.blocks))]).tolist() if it.blocks else []
+    assert got.keys.tolist() == want and it.blocks <= max_blocks
+    assert it.truncated == (len(want) < everything.size)
