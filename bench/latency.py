@@ -17,17 +17,22 @@ def percentile(xs: list[float], p: float) -> float:
     return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)
 
 
-def measure(searcher: Searcher, queries: list[str], snippets: bool) -> list[float]:
+def measure(searcher: Searcher, queries: list[str], snippets: bool,
+            cpu: list[float] | None = None) -> list[float]:
     """Seconds per query (top 10; with ``snippets`` their snippets too), after one untimed
-    warm-up pass over all of them."""
+    warm-up pass over all of them. With ``cpu``, each query's CPU seconds (this process's,
+    every thread) are appended to it: on a machine shared with other work the wall time
+    also counts the time the query waited for a core, the CPU time does not."""
     for q in queries:  # warm-up pass
         searcher.search(q, num=10, snippets=snippets)
     out = []
     for q in queries:
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         res = searcher.search(q, num=10, snippets=snippets)
         [(r.url, r.title) for r in res.results]
         out.append(time.perf_counter() - start)
+        if cpu is not None:
+            cpu.append(time.process_time() - start_cpu)
     return out
 
 

@@ -36,13 +36,18 @@ is timed apart and left out of the build rate). Per size and configuration it pr
   50 each of one, two and three words, and phrases; frequent and rare words), top 10 with
   snippets, one thread, warm; each percentile the median of ``--runs`` passes; then the
   p50 and p95 of each kind of query (``one_word``, ``two_words``, ``three_words``,
-  ``phrase``; all passes pooled).
+  ``phrase``; all passes pooled); ``query_cpu_*`` and ``query_cpu_<kind>_*``: the same of
+  the queries' CPU times (on a machine shared with other work, wall times also count the
+  waits for a core; the load average is printed before and after the runs).
 
 Then one ``target:`` line each, at the largest size run: single-shard query p95 <= 50 ms, writer
 peak RSS < 2 GB, and per-document build time at the largest size over the smallest (goal <= 1.25:
 no faster than linear growth of the total, allowing for a shared machine's noise). Nothing is
 reused between runs: every bundle is built afresh in a temporary folder (``--work`` to choose
-it, ``--keep`` to leave the bundles there).
+it, ``--keep`` to leave the bundles there), unless ``--reuse`` says to search the bundles an
+earlier ``--keep`` run left in ``--work`` (its build figures are printed again, from the record
+it left: ``<size>_<config>.build.json``). ``--shards 1`` runs the one-shard configuration
+only.
 """
 
 from __future__ import annotations
@@ -172,24 +177,51 @@ def open_shards(bundles: list[Path]) -> tuple[list[LocalShard], float]:
 def query_figures(searcher: Searcher, queries: list[str], runs: int
                   ) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
     """Percentiles of the whole mix (each the median over ``runs`` passes) and of each kind
-    of query (its latencies of all passes pooled), in ms."""
-    passes = [measure(searcher, queries, True) for _ in range(max(1, runs))]
-    per_pass = [percentiles(p) for p in passes]
-    overall = {k: sorted(p[k] for p in per_pass)[len(per_pass) // 2] for k in per_pass[0]}
+    of query (its latencies of all passes pooled), in ms; the same of the queries' CPU times
+    under the keys ``cpu`` (whole mix) and ``cpu_<kind>``."""
+    cpus: list[list[float]] = [[] for _ in range(max(1, runs))]
+    passes = [measure(searcher, queries, True, cpu) for cpu in cpus]
     each = len(queries) // len(QUERY_KINDS)
-    kinds = {kind: percentiles([lat for p in passes for lat in p[i * each:(i + 1) * each]])
-             for i, kind in enumerate(QUERY_KINDS)}
+
+    def summary(runs_of: list[list[float]]) -> tuple[dict[str, float], dict[str, dict]]:
+        per_pass = [percentiles(p) for p in runs_of]
+        overall = {k: sorted(p[k] for p in per_pass)[len(per_pass) // 2] for k in per_pass[0]}
+        kinds = {kind: percentiles([x for p in runs_of for x in p[i * each:(i + 1) * each]])
+                 for i, kind in enumerate(QUERY_KINDS)}
+        return overall, kinds
+
+    overall, kinds = summary(passes)
+    cpu_overall, cpu_kinds = summary(cpus)
+    kinds["cpu"] = cpu_overall
+    kinds.update({f"cpu_{k}": v for k, v in cpu_kinds.items()})
     return overall, kinds
 
 
-def one_config(work: Path, total: int, shards: int, queries: list[str],
-               runs: int) -> dict[str, float]:
-    """Build, measure and search one configuration; print its lines; return its figures."""
-    name = f"{total}_{shards}shard{'s' if shards > 1 else ''}"
+def built_or_build(work: Path, name: str, total: int, shards: int,
+                   reuse: bool) -> tuple[list[Path], list[dict[str, float]]]:
+    """The configuration's bundles and their build figures: with ``reuse``, those of an
+    earlier ``--keep`` run in ``work`` when its record ``NAME.build.json`` (written once
+    every writer of the configuration has finished) is there; else built afresh."""
     bundles = [work / f"{name}_qs{k}" for k in range(shards)]
-    started = time.perf_counter()
+    record = work / f"{name}.build.json"
+    if reuse and record.exists() and all(b.is_dir() for b in bundles):
+        print(f"{name}: reusing the bundles in {work} (build figures of their run)")
+        return bundles, json.loads(record.read_text())
+    for b in bundles:
+        shutil.rmtree(b, ignore_errors=True)
     results = [finish_build(p) for p in [build(b, total, k, shards)
                                          for k, b in enumerate(bundles)]]
+    record.write_text(json.dumps(results))
+    return bundles, results
+
+
+def one_config(work: Path, total: int, shards: int, queries: list[str],
+               runs: int, reuse: bool = False) -> dict[str, float]:
+    """Build (or, with ``reuse``, reopen), measure and search one configuration; print its
+    lines; return its figures."""
+    name = f"{total}_{shards}shard{'s' if shards > 1 else ''}"
+    started = time.perf_counter()
+    bundles, results = built_or_build(work, name, total, shards, reuse)
     docs = sum(r["docs"] for r in results)
     build_s = max(r["build_s"] for r in results)
     disk = sum(dir_size(b) for b in bundles)
@@ -212,6 +244,7 @@ def one_config(work: Path, total: int, shards: int, queries: list[str],
     out(f"{name}_updater_peak_rss: {max(r['updater_rss'] for r in results) / MIB:.0f} MiB\n")
     out(f"{name}_open: {1000 * open_s:.1f} ms\n")
     report_percentiles(f"{name}_query", lat)
+    report_percentiles(f"{name}_query_cpu", kinds.pop("cpu"))
     for kind, p in kinds.items():
         out(f"{name}_query_{kind}_p50: {p['p50']:.2f} ms\n")
         out(f"{name}_query_{kind}_p95: {p['p95']:.2f} ms\n")
@@ -223,11 +256,13 @@ def one_config(work: Path, total: int, shards: int, queries: list[str],
 
 def report_targets(figures: dict[tuple[int, int], dict[str, float]], sizes: list[int]) -> None:
     big, small = sizes[-1], sizes[0]
+    if (big, 1) not in figures or (small, 1) not in figures:
+        return
     one = figures[(big, 1)]
     p95 = one["p95"]
     print(f"target: query p95 single shard at {big} docs {p95:.1f} ms (goal <= "
           f"{TARGET_P95_MS:.0f} ms) {'met' if p95 <= TARGET_P95_MS else 'NOT met'}")
-    rss = max(figures[(big, k)]["rss"] for k in (1, 2))
+    rss = max(figures[k]["rss"] for k in figures if k[0] == big)
     print(f"target: writer peak RSS at {big} docs {rss / MIB:.0f} MiB (goal < 2048 MiB) "
           f"{'met' if rss < TARGET_RSS_BYTES else 'NOT met'}")
     ratio = figures[(small, 1)]["build"] / one["build"]
@@ -241,6 +276,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3, help="timed query passes (medians)")
     parser.add_argument("--work", type=Path, help="folder for the bundles (default: temporary)")
     parser.add_argument("--keep", action="store_true", help="leave the bundles in --work")
+    parser.add_argument("--shards", default="1,2",
+                        help="comma list of configurations: 1 (one shard), 2 (two shards)")
+    parser.add_argument("--reuse", action="store_true",
+                        help="search the bundles a --keep run left in --work instead of "
+                             "building them again (those missing are built)")
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--shard", default="0/1", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -253,16 +293,20 @@ def main(argv: list[str] | None = None) -> int:
     print(f"sizes: {','.join(map(str, sizes))} docs")
     print(f"queries: {len(queries)} queries (top 10 with snippets, {args.runs} passes, medians)")
     print(f"load average before the runs: {os.getloadavg()[0]:.2f} (2 cores)")
+    if args.reuse and args.work is None:
+        parser.error("--reuse needs --work")
+    configs = sorted({int(s) for s in args.shards.split(",") if s.strip()})
     work = args.work or Path(tempfile.mkdtemp(prefix="scale_bench_"))
     work.mkdir(parents=True, exist_ok=True)
     figures = {}
     try:
         for total in sizes:
-            for shards in (1, 2):
-                figures[(total, shards)] = one_config(work, total, shards, queries, args.runs)
+            for shards in configs:
+                figures[(total, shards)] = one_config(work, total, shards, queries, args.runs,
+                                                      args.reuse)
                 if not args.keep:
                     for b in work.glob(f"{total}_*"):
-                        shutil.rmtree(b)
+                        shutil.rmtree(b) if b.is_dir() else b.unlink()
     finally:
         if not args.keep and args.work is None:
             shutil.rmtree(work, ignore_errors=True)

@@ -246,6 +246,17 @@ class PostingsCursor:
             live = self._live(block)
             return live if live is not None else self.next_block()
 
+    def more_in_partition(self) -> bool:
+        """Whether the partition of the last block returned has postings not returned yet
+        (blocks skipped by ``skip_to`` count as returned): a query bounding its reads per
+        partition tells from it whether the bound left anything unread."""
+        current = self._current
+        return current is not None and current._remaining > 0
+
+    def more(self) -> bool:
+        """Whether postings not returned yet remain, in this partition or a later one."""
+        return self.more_in_partition() or self._source + 1 < len(self._sources)
+
     def positions(self, block: PostingBlock) -> tuple[IntArray, IntArray]:
         """All positions of the block's postings, posting after posting, and the counts."""
         part = self._reader._partition(block.partition)

@@ -24,10 +24,11 @@ impact-ordered indexes terminate early:
 * of everything held, the ``n`` with the highest keys are kept.
 
 This is exact: a match left unread in a partition has a key no higher than the partition's
-matches read before it, of which there are already ``n`` (or than ``t``, which ``n`` held
 matches reach). Work is bounded by the plan's time :class:`~ranking.core.iterators.Budget`
 across all partitions, as before: when it runs out, the iterators stop and the best of what was
-read is returned (marked partial by the budget).
+read is returned (marked partial by the budget); and by the per-partition read bounds of
+:mod:`ranking.core.limits` (long lists, phrase checks), under which "every match" means every
+match in the part of each partition that was read.
 """
 
 from __future__ import annotations

@@ -5,7 +5,8 @@ under the same contract (blocks in ascending key order, ``next_block``, ``skip_t
 ``estimate``): :class:`IntersectIterator` (leapfrog on the maximum key under a time
 :class:`~ranking.core.iterators.Budget`: when the budget runs out it stops and the budget is
 marked *partial*), :class:`UnionIterator`, :class:`DifferenceIterator` (negation),
-:class:`PhraseIterator` (consecutive positions; ``*`` is any run of words).
+:class:`PhraseIterator` (consecutive positions; ``*`` is any run of words, checked lazily on
+the documents that hold every word, within a per-partition bound of :mod:`ranking.core.limits`).
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ import numpy as np
 from indexer.core.reader import PostingsCursor
 
 from .blocks import (
+    KEY_SHIFT,
     Block,
     Column,
     IntArray,
+    concat_blocks,
     decode_column_positions,
     union_blocks,
 )
@@ -68,6 +71,10 @@ class IntersectIterator(DocIterator):
     """Documents in every child: leapfrog to the maximum current key, then intersect the
     overlapping block ranges with numpy. Stops when ``budget`` expires (marking it partial).
 
+    Lists read block by block (:class:`WordIterator`: long lists) lead the leapfrog; lists
+    held in memory (:class:`DecodedWordIterator`, :class:`KeysIterator`) move it forward by
+    binary search and filter each round's common keys at once.
+
     When every child holds its whole list in memory (:class:`DecodedWordIterator`,
     :class:`KeysIterator`: the usual case, the shard keeps decoded lists), the leapfrog runs
     on the arrays: the first child (the smallest list; the plan sorts them) is the driver, a
@@ -80,10 +87,13 @@ class IntersectIterator(DocIterator):
     MAX_CHUNK = 1 << 16
 
     def __init__(self, children: Sequence[DocIterator], budget: Budget | None = None) -> None:
-        self.children = [_Pending(c) for c in children]
         self.arrays: list[_ArrayIterator] | None = None
         if children and all(isinstance(c, _ArrayIterator) for c in children):
             self.arrays = list(children)  # type: ignore[arg-type]
+        # otherwise the lists read block by block lead the leapfrog and the in-memory ones
+        # are looked up by binary search
+        self.streams = [_Pending(c) for c in children if not isinstance(c, _ArrayIterator)]
+        self.held: list[_ArrayIterator] = [c for c in children if isinstance(c, _ArrayIterator)]
         self.chunk = self.FIRST_CHUNK
         self.budget = budget
         self.estimate = min((c.estimate for c in children), default=0)
@@ -129,39 +139,66 @@ class IntersectIterator(DocIterator):
     def next_block(self) -> Block | None:
         if self.arrays is not None:
             return self._next_from_arrays(self.arrays)
-        kids = self.children
+        streams, held = self.streams, self.held
         while True:
             if self.budget is not None and self.budget.expired():
                 return None
-            if not all(k.fill() for k in kids):
+            if not all(k.fill() for k in streams):
                 return None
-            lo = max(int(k.block.keys[0]) for k in kids)  # type: ignore[union-attr]
-            hi = min(int(k.block.keys[-1]) for k in kids)  # type: ignore[union-attr]
+            lo = max(int(k.block.keys[0]) for k in streams)  # type: ignore[union-attr]
+            hi = min(int(k.block.keys[-1]) for k in streams)  # type: ignore[union-attr]
+            for a in held:  # an in-memory list moves the leapfrog by binary search
+                keys = a.all_keys
+                a.at += int(np.searchsorted(keys[a.at:], lo))
+                if a.at >= keys.size:
+                    return None
+                lo = max(lo, int(keys[a.at]))
             if lo > hi:
-                for k in kids:
+                for k in streams:
                     if int(k.block.keys[-1]) < lo and not k.trim_to(lo):  # type: ignore[union-attr]
                         return None
                 continue
-            segs = []
-            for k in kids:
-                keys = k.block.keys  # type: ignore[union-attr]
-                a = int(np.searchsorted(keys, lo))
-                b = int(np.searchsorted(keys, hi, side="right"))
-                segs.append((a, b))
-            common = reduce(lambda x, y: np.intersect1d(x, y, assume_unique=True),
-                            [k.block.keys[a:b] for k, (a, b) in  # type: ignore[union-attr]
-                             zip(kids, segs, strict=True)])
-            cols: dict[str, Column] = {}
-            for k, (a, b) in zip(kids, segs, strict=True):
-                blk = k.block
-                assert blk is not None
-                if common.size and blk.columns:
-                    rows = a + np.searchsorted(blk.keys[a:b], common)
-                    for term, col in blk.columns.items():
-                        cols.setdefault(term, col.take(rows))
-                k.block = blk.take(slice(b, None))
-            if common.size:
-                return Block(common, cols)
+            found = self._common(lo, hi)
+            if found is not None:
+                return found
+
+    def _common(self, lo: int, hi: int) -> Block | None:
+        """The matches in ``[lo, hi]``: the streams' blocks intersected, then looked up in the
+        in-memory lists; every child is left past ``hi``."""
+        streams, held = self.streams, self.held
+        segs = []
+        for k in streams:
+            keys = k.block.keys  # type: ignore[union-attr]
+            segs.append((int(np.searchsorted(keys, lo)),
+                         int(np.searchsorted(keys, hi, side="right"))))
+        common = reduce(lambda x, y: np.intersect1d(x, y, assume_unique=True),
+                        [k.block.keys[a:b] for k, (a, b) in  # type: ignore[union-attr]
+                         zip(streams, segs, strict=True)])
+        ok = np.ones(common.size, dtype=bool)
+        held_rows = []
+        for a in held:
+            keys = a.all_keys
+            at = a.at + np.searchsorted(keys[a.at:], common)
+            np.minimum(at, keys.size - 1, out=at)
+            ok &= keys[at] == common
+            held_rows.append(at)
+            a.at += int(np.searchsorted(keys[a.at:], hi, side="right"))
+        hit = np.flatnonzero(ok)
+        cols: dict[str, Column] = {}
+        for k, (a, b) in zip(streams, segs, strict=True):
+            blk = k.block
+            assert blk is not None
+            if hit.size and blk.columns:
+                rows = a + np.searchsorted(blk.keys[a:b], common[hit])
+                for term, col in blk.columns.items():
+                    cols.setdefault(term, col.take(rows))
+            k.block = blk.take(slice(b, None))
+        if not hit.size:
+            return None
+        for a, at in zip(held, held_rows, strict=True):
+            for term, col in a.columns_at(at[hit]).items():
+                cols.setdefault(term, col)
+        return Block(common[hit], cols)
 
     def skip_to(self, key: int) -> Block | None:
         if self.arrays is not None:
@@ -171,9 +208,11 @@ class IntersectIterator(DocIterator):
             # wants only its first matches): the chunk grows again from the first size
             self.chunk = self.FIRST_CHUNK
             return self.next_block()
-        for k in self.children:
+        for k in self.streams:
             if not k.trim_to(key):
                 return None
+        for a in self.held:
+            a.at = max(a.at, int(np.searchsorted(a.all_keys, key)))
         return self.next_block()
 
 
@@ -246,6 +285,16 @@ class DifferenceIterator(DocIterator):
         return self._filter(self.positive.skip_to(key))
 
 
+def _in_sorted(values: IntArray, table: IntArray) -> np.ndarray:
+    """Which ``values`` are in the ascending array ``table`` (a binary search each: the codes
+    of :func:`phrase_mask` are sorted, so no hashing or sorting is needed)."""
+    if not table.size:
+        return np.zeros(values.size, dtype=bool)
+    at = np.searchsorted(table, values)
+    np.minimum(at, table.size - 1, out=at)
+    return table[at] == values
+
+
 def phrase_mask(phrase: Sequence[str | None], positions: dict[str, tuple[IntArray, IntArray]],
                 rows: int) -> np.ndarray:
     """Rows whose positions hold the phrase: terms at consecutive positions, ``None`` = any run
@@ -271,11 +320,13 @@ def phrase_mask(phrase: Sequence[str | None], positions: dict[str, tuple[IntArra
         for offset, term in enumerate(seg[1:], start=1):
             if not starts.size:
                 break
-            starts = starts[np.isin(starts + offset, codes(term))]
+            starts = starts[_in_sorted(starts + offset, codes(term))]
         row = starts // big
         starts = starts[(starts % big) >= prev_end[row]]
         row = starts // big
-        first_rows, first_idx = np.unique(row, return_index=True)
+        # rows ascend: the first start of each row
+        first_idx = np.flatnonzero(np.diff(row, prepend=-1))
+        first_rows = row[first_idx]
         found = np.zeros(rows, dtype=bool)
         found[first_rows] = True
         ok &= found
@@ -284,31 +335,119 @@ def phrase_mask(phrase: Sequence[str | None], positions: dict[str, tuple[IntArra
 
 
 class PhraseIterator(DocIterator):
-    """Matches of ``child`` (which must carry the phrase words' columns) holding the phrase."""
+    """Matches of ``child`` (which must carry the phrase words' columns) holding the phrase.
+
+    The child's matches (documents holding every word: the cheap doc-id match) are checked
+    against their positions lazily, a batch at a time in key order (``FIRST_BATCH`` candidates,
+    doubling up to ``MAX_BATCH``), so that a consumer wanting its first ``n`` matches has
+    positions decoded for few more candidates than it needs. With ``max_checks`` (> 0) at
+    most that many candidates of each partition are checked, the rest of the partition is
+    skipped; with ``total_checks`` (> 0) at most that many in all, then it ends; either way
+    the iterator notes that it was ``truncated`` (:mod:`ranking.core.limits`).
+    ``checked`` counts the candidates checked. Stops when ``budget`` expires.
+    """
+
+    FIRST_BATCH = 256
+    MAX_BATCH = 8192
 
     def __init__(self, child: DocIterator, phrase: Phrase, decoder: PostingsCursor,
-                 budget: Budget | None = None) -> None:
+                 budget: Budget | None = None, max_checks: int = 0,
+                 total_checks: int = 0) -> None:
         self.child = child
         self.phrase = phrase
         self.decoder = decoder
         self.budget = budget
         self.estimate = child.estimate
+        self.max_checks = max_checks
+        self.total_checks = total_checks
+        self.checked = 0
+        self.truncated = False
+        self.pending = Block.empty()  # the child's matches not checked yet
+        self.batch = self.FIRST_BATCH
+        self._done = False  # the child ran out
+        self._part = -1  # the partition being checked, and how many of it were
+        self._part_checked = 0
 
-    def _filter(self, block: Block | None) -> Block | None:
-        while block is not None:
-            words = set(self.phrase.words)
+    def _fill(self) -> None:
+        """Pull the child's blocks until a batch of candidates is pending (or it runs out)."""
+        parts = [self.pending]
+        have = len(self.pending)
+        while have < self.batch and not self._done:
+            block = self.child.next_block()
+            if block is None:
+                self._done = True
+                break
+            parts.append(block)
+            have += len(block)
+        self.pending = concat_blocks(parts)
+
+    def _skip_partition(self, part: int) -> None:
+        """Leave the rest of partition ``part`` unchecked (its bound is reached)."""
+        self.truncated = True
+        nxt = (part + 1) << KEY_SHIFT
+        keys = self.pending.keys
+        if len(keys) and int(keys[-1]) >= nxt:
+            self.pending = self.pending.take(slice(int(np.searchsorted(keys, nxt)), None))
+            return
+        self.pending = Block.empty()
+        if not self._done:
+            block = self.child.skip_to(nxt)
+            if block is None:
+                self._done = True
+            else:
+                self.pending = block
+
+    def _take(self) -> Block | None:
+        """The next candidates to check: at most a batch, of one partition, within its
+        bound; None when the child has no more."""
+        while True:
+            if len(self.pending) < self.batch and not self._done:
+                self._fill()
+            keys = self.pending.keys
+            if not len(keys):
+                return None
+            part = int(keys[0]) >> KEY_SHIFT
+            if part != self._part:
+                self._part, self._part_checked = part, 0
+            room = min(int(np.searchsorted(keys, (part + 1) << KEY_SHIFT)), self.batch)
+            if self.max_checks > 0:
+                room = min(room, self.max_checks - self._part_checked)
+            if self.total_checks > 0:
+                if self.checked >= self.total_checks:
+                    self.truncated = True
+                    return None
+                room = min(room, self.total_checks - self.checked)
+            if room <= 0:
+                self._skip_partition(part)
+                continue
+            out = self.pending.take(slice(0, room))
+            self.pending = self.pending.take(slice(room, None))
+            self._part_checked += room
+            self.checked += room
+            return out
+
+    def next_block(self) -> Block | None:
+        while True:
+            if self.budget is not None and self.budget.expired():
+                return None
+            block = self._take()
+            if block is None:
+                return None
+            self.batch = min(self.batch * 2, self.MAX_BATCH)
             positions = {t: decode_column_positions(self.decoder, block.keys, block.columns[t])
-                         for t in words}
+                         for t in set(self.phrase.words)}
             mask = phrase_mask(self.phrase.terms, positions, len(block))
             if mask.any():
                 return block.take(np.flatnonzero(mask)) if not mask.all() else block
-            if self.budget is not None and self.budget.expired():
-                return None
-            block = self.child.next_block()
-        return None
-
-    def next_block(self) -> Block | None:
-        return self._filter(self.child.next_block())
 
     def skip_to(self, key: int) -> Block | None:
-        return self._filter(self.child.skip_to(key))
+        keys = self.pending.keys
+        if len(keys) and int(keys[-1]) >= key:
+            self.pending = self.pending.take(slice(int(np.searchsorted(keys, key)), None))
+        elif not self._done:
+            block = self.child.skip_to(key)
+            self.pending = Block.empty() if block is None else block
+            self._done = block is None
+        else:
+            self.pending = Block.empty()
+        return self.next_block()

@@ -87,28 +87,67 @@ class EmptyIterator(DocIterator):
 class WordIterator(DocIterator):
     """One term's postings across partitions, in Doc Rank order, a decoded block at a time.
 
-    ``positional`` terms (words) carry a :class:`Column`; meta words carry none.
+    ``positional`` terms (words) carry a :class:`Column`; meta words carry none. With
+    ``max_blocks`` (> 0) it decodes at most that many blocks in each partition, then goes on
+    at the next partition's first posting; with ``total_blocks`` (> 0) at most that many in
+    all, then it ends; either way it notes that it was ``truncated`` when postings were left
+    unread (:mod:`ranking.core.limits`). ``blocks`` counts the blocks it decoded.
     """
 
-    def __init__(self, cursor: PostingsCursor, term: str, positional: bool = True) -> None:
+    def __init__(self, cursor: PostingsCursor, term: str, positional: bool = True,
+                 max_blocks: int = 0, total_blocks: int = 0) -> None:
         self.cursor = cursor
         self.term = term
         self.positional = positional
         self.estimate = cursor.docs
         self.consumed = 0
+        self.max_blocks = max_blocks
+        self.total_blocks = total_blocks
+        self.truncated = False
+        self.blocks = 0
+        self._part = -1  # the partition of the last block, and how many blocks it gave
+        self._part_blocks = 0
 
     def _block(self, pb: object) -> Block | None:
         if pb is None:
             return None
-        keys = make_keys(pb.partition, pb.doc_index)  # type: ignore[attr-defined]
+        part = int(pb.partition)  # type: ignore[attr-defined]
+        if part != self._part:
+            self._part, self._part_blocks = part, 0
+        self._part_blocks += 1
+        self.blocks += 1
+        keys = make_keys(part, pb.doc_index)  # type: ignore[attr-defined]
         self.consumed += keys.size
         cols = {self.term: Column.of(pb)} if self.positional else {}  # type: ignore[arg-type]
         return Block(keys, cols)
 
+    def _spent(self, partition: int) -> bool:
+        """Whether the bound leaves nothing more to read in ``partition``."""
+        return 0 < self.max_blocks <= self._part_blocks and partition == self._part
+
+    def _next_partition(self) -> Block | None:
+        self.truncated |= self.cursor.more_in_partition()
+        return self._block(self.cursor.skip_to(self._part + 1, 0))
+
+    def _ended(self) -> bool:
+        """Whether the bound in all is reached (noting what it leaves unread)."""
+        if 0 < self.total_blocks <= self.blocks:
+            self.truncated |= self.cursor.more()
+            return True
+        return False
+
     def next_block(self) -> Block | None:
+        if self._ended():
+            return None
+        if self._spent(self._part):
+            return self._next_partition()
         return self._block(self.cursor.next_block())
 
     def skip_to(self, key: int) -> Block | None:
+        if self._ended():
+            return None
+        if self._spent(key >> 32):
+            return self._next_partition()
         return self._block(self.cursor.skip_to(key >> 32, key & 0xFFFFFFFF))
 
 
@@ -250,7 +289,8 @@ class KeysIterator(DocIterator):
 
 def collect(iterator: DocIterator, n: int) -> tuple[Block, bool]:
     """The first ``n`` matches (fewer when the iterator ends or the budget runs out) and
-    whether the iterator was exhausted."""
+    whether the iterator ran out (the caller tells a run out budget or bound from the end of
+    the lists: :func:`ranking.core.matching.score_matches`)."""
     blocks: list[Block] = []
     have = 0
     exhausted = False

@@ -5,7 +5,9 @@ in named steps, in the spirit of tantivy's query -> weight -> scorer layering:
 
 1. match: the first ``n`` matches in posting order and the first ``n`` anchor-text matches
    (:func:`ranking.core.tiers.candidate_block`; collecting is apart from matching,
-   :mod:`ranking.core.collect`);
+   :mod:`ranking.core.collect`), within the shard's time budget (``intersect_time_budget``,
+   on the shard's clock) and read bounds (:mod:`ranking.core.limits`): when either stops the
+   reading, the answer holds the best found so far and is marked partial, not exhausted;
 2. entries: each match's doc_map facts (doc_id, length, page length, title length) and Doc Rank
    (crawl order, or the global importance order once partitions are ordered);
 3. term counts: every query term's positions, each weighed by its region (title, description
@@ -34,6 +36,7 @@ from indexer.core.reader import CollectionStats
 from .blocks import Block, Column, decode_column_positions, key_index, key_partition
 from .candidates import Candidates
 from .iterators import Budget, DecodedList, DecodedWordIterator
+from .limits import TRUNCATED_MESSAGE
 from .options import SearchOptions
 from .plan import Plan
 from .query import ParsedQuery, query_word_terms
@@ -94,10 +97,14 @@ def score_matches(shard: LocalShard, parsed: ParsedQuery, n: int,
     stats = shard.collection_stats()
     if stats.documents == 0 or parsed.is_empty:
         return Candidates.empty(shard.name, terms)
-    budget = Budget(options.intersect_time_budget)
+    budget = Budget(options.intersect_time_budget, shard.clock)
     ranks = shard.importance_ranks()
     block, exhausted, plan = candidate_block(reader, parsed, n, budget, ranks,
-                                             shard.filter_keys, shard.decoded_list)
+                                             shard.filter_keys, shard.decoded_list,
+                                             shard.limits)
+    # lists left unread (a bound reached, the budget run out) are not the end of the matches
+    partial = budget.partial or plan.truncated
+    exhausted = exhausted and not partial
     m = len(block)
     parts, index = key_partition(block.keys), key_index(block.keys)
     entries = _entries(shard, parts, index, ranks, stats)
@@ -109,8 +116,8 @@ def score_matches(shard: LocalShard, parsed: ParsedQuery, n: int,
         prox = prox * options.proximity_bonus
     else:
         prox = prox_raw = np.zeros(m)
-    messages = ("search stopped at the time budget; results are partial",) \
-        if budget.partial else ()
+    messages = (("search stopped at the time budget; results are partial",)
+                if budget.partial else ()) + ((TRUNCATED_MESSAGE,) if plan.truncated else ())
     bonuses = shard._bonuses(parts, index, terms, counts.title_hits, entries.title_length,
                              parsed.lang, options, counts.title_terms)
     bonuses[BONUS_NAMES.index("common_phrase")] = _phrase_bonus(
@@ -124,7 +131,7 @@ def score_matches(shard: LocalShard, parsed: ParsedQuery, n: int,
                       prox, prox_raw, entries.doc_length, counts.freq,
                       parts_rel if terms else np.zeros((0, m)), tuple(terms), occurrences,
                       stats.documents, stats.average_length, _estimate(plan, exhausted, m),
-                      exhausted, budget.partial, shard.name, messages, bonuses)
+                      exhausted, partial, shard.name, messages, bonuses)
 
 
 def _entries(shard: LocalShard, parts: IntArray, index: IntArray,

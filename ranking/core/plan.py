@@ -6,12 +6,18 @@ into leaves (:mod:`ranking.core.iterators`) joined by combinators
 has them (a filter meta word's decoded keys, a whole decoded list). The shard
 (:mod:`ranking.core.tiers`, :mod:`ranking.core.matching`) pulls the first ``n`` matches from
 the plan's root and scores them with the plan's word iterators and positions decoder.
+
+Each long list's leaf and each phrase filter get their share of the shard's
+:class:`~ranking.core.limits.ReadLimits` (:meth:`~ranking.core.limits.ReadLimits.bounds`: per
+partition once partitions are importance-ordered, from the start in crawl order); negated terms and phrases are never
+bounded, since a negation must see its whole list. :attr:`Plan.truncated` says whether a bound
+was reached (the answer is then partial).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from indexer.core.reader import IndexBundleReader, PostingsCursor, TermStats
 
@@ -26,6 +32,7 @@ from .iterators import (
     KeysIterator,
     WordIterator,
 )
+from .limits import UNBOUNDED, ReadLimits
 from .query import Conjunct
 
 ALL_DOCUMENTS_TERM = "site:all"  # every document and link document carries it
@@ -40,20 +47,38 @@ class Plan:
     words: dict[str, WordIterator | DecodedWordIterator]
     decoder: PostingsCursor
     budget: Budget
+    bounded: list[WordIterator | PhraseIterator] = field(default_factory=list)
+
+    @property
+    def truncated(self) -> bool:
+        """Whether a bound of :mod:`ranking.core.limits` left part of a list unread."""
+        return any(b.truncated for b in self.bounded)
+
+    @property
+    def blocks_read(self) -> int:
+        """Posting blocks decoded by the plan's bounded (long list) leaves."""
+        return sum(b.blocks for b in self.bounded if isinstance(b, WordIterator))
 
 
 class _Builder:
     def __init__(self, reader: IndexBundleReader, budget: Budget,
                  filters: Callable[[str], IntArray | None] | None = None,
-                 decoded: Callable[[str, bool], DecodedList | None] | None = None) -> None:
+                 decoded: Callable[[str, bool], DecodedList | None] | None = None,
+                 limits: ReadLimits = UNBOUNDED, ordered: bool = False) -> None:
         self.reader = reader
         self.budget = budget
         self.filters = filters
         self.decoded = decoded
         self.words: dict[str, WordIterator | DecodedWordIterator] = {}
         self.stats: dict[str, TermStats] = {}
+        partitions = len(getattr(reader, "partitions", ()))
+        self.max_blocks, self.total_blocks, self.max_checks, self.total_checks = \
+            limits.bounds(partitions, ordered)
+        self.bounded: list[WordIterator | PhraseIterator] = []
 
-    def word(self, term: str, positional: bool) -> DocIterator:
+    def word(self, term: str, positional: bool, bounded: bool = True) -> DocIterator:
+        """The leaf of ``term``: a filter's kept keys, a kept decoded list, or its postings
+        read block by block (within the per-partition bound unless not ``bounded``)."""
         if not positional and self.filters is not None:
             keys = self.filters(term)
             if keys is not None:
@@ -65,7 +90,17 @@ class _Builder:
                                   lambda: DecodedWordIterator(got, term, positional))
         cursor = self.reader.postings(term)
         return self._leaf(term, cursor.stats, positional,
-                          lambda: WordIterator(cursor, term, positional))
+                          lambda: self._bounded(WordIterator(
+                              cursor, term, positional, self.max_blocks if bounded else 0,
+                              self.total_blocks if bounded else 0)))
+
+    def _bounded(self, it: WordIterator | PhraseIterator) -> WordIterator | PhraseIterator:
+        """``it``, noted among the plan's bounded iterators when it has a bound."""
+        bound = it.max_blocks + it.total_blocks if isinstance(it, WordIterator) else \
+            it.max_checks + it.total_checks
+        if bound > 0:
+            self.bounded.append(it)
+        return it
 
     def _leaf(self, term: str, stats: TermStats, positional: bool,
               make: Callable[[], DocIterator]) -> DocIterator:
@@ -98,14 +133,16 @@ class _Builder:
         root = self.intersect(items)
         for phrase in c.phrases:
             if not isinstance(root, EmptyIterator):
-                root = PhraseIterator(root, phrase, decoder, self.budget)
+                root = self._bounded(PhraseIterator(root, phrase, decoder, self.budget,
+                                                    self.max_checks, self.total_checks))
         negatives: list[DocIterator] = []
         for term in c.negated_terms:
-            it = self.word(term, False)
+            it = self.word(term, False, bounded=False)
             if not isinstance(it, EmptyIterator):
                 negatives.append(it)
         for phrase in c.negated_phrases:
-            inner = self.intersect([self.word(t, True) for t in dict.fromkeys(phrase.words)])
+            inner = self.intersect([self.word(t, True, bounded=False)
+                                    for t in dict.fromkeys(phrase.words)])
             if not isinstance(inner, EmptyIterator):
                 negatives.append(PhraseIterator(inner, phrase, decoder, self.budget))
         if negatives and not isinstance(root, EmptyIterator):
@@ -115,13 +152,16 @@ class _Builder:
 
 def build_plan(reader: IndexBundleReader, disjuncts: Sequence[Conjunct], budget: Budget,
                filters: Callable[[str], IntArray | None] | None = None,
-               decoded: Callable[[str, bool], DecodedList | None] | None = None) -> Plan:
+               decoded: Callable[[str, bool], DecodedList | None] | None = None,
+               limits: ReadLimits = UNBOUNDED, ordered: bool = False) -> Plan:
     """One iterator tree for the disjuncts of a query (a union when there are several).
 
     ``filters(term)`` may return the decoded keys of a meta word (a filter cache); ``None``
     means "read its postings"; ``decoded(term, positional)`` may return the term's whole
-    decoded list (a decoded-postings cache), ``None`` meaning "decode it block by block"."""
-    builder = _Builder(reader, budget, filters, decoded)
+    decoded list (a decoded-postings cache), ``None`` meaning "decode it block by block"
+    (within ``limits``' bounds: per partition when the partitions are importance-``ordered``,
+    from the start in crawl order, :meth:`ReadLimits.bounds`)."""
+    builder = _Builder(reader, budget, filters, decoded, limits, ordered)
     decoder = PostingsCursor(reader, [], TermStats(0, 0))
     roots = [builder.conjunct(c, decoder) for c in disjuncts]
     roots = [r for r in roots if not isinstance(r, EmptyIterator)]
@@ -131,4 +171,4 @@ def build_plan(reader: IndexBundleReader, disjuncts: Sequence[Conjunct], budget:
         root = roots[0]
     else:
         root = UnionIterator(roots, budget)
-    return Plan(root, builder.words, decoder, budget)
+    return Plan(root, builder.words, decoder, budget, builder.bounded)

@@ -21,7 +21,8 @@ entries (:mod:`ranking.core.regions`), the url features of the bonuses
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -38,6 +39,7 @@ from .blocks import make_keys
 from .candidates import Candidates
 from .doc_cache import DocumentCache
 from .iterators import DecodedList
+from .limits import ReadLimits
 from .matching import score_matches
 from .options import SearchOptions
 from .query import ParsedQuery
@@ -59,6 +61,9 @@ class LocalShard:
 
     DOCUMENT_CACHE = 4096  # documents' summaries (to their bodies) kept parsed, least used out
     HEAD_CACHE = 100_000  # (url, title) heads kept decompressed, least used out
+    # bounds of a query's reads (ranking.core.limits) and the clock of its time budget
+    limits: ReadLimits = ReadLimits()
+    clock: Callable[[], float] = staticmethod(time.monotonic)
 
     def __init__(self, reader: IndexBundleReader, name: str = "local") -> None:
         self.reader = reader
@@ -169,18 +174,24 @@ class LocalShard:
     FILTER_PREFIXES = ("safe:", "lang:", "media:", "filetype:", "site:all", "code:")
 
     DECODED_POSTINGS = 8_000_000  # postings and positions kept decoded (8-40 bytes each)
+    WHOLE_LIST_DOCS = 16_384  # longer lists are read block by block, as far as a query needs
 
     def decoded_list(self, term: str, positional: bool) -> DecodedList | None:
         """A term's whole posting list, decoded once and kept (least recently used out, at
         most DECODED_POSTINGS postings and positions; a list's positions are decoded on first
         use): the bit-level decoding in Python is the most expensive step of a query, and the
-        same terms come back query after query. Lists longer than a tenth of the budget are
-        decoded block by block each time."""
+        same terms come back query after query.
+
+        Only lists of at most WHOLE_LIST_DOCS documents are decoded whole (None for longer
+        ones): a frequent term's list is read block by block (:class:`~ranking.core.iterators.
+        WordIterator`), skipping by block headers, only as far as the query's first matches
+        need (the seed's early termination), and only the candidates' positions are decoded;
+        decoding it whole would make every query of it cost in proportion to the shard."""
         key = (term, positional)
         got = self._decoded.pop(key, None)
         if got is None:
             cursor = self.reader.postings(term)
-            if cursor.docs > self.DECODED_POSTINGS // 10:
+            if cursor.docs > self.WHOLE_LIST_DOCS:
                 return None
             got = DecodedList.of(cursor, positional)
         # sizes grow when a list's positions are decoded: recount this one on every use

@@ -35,8 +35,14 @@ from indexer.core.reader import IndexBundleReader
 from .blocks import Block, union_blocks
 from .collect import collect_by_key
 from .iterators import Budget, DecodedList, collect
+from .limits import UNBOUNDED, ReadLimits
 from .plan import Plan, build_plan
 from .query import ParsedQuery
+
+# the short barrel's plan may read this many times the bounds of the query's own plan: its
+# fancy words are rare, so that the long word lists are read only at their few matches, a
+# block for each, and they are the pages whose title or anchor text holds every word
+FANCY_READS = 4
 
 
 def first_matches(plan: Plan, n: int, ranks: ImportanceRanks | None) -> tuple[Block, bool]:
@@ -62,18 +68,24 @@ def candidate_block(reader: IndexBundleReader, parsed: ParsedQuery, n: int, budg
                     ranks: ImportanceRanks | None,
                     filters: Callable[[str], np.ndarray | None] | None = None,
                     decoded: Callable[[str, bool], DecodedList | None] | None = None,
-                    ) -> tuple[Block, bool, Plan]:
+                    limits: ReadLimits = UNBOUNDED) -> tuple[Block, bool, Plan]:
     """The union of the query's first ``n`` matches and its first ``n`` fancy-hit matches
     (see the module), whether the query's own plan was read to its end, and that plan (its
     word iterators and positions decoder serve every row: the short barrel's matches are
-    matches of the same words)."""
-    plan = build_plan(reader, parsed.disjuncts, budget, filters, decoded)
+    matches of the same words). Both plans read within ``limits``
+    (:mod:`ranking.core.limits`); the second tier's bounds reached are the first's too, as
+    far as the answer's partial mark goes: :attr:`Plan.bounded` of the returned plan holds
+    both plans' bounded iterators."""
+    ordered = ranks is not None
+    plan = build_plan(reader, parsed.disjuncts, budget, filters, decoded, limits, ordered)
     block, exhausted = first_matches(plan, n, ranks)
     fancy = fancy_query(parsed)
     if exhausted or fancy is None:  # every match is already held
         return block, exhausted, plan
-    fancy_plan = build_plan(reader, fancy.disjuncts, budget, filters, decoded)
+    fancy_plan = build_plan(reader, fancy.disjuncts, budget, filters, decoded,
+                            limits.scaled(FANCY_READS), ordered)
     extra, _ = first_matches(fancy_plan, n, ranks)
+    plan.bounded.extend(fancy_plan.bounded)
     if len(extra):
         words = set(plan.words)
         extra = Block(extra.keys, {t: c for t, c in extra.columns.items() if t in words})

@@ -32,3 +32,30 @@ def test_scale_bench_runs_and_prints_its_targets(tmp_path: Path) -> None:
     assert len(targets) == 3
     assert all(re.search(r" (met|NOT met)$", t) for t in targets)
     assert not list(tmp_path.iterdir())  # bundles removed without --keep
+
+
+@pytest.mark.timeout(180)
+def test_scale_bench_searches_kept_bundles_again(tmp_path: Path) -> None:
+    """``--keep`` then ``--reuse``: the second run searches the bundles the first left (no
+    writer runs: the bundles' files are untouched) and prints the same figures, CPU times
+    too; ``--shards 1`` builds the one-shard configuration only."""
+    def run(*extra: str) -> list[str]:
+        out = subprocess.run(
+            [sys.executable, str(ROOT / "bench" / "scale_bench.py"), "--docs", "300",
+             "--runs", "1", "--shards", "1", "--work", str(tmp_path), *extra],
+            cwd=ROOT, capture_output=True, text=True, timeout=150)
+        assert out.returncode == 0, out.stderr
+        return out.stdout.splitlines()
+
+    first = run("--keep")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["300_1shard.build.json",
+                                                          "300_1shard_qs0"]
+    files = {p: p.stat().st_mtime_ns for p in (tmp_path / "300_1shard_qs0").rglob("*")}
+    again = run("--keep", "--reuse")
+    assert any(line.startswith("300_1shard: reusing the bundles") for line in again)
+    assert {p: p.stat().st_mtime_ns for p in (tmp_path / "300_1shard_qs0").rglob("*")} == files
+    for lines in (first, again):
+        for figure in ("documents: 300 docs", "query_p95", "query_cpu_p95",
+                       "query_phrase_p95", "query_cpu_phrase_p95"):
+            assert any(line.startswith(f"300_1shard_{figure}") for line in lines), figure
+        assert not any(line.startswith("300_2shards") for line in lines)
