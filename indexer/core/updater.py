@@ -13,6 +13,11 @@ closed partitions (immutable), writes only new dictionary nodes and publishes th
 A crash at any point leaves either the old or the new MANIFEST; a repeated merge of the same
 partition replaces its records, so rerunning is safe.
 
+Memory does not grow with the dictionary: the partition's terms are decoded into columns
+(:class:`indexer.core.dictionary_stream.TermBlock`, a chunk of records at a time) and
+streamed with the tree's leaves into a new tree
+(:meth:`indexer.core.dictionary.BPlusTreeWriter.merge_blocks`).
+
 A full disk is not a crash: :meth:`DictionaryUpdater.run_forever` logs a merge that failed with
 ``ENOSPC`` (or ``EDQUOT``), removes what the failed merge wrote (temporary files, the node file
 of an unfinished compaction, the uncommitted tail of the node file), and tries again at each poll, waiting longer between tries, up to a minute, until space returns.
@@ -31,9 +36,14 @@ import logging
 import os
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
+
 from .dictionary import BPlusTree, BPlusTreeWriter
+from .dictionary_format import RECORD_WIDTH
+from .dictionary_stream import TermBlock
 from .documents import read_parameters
 from .errors import CorruptIndexError
 from .layout import (
@@ -47,12 +57,14 @@ from .layout import (
     write_partition_manifest,
 )
 from .packed_columns import unpack_columns
-from .packed_table import RecordFormatError
+from .packed_table import SEPARATOR, RecordFormatError
 from .partition_index import LAST_ENTRIES_TOOL
 from .runtime import gc_paused
 from .storage import FileLock, read_framed, remove_temporaries
 
 logger = logging.getLogger(__name__)
+
+DECODE_CHUNK = 16384  # last_entries records decoded in one column-wise pass
 
 
 class DictionaryUpdater:
@@ -203,15 +215,34 @@ def _discard_uncommitted_nodes(tree_dir: Path) -> None:
 
 def _merge_term_table(tree: BPlusTreeWriter, path: Path, number: int) -> int:
     """Merge the term records of partition ``number``'s last_entries file at ``path`` into
-    ``tree`` (replacing the partition's records of each term); return the number of terms."""
-    payload = read_framed(path, "last_entries")
-    try:
-        keys, ints, _, _ = unpack_columns(LAST_ENTRIES_TOOL, payload)
-    except RecordFormatError as exc:
-        raise CorruptIndexError(path, str(exc)) from exc
-    rows = ints[:, :4].tolist()
-    tree.merge([(key, ((number, *row),)) for key, row in zip(keys, rows, strict=True)])
-    return len(keys)
+    ``tree`` (replacing the partition's records of each term); return the number of terms.
+    The table is decoded a chunk of records at a time into columns (:func:`term_blocks`): the
+    merge holds the partition's terms as arrays, not as a tuple per term."""
+    blocks = list(term_blocks(path, read_framed(path, "last_entries"), number))
+    tree.merge_blocks(blocks)  # the payload is gone: the blocks hold the terms
+    return sum(len(b) for b in blocks)
+
+
+def term_blocks(path: Path, payload: bytes, number: int,
+                chunk: int = DECODE_CHUNK) -> Iterator[TermBlock]:
+    """The records of a last_entries ``payload`` as dictionary entries of partition
+    ``number``, ``chunk`` records per block. Records end at their 0xFF separator (the record
+    codec escapes it inside them), so the table is cut there and decoded piece by piece."""
+    seps = np.flatnonzero(np.frombuffer(payload, dtype=np.uint8) == SEPARATOR)
+    start = 0
+    for first in range(0, len(seps), chunk):
+        stop = int(seps[min(first + chunk, len(seps)) - 1]) + 1
+        try:
+            keys, ints, _, _ = unpack_columns(LAST_ENTRIES_TOOL, payload[start:stop])
+        except RecordFormatError as exc:
+            raise CorruptIndexError(path, str(exc)) from exc
+        start = stop
+        rep = np.empty((len(keys), RECORD_WIDTH), dtype=np.int64)
+        rep[:, 0] = number
+        rep[:, 1:] = ints[:, :4]
+        yield TermBlock(keys, np.ones(len(keys), dtype=np.int64), rep)
+    if start != len(payload):
+        raise CorruptIndexError(path, "last record has no separator")
 
 
 def remerge_partition(tree: BPlusTreeWriter, bundle: Path, number: int) -> None:

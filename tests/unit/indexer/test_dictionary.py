@@ -108,3 +108,29 @@ def test_matches_a_dict_model(batches: list[list[bytes]]) -> None:
         assert [(k, list(v)) for k, v in tree.items()] == sorted(model.items())
         writer.close()
         tree.close()
+
+
+def test_reader_reads_manifest_again_when_its_node_file_was_replaced(tmp_path: Path) -> None:
+    """A compaction publishes a new node file and deletes the old one between a reader's read
+    of MANIFEST and its open of the node file: the reader reads MANIFEST again."""
+    writer = BPlusTreeWriter(tmp_path, leaf_capacity=4)
+    keys = [term_id(f"t{i}") for i in range(100)]
+    writer.merge([(k, [(0, i, 1, 1, 1)]) for i, k in enumerate(sorted(keys))])
+    writer.commit(next_partition=1)
+    first = writer.manifest["node_file"]
+    reads = []
+
+    class RacingTree(BPlusTree):
+        def _read_manifest(self) -> dict:
+            manifest = super()._read_manifest()
+            reads.append(manifest["node_file"])
+            if len(reads) == 1:
+                writer.compact()  # the file this manifest names is deleted now
+            return manifest
+
+    tree = RacingTree(tmp_path)
+    assert reads[0] == first and not (tmp_path / first).exists()
+    assert tree.manifest["node_file"] == writer.manifest["node_file"] != first
+    assert tree.verify() == 100
+    tree.close()
+    writer.close()
