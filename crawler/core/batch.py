@@ -18,7 +18,8 @@ deferred urls). The JSON form::
      "fetched": [[url, etag, expires], ...], "counters": {name: int},
      "log": [[url, status, bytes, fetched at, error kind], ...],
      "refused": [[url, reason, detail], ...],
-     "errors": {kind: {"count": n, "url": example, "message": its error}}}
+     "errors": {kind: {"count": n, "url": example, "message": its error}},
+     "skipped": {reason: {"count": n, "url": example, "message": why}}}
 
 ``done`` is set on the last batch a fetcher sends to the schedule's own queue server: that
 queue server then acknowledges the schedule. ``deferred`` are urls of the schedule the fetcher
@@ -35,7 +36,9 @@ names urls the fetcher would not fetch or index (the egress allow-list refused t
 addresses, a robots meta tag or header said noindex), with a reason and a short detail: both
 feed the admin's url and host pages (``crawler.core.activity``). A ``robots`` answer that failed without an HTTP
 answer (status 0) names the fetch error's ``error`` kind and ``message``. ``errors`` are the
-failed page downloads by kind, with an example of each (:mod:`.fetch_error_kinds`). Every key but
+failed page downloads by kind, with an example of each (:mod:`.fetch_error_kinds`); ``skipped``
+the records of an archive crawl that could not become pages, by reason
+(:mod:`.archive.skipped`). Every key but
 ``crawl`` may be missing when read: it is then empty (``server``: None, meaning the reader's
 own).
 """
@@ -76,6 +79,7 @@ class FetcherBatch:
     log: tuple[list[Any], ...] = ()
     refused: tuple[list[Any], ...] = ()
     errors: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    skipped: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     def to_wire(self) -> dict[str, Any]:
         """The JSON form. Long lists stay lists (the envelope seals them a slice at a time)."""
@@ -90,6 +94,7 @@ class FetcherBatch:
             "counters": dict(self.counters),
             "log": list(self.log), "refused": list(self.refused),
             "errors": {kind: dict(row) for kind, row in self.errors.items()},
+            "skipped": {reason: dict(row) for reason, row in self.skipped.items()},
         }
 
     @classmethod
@@ -103,9 +108,9 @@ class FetcherBatch:
             counts = {key: _counts(data.get(key), key) for key in _COUNTS}
             hopeless = data.get("hopeless")
             server, schedule = data.get("server"), data.get("schedule")
-            errors = data.get("errors") or {}
-            if not isinstance(errors, dict):
-                raise WireError(f"batch errors: expected a dict, got {type(errors).__name__}")
+            errors, skipped = data.get("errors") or {}, data.get("skipped") or {}
+            if not isinstance(errors, dict) or not isinstance(skipped, dict):
+                raise WireError("batch errors and skipped records: expected dicts")
             return cls(
                 crawl=int(data["crawl"]),
                 server=None if server is None else int(server),
@@ -114,6 +119,7 @@ class FetcherBatch:
                 hopeless=None if hopeless is None else tuple(
                     str(o) for o in _list(hopeless, "hopeless")),
                 errors=FetchErrorKinds.from_json(errors).to_json(),
+                skipped=FetchErrorKinds.from_json(skipped).to_json(),
                 **lists, **counts)
         except WireError:
             raise

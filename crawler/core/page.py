@@ -25,6 +25,11 @@ NOSNIPPET = "NOSNIPPET"
 NONE = "NONE"
 JUSTFOLLOW = "JUSTFOLLOW"
 ROBOT_DIRECTIVES = frozenset({NOINDEX, NOFOLLOW, NOARCHIVE, NOSNIPPET, NONE, JUSTFOLLOW})
+# The response headers that processing reads (and recrawls compare), kept with a page's
+# summary so that a stored page can be processed again as it was fetched (archive crawls, WARC
+# export: crawler.core.archive); the others are not stored.
+KEPT_HEADERS = ("content-type", "content-language", "last-modified", "etag", "expires",
+                "server", "x-robots-tag")
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +57,10 @@ class FetchedPage:
             if key.lower() == name:
                 return value
         return default
+
+    def kept_headers(self) -> dict[str, str]:
+        """The :data:`KEPT_HEADERS` the page was sent, lower-case names, in that order."""
+        return {name: value for name in KEPT_HEADERS if (value := self.header(name))}
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +140,8 @@ class ProcessedPage:
       characters (equal pages, equal hashes); ``text_hash`` is its first 7 bytes;
     * ``location`` is set for redirects (HTTP 3xx, meta refresh, far canonical link), and then
       ``doc_type`` is ``DocType.LOCATION``;
-    * ``errors`` lists what could not be read (the page is then processed as far as possible).
+    * ``errors`` lists what could not be read (the page is then processed as far as possible);
+    * ``headers`` are the response's :data:`KEPT_HEADERS` (lower-case names).
     """
 
     url: str
@@ -170,6 +180,7 @@ class ProcessedPage:
     fields: Mapping[str, Any] = field(default_factory=lambda: EMPTY_MAP)
     safe: bool = True
     errors: tuple[str, ...] = ()
+    headers: Mapping[str, str] = field(default_factory=lambda: EMPTY_MAP)
 
     @property
     def text_hash(self) -> bytes:

@@ -182,6 +182,7 @@ class PageProcessor:
             fields=MappingProxyType(dict(ruled.fields)),
             safe=safe,
             errors=ex.errors,
+            headers=MappingProxyType(page.kept_headers()),
         )
         return self._with_meta_words(processed, ruled, body if config.cache_pages else None)
 

@@ -41,6 +41,9 @@ from indexer.core.reorder import ReorderResult
 from indexer.core.workdir import crawl_paths, scores_path
 
 from .activity import Activity, ActivityLog
+from .archive.ordering import OrderedInbox
+from .archive.queue import ArchiveQueue, ArchiveQueueConfig
+from .archive.skipped import SkippedRecords
 from .batch import FetcherBatch
 from .claims import lost_schedules
 from .crawl import CrawlConfig
@@ -130,7 +133,17 @@ class QueueServerCore:
         scheduler = SchedulerConfig.from_crawl(
             crawl, schedule_size=config.schedule_size, schedule_timeout=config.schedule_timeout,
             user_agent=config.robots_agent)
-        self.queue = CrawlQueue.open(self.paths["queue"], scheduler, clock=clock)
+        # an archive crawl's queue hands out record pointers (crawler.core.archive), and its
+        # batches are applied in the order of their schedules (the archive's order)
+        self.queue: CrawlQueue | ArchiveQueue
+        self.order: OrderedInbox | None = None
+        if crawl.archive is not None:
+            self.queue = ArchiveQueue.open(self.paths["queue"], crawl.archive, ArchiveQueueConfig(
+                config.server, config.num_servers, crawl.timestamp, config.schedule_size,
+                config.schedule_timeout, crawl.max_pages), clock=clock)
+            self.order = OrderedInbox(self.spool, self.queue)
+        else:
+            self.queue = CrawlQueue.open(self.paths["queue"], scheduler, clock=clock)
         try:
             self.index = IndexBundleWriter(
                 self.paths["index"], config.bundle,
@@ -153,6 +166,7 @@ class QueueServerCore:
         self.activity = ActivityLog()  # urls and hosts since the glue last took them
         self.excluded_hosts: set[str] = set()  # origins the operator excluded
         self.fetch_errors = FetchErrorKinds()  # failed page downloads by kind, with examples
+        self.skipped = SkippedRecords()  # archive records the fetchers skipped, by reason
         self._load_state()
         self._dirty = False
         self._last_refresh = clock()
@@ -176,6 +190,7 @@ class QueueServerCore:
         self.page_tries = {str(k): int(v) for k, v in data.get("page_tries", {}).items()}
         self.robots_failures = RobotsFailures.from_json(data.get("robots_failures"))
         self.fetch_errors = FetchErrorKinds.from_json(data.get("fetch_error_kinds"))
+        self.skipped = SkippedRecords.from_json(data.get("archive_skipped"))
 
     def _save_state(self) -> None:
         tmp = self.paths["state"].with_suffix(".tmp")
@@ -186,7 +201,8 @@ class QueueServerCore:
                                        "dropped_hosts": self.dropped_hosts,
                                        "page_tries": self.page_tries,
                                        "robots_failures": self.robots_failures.to_json(),
-                                       "fetch_error_kinds": self.fetch_errors.to_json()}))
+                                       "fetch_error_kinds": self.fetch_errors.to_json(),
+                                       "archive_skipped": self.skipped.to_json()}))
             os.replace(tmp, self.paths["state"])
         except BaseException:
             tmp.unlink(missing_ok=True)
@@ -196,11 +212,12 @@ class QueueServerCore:
         return (dict(self.counters), dict(self.error_hosts), dict(self.host_stalls),
                 dict(self.dropped_hosts), dict(self.page_tries),
                 RobotsFailures.from_json(self.robots_failures.to_json()),
-                FetchErrorKinds.from_json(self.fetch_errors.to_json()))
+                FetchErrorKinds.from_json(self.fetch_errors.to_json()),
+                SkippedRecords.from_json(self.skipped.to_json()))
 
     def _restore(self, snapshot: tuple) -> None:
         (self.counters, self.error_hosts, self.host_stalls, self.dropped_hosts,
-         self.page_tries, self.robots_failures, self.fetch_errors) = snapshot
+         self.page_tries, self.robots_failures, self.fetch_errors, self.skipped) = snapshot
 
     # --- input --------------------------------------------------------------------------
 
@@ -212,16 +229,22 @@ class QueueServerCore:
         """Queue this shard's seed urls (the others belong to other queue servers)."""
         return self.queue.add_seeds(u for u in urls if self.owns(u))
 
-    def ingest(self, limit: int | None = 50) -> int:
+    def ingest(self, limit: int | None = 50, held_too: bool = False) -> int:
         """Apply received batches, oldest first; return how many were applied.
 
         A batch whose application fails with ``OSError`` (a full disk) stays in the inbox
         and the error is raised: the counters are as before that batch (and saved, if
         possible, with the batches applied before it), but the queue and the index may have
         taken part of it, so the caller must :meth:`abandon` this object and open a new one
-        later, which applies the batch again (applying twice is harmless, see the module)."""
+        later, which applies the batch again (applying twice is harmless, see the module).
+        An archive crawl's batches come in the order of their schedules (:class:`OrderedInbox`);
+        ``held_too``: and the batches held for their turn, all of them (the crawl stops)."""
         applied = 0
-        for item in self.spool.take("batch", limit):
+        if self.order is None:
+            items = self.spool.take("batch", limit)
+        else:
+            items = self.order.take_all_held() if held_too else self.order.take(limit)
+        for item in items:
             before = self._snapshot()
             try:
                 self._apply(FetcherBatch.from_wire(json.loads(item.payload)))
@@ -326,6 +349,7 @@ class QueueServerCore:
             if key in self.counters:
                 self.counters[key] += value
         self.fetch_errors.add(batch.errors)
+        self.skipped.add(batch.skipped)
         self.counters["batches"] += 1
         if batch.done and batch.schedule:
             schedule_id = batch.schedule
@@ -475,13 +499,21 @@ class QueueServerCore:
         else:
             pending = stats.queued + stats.waiting_robots + stats.crawl_delayed
         return (pending == 0 and stats.outstanding_schedules == 0
-                and self.spool.pending("batch") == 0)
+                and self.spool.pending("batch") == 0
+                and (self.order is None or self.order.pending() == 0))
 
     def stats(self) -> dict[str, Any]:
         top = sorted(self.error_hosts.items(), key=lambda kv: (-kv[1], kv[0]))[:10]
         dropped = sorted(self.dropped_hosts.items())[:20]
-        return {**self.counters, **self.queue.stats().as_dict(),
-                "inbox": self.spool.pending("batch"), "error_hosts": dict(top),
+        archive = {}
+        if isinstance(self.queue, ArchiveQueue):  # its records skipped: listing and fetchers
+            archive = self.queue.archive_stats()
+            total = SkippedRecords.from_json(archive["archive_skipped"])
+            total.add(self.skipped)
+            archive["archive_skipped"] = total.to_json()
+        held = 0 if self.order is None else self.order.pending()
+        return {**self.counters, **self.queue.stats().as_dict(), **archive,
+                "inbox": self.spool.pending("batch") + held, "error_hosts": dict(top),
                 "stalled_hosts": len(self.host_stalls), "dropped_hosts": dict(dropped),
                 "robots_failures": self.robots_failures.to_json(),
                 # failed page downloads by kind (a *_by_kind mapping: /metrics exports it)
@@ -506,6 +538,8 @@ class QueueServerCore:
         closed (a resumed crawl starts a new one), which lets it be re-ordered like the
         others once link analysis has scored the crawl."""
         try:
+            if finish and self.order is not None and self.order.pending():
+                self.ingest(limit=None, held_too=True)  # a stop: what was done is kept
             if finish:
                 self.index.close_partition()
             elif self._dirty:

@@ -59,11 +59,13 @@ class Outbox:
     log: list[list[Any]] = field(default_factory=list)
     refused: list[list[Any]] = field(default_factory=list)
     errors: FetchErrorKinds = field(default_factory=FetchErrorKinds)  # failed pages by kind
+    # archive records that could not become pages, by reason (crawler.core.archive.skipped)
+    skipped: FetchErrorKinds = field(default_factory=FetchErrorKinds)
 
     def empty(self) -> bool:
         return not (self.docs or self.discovered or self.robots or self.host_errors
                     or self.fetched or self.deferred or self.stalls or self.counters
-                    or self.log or self.refused or self.errors.kinds)
+                    or self.log or self.refused or self.errors.kinds or self.skipped.kinds)
 
 
 class Outboxes:
@@ -133,7 +135,7 @@ class Outboxes:
                 abandoned=tuple(box.abandoned), stalls=box.stalls,
                 hopeless=tuple(box.hopeless), counters=dict(box.counters),
                 log=tuple(box.log), refused=tuple(box.refused),
-                errors=box.errors.to_json())))
+                errors=box.errors.to_json(), skipped=box.skipped.to_json())))
         self._boxes.clear()
         self._bytes = 0
         return batches

@@ -1,0 +1,92 @@
+"""An archive crawl's batches are applied in the order of their schedules, so that its index
+keeps the archive's order (and the Doc Ranks that order gives).
+
+Layer: ``crawler.core.archive``. A web crawl's queue server applies batches as they arrive:
+which page is appended first depends on which fetcher finished first, and Doc Rank (seed 000:
+``log10`` of the documents after a page in its partition) with it. An archive crawl knows its
+order: the records of its source, the order an earlier crawl stored its pages in (the WARC
+export writes them in that order too). Its fetchers still work on several schedules at once;
+:class:`OrderedInbox` takes the batches of the queue server's inbox so that a batch of schedule
+``n`` is applied only once schedules ``1 .. n-1`` are acknowledged (their last batch applied):
+a batch that comes early is *held* (renamed into the inbox's ``held`` folder as
+``<seq>-<its name>``, never rewritten) until its turn. Batches without a schedule (what other
+queue servers' fetchers send this one) and batches of schedules no longer outstanding (a late
+copy) are applied at once, as a web crawl's are. With one queue server the archive crawl of a
+crawl appends the same documents in the same order as the crawl did.
+
+A crawl stopped in the middle (:meth:`OrderedInbox.take_all_held`) applies what is held, in
+order, before it saves: nothing processed is lost, and the schedules not acknowledged are
+processed again when it resumes, as a web crawl's are.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+
+from ..spool import Spool, SpoolItem
+from .queue import ArchiveQueue
+
+KIND = "batch"
+HELD = "held"
+_SCHEDULE = re.compile(rb'"schedule"\s*:\s*(null|"((?:[^"\\]|\\.)*)")')
+PEEK_BYTES = 512
+
+
+def batch_schedule(payload: bytes) -> str | None:
+    """The ``schedule`` of a batch's JSON text, read from its head when it is there (a
+    batch's keys start crawl, server, schedule: ``FetcherBatch.to_wire``), else parsed."""
+    match = _SCHEDULE.search(payload[:PEEK_BYTES])
+    if match is None:
+        try:
+            value = json.loads(payload).get("schedule")
+        except (ValueError, AttributeError):
+            return None
+        return value if isinstance(value, str) else None
+    if match.group(1) == b"null":
+        return None
+    return json.loads(match.group(1))
+
+
+class OrderedInbox:
+    """Takes a queue server's received batches in schedule order (see the module)."""
+
+    def __init__(self, spool: Spool, queue: ArchiveQueue) -> None:
+        self.spool = spool
+        self.queue = queue
+
+    def pending(self) -> int:
+        """Batches held for their turn."""
+        return len(self.spool.names(HELD))
+
+    def take(self, limit: int | None = None) -> Iterator[SpoolItem]:
+        """Batches that may be applied now, in order, at most ``limit``; each must be applied
+        and ``done`` before the next is asked for (applying one may make held ones due)."""
+        taken = 0
+        while limit is None or taken < limit:
+            item = self._next()
+            if item is None:
+                return
+            yield item
+            taken += 1
+
+    def _next(self) -> SpoolItem | None:
+        for name in self.spool.names(HELD):
+            if self.queue.seq_may_apply(int(name.split("-", 1)[0])):
+                item = self.spool.read(HELD, name)
+                if item is not None:
+                    return item
+        for item in self.spool.take(KIND):
+            seq = self.queue.seq_waiting(batch_schedule(item.payload))
+            if seq is None:
+                return item
+            self.spool.move(item, HELD, f"{seq:012d}-{item.path.name}")
+        return None
+
+    def take_all_held(self) -> Iterator[SpoolItem]:
+        """Every held batch, in order, due or not (a crawl that stops)."""
+        for name in self.spool.names(HELD):
+            item = self.spool.read(HELD, name)
+            if item is not None:
+                yield item
