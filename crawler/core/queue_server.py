@@ -445,7 +445,7 @@ class QueueServerCore:
         """New (or timed-out) schedules, while fewer than max_outstanding are out."""
         out: list[Schedule] = []
         # At the limit, a timed-out schedule is still handed out again (one per call).
-        while len(self.queue.outstanding()) < self.config.max_outstanding or (
+        while self._schedules_out() < self.config.max_outstanding or (
                 not out and self._has_expired()):
             schedule = self.queue.next_schedule(self._clock(), requester)
             if schedule is None or any(s.id == schedule.id for s in out):
@@ -454,6 +454,15 @@ class QueueServerCore:
             if len(out) >= self.config.max_outstanding:
                 break
         return out
+
+    def _schedules_out(self) -> int:
+        """Schedules the fetchers are working on: outstanding ones, but for an archive crawl's
+        whose last batch is held for its turn (:class:`OrderedInbox`; at most three times
+        ``max_outstanding`` of those, so held batches stay bounded)."""
+        out = len(self.queue.outstanding())
+        if self.order is None:
+            return out
+        return max(out - self.order.finished(), out - 3 * self.config.max_outstanding)
 
     def release_lost(self, claims: Mapping[str, str]) -> list[str]:
         """Hand out again, with the next :meth:`take_schedules`, the outstanding schedules no

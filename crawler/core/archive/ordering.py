@@ -9,7 +9,10 @@ export writes them in that order too). Its fetchers still work on several schedu
 :class:`OrderedInbox` takes the batches of the queue server's inbox so that a batch of schedule
 ``n`` is applied only once schedules ``1 .. n-1`` are acknowledged (their last batch applied):
 a batch that comes early is *held* (renamed into the inbox's ``held`` folder as
-``<seq>-<its name>``, never rewritten) until its turn. Batches without a schedule (what other
+``<seq>-<1 if it is the schedule's last batch, else 0>-<its name>``, never rewritten) until
+its turn. A schedule whose last batch is held is finished as far as the fetchers go: it does
+not count against the schedules a queue server keeps out at once
+(:meth:`OrderedInbox.finished`), so the fetchers never wait for the order. Batches without a schedule (what other
 queue servers' fetchers send this one) and batches of schedules no longer outstanding (a late
 copy) are applied at once, as a web crawl's are. With one queue server the archive crawl of a
 crawl appends the same documents in the same order as the crawl did.
@@ -30,23 +33,27 @@ from .queue import ArchiveQueue
 
 KIND = "batch"
 HELD = "held"
-_SCHEDULE = re.compile(rb'"schedule"\s*:\s*(null|"((?:[^"\\]|\\.)*)")')
+_SCHEDULE = re.compile(rb'"schedule"\s*:\s*(null|"((?:[^"\\]|\\.)*)")\s*,\s*"done"\s*:\s*'
+                       rb'(true|false)')
 PEEK_BYTES = 512
 
 
-def batch_schedule(payload: bytes) -> str | None:
-    """The ``schedule`` of a batch's JSON text, read from its head when it is there (a
-    batch's keys start crawl, server, schedule: ``FetcherBatch.to_wire``), else parsed."""
+def batch_schedule(payload: bytes) -> tuple[str | None, bool]:
+    """The ``schedule`` and ``done`` of a batch's JSON text, read from its head when they
+    are there (a batch's keys start crawl, server, schedule, done: ``FetcherBatch.to_wire``),
+    else parsed."""
     match = _SCHEDULE.search(payload[:PEEK_BYTES])
     if match is None:
         try:
-            value = json.loads(payload).get("schedule")
+            data = json.loads(payload)
+            value, done = data.get("schedule"), bool(data.get("done"))
         except (ValueError, AttributeError):
-            return None
-        return value if isinstance(value, str) else None
+            return None, False
+        return (value if isinstance(value, str) else None), done
+    done = match.group(3) == b"true"
     if match.group(1) == b"null":
-        return None
-    return json.loads(match.group(1))
+        return None, done
+    return json.loads(match.group(1)), done
 
 
 class OrderedInbox:
@@ -59,6 +66,11 @@ class OrderedInbox:
     def pending(self) -> int:
         """Batches held for their turn."""
         return len(self.spool.names(HELD))
+
+    def finished(self) -> int:
+        """Schedules whose last batch is held: their fetchers are done with them."""
+        return len({name.split("-", 1)[0] for name in self.spool.names(HELD)
+                    if name.split("-", 2)[1] == "1"})
 
     def take(self, limit: int | None = None) -> Iterator[SpoolItem]:
         """Batches that may be applied now, in order, at most ``limit``; each must be applied
@@ -78,10 +90,11 @@ class OrderedInbox:
                 if item is not None:
                     return item
         for item in self.spool.take(KIND):
-            seq = self.queue.seq_waiting(batch_schedule(item.payload))
+            schedule, done = batch_schedule(item.payload)
+            seq = self.queue.seq_waiting(schedule)
             if seq is None:
                 return item
-            self.spool.move(item, HELD, f"{seq:012d}-{item.path.name}")
+            self.spool.move(item, HELD, f"{seq:012d}-{int(done)}-{item.path.name}")
         return None
 
     def take_all_held(self) -> Iterator[SpoolItem]:
