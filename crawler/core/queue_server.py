@@ -520,6 +520,7 @@ class QueueServerCore:
             total = SkippedRecords.from_json(archive["archive_skipped"])
             total.add(self.skipped)
             archive["archive_skipped"] = total.to_json()
+            archive["archive_skipped_by_kind"] = total.counts()  # /metrics exports it
         held = 0 if self.order is None else self.order.pending()
         return {**self.counters, **self.queue.stats().as_dict(), **archive,
                 "inbox": self.spool.pending("batch") + held, "error_hosts": dict(top),
