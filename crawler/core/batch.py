@@ -9,6 +9,7 @@ own JSON forms, encoded and decoded by :mod:`crawler.core.wire` (documents, disc
 deferred urls). The JSON form::
 
     {"crawl": <timestamp>, "server": n, "schedule": <id or null>, "done": bool,
+     "partial": bool,
      "docs": [document, ...], "discovered": [url tuple, ...],
      "deferred": [[url, depth, weight, tier, policy, policy depth], ...],
      "abandoned": [url, ...],
@@ -22,7 +23,11 @@ deferred urls). The JSON form::
      "skipped": {reason: {"count": n, "url": example, "message": why}}}
 
 ``done`` is set on the last batch a fetcher sends to the schedule's own queue server: that
-queue server then acknowledges the schedule. ``deferred`` are urls of the schedule the fetcher
+queue server then acknowledges the schedule. ``partial`` is set on the batches a fetcher ships
+in the middle of a page (a page whose documents pass the batch bound by themselves): the rest
+of the page follows in the next batches of the schedule, and the schedule's own queue server
+applies the parts together (:mod:`.page_parts`). Their keys come first, in this order, so that
+a queue server reads them from the head of a batch's JSON text (:func:`batch_head`). ``deferred`` are urls of the schedule the fetcher
 did not fetch because their host stalled (they go back into the queue), ``stalls`` counts each
 such host's stalled downloads, ``hopeless`` names those none of whose downloads came in time
 (the queue server drops a host that was hopeless in several schedules; a batch without
@@ -45,6 +50,8 @@ own).
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -52,6 +59,9 @@ from typing import Any
 from .fetch_error_kinds import FetchErrorKinds
 from .wire import WireError
 
+_HEAD = re.compile(rb'"schedule"\s*:\s*(null|"(?:[^"\\]|\\.)*")\s*,\s*"done"\s*:\s*(true|false)'
+                   rb'(?:\s*,\s*"partial"\s*:\s*(true|false))?')
+HEAD_BYTES = 512
 _LISTS = ("docs", "discovered", "robots", "fetched", "deferred", "abandoned", "log",
           "refused")
 _COUNTS = ("host_errors", "stalls", "counters")
@@ -66,6 +76,7 @@ class FetcherBatch:
     server: int | None
     schedule: str | None = None
     done: bool = False
+    partial: bool = False
     docs: tuple[dict[str, Any], ...] = ()
     discovered: tuple[list[Any], ...] = ()
     robots: tuple[dict[str, Any], ...] = ()
@@ -85,7 +96,8 @@ class FetcherBatch:
         """The JSON form. Long lists stay lists (the envelope seals them a slice at a time)."""
         return {
             "crawl": self.crawl, "server": self.server, "schedule": self.schedule,
-            "done": self.done, "docs": list(self.docs), "discovered": list(self.discovered),
+            "done": self.done, "partial": self.partial, "docs": list(self.docs),
+            "discovered": list(self.discovered),
             "robots": list(self.robots), "host_errors": dict(self.host_errors),
             "fetched": list(self.fetched), "deferred": list(self.deferred),
             "abandoned": list(self.abandoned),
@@ -115,7 +127,7 @@ class FetcherBatch:
                 crawl=int(data["crawl"]),
                 server=None if server is None else int(server),
                 schedule=None if schedule is None else str(schedule),
-                done=bool(data.get("done")),
+                done=bool(data.get("done")), partial=bool(data.get("partial")),
                 hopeless=None if hopeless is None else tuple(
                     str(o) for o in _list(hopeless, "hopeless")),
                 errors=FetchErrorKinds.from_json(errors).to_json(),
@@ -141,3 +153,20 @@ def _counts(value: Any, name: str) -> dict[str, int]:
     if not isinstance(value, dict):
         raise WireError(f"batch {name}: expected a dict, got {type(value).__name__}")
     return {str(k): int(v) for k, v in value.items()}
+
+
+def batch_head(payload: bytes) -> tuple[str | None, bool, bool]:
+    """(``schedule``, ``done``, ``partial``) of a batch's JSON text, read from its head when
+    they are there (see the module), else from the whole text parsed; a text that is not a
+    batch gives (None, False, False) (it is refused when applied)."""
+    match = _HEAD.search(payload[:HEAD_BYTES])
+    if match is not None:
+        schedule = None if match.group(1) == b"null" else json.loads(match.group(1))
+        return schedule, match.group(2) == b"true", match.group(3) == b"true"
+    try:
+        data = json.loads(payload)
+        schedule = data.get("schedule")
+        return (schedule if isinstance(schedule, str) else None, bool(data.get("done")),
+                bool(data.get("partial")))
+    except (ValueError, AttributeError):
+        return None, False, False

@@ -50,6 +50,7 @@ from .crawl import CrawlConfig
 from .fetch_error_kinds import FetchErrorKinds
 from .index_order import IndexOrderer
 from .indexing import anchor_boosts, boost_link_documents, crawl_link_scores
+from .page_parts import PageParts
 from .robots_failures import RobotsFailures
 from .scheduler import CrawlQueue, Schedule, SchedulerConfig
 from .scheduler.errors import InvalidUrlError
@@ -137,6 +138,8 @@ class QueueServerCore:
         # batches are applied in the order of their schedules (the archive's order)
         self.queue: CrawlQueue | ArchiveQueue
         self.order: OrderedInbox | None = None
+        # a web crawl's pages shipped in parts are applied whole (crawler.core.page_parts)
+        self.parts = PageParts(self.spool, lambda: [s.id for s in self.queue.outstanding()])
         if crawl.archive is not None:
             self.queue = ArchiveQueue.open(self.paths["queue"], crawl.archive, ArchiveQueueConfig(
                 config.server, config.num_servers, crawl.timestamp, config.schedule_size,
@@ -237,11 +240,13 @@ class QueueServerCore:
         possible, with the batches applied before it), but the queue and the index may have
         taken part of it, so the caller must :meth:`abandon` this object and open a new one
         later, which applies the batch again (applying twice is harmless, see the module).
-        An archive crawl's batches come in the order of their schedules (:class:`OrderedInbox`);
-        ``held_too``: and the batches held for their turn, all of them (the crawl stops)."""
+        A page's parts are applied together (:class:`PageParts`); an archive crawl's batches
+        in the order of their schedules (:class:`OrderedInbox`). ``held_too``: the batches
+        waiting for the rest of their page, or for their turn, all of them (the crawl stops).
+        """
         applied = 0
         if self.order is None:
-            items = self.spool.take("batch", limit)
+            items = self.parts.take_all() if held_too else self.parts.take(limit)
         else:
             items = self.order.take_all_held() if held_too else self.order.take(limit)
         for item in items:
@@ -455,6 +460,11 @@ class QueueServerCore:
                 break
         return out
 
+    def _held(self) -> int:
+        """Received batches waiting: for the rest of their page, or (an archive crawl's) for
+        their schedule's turn."""
+        return self.parts.pending() if self.order is None else self.order.pending()
+
     def _schedules_out(self) -> int:
         """Schedules the fetchers are working on: outstanding ones, but for an archive crawl's
         whose last batch is held for its turn (:class:`OrderedInbox`; at most three times
@@ -508,8 +518,7 @@ class QueueServerCore:
         else:
             pending = stats.queued + stats.waiting_robots + stats.crawl_delayed
         return (pending == 0 and stats.outstanding_schedules == 0
-                and self.spool.pending("batch") == 0
-                and (self.order is None or self.order.pending() == 0))
+                and self.spool.pending("batch") == 0 and self._held() == 0)
 
     def stats(self) -> dict[str, Any]:
         top = sorted(self.error_hosts.items(), key=lambda kv: (-kv[1], kv[0]))[:10]
@@ -521,9 +530,8 @@ class QueueServerCore:
             total.add(self.skipped)
             archive["archive_skipped"] = total.to_json()
             archive["archive_skipped_by_kind"] = total.counts()  # /metrics exports it
-        held = 0 if self.order is None else self.order.pending()
         return {**self.counters, **self.queue.stats().as_dict(), **archive,
-                "inbox": self.spool.pending("batch") + held, "error_hosts": dict(top),
+                "inbox": self.spool.pending("batch") + self._held(), "error_hosts": dict(top),
                 "stalled_hosts": len(self.host_stalls), "dropped_hosts": dict(dropped),
                 "robots_failures": self.robots_failures.to_json(),
                 # failed page downloads by kind (a *_by_kind mapping: /metrics exports it)
@@ -548,7 +556,7 @@ class QueueServerCore:
         closed (a resumed crawl starts a new one), which lets it be re-ordered like the
         others once link analysis has scored the crawl."""
         try:
-            if finish and self.order is not None and self.order.pending():
+            if finish and self._held():
                 self.ingest(limit=None, held_too=True)  # a stop: what was done is kept
             if finish:
                 self.index.close_partition()

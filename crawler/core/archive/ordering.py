@@ -8,7 +8,8 @@ order: the records of its source, the order an earlier crawl stored its pages in
 export writes them in that order too). Its fetchers still work on several schedules at once;
 :class:`OrderedInbox` takes the batches of the queue server's inbox so that a batch of schedule
 ``n`` is applied only once schedules ``1 .. n-1`` are acknowledged (their last batch applied):
-a batch that comes early is *held* (renamed into the inbox's ``held`` folder as
+a batch that comes early (its schedule read from the batch's head,
+``crawler.core.batch.batch_head``) is *held* (renamed into the inbox's ``held`` folder as
 ``<seq>-<1 if it is the schedule's last batch, else 0>-<its name>``, never rewritten) until
 its turn. A schedule whose last batch is held is finished as far as the fetchers go: it does
 not count against the schedules a queue server keeps out at once
@@ -24,36 +25,14 @@ processed again when it resumes, as a web crawl's are.
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Iterator
 
+from ..batch import batch_head
 from ..spool import Spool, SpoolItem
 from .queue import ArchiveQueue
 
 KIND = "batch"
 HELD = "held"
-_SCHEDULE = re.compile(rb'"schedule"\s*:\s*(null|"((?:[^"\\]|\\.)*)")\s*,\s*"done"\s*:\s*'
-                       rb'(true|false)')
-PEEK_BYTES = 512
-
-
-def batch_schedule(payload: bytes) -> tuple[str | None, bool]:
-    """The ``schedule`` and ``done`` of a batch's JSON text, read from its head when they
-    are there (a batch's keys start crawl, server, schedule, done: ``FetcherBatch.to_wire``),
-    else parsed."""
-    match = _SCHEDULE.search(payload[:PEEK_BYTES])
-    if match is None:
-        try:
-            data = json.loads(payload)
-            value, done = data.get("schedule"), bool(data.get("done"))
-        except (ValueError, AttributeError):
-            return None, False
-        return (value if isinstance(value, str) else None), done
-    done = match.group(3) == b"true"
-    if match.group(1) == b"null":
-        return None, done
-    return json.loads(match.group(1)), done
 
 
 class OrderedInbox:
@@ -90,7 +69,7 @@ class OrderedInbox:
                 if item is not None:
                     return item
         for item in self.spool.take(KIND):
-            schedule, done = batch_schedule(item.payload)
+            schedule, done, _ = batch_head(item.payload)
             seq = self.queue.seq_waiting(schedule)
             if seq is None:
                 return item

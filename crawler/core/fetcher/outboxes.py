@@ -113,11 +113,12 @@ class Outboxes:
         self._pages, self._last_ship = 0, now
 
     def take_batches(self, crawl: int, schedule_id: str, origin_server: int,
-                     done: bool) -> list[tuple[int, FetcherBatch]]:
+                     done: bool, partial: bool = False) -> list[tuple[int, FetcherBatch]]:
         """Every non-empty outbox as a batch, and empty them. With ``done``, the schedule's own
         queue server gets a batch even if empty, marked done, and it comes last: it
         acknowledges the schedule, so everything else the schedule found is already on its
-        way when that happens."""
+        way when that happens. ``partial``: the batches end in the middle of a page (the
+        rest of it follows in the next ones)."""
         if done:
             self._boxes.setdefault(origin_server, Outbox())
         batches = []
@@ -129,6 +130,7 @@ class Outboxes:
             batches.append((server, FetcherBatch(
                 crawl=crawl, server=server,
                 schedule=schedule_id if server == origin_server else None, done=final,
+                partial=partial and not final,
                 docs=tuple(box.docs), discovered=tuple(box.discovered),
                 robots=tuple(box.robots), host_errors=box.host_errors,
                 fetched=tuple(box.fetched), deferred=tuple(box.deferred),
