@@ -103,6 +103,28 @@ def _gunzip(data: bytes) -> bytes:
     return isal_zlib.decompress(data, wbits=31)
 
 
+HEAD_BYTES = 1 << 16
+_TAIL_KEYS = (b',"body":', b',"links":')
+
+
+def summary_head(data: bytes) -> dict[str, Any]:
+    """A stored summary (its gzip member ``data``) without its two big last keys, the page's
+    text and its links (``crawler.core.indexing.page_summary`` puts every other key before
+    them): only its head is inflated and parsed. Falls back to the whole summary."""
+    head = isal_zlib.decompressobj(wbits=31).decompress(data, HEAD_BYTES)
+    for key in _TAIL_KEYS:
+        at = head.find(key)
+        if at > 0:
+            try:
+                value = json.loads(head[:at] + b"}")
+            except ValueError:
+                break
+            if isinstance(value, dict):
+                return value
+            break
+    return json.loads(_gunzip(data))
+
+
 class StoredReader:
     """Reads stored pages of one crawl (``work``: the work directory of its bundles) by
     pointer; keeps each partition's blob file open. Not thread-safe; :meth:`close` it."""
@@ -123,11 +145,12 @@ class StoredReader:
         return blob
 
     def summary_and_cache(self, pointer: StoredPointer) -> tuple[dict[str, Any], bytes | None]:
-        """The stored summary and cached copy (None when there is none) of a document."""
+        """The stored summary (:func:`summary_head`: all but the page's text and links) and
+        cached copy (None when there is none) of a document."""
         try:
             data = self._blob(pointer.shard, pointer.partition).document_bytes(
                 pointer.start, pointer.end, pointer.crc)
-            summary = json.loads(_gunzip(data[:pointer.summary_length]))
+            summary = summary_head(data[:pointer.summary_length])
             cache = None
             if pointer.cache_length:
                 at = pointer.cache_offset - pointer.start
