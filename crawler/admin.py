@@ -35,6 +35,7 @@ from .admin_search import may_choose_index, use_for_search
 from .link_analysis import link_analysis_request
 from .login_throttle import ThrottledAdminAuthenticationForm
 from .models import Crawl, PageOptions, QueueServer, SeedSite
+from .warc_export import default_path, exports_list
 
 CRAWL_ACTIONS = {
     "start": services.crawl_start,
@@ -65,6 +66,7 @@ class SeedSiteInline(admin.TabularInline):
     fields = ("url", "policy", "trust_weight")
 
 
+SOURCE_FIELDS = ("source", "archive_path", "archive_of")
 PRIORITY_FIELDS = ("favor_tier_bonus", "distrust_tier_penalty", "distrust_max_depth",
                    "needy_threshold", "priority_importance_weight", "priority_need_weight")
 
@@ -89,12 +91,15 @@ class CrawlForm(forms.ModelForm):
         model = Crawl
         fields = ("name", "description", "order", "max_pages", "max_depth", "recrawl_days",
                   "max_domain_share", "restrict_to_seeds", "allowed_sites", "disallowed_sites", "page_options",
-                  *PRIORITY_FIELDS)
+                  *PRIORITY_FIELDS, *SOURCE_FIELDS)
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        for name in PRIORITY_FIELDS:  # left empty: the default (older forms and scripts)
-            self.fields[name].required = False
+        for name in (*PRIORITY_FIELDS, "source"):  # left empty: the default (older forms
+            self.fields[name].required = False  # and scripts)
+
+    def clean_source(self) -> str:
+        return self.cleaned_data.get("source") or Crawl.Source.WEB
 
     def clean(self) -> dict:
         data = super().clean()
@@ -123,10 +128,12 @@ class CrawlAdmin(admin.ModelAdmin):
     search_fields = ("name", "description")
     readonly_fields = ("timestamp", "status", "started_at", "stopped_at", *COUNTERS)
     actions = ["start_crawls", "stop_crawls", "resume_crawls", "close_crawls",
-               "use_crawl_for_search", "new_crawl_from"]
+               "use_crawl_for_search", "new_crawl_from", "new_archive_crawl", "export_warc"]
     _searched = threading.local()  # per request thread: see changelist_view
     fieldsets = (
         (None, {"fields": ("name", "description", "page_options")}),
+        ("Source: fetch the web, or index pages already fetched again", {
+            "fields": SOURCE_FIELDS}),
         ("Crawl parameters", {"fields": ("order", "max_pages", "max_depth", "recrawl_days",
                                          "max_domain_share")}),
         ("Priorities: seed policies and needy queries", {"fields": PRIORITY_FIELDS}),
@@ -254,6 +261,7 @@ class CrawlAdmin(admin.ModelAdmin):
             "live": live,
             "link_analysis": link_analysis_status_get(crawl.pk),
             "now": timezone.now(),
+            "exports": exports_list(crawl),
         }
         return TemplateResponse(request, "admin/crawler/crawl/status.html", context)
 
@@ -350,6 +358,36 @@ class CrawlAdmin(admin.ModelAdmin):
         self.message_user(request, f"{copy.name} was created from {queryset.first().name}: "
                           "check it and start it.", messages.SUCCESS)
         return HttpResponseRedirect(reverse("admin:crawler_crawl_change", args=[copy.pk]))
+
+    @admin.action(description="New archive crawl of the selected crawl (its stored pages "
+                              "indexed again, with the Page Options as they are now)",
+                  permissions=["add"])
+    def new_archive_crawl(self, request, queryset):
+        if queryset.count() != 1:
+            self.message_user(request, "Select exactly one crawl to index again.",
+                              messages.ERROR)
+            return None
+        archive = services.crawl_archive_new(queryset.first().pk)
+        self.message_user(request, f"{archive.name} was created: check its Page Options and "
+                          "start it.", messages.SUCCESS)
+        return HttpResponseRedirect(reverse("admin:crawler_crawl_change", args=[archive.pk]))
+
+    @admin.action(description="Export the selected crawls to WARC files (in the background)",
+                  permissions=["change"])
+    def export_warc(self, request, queryset):
+        from .tasks import send_export_warc
+
+        for crawl in queryset:
+            try:
+                send_export_warc(crawl.pk)
+            except Exception as exc:  # the broker: the admin says so, the action does not 500
+                self.message_user(request, f"{crawl.name}: the export could not be queued "
+                                  f"({type(exc).__name__}: {exc})", messages.ERROR)
+                continue
+            self.message_user(request, f"{crawl.name}: WARC export queued; it will be "
+                              f"written to {default_path(crawl)} (with its .cdxj index) by "
+                              "the analysis worker, and listed on the crawl's status page.",
+                              messages.SUCCESS)
 
     @admin.display(description="searched", boolean=True)
     def searched(self, crawl: Crawl) -> bool:

@@ -14,6 +14,7 @@ import math
 from datetime import datetime, timedelta
 
 from crawler.core import fetch_error_kinds
+from crawler.core.archive import skipped as archive_skipped
 from crawler.core.crawl import allowed_actions
 from crawler.core.freshness import freshness_figures
 
@@ -184,3 +185,28 @@ def freshness(crawl: Crawl, now: datetime) -> dict[str, object]:
     days = int((crawl.page_options_snapshot or {}).get("page_recrawl_days", -1))
     return {**figures, "median_age_text": age_text(figures["median_age"]),
             "p90_age_text": age_text(figures["p90_age"]), "page_recrawl_days": days}
+def archive_report(crawl: Crawl, servers: list[dict]) -> dict | None:
+    """An archive crawl's source, how far its queue servers have listed it (``servers``: the
+    counters of those working on it), and its records skipped by reason (most frequent
+    first, each with an example); None for a web crawl."""
+    if not crawl.is_archive:
+        return None
+    source = (crawl.archive_path if crawl.source == Crawl.Source.WARC else
+              f"crawl {crawl.archive_of.name!r} ({crawl.archive_of.timestamp})"
+              if crawl.archive_of is not None else "")
+    rows = archive_skipped.rows(crawl.archive_skipped)
+    total = sum(int(row["count"]) for row in rows)
+    other: dict[str, int] = {}
+    for counters in servers:
+        for kind, count in (counters.get("archive_other") or {}).items():
+            other[str(kind)] = other.get(str(kind), 0) + int(count)
+    return {
+        "kind": crawl.source, "label": crawl.get_source_display(), "source": source,
+        "listed": sum(int(c.get("archive_listed") or 0) for c in servers),
+        "listing_done": bool(servers) and all(c.get("archive_listing_done") for c in servers),
+        "skipped_by_reason": rows, "skipped_total": total,
+        "other_records": dict(sorted(other.items())),
+        "skipped_summary": (f"{total} archive records skipped: " + "; ".join(
+            f"{row['label']} ({row['count']}, e.g. {row['url']}: {row['message']})"
+            for row in rows[:5])) if rows else "",
+    }

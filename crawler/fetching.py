@@ -16,6 +16,8 @@ from typing import Any
 from django.conf import settings
 
 from classifiers.selectors import trained_classifiers_get
+from crawler.core.archive.source import pointers_from_wire
+from crawler.core.archive.worker import ArchiveWorker
 from crawler.core.batch import FetcherBatch
 from crawler.core.config import PageProcessingConfig
 from crawler.core.crawl import CrawlConfig
@@ -223,11 +225,18 @@ def _counting_pages(ship: Callable[[int, dict], None], presence: fetcher_presenc
 
 def _run_worker(crawl: CrawlConfig, server: int, schedule: Schedule, message: dict[str, Any],
                 ship: Callable[[int, dict], None], check: CrawlRunningCheck) -> WorkerReport:
-    config = fetch_config_for(crawl)
-    fetcher, hop_fetcher = _fetchers.get(config)
-
     def ship_wire(server: int, batch: FetcherBatch) -> None:
         ship(server, batch.to_wire())
+
+    if crawl.archive is not None:  # an archive crawl: the records are read, not fetched
+        archive = ArchiveWorker(crawl, processor_for(crawl), settings.NUM_QUEUE_SERVERS,
+                                ship_wire, check)
+        try:
+            return archive.run(schedule, pointers_from_wire(message.get("archive")), server)
+        finally:
+            archive.close()
+    config = fetch_config_for(crawl)
+    fetcher, hop_fetcher = _fetchers.get(config)
 
     worker = ScheduleWorker(crawl, config, processor_for(crawl), settings.NUM_QUEUE_SERVERS,
                             ship_wire, check, fetcher=fetcher, hop_fetcher=hop_fetcher,

@@ -258,7 +258,17 @@ class Scraper(models.Model):
 
 
 class Crawl(models.Model):
-    """One crawl: its parameters, its state and its counters."""
+    """One crawl: its parameters, its state and its counters.
+
+    A web crawl fetches from its seed sites; an *archive crawl* (``source`` warc or crawl)
+    re-indexes pages already fetched, with its Page Options, through the same queue servers
+    and fetchers (``crawler.core.archive``): the pages of WARC files, or an earlier crawl's
+    stored pages. Its seeds, if any, only give link analysis its trust."""
+
+    class Source(models.TextChoices):
+        WEB = "web", "Web crawl: fetch from the seed sites"
+        WARC = "warc", "Archive crawl of WARC files"
+        CRAWL = "crawl", "Archive crawl of an earlier crawl"
 
     name = models.CharField(max_length=200)
     description = models.TextField(blank=True)
@@ -326,6 +336,21 @@ class Crawl(models.Model):
         PageOptions, on_delete=models.PROTECT, related_name="crawls",
         help_text="Copied when the crawl starts; later edits do not change a running crawl.")
     page_options_snapshot = models.JSONField(null=True, blank=True, editable=False)
+    source = models.CharField(
+        "crawl source", max_length=10, choices=Source.choices, default=Source.WEB,
+        help_text="An archive crawl downloads nothing: it re-indexes the pages of WARC files or "
+                  "of an earlier crawl with this crawl's Page Options (page processors, "
+                  "summarizer, scrapers, page rules).")
+    archive_path = models.CharField(
+        "WARC file or folder", max_length=1000, blank=True,
+        help_text="For an archive crawl of WARC files: the absolute path of a .warc or "
+                  ".warc.gz file, or of a folder of them, readable by every fetcher.")
+    archive_of = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT,
+        related_name="archive_crawls", verbose_name="earlier crawl",
+        help_text="For an archive crawl of an earlier crawl: the crawl whose stored pages are "
+                  "indexed again (it must have ended; it cannot be deleted while this crawl "
+                  "exists).")
 
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True, editable=False)
@@ -355,6 +380,9 @@ class Crawl(models.Model):
     repeat_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL,
                                   related_name="repeats", editable=False)
     replaced_at = models.DateTimeField(null=True, blank=True, editable=False)
+    # an archive crawl's records skipped, by reason, with an example of each (the queue
+    # servers' reports summed: crawler.core.archive.skipped)
+    archive_skipped = models.JSONField(default=dict, blank=True, editable=False)
 
     class Meta:
         ordering = ["-timestamp"]
@@ -365,6 +393,22 @@ class Crawl(models.Model):
     @property
     def is_active(self) -> bool:
         return self.status in (CrawlStatus.RUNNING, CrawlStatus.STOPPING)
+
+    @property
+    def is_archive(self) -> bool:
+        return self.source != Crawl.Source.WEB
+
+    def clean(self) -> None:
+        super().clean()
+        if self.source == Crawl.Source.WARC:
+            errors = validators.archive_path_errors(self.archive_path)
+            if errors:
+                raise ValidationError({"archive_path": errors})
+        elif self.source == Crawl.Source.CRAWL:
+            if self.archive_of_id is None:
+                raise ValidationError({"archive_of": "Choose the crawl to index again."})
+            if self.pk is not None and self.archive_of_id == self.pk:
+                raise ValidationError({"archive_of": "A crawl cannot index itself again."})
 
     def save(self, *args, **kwargs) -> None:
         if self._state.adding:

@@ -37,6 +37,8 @@ from django.conf import settings
 from django.db import transaction
 
 from crawler.core import fetch_error_kinds, robots_failures
+from crawler.core.archive import skipped as archive_skipped
+from crawler.core.archive.queue import schedule_message_fields
 from crawler.core.crawl import CrawlStatus
 from crawler.core.disk_space import DiskGuard, DiskState, Watermarks, is_out_of_space
 from crawler.core.freshness import merge_reports
@@ -284,6 +286,7 @@ class QueueServerProcess:
             message = schedule_to_wire(schedule, crawl.timestamp, crawl.pk, self.server)
             message["last"] = core.last_requests(schedule)
             message["skip"] = core.skip_hosts(schedule)
+            message.update(schedule_message_fields(schedule))  # an archive's record pointers
             self._send(message)
             self._last_activity = now
             busy = True
@@ -356,9 +359,11 @@ class QueueServerProcess:
                 totals[field] += int(q.counters.get(key, 0) or 0)
         robots = robots_failures.merge(q.counters.get("robots_failures") for q in live)
         errors = fetch_error_kinds.merge_heartbeats(q.counters for q in live)
+        skipped = archive_skipped.merge(q.counters.get("archive_skipped") for q in live)
         Crawl.objects.filter(pk=crawl_id).update(
             **totals, robots_failures=robots, fetch_error_kinds=errors,
-            freshness=merge_reports(q.counters.get("freshness") for q in live))
+            freshness=merge_reports(q.counters.get("freshness") for q in live),
+            archive_skipped=skipped)
         if self.server == 0:
             services.crawl_sample_record(crawl_id)  # the dashboard's pages-per-second chart
             link_analysis_maybe_periodic(crawl_id)  # every LINK_ANALYSIS_EVERY_PAGES pages

@@ -11,8 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.conf import settings
+
 from classifiers.core.apply import ClassifierRef
 from crawler.core import robots_failures
+from crawler.core.archive.source import ArchiveKind, ArchiveSource
 from crawler.core.builtin_scrapers import BUILTIN_NAMES, BUILTIN_SCRAPERS, overridden_by
 from crawler.core.crawl import (
     ENDED_STATES,
@@ -83,10 +86,21 @@ def crawl_time_options_from(data: dict) -> CrawlTimeOptions:
     )
 
 
+def archive_source_get(crawl: Crawl) -> ArchiveSource | None:
+    """An archive crawl's source as the crawl processes read it (an earlier crawl's bundles
+    under this machine's WORK_DIRECTORY); None for a web crawl."""
+    if crawl.source == Crawl.Source.WARC:
+        return ArchiveSource(ArchiveKind.WARC, crawl.archive_path)
+    if crawl.source == Crawl.Source.CRAWL and crawl.archive_of is not None:
+        return ArchiveSource(ArchiveKind.CRAWL, str(settings.WORK_DIRECTORY),
+                             crawl.archive_of.timestamp)
+    return None
+
+
 def crawl_config_get(crawl_id: int) -> CrawlConfig:
     """The frozen config of one crawl (its Page Options as copied when it started)."""
     try:
-        crawl = Crawl.objects.select_related("page_options").get(pk=crawl_id)
+        crawl = Crawl.objects.select_related("page_options", "archive_of").get(pk=crawl_id)
     except Crawl.DoesNotExist:
         raise ConfigNotFound(f"crawl {crawl_id} does not exist") from None
     seeds = tuple(
@@ -120,6 +134,7 @@ def crawl_config_get(crawl_id: int) -> CrawlConfig:
         site_rules=rules,
         seeds=seeds,
         page_options=crawl_time_options_from(_options_dict(crawl)),
+        archive=archive_source_get(crawl),
     )
 
 
@@ -188,10 +203,12 @@ def crawl_status_get(crawl: Crawl) -> dict:
         elapsed = max(0.0, (end - crawl.started_at).total_seconds())
     servers = []
     tiers: dict[str, int] = {}
+    working: list[dict] = []  # the counters of the queue servers working on the crawl
     for q in QueueServer.objects.order_by("server_id"):
         counters = q.counters or {}
         mine = counters.get("crawl") == crawl.pk
         if mine:
+            working.append(counters)
             for tier, count in (counters.get("tiers") or {}).items():
                 tiers[str(tier)] = tiers.get(str(tier), 0) + int(count)
         servers.append({
@@ -240,6 +257,7 @@ def crawl_status_get(crawl: Crawl) -> dict:
         "disk_pauses": crawl_disk_pauses(crawl),
         # ages of the indexed copies and what their last visits found (issue 21)
         "freshness": crawl_page.freshness(crawl, now),
+        "archive": crawl_page.archive_report(crawl, working),
     }
 
 

@@ -11,6 +11,7 @@ import logging
 from dataclasses import dataclass
 from datetime import timedelta
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.forms.models import model_to_dict
 from django.utils import timezone
@@ -18,10 +19,12 @@ from django.utils import timezone
 from classifiers.selectors import classifier_uses_snapshot
 from classifiers.services import classifier_uses_copy
 from crawler.core import fetch_error_kinds, robots_failures
+from crawler.core.archive import skipped as archive_skipped
 from crawler.core.builtin_scrapers import builtin_scraper
 from crawler.core.crawl import ENDED_STATES, CrawlStatus, InvalidTransition, next_status
 from crawler.core.seeds import SeedUrlError, parse_seed_lines
 from indexer.core.policies import CrawlPolicy
+from indexer.core.workdir import crawl_bundles
 
 from .models import (
     Crawl,
@@ -35,6 +38,7 @@ from .models import (
     SearchIndex,
     SeedSite,
 )
+from .validators import archive_path_errors
 
 logger = logging.getLogger(__name__)
 
@@ -116,16 +120,39 @@ def live_queue_servers() -> list[QueueServer]:
     )
 
 
+def _check_source(crawl: Crawl) -> None:
+    """Refuse to start a crawl that has nothing to read: a web crawl without seed sites, an
+    archive crawl whose WARC path holds no WARC file, or whose earlier crawl has not ended
+    or left no stored pages on this machine."""
+    if crawl.source == Crawl.Source.WEB:
+        if not crawl.seeds.exists():
+            raise CrawlServiceError(f"crawl {crawl.name!r} has no seed sites: add at least one")
+    elif crawl.source == Crawl.Source.WARC:
+        error = archive_path_errors(crawl.archive_path)
+        if error:
+            raise CrawlServiceError(f"crawl {crawl.name!r}: {error}")
+    else:
+        source = crawl.archive_of
+        if source is None or source.pk == crawl.pk:
+            raise CrawlServiceError(f"crawl {crawl.name!r}: choose the earlier crawl to index")
+        if source.status not in ENDED_STATES:
+            raise CrawlServiceError(f"crawl {source.name!r} is {source.status}: an archive "
+                                    "crawl reads a crawl that has ended")
+        if not crawl_bundles(settings.WORK_DIRECTORY, source.timestamp):
+            raise CrawlServiceError(f"crawl {source.name!r} has no stored pages under "
+                                    f"{settings.WORK_DIRECTORY}")
+
+
 @transaction.atomic
 def crawl_start(crawl_id: int) -> Crawl:
     """Start a new crawl: copy its Page Options and mark it running.
 
-    Refused when the crawl is not new, has no seed sites, or another crawl is active.
+    Refused when the crawl is not new, has nothing to read (a web crawl without seed sites,
+    an archive crawl without its source: :func:`_check_source`), or another crawl is active.
     """
     crawl = _locked(crawl_id)
     status = _transition(crawl, "start")
-    if not crawl.seeds.exists():
-        raise CrawlServiceError(f"crawl {crawl.name!r} has no seed sites: add at least one")
+    _check_source(crawl)
     _activate(crawl)
     _search_index_first_choice()  # the index searched so far stays searched
     crawl.status = status
@@ -195,7 +222,9 @@ def crawl_finish(crawl_id: int, analyse: bool = True) -> Crawl:
     crawl.end_reason = (robots_failures.end_reason(crawl.documents_indexed, crawl.robots_failures)
                         or fetch_error_kinds.end_reason(crawl.documents_indexed,
                                                         crawl.pages_fetched,
-                                                        crawl.fetch_error_kinds))
+                                                        crawl.fetch_error_kinds)
+                        or archive_skipped.end_reason(crawl.documents_indexed,
+                                                      crawl.archive_skipped))
     crawl.save(update_fields=["status", "active_lock", "stopped_at", "end_reason"])
     if crawl.end_reason:
         logger.warning("crawl finished crawl=%s: %s", crawl.pk, crawl.end_reason)
@@ -468,6 +497,24 @@ def crawl_copy(crawl_id: int) -> Crawl:
         for s in source.seeds.all()])
     logger.info("crawl %s copied to crawl %s", source.pk, copy.pk)
     return copy
+
+
+@transaction.atomic
+def crawl_archive_new(crawl_id: int) -> Crawl:
+    """A new archive crawl of crawl ``crawl_id``'s stored pages, ready to start: its
+    parameters, Page Options profile (as it is now: editing it before the start is how new
+    options are tried on the same pages) and seeds (they give link analysis its trust)."""
+    source = Crawl.objects.filter(pk=crawl_id).first()
+    if source is None:
+        raise CrawlServiceError(f"crawl {crawl_id} does not exist")
+    values = _editable_values(source, {"name", "source", "archive_path", "archive_of"})
+    archive = Crawl.objects.create(name=f"{source.name[:190]} (archive)", source=Crawl.Source.CRAWL, archive_of=source,
+                                   **values)
+    SeedSite.objects.bulk_create([
+        SeedSite(crawl=archive, url=s.url, policy=s.policy, trust_weight=s.trust_weight)
+        for s in source.seeds.all()])
+    logger.info("archive crawl %s of crawl %s created", archive.pk, source.pk)
+    return archive
 
 
 @transaction.atomic

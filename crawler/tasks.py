@@ -14,6 +14,8 @@
   carries only a crawl id and is harmless to repeat, so it is not signed; it is acknowledged
   on receipt (not late) because a run that kills its worker must not be delivered again and
   again: the database's run state notices the dead run instead.
+* ``export_warc_task`` (queue ``analysis`` too, for the same reasons): a crawl's WARC export
+  (``crawler.warc_export``), asked for by the admin's action.
 
 Schedules and batches are signed envelopes (``crawler.core.shipping``), each with a unique id,
 its issue time and its route (queue server and crawl) under the signature. A receiver refuses
@@ -194,6 +196,28 @@ def link_analysis_task(crawl_id: int) -> str:
 def send_link_analysis(crawl_id: int) -> None:
     """Queue a run; raises when the broker cannot be reached (after about a second)."""
     link_analysis_task.apply_async(
+        args=[int(crawl_id)], queue=ANALYSIS_QUEUE, retry=True,
+        retry_policy={"max_retries": 2, "interval_start": 0.2, "interval_step": 0.4,
+                      "interval_max": 0.5})
+
+
+@shared_task(name="crawler.export_warc", acks_late=False, ignore_result=True)
+def export_warc_task(crawl_id: int) -> dict:
+    """Export crawl ``crawl_id``'s stored pages to a WARC file (``crawler.warc_export``) on
+    the ``analysis`` worker (it runs long, as a link analysis does; acknowledged on receipt for
+    the same reason). Never raises: returns the report, or ``{"error": why}``."""
+    from crawler.warc_export import ExportError, crawl_export_warc
+
+    try:
+        return crawl_export_warc(int(crawl_id)).as_json()
+    except (ExportError, OSError) as exc:
+        logger.error("WARC export of crawl %s failed: %s", crawl_id, exc)
+        return {"error": str(exc)}
+
+
+def send_export_warc(crawl_id: int) -> None:
+    """Queue a WARC export; raises when the broker cannot be reached (after about a second)."""
+    export_warc_task.apply_async(
         args=[int(crawl_id)], queue=ANALYSIS_QUEUE, retry=True,
         retry_policy={"max_retries": 2, "interval_start": 0.2, "interval_step": 0.4,
                       "interval_max": 0.5})

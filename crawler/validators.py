@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from pathlib import Path
 
 from django.core.exceptions import ValidationError
 
 from crawler.core import page_rules, scrapers
+from crawler.core.archive.source import ArchiveKind, ArchiveSource
 from crawler.core.builtin_scrapers import BUILTIN_NAMES, builtin_scraper
 from crawler.core.crawl import DEFAULT_FILE_TYPES, KNOWN_FILE_TYPES
 from crawler.core.errors import PageRuleSyntaxError, ScraperConfigError
@@ -102,3 +104,15 @@ def validate_page_rules(text: str) -> None:
         page_rules.parse_rules(text)
     except PageRuleSyntaxError as exc:
         raise ValidationError(f"Page rules: {exc}") from None
+
+
+def archive_path_errors(path: str) -> str:
+    """Why ``path`` cannot be an archive crawl's WARC source (an empty string when it can):
+    an absolute path to a .warc or .warc.gz file, or to a folder holding some."""
+    if not path or not Path(path).is_absolute():
+        return "Give the absolute path of a WARC file (.warc, .warc.gz) or of a folder of them."
+    if not Path(path).exists():
+        return f"{path} does not exist (on this machine)."
+    if not ArchiveSource(ArchiveKind.WARC, path).warc_files():
+        return f"{path} is not a .warc or .warc.gz file, nor a folder holding one."
+    return ""

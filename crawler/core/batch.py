@@ -9,6 +9,7 @@ own JSON forms, encoded and decoded by :mod:`crawler.core.wire` (documents, disc
 deferred urls). The JSON form::
 
     {"crawl": <timestamp>, "server": n, "schedule": <id or null>, "done": bool,
+     "partial": bool,
      "docs": [document, ...], "discovered": [url tuple, ...],
      "deferred": [[url, depth, weight, tier, policy, policy depth], ...],
      "abandoned": [url, ...],
@@ -18,10 +19,15 @@ deferred urls). The JSON form::
      "fetched": [visit, ...], "counters": {name: int},
      "log": [[url, status, bytes, fetched at, error kind], ...],
      "refused": [[url, reason, detail], ...],
-     "errors": {kind: {"count": n, "url": example, "message": its error}}}
+     "errors": {kind: {"count": n, "url": example, "message": its error}},
+     "skipped": {reason: {"count": n, "url": example, "message": why}}}
 
 ``done`` is set on the last batch a fetcher sends to the schedule's own queue server: that
-queue server then acknowledges the schedule. ``deferred`` are urls of the schedule the fetcher
+queue server then acknowledges the schedule. ``partial`` is set on the batches a fetcher ships
+in the middle of a page (a page whose documents pass the batch bound by themselves): the rest
+of the page follows in the next batches of the schedule, and the schedule's own queue server
+applies the parts together (:mod:`.page_parts`). Their keys come first, in this order, so that
+a queue server reads them from the head of a batch's JSON text (:func:`batch_head`). ``deferred`` are urls of the schedule the fetcher
 did not fetch because their host stalled (they go back into the queue), ``stalls`` counts each
 such host's stalled downloads, ``hopeless`` names those none of whose downloads came in time
 (the queue server drops a host that was hopeless in several schedules; a batch without
@@ -38,13 +44,17 @@ names urls the fetcher would not fetch or index (the egress allow-list refused t
 addresses, a robots meta tag or header said noindex), with a reason and a short detail: both
 feed the admin's url and host pages (``crawler.core.activity``). A ``robots`` answer that failed without an HTTP
 answer (status 0) names the fetch error's ``error`` kind and ``message``. ``errors`` are the
-failed page downloads by kind, with an example of each (:mod:`.fetch_error_kinds`). Every key but
+failed page downloads by kind, with an example of each (:mod:`.fetch_error_kinds`); ``skipped``
+the records of an archive crawl that could not become pages, by reason
+(:mod:`.archive.skipped`). Every key but
 ``crawl`` may be missing when read: it is then empty (``server``: None, meaning the reader's
 own).
 """
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -52,6 +62,9 @@ from typing import Any
 from .fetch_error_kinds import FetchErrorKinds
 from .wire import WireError
 
+_HEAD = re.compile(rb'"schedule"\s*:\s*(null|"(?:[^"\\]|\\.)*")\s*,\s*"done"\s*:\s*(true|false)'
+                   rb'(?:\s*,\s*"partial"\s*:\s*(true|false))?')
+HEAD_BYTES = 512
 _LISTS = ("docs", "discovered", "robots", "fetched", "deferred", "abandoned", "log",
           "refused")
 _COUNTS = ("host_errors", "stalls", "counters")
@@ -66,6 +79,7 @@ class FetcherBatch:
     server: int | None
     schedule: str | None = None
     done: bool = False
+    partial: bool = False
     docs: tuple[dict[str, Any], ...] = ()
     discovered: tuple[list[Any], ...] = ()
     robots: tuple[dict[str, Any], ...] = ()
@@ -79,12 +93,14 @@ class FetcherBatch:
     log: tuple[list[Any], ...] = ()
     refused: tuple[list[Any], ...] = ()
     errors: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    skipped: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     def to_wire(self) -> dict[str, Any]:
         """The JSON form. Long lists stay lists (the envelope seals them a slice at a time)."""
         return {
             "crawl": self.crawl, "server": self.server, "schedule": self.schedule,
-            "done": self.done, "docs": list(self.docs), "discovered": list(self.discovered),
+            "done": self.done, "partial": self.partial, "docs": list(self.docs),
+            "discovered": list(self.discovered),
             "robots": list(self.robots), "host_errors": dict(self.host_errors),
             "fetched": list(self.fetched), "deferred": list(self.deferred),
             "abandoned": list(self.abandoned),
@@ -93,6 +109,7 @@ class FetcherBatch:
             "counters": dict(self.counters),
             "log": list(self.log), "refused": list(self.refused),
             "errors": {kind: dict(row) for kind, row in self.errors.items()},
+            "skipped": {reason: dict(row) for reason, row in self.skipped.items()},
         }
 
     @classmethod
@@ -106,17 +123,18 @@ class FetcherBatch:
             counts = {key: _counts(data.get(key), key) for key in _COUNTS}
             hopeless = data.get("hopeless")
             server, schedule = data.get("server"), data.get("schedule")
-            errors = data.get("errors") or {}
-            if not isinstance(errors, dict):
-                raise WireError(f"batch errors: expected a dict, got {type(errors).__name__}")
+            errors, skipped = data.get("errors") or {}, data.get("skipped") or {}
+            if not isinstance(errors, dict) or not isinstance(skipped, dict):
+                raise WireError("batch errors and skipped records: expected dicts")
             return cls(
                 crawl=int(data["crawl"]),
                 server=None if server is None else int(server),
                 schedule=None if schedule is None else str(schedule),
-                done=bool(data.get("done")),
+                done=bool(data.get("done")), partial=bool(data.get("partial")),
                 hopeless=None if hopeless is None else tuple(
                     str(o) for o in _list(hopeless, "hopeless")),
                 errors=FetchErrorKinds.from_json(errors).to_json(),
+                skipped=FetchErrorKinds.from_json(skipped).to_json(),
                 **lists, **counts)
         except WireError:
             raise
@@ -138,3 +156,20 @@ def _counts(value: Any, name: str) -> dict[str, int]:
     if not isinstance(value, dict):
         raise WireError(f"batch {name}: expected a dict, got {type(value).__name__}")
     return {str(k): int(v) for k, v in value.items()}
+
+
+def batch_head(payload: bytes) -> tuple[str | None, bool, bool]:
+    """(``schedule``, ``done``, ``partial``) of a batch's JSON text, read from its head when
+    they are there (see the module), else from the whole text parsed; a text that is not a
+    batch gives (None, False, False) (it is refused when applied)."""
+    match = _HEAD.search(payload[:HEAD_BYTES])
+    if match is not None:
+        schedule = None if match.group(1) == b"null" else json.loads(match.group(1))
+        return schedule, match.group(2) == b"true", match.group(3) == b"true"
+    try:
+        data = json.loads(payload)
+        schedule = data.get("schedule")
+        return (schedule if isinstance(schedule, str) else None, bool(data.get("done")),
+                bool(data.get("partial")))
+    except (ValueError, AttributeError):
+        return None, False, False

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from classifiers.core.apply import ClassifierRef
 from indexer.core.policies import CrawlPolicy
 
+from .archive.source import ArchiveSource
 from .siterules import SiteRules
 
 
@@ -172,3 +173,6 @@ class CrawlConfig:
     site_rules: SiteRules = field(default_factory=SiteRules)
     seeds: tuple[SeedSpec, ...] = ()
     page_options: CrawlTimeOptions = field(default_factory=CrawlTimeOptions)
+    # an archive crawl's source (crawler.core.archive): its pages are read, not fetched, and
+    # its seeds only give link analysis its trust; None for a web crawl
+    archive: ArchiveSource | None = None

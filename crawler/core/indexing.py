@@ -92,6 +92,10 @@ def page_summary(page: ProcessedPage) -> dict[str, Any]:
         "fields": {k: v for k, v in page.fields.items() if isinstance(v, str | int | float)},
         "safe": page.safe,
         "content_hash": page.content_hash.hex(),
+        # what an archive crawl or a WARC export needs to process the cached page again as it
+        # was fetched (crawler.core.archive): the response headers processing reads, the address
+        "headers": dict(page.headers),
+        "ip": page.ip,
     }
     if page.snippetable and page.body:
         summary["body"] = page.body  # before the links: see above

@@ -21,6 +21,8 @@ from indexer.core.reorder import ReorderResult
 from indexer.core.text import TextAnalyzer
 from indexer.core.workdir import queue_server_dir
 
+from .archive.queue import ArchiveSchedule
+from .archive.worker import ArchiveWorker
 from .batch import FetcherBatch
 from .crawl import CrawlConfig
 from .fetch import CachingResolver, FetchConfig, Fetcher, hop_fetcher_for
@@ -97,6 +99,15 @@ class LocalCrawl:
 
     def _work(self, schedule: Any, server: int, last: dict[str, float], skip: list[str],
               keep_going: Callable[[], bool]) -> None:
+        if isinstance(schedule, ArchiveSchedule):  # an archive crawl: read, not fetched
+            archive = ArchiveWorker(self.crawl, self.processor, self.num_servers, self._ship,
+                                    keep_going, analyzer=self._analyzer,
+                                    **self._worker_options)
+            try:
+                archive.run(schedule, schedule.pointers, server)
+            finally:
+                archive.close()
+            return
         worker = ScheduleWorker(self.crawl, self.fetch, self.processor, self.num_servers,
                                 self._ship, keep_going, fetcher=self._fetcher,
                                 hop_fetcher=self._hop_fetcher, analyzer=self._analyzer,

@@ -25,6 +25,11 @@ NOSNIPPET = "NOSNIPPET"
 NONE = "NONE"
 JUSTFOLLOW = "JUSTFOLLOW"
 ROBOT_DIRECTIVES = frozenset({NOINDEX, NOFOLLOW, NOARCHIVE, NOSNIPPET, NONE, JUSTFOLLOW})
+# The response headers that processing reads (and recrawls compare), kept with a page's
+# summary so that a stored page can be processed again as it was fetched (archive crawls, WARC
+# export: crawler.core.archive); the others are not stored.
+KEPT_HEADERS = ("content-type", "content-language", "last-modified", "etag", "expires",
+                "server", "x-robots-tag")
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +57,10 @@ class FetchedPage:
             if key.lower() == name:
                 return value
         return default
+
+    def kept_headers(self) -> dict[str, str]:
+        """The :data:`KEPT_HEADERS` the page was sent, lower-case names, in that order."""
+        return {name: value for name in KEPT_HEADERS if (value := self.header(name))}
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +145,7 @@ class ProcessedPage:
     * ``subdocuments`` are the indexing plugins' documents made from the page (indexed at
       ``<url>#<key>``), and the plugins' regions are part of ``terms`` and
       ``region_weights`` (not of ``body``).
+    * ``headers`` are the response's :data:`KEPT_HEADERS` (lower-case names).
     """
 
     url: str
@@ -177,6 +187,7 @@ class ProcessedPage:
     classifier_scores: tuple[float, ...] = ()  # by classifier slot (classifiers.core.apply)
     # documents indexing plugins made from the page (crawler.core.plugins.PluginDocument)
     subdocuments: tuple[Any, ...] = ()
+    headers: Mapping[str, str] = field(default_factory=lambda: EMPTY_MAP)
 
     @property
     def text_hash(self) -> bytes:

@@ -190,6 +190,7 @@ class PageProcessor:
             fields=MappingProxyType(dict(ruled.fields)),
             safe=safe,
             errors=ex.errors,
+            headers=MappingProxyType(page.kept_headers()),
         )
         processed = self._classified(self._with_meta_words(
             processed, ruled, body if config.cache_pages else None, ex.meta_words))

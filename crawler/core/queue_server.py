@@ -41,12 +41,16 @@ from indexer.core.reorder import ReorderResult
 from indexer.core.workdir import crawl_paths, scores_path
 
 from .activity import Activity, ActivityLog
+from .archive.ordering import OrderedInbox
+from .archive.queue import ArchiveQueue, ArchiveQueueConfig
+from .archive.skipped import SkippedRecords
 from .batch import FetcherBatch
 from .claims import lost_schedules
 from .crawl import CrawlConfig
 from .fetch_error_kinds import FetchErrorKinds
 from .index_order import IndexOrderer
 from .indexing import anchor_boosts, boost_link_documents, crawl_link_scores
+from .page_parts import PageParts
 from .recrawl import RetiredPublisher, replaces_active_copy, visit_rows
 from .robots_failures import RobotsFailures
 from .scheduler import CrawlQueue, Schedule, SchedulerConfig
@@ -134,7 +138,19 @@ class QueueServerCore:
         scheduler = SchedulerConfig.from_crawl(
             crawl, schedule_size=config.schedule_size, schedule_timeout=config.schedule_timeout,
             user_agent=config.robots_agent, recrawl_day_seconds=config.recrawl_day_seconds)
-        self.queue = CrawlQueue.open(self.paths["queue"], scheduler, clock=clock)
+        # an archive crawl's queue hands out record pointers (crawler.core.archive), and its
+        # batches are applied in the order of their schedules (the archive's order)
+        self.queue: CrawlQueue | ArchiveQueue
+        self.order: OrderedInbox | None = None
+        # a web crawl's pages shipped in parts are applied whole (crawler.core.page_parts)
+        self.parts = PageParts(self.spool, lambda: [s.id for s in self.queue.outstanding()])
+        if crawl.archive is not None:
+            self.queue = ArchiveQueue.open(self.paths["queue"], crawl.archive, ArchiveQueueConfig(
+                config.server, config.num_servers, crawl.timestamp, config.schedule_size,
+                config.schedule_timeout, crawl.max_pages), clock=clock)
+            self.order = OrderedInbox(self.spool, self.queue)
+        else:
+            self.queue = CrawlQueue.open(self.paths["queue"], scheduler, clock=clock)
         try:
             self.index = IndexBundleWriter(
                 self.paths["index"], config.bundle,
@@ -158,6 +174,7 @@ class QueueServerCore:
         self.activity = ActivityLog()  # urls and hosts since the glue last took them
         self.excluded_hosts: set[str] = set()  # origins the operator excluded
         self.fetch_errors = FetchErrorKinds()  # failed page downloads by kind, with examples
+        self.skipped = SkippedRecords()  # archive records the fetchers skipped, by reason
         self._load_state()
         self._dirty = False
         self._last_refresh = clock()
@@ -181,6 +198,7 @@ class QueueServerCore:
         self.page_tries = {str(k): int(v) for k, v in data.get("page_tries", {}).items()}
         self.robots_failures = RobotsFailures.from_json(data.get("robots_failures"))
         self.fetch_errors = FetchErrorKinds.from_json(data.get("fetch_error_kinds"))
+        self.skipped = SkippedRecords.from_json(data.get("archive_skipped"))
 
     def _save_state(self) -> None:
         tmp = self.paths["state"].with_suffix(".tmp")
@@ -191,7 +209,8 @@ class QueueServerCore:
                                        "dropped_hosts": self.dropped_hosts,
                                        "page_tries": self.page_tries,
                                        "robots_failures": self.robots_failures.to_json(),
-                                       "fetch_error_kinds": self.fetch_errors.to_json()}))
+                                       "fetch_error_kinds": self.fetch_errors.to_json(),
+                                       "archive_skipped": self.skipped.to_json()}))
             os.replace(tmp, self.paths["state"])
         except BaseException:
             tmp.unlink(missing_ok=True)
@@ -201,11 +220,12 @@ class QueueServerCore:
         return (dict(self.counters), dict(self.error_hosts), dict(self.host_stalls),
                 dict(self.dropped_hosts), dict(self.page_tries),
                 RobotsFailures.from_json(self.robots_failures.to_json()),
-                FetchErrorKinds.from_json(self.fetch_errors.to_json()))
+                FetchErrorKinds.from_json(self.fetch_errors.to_json()),
+                SkippedRecords.from_json(self.skipped.to_json()))
 
     def _restore(self, snapshot: tuple) -> None:
         (self.counters, self.error_hosts, self.host_stalls, self.dropped_hosts,
-         self.page_tries, self.robots_failures, self.fetch_errors) = snapshot
+         self.page_tries, self.robots_failures, self.fetch_errors, self.skipped) = snapshot
 
     # --- input --------------------------------------------------------------------------
 
@@ -217,16 +237,24 @@ class QueueServerCore:
         """Queue this shard's seed urls (the others belong to other queue servers)."""
         return self.queue.add_seeds(u for u in urls if self.owns(u))
 
-    def ingest(self, limit: int | None = 50) -> int:
+    def ingest(self, limit: int | None = 50, held_too: bool = False) -> int:
         """Apply received batches, oldest first; return how many were applied.
 
         A batch whose application fails with ``OSError`` (a full disk) stays in the inbox
         and the error is raised: the counters are as before that batch (and saved, if
         possible, with the batches applied before it), but the queue and the index may have
         taken part of it, so the caller must :meth:`abandon` this object and open a new one
-        later, which applies the batch again (applying twice is harmless, see the module)."""
+        later, which applies the batch again (applying twice is harmless, see the module).
+        A page's parts are applied together (:class:`PageParts`); an archive crawl's batches
+        in the order of their schedules (:class:`OrderedInbox`). ``held_too``: the batches
+        waiting for the rest of their page, or for their turn, all of them (the crawl stops).
+        """
         applied = 0
-        for item in self.spool.take("batch", limit):
+        if self.order is None:
+            items = self.parts.take_all() if held_too else self.parts.take(limit)
+        else:
+            items = self.order.take_all_held() if held_too else self.order.take(limit)
+        for item in items:
             before = self._snapshot()
             try:
                 self._apply(FetcherBatch.from_wire(json.loads(item.payload)))
@@ -337,6 +365,7 @@ class QueueServerCore:
             if key in self.counters:
                 self.counters[key] += value
         self.fetch_errors.add(batch.errors)
+        self.skipped.add(batch.skipped)
         self.counters["batches"] += 1
         if batch.done and batch.schedule:
             schedule_id = batch.schedule
@@ -436,7 +465,7 @@ class QueueServerCore:
         """New (or timed-out) schedules, while fewer than max_outstanding are out."""
         out: list[Schedule] = []
         # At the limit, a timed-out schedule is still handed out again (one per call).
-        while len(self.queue.outstanding()) < self.config.max_outstanding or (
+        while self._schedules_out() < self.config.max_outstanding or (
                 not out and self._has_expired()):
             schedule = self.queue.next_schedule(self._clock(), requester)
             if schedule is None or any(s.id == schedule.id for s in out):
@@ -445,6 +474,20 @@ class QueueServerCore:
             if len(out) >= self.config.max_outstanding:
                 break
         return out
+
+    def _held(self) -> int:
+        """Received batches waiting: for the rest of their page, or (an archive crawl's) for
+        their schedule's turn."""
+        return self.parts.pending() if self.order is None else self.order.pending()
+
+    def _schedules_out(self) -> int:
+        """Schedules the fetchers are working on: outstanding ones, but for an archive crawl's
+        whose last batch is held for its turn (:class:`OrderedInbox`; at most three times
+        ``max_outstanding`` of those, so held batches stay bounded)."""
+        out = len(self.queue.outstanding())
+        if self.order is None:
+            return out
+        return max(out - self.order.finished(), out - 3 * self.config.max_outstanding)
 
     def release_lost(self, claims: Mapping[str, str]) -> list[str]:
         """Hand out again, with the next :meth:`take_schedules`, the outstanding schedules no
@@ -495,13 +538,20 @@ class QueueServerCore:
         else:
             pending = stats.queued + stats.waiting_robots + stats.crawl_delayed
         return (pending == 0 and stats.outstanding_schedules == 0
-                and self.spool.pending("batch") == 0)
+                and self.spool.pending("batch") == 0 and self._held() == 0)
 
     def stats(self) -> dict[str, Any]:
         top = sorted(self.error_hosts.items(), key=lambda kv: (-kv[1], kv[0]))[:10]
         dropped = sorted(self.dropped_hosts.items())[:20]
-        return {**self.counters, **self.queue.stats().as_dict(),
-                "inbox": self.spool.pending("batch"), "error_hosts": dict(top),
+        archive = {}
+        if isinstance(self.queue, ArchiveQueue):  # its records skipped: listing and fetchers
+            archive = self.queue.archive_stats()
+            total = SkippedRecords.from_json(archive["archive_skipped"])
+            total.add(self.skipped)
+            archive["archive_skipped"] = total.to_json()
+            archive["archive_skipped_by_kind"] = total.counts()  # /metrics exports it
+        return {**self.counters, **self.queue.stats().as_dict(), **archive,
+                "inbox": self.spool.pending("batch") + self._held(), "error_hosts": dict(top),
                 "stalled_hosts": len(self.host_stalls), "dropped_hosts": dict(dropped),
                 "robots_failures": self.robots_failures.to_json(),
                 # failed page downloads by kind (a *_by_kind mapping: /metrics exports it)
@@ -528,6 +578,8 @@ class QueueServerCore:
         closed (a resumed crawl starts a new one), which lets it be re-ordered like the
         others once link analysis has scored the crawl."""
         try:
+            if finish and self._held():
+                self.ingest(limit=None, held_too=True)  # a stop: what was done is kept
             self.retired.publish()
             if finish:
                 self.index.close_partition()

@@ -87,18 +87,34 @@ class Spool:
         """Messages of ``kind``, oldest first (they stay until :meth:`done`)."""
         folder = self._kind_dir(kind)
         self._clean(folder)
-        names = sorted(p.name for p in folder.glob("*.msg"))
-        for name in names[:limit]:
-            path = folder / name
-            try:
-                data = path.read_bytes()
-            except FileNotFoundError:
-                continue
-            if (len(data) < 10 or data[:6] != MAGIC
-                    or int.from_bytes(data[6:10], "big") != zlib.crc32(memoryview(data)[10:])):
-                self._quarantine(path)
-                continue
-            yield SpoolItem(kind, path, data[10:])
+        for name in self.names(kind)[:limit]:
+            item = self.read(kind, name)
+            if item is not None:
+                yield item
+
+    def names(self, kind: str) -> list[str]:
+        """The names of the messages of ``kind``, oldest first."""
+        return sorted(p.name for p in self._kind_dir(kind).glob("*.msg"))
+
+    def read(self, kind: str, name: str) -> SpoolItem | None:
+        """Message ``name`` of ``kind``; None when it is gone or damaged (then quarantined)."""
+        path = self._kind_dir(kind) / name
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        if (len(data) < 10 or data[:6] != MAGIC
+                or int.from_bytes(data[6:10], "big") != zlib.crc32(memoryview(data)[10:])):
+            self._quarantine(path)
+            return None
+        return SpoolItem(kind, path, data[10:])
+
+    def move(self, item: SpoolItem, kind: str, name: str) -> None:
+        """File a message taken under ``kind`` and ``name`` instead (a rename: it is never in
+        neither place, and its bytes are not written again)."""
+        folder = self._kind_dir(kind)
+        os.replace(item.path, folder / name)
+        fsync_dir(folder)
 
     def done(self, item: SpoolItem) -> None:
         try:

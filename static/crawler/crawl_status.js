@@ -23,7 +23,7 @@
 
   // A table of failures by kind ([label, count, example url: message] rows), or "None failed.",
   // and the note (its <span>) saying why, hidden when there is nothing to say.
-  function renderFailures(tbodySelector, rows, noteId, note) {
+  function renderFailures(tbodySelector, rows, noteId, note, emptyText) {
     const tbody = document.querySelector(tbodySelector);
     tbody.replaceChildren();
     for (const row of rows) {
@@ -32,7 +32,7 @@
       tr.append(th, cell(row.count), cell(row.url + ": " + row.message)); tbody.append(tr);
     }
     if (!rows.length) {
-      const tr = document.createElement("tr"); const td = cell("None failed."); td.colSpan = 3;
+      const tr = document.createElement("tr"); const td = cell(emptyText || "None failed."); td.colSpan = 3;
       tr.append(td); tbody.append(tr);
     }
     const box = document.getElementById(noteId);
@@ -139,6 +139,11 @@
     for (const td of main.querySelectorAll("#crawl-freshness [data-fresh]")) {
       const value = (data.freshness || {})[td.dataset.fresh];
       if (value !== undefined) { td.textContent = value; }
+    }
+    if (data.archive && document.getElementById("crawl-archive-skipped")) {
+      document.getElementById("crawl-archive-listed").textContent = data.archive.listed;
+      renderFailures("#crawl-archive-skipped tbody", data.archive.skipped_by_reason,
+        "crawl-archive-summary", data.archive.skipped_summary, "None skipped.");
     }
     const pauses = data.disk_pauses || [];
     const disk = document.getElementById("crawl-disk");

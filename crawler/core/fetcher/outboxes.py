@@ -59,11 +59,13 @@ class Outbox:
     log: list[list[Any]] = field(default_factory=list)
     refused: list[list[Any]] = field(default_factory=list)
     errors: FetchErrorKinds = field(default_factory=FetchErrorKinds)  # failed pages by kind
+    # archive records that could not become pages, by reason (crawler.core.archive.skipped)
+    skipped: FetchErrorKinds = field(default_factory=FetchErrorKinds)
 
     def empty(self) -> bool:
         return not (self.docs or self.discovered or self.robots or self.host_errors
                     or self.fetched or self.deferred or self.stalls or self.counters
-                    or self.log or self.refused or self.errors.kinds)
+                    or self.log or self.refused or self.errors.kinds or self.skipped.kinds)
 
 
 class Outboxes:
@@ -111,11 +113,12 @@ class Outboxes:
         self._pages, self._last_ship = 0, now
 
     def take_batches(self, crawl: int, schedule_id: str, origin_server: int,
-                     done: bool) -> list[tuple[int, FetcherBatch]]:
+                     done: bool, partial: bool = False) -> list[tuple[int, FetcherBatch]]:
         """Every non-empty outbox as a batch, and empty them. With ``done``, the schedule's own
         queue server gets a batch even if empty, marked done, and it comes last: it
         acknowledges the schedule, so everything else the schedule found is already on its
-        way when that happens."""
+        way when that happens. ``partial``: the batches end in the middle of a page (the
+        rest of it follows in the next ones)."""
         if done:
             self._boxes.setdefault(origin_server, Outbox())
         batches = []
@@ -127,13 +130,14 @@ class Outboxes:
             batches.append((server, FetcherBatch(
                 crawl=crawl, server=server,
                 schedule=schedule_id if server == origin_server else None, done=final,
+                partial=partial and not final,
                 docs=tuple(box.docs), discovered=tuple(box.discovered),
                 robots=tuple(box.robots), host_errors=box.host_errors,
                 fetched=tuple(box.fetched), deferred=tuple(box.deferred),
                 abandoned=tuple(box.abandoned), stalls=box.stalls,
                 hopeless=tuple(box.hopeless), counters=dict(box.counters),
                 log=tuple(box.log), refused=tuple(box.refused),
-                errors=box.errors.to_json())))
+                errors=box.errors.to_json(), skipped=box.skipped.to_json())))
         self._boxes.clear()
         self._bytes = 0
         return batches

@@ -51,8 +51,9 @@ class PageHandler:
         self._clock = clock
 
     def handle(self, entry: ScheduleEntry, result: FetchResult, origin_server: int,
-               ship: Ship) -> tuple[bool, int]:
-        """Process one download; return (was an error, documents produced).
+               ship: Ship, fetched_at: float | None = None) -> tuple[bool, int]:
+        """Process one download; return (was an error, documents produced). ``fetched_at``:
+        when the page was fetched, if not now (an archive crawl's record, its capture time).
 
         A page whose documents and links pass the batch bound by themselves (an index page with
         thousands of links) is shipped in parts, by ``ship``. Its url is recorded as fetched
@@ -84,7 +85,8 @@ class PageHandler:
             return False, 0
         page = self.processor.process(FetchedPage(
             url=result.final_url or entry.url, body=result.body, status=result.status,
-            headers=dict(result.headers), fetched_at=self._clock(),
+            headers=dict(result.headers),
+            fetched_at=self._clock() if fetched_at is None else fetched_at,
             download_time=result.elapsed, ip=result.ip or ""))
         outcome = outcome_of(result.status, False, page.indexable, page.text_hash.hex(),
                              entry.text_hash)
@@ -109,7 +111,7 @@ class PageHandler:
         for hop in result.redirects:
             hop_page = self.processor.process(FetchedPage(
                 url=hop.source, body=b"", status=hop.status,
-                headers={"location": hop.target}, fetched_at=self._clock()))
+                headers={"location": hop.target}, fetched_at=page.fetched_at))
             produced += self._emit(hop_page, entry, allow_links=False, ship=ship)
         return produced + self._emit(page, entry, allow_links=True, ship=ship)
 

@@ -225,7 +225,7 @@ class ScheduleWorker:
         result = unpacked(result)
         if not entry.is_robots:
             self.watch.record(origin_of(entry.url), result, blocked=blocked)
-        failed, documents = self._pages.handle(entry, result, self._origin, self._ship_now)
+        failed, documents = self._pages.handle(entry, result, self._origin, self._ship_part)
         self._stats.count_page(entry, failed, documents)
         now = time.monotonic()
         if self._outboxes.page_handled(now):
@@ -279,10 +279,16 @@ class ScheduleWorker:
     def _ship_now(self) -> None:
         self._flush(done=False)
 
-    def _flush(self, done: bool) -> None:
+    def _ship_part(self) -> None:
+        """Ship in the middle of a page (its documents passed the batch bound): the batches
+        are marked partial, so that its queue server applies the page's parts together
+        (:mod:`crawler.core.page_parts`)."""
+        self._flush(done=False, partial=True)
+
+    def _flush(self, done: bool, partial: bool = False) -> None:
         for server, batch in self._outboxes.take_batches(self.crawl.timestamp,
                                                          self._schedule_id(), self._origin,
-                                                         done):
+                                                         done, partial):
             self._ship(server, batch)
             self._batches += 1
         release_free_heap()

@@ -21,7 +21,7 @@ CONFIG = FetchConfig(allowed_networks=("127.0.0.0/8",), connect_timeout=2.0, rea
                      page_deadline=5.0)
 
 
-def crawl_pages(ship_bytes: int) -> list[dict[str, Any]]:
+def crawl_pages(ship_bytes: int, ship_every: int = 1000) -> list[dict[str, Any]]:
     site = normal_site("bytes", pages=12, crawl_delay=0.0)
     batches: list[dict[str, Any]] = []
     with FixtureServer(site.route, host="127.0.0.2") as server:
@@ -29,7 +29,8 @@ def crawl_pages(ship_bytes: int) -> list[dict[str, Any]]:
                         for slot, path in enumerate(site.allowed_paths))
         worker = ScheduleWorker(CRAWL, CONFIG, PageProcessor(), 1,
                                 lambda _server, batch: batches.append(batch.to_wire()),
-                                ship_every=1000, ship_seconds=1000.0, ship_bytes=ship_bytes)
+                                ship_every=ship_every, ship_seconds=1000.0,
+                                ship_bytes=ship_bytes)
         try:
             worker.run(Schedule("s-1", entries, 0.0, 0.0, 100), 0)
         finally:
@@ -83,3 +84,15 @@ def test_a_page_over_the_bound_ships_in_parts_and_is_recorded_fetched_with_the_l
     for i, batch in enumerate(parts):  # a page's links go out before (or with) its record
         for row in batch["discovered"]:
             assert i <= fetched_in[key(row[3])]
+
+
+def test_batches_shipped_inside_a_page_are_marked_partial() -> None:
+    """A queue server applies a page's parts together (crawler.core.page_parts): a batch
+    shipped in the middle of a page (its documents passed the bound) says so; one shipped
+    between pages, and the schedule's last, do not."""
+    whole = crawl_pages(ship_bytes=1 << 30)
+    assert not whole[0]["partial"]
+    parts = crawl_pages(ship_bytes=1)  # every ship happens inside a page
+    assert all(b["partial"] for b in parts[:-1]) and not parts[-1]["partial"]
+    between = crawl_pages(ship_bytes=1 << 30, ship_every=1)  # a ship after every page
+    assert len(between) > 5 and not any(b["partial"] for b in between)

@@ -1,0 +1,353 @@
+"""The queue of an archive crawl on one queue server: schedules of record pointers.
+
+Layer: ``crawler.core.archive``. Stands where a web crawl's :class:`~crawler.core.scheduler.
+CrawlQueue` stands in :class:`~crawler.core.queue_server.QueueServerCore`, with the calls the
+queue server makes of it (the web crawl's ones that mean nothing here, robots.txt, discovered
+links, host politeness, are accepted and ignored: an archive crawl fetches nothing and follows
+no link). It walks its source (:mod:`.listing`) as schedules are asked for, a bounded time per
+call, keeps the records whose url's host this queue server owns (hash of the host, as for a web
+crawl's urls), and hands them out ``schedule_size`` at a time as an :class:`ArchiveSchedule`:
+urls, and one pointer per url. Outstanding schedules follow the web crawl's rules
+(:class:`~crawler.core.scheduler.outstanding.ScheduleBook`: handed out again after their
+deadline or when released, acknowledged by the batch marked done).
+
+Each schedule has a sequence number: :mod:`.ordering` applies a schedule's documents only once
+the schedules before it are done, so the index keeps the archive's order.
+
+Files (``<queue server>/QueueBundle<ts>/archive.json``, written to a temporary name, fsynced and
+renamed after every change): the source's file (or bundle) list as it was when the crawl
+started, where the listing goes on, the records listed but not yet handed out, the outstanding
+schedules with their pointers, counters, and the records skipped by reason. A crawl stopped and
+resumed (or a queue server restarted) goes on from there; its outstanding schedules are
+handed out again.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import secrets
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from indexer.core.workdir import crawl_bundles
+
+from ..scheduler import QueueStats, Schedule, ScheduleEntry
+from ..scheduler.outstanding import Outstanding, ScheduleBook
+from ..shipping import shard_of_host
+from .listing import Item, Listed, Other, Skip, StoredListing, WarcListing
+from .skipped import SkippedRecords
+from .source import ArchiveKind, ArchiveSource, Pointer, pointers_from_wire, pointers_to_wire
+
+logger = logging.getLogger(__name__)
+
+STATE_FILE = "archive.json"
+STATE_VERSION = 1
+SCAN_SECONDS = 0.5  # the longest one call walks the source: the queue server's loop goes on
+
+
+@dataclass(frozen=True, slots=True)
+class ArchiveSchedule(Schedule):
+    """A :class:`Schedule` of an archive crawl: ``pointers[i]`` is where ``entries[i]``'s
+    record is; ``seq`` its place among the queue server's schedules (1, 2, ...)."""
+
+    pointers: tuple[Pointer, ...] = ()
+    seq: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ArchiveQueueConfig:
+    server: int
+    num_servers: int
+    timestamp: int                 # the crawl's
+    schedule_size: int = 500
+    schedule_timeout: float = 1800.0
+    max_pages: int = 0             # 0: every record
+
+
+def _entries(urls: Iterable[str]) -> tuple[ScheduleEntry, ...]:
+    return tuple(ScheduleEntry(url, 0, 1.0, 0, 0.0, None, slot)
+                 for slot, url in enumerate(urls))
+
+
+class ArchiveQueue:
+    """See the module. Not thread-safe (the queue server's loop owns it)."""
+
+    def __init__(self, root: Path, source: ArchiveSource, config: ArchiveQueueConfig,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.root = Path(root)
+        self.source = source
+        self.config = config
+        self._clock = clock
+        self.book = ScheduleBook()
+        self.skipped = SkippedRecords()
+        self.other: dict[str, int] = {}
+        self.pending: list[tuple[str, Pointer]] = []
+        self.position = (0, 0, 0)
+        self.listed = self.scheduled = self.acknowledged = self.seq = 0
+        self.done_listing = False
+        self.hosts: set[str] = set()
+        self.token = secrets.token_hex(3)
+        self.names: list[str] = []
+        self._items: Any = None  # the listing's generator, opened on first use
+        self._dirty = False  # listed records not yet saved
+
+    # --- opening and closing ----------------------------------------------------------------
+
+    @classmethod
+    def open(cls, root: str | os.PathLike[str], source: ArchiveSource,
+             config: ArchiveQueueConfig, *, clock: Callable[[], float] = time.time
+             ) -> ArchiveQueue:
+        """Open the queue at ``root`` (made, and its source's files listed, the first time)."""
+        queue = cls(Path(root), source, config, clock)
+        queue.root.mkdir(parents=True, exist_ok=True)
+        if (queue.root / STATE_FILE).exists():
+            queue._load()
+        else:
+            queue.names = (source.warc_files() if source.kind is ArchiveKind.WARC
+                           else _crawl_shards(Path(source.path), source.timestamp))
+            queue._save()
+        logger.info("archive queue %s: %s %s, %d files; %d records listed so far", root,
+                    source.kind.value, source.path, len(queue.names), queue.listed)
+        return queue
+
+    def close(self) -> None:
+        self._close_listing()
+        self._save()
+
+    def abandon(self) -> None:
+        """Let go without writing (after a failed write): the last saved state stands."""
+        self._close_listing()
+        (self.root / (STATE_FILE + ".tmp")).unlink(missing_ok=True)
+
+    def _close_listing(self) -> None:
+        if self._items is not None:
+            self._items.close()
+            self._items = None
+
+    def _save(self) -> None:
+        out = [{"id": s.id, "seq": s.seq, "issued_at": s.issued_at, "deadline": s.deadline,
+                "reissue": s.reissue, "urls": s.urls, "pointers": pointers_to_wire(s.pointers)}
+               for s in self.book.all() if isinstance(s, ArchiveSchedule)]
+        state = {"version": STATE_VERSION, "names": self.names, "position": self.position,
+                 "done_listing": self.done_listing, "seq": self.seq, "token": self.token,
+                 "listed": self.listed, "scheduled": self.scheduled,
+                 "acknowledged": self.acknowledged, "hosts": sorted(self.hosts),
+                 "pending": [[u, p.to_wire()] for u, p in self.pending], "outstanding": out,
+                 "skipped": self.skipped.to_json(), "other": self.other}
+        self._dirty = False
+        tmp = self.root / (STATE_FILE + ".tmp")
+        with open(tmp, "w", encoding="utf-8") as handle:
+            json.dump(state, handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, self.root / STATE_FILE)
+
+    def _load(self) -> None:
+        state = json.loads((self.root / STATE_FILE).read_text(encoding="utf-8"))
+        self.names = [str(n) for n in state["names"]]
+        self.position = tuple(int(v) for v in state["position"])  # type: ignore[assignment]
+        self.done_listing = bool(state["done_listing"])
+        self.seq, self.token = int(state["seq"]), str(state["token"])
+        self.listed, self.scheduled = int(state["listed"]), int(state["scheduled"])
+        self.acknowledged = int(state["acknowledged"])
+        self.hosts = set(state.get("hosts", []))
+        self.pending = list(zip([str(u) for u, _ in state["pending"]],
+                                pointers_from_wire([p for _, p in state["pending"]]),
+                                strict=True))
+        self.skipped = SkippedRecords.from_json(state.get("skipped"))
+        self.other = {str(k): int(v) for k, v in state.get("other", {}).items()}
+        now = self._clock()
+        for row in state["outstanding"]:  # handed out again at once (no fetcher holds them)
+            schedule = ArchiveSchedule(
+                id=str(row["id"]), entries=_entries(row["urls"]), issued_at=float(
+                    row["issued_at"]), deadline=min(float(row["deadline"]), now),
+                round_size=self.config.schedule_size, reissue=int(row["reissue"]),
+                pointers=pointers_from_wire(row["pointers"]), seq=int(row["seq"]))
+            self.book.add(Outstanding(schedule, (), (), None))
+
+    # --- the listing ------------------------------------------------------------------------
+
+    def owns(self, url: str) -> bool:
+        host = (urlsplit(url).hostname or "").lower() if "://" in url else ""
+        if not host:  # a place in a file, not a url: the first queue server counts it
+            return self.config.server == 0
+        return shard_of_host(host, self.config.num_servers) == self.config.server
+
+    def _listing(self) -> Any:
+        if self._items is None:
+            if self.source.kind is ArchiveKind.WARC:
+                listing: Any = WarcListing(self.source, self.names, self.position)
+            else:
+                listing = StoredListing(Path(self.source.path), self.source.timestamp,
+                                        self.names, self.position)
+            self._items = listing.items()
+        return self._items
+
+    def _take(self, item: Item) -> None:
+        self.position = item.after
+        self._dirty = True
+        if isinstance(item, Listed):
+            if self.owns(item.url):
+                self.pending.append((item.url, item.pointer))
+                self.listed += 1
+                self.hosts.add((urlsplit(item.url).hostname or "").lower())
+        elif isinstance(item, Skip):
+            if self.owns(item.url):
+                self.skipped.record(item.reason, item.url, item.message)
+        elif isinstance(item, Other) and self.config.server == 0:
+            self.other[item.kind] = self.other.get(item.kind, 0) + 1
+
+    def _fill(self, wanted: int) -> None:
+        """List records until ``wanted`` are pending, the source ends, or SCAN_SECONDS."""
+        deadline = time.monotonic() + SCAN_SECONDS
+        listing = self._listing()
+        while not self.done_listing and len(self.pending) < wanted:
+            item = next(listing, None)
+            if item is None:
+                self.done_listing = True
+                self._close_listing()
+                break
+            self._take(item)
+            if time.monotonic() >= deadline:
+                break
+
+    # --- schedules --------------------------------------------------------------------------
+
+    def _room(self) -> int:
+        """How many more records may be handed out (the crawl's page limit)."""
+        limit = self.config.max_pages
+        return self.config.schedule_size if not limit else max(
+            0, min(self.config.schedule_size, limit - self.scheduled))
+
+    def next_schedule(self, now: float | None = None,
+                      requester: str | None = None) -> ArchiveSchedule | None:
+        """The requester's unacknowledged schedule, else one whose deadline passed (handed
+        out again), else the next records; None when there is nothing to hand out now."""
+        now = self._clock() if now is None else now
+        held = self.book.held_by(requester)
+        if held is None:
+            held = self.book.reissue_expired(now, self.config.schedule_timeout, requester)
+            if held is not None:
+                self._save()
+        if held is not None:
+            return held  # type: ignore[return-value]
+        room = self._room()
+        if room <= 0:
+            return None
+        self._fill(room)
+        if not self.pending:
+            if self._dirty:
+                self._save()
+            return None
+        taken, self.pending = self.pending[:room], self.pending[room:]
+        self.seq += 1
+        schedule = ArchiveSchedule(
+            id=f"a{self.config.timestamp}-{self.config.server}-{self.token}-{self.seq}",
+            entries=_entries(u for u, _ in taken), issued_at=now,
+            deadline=now + self.config.schedule_timeout, round_size=self.config.schedule_size,
+            pointers=tuple(p for _, p in taken), seq=self.seq)
+        self.book.add(Outstanding(schedule, (), (), requester))
+        self.scheduled += len(taken)
+        self._save()
+        return schedule
+
+    def outstanding(self) -> list[Schedule]:
+        return self.book.all()
+
+    def acknowledge(self, schedule_id: str) -> bool:
+        out = self.book.pop(schedule_id)
+        if out is None:
+            return False
+        self.acknowledged += 1
+        self._save()
+        return True
+
+    def release(self, schedule_ids: Iterable[str]) -> int:
+        released = self.book.release(list(schedule_ids), self._clock())
+        if released:
+            self._save()
+        return len(released)
+
+    def seq_waiting(self, schedule_id: str | None) -> int | None:
+        """None when a batch of ``schedule_id`` may be applied now (no schedule, one no
+        longer outstanding, or the first outstanding one); else the schedule's seq: its
+        batches wait for the schedules before it (:mod:`.ordering`)."""
+        if schedule_id is None:
+            return None
+        seqs = {s.id: s.seq for s in self.book.all() if isinstance(s, ArchiveSchedule)}
+        seq = seqs.get(schedule_id)
+        if seq is None or seq == min(seqs.values()):
+            return None
+        return seq
+
+    def seq_may_apply(self, seq: int) -> bool:
+        """Whether a batch held under ``seq`` may be applied now (see :meth:`seq_waiting`)."""
+        seqs = [s.seq for s in self.book.all() if isinstance(s, ArchiveSchedule)]
+        return seq not in seqs or seq == min(seqs)
+
+    # --- what the queue server reports ------------------------------------------------------
+
+    def stats(self) -> QueueStats:
+        left = len(self.pending) + (0 if self.done_listing or self._room() <= 0 else 1)
+        return QueueStats(tiers=((0, left),), robots_txt_queued=0, waiting_robots=0,
+                          waiting_hosts=0, crawl_delayed=0, delayed_hosts=0, seen=self.listed,
+                          scheduled=self.scheduled, outstanding_schedules=len(self.book),
+                          acknowledged_schedules=self.acknowledged, hosts=len(self.hosts),
+                          company_level_domains=0)
+
+    def archive_stats(self) -> dict[str, Any]:
+        """The archive's own figures for the heartbeat (see ``QueueServerCore.stats``)."""
+        return {"archive_listed": self.listed, "archive_listing_done": self.done_listing,
+                "archive_skipped": self.skipped.to_json(), "archive_other": dict(self.other),
+                "archive_position": list(self.position), "archive_files": len(self.names)}
+
+    # --- calls of the web crawl that an archive crawl ignores --------------------------------
+
+    def add_seeds(self, urls: Iterable[str]) -> int:
+        return 0
+
+    def add_discovered(self, batch: Iterable[Any]) -> int:
+        return 0
+
+    def add_robots(self, host: str, rules: Any, status: int = 200) -> None:
+        return None
+
+    def report_host_errors(self, host: str, count: int) -> None:
+        return None
+
+    def record_fetched_many(self, items: Iterable[Any]) -> None:
+        return None
+
+    def requeue(self, entries: Iterable[Any]) -> int:
+        return 0
+
+    def set_needy_queries(self, queries: Iterable[Any]) -> bool:
+        return False
+
+    def set_host_override(self, host: str, min_delay: float, excluded: bool) -> bool:
+        return False
+
+    def host_politeness(self, host: str) -> tuple[float, bool, bool] | None:
+        return None
+
+    def take_refused(self) -> list[tuple[str, str]]:
+        return []
+
+
+def _crawl_shards(work: Path, timestamp: int) -> list[str]:
+    """The ``qs<n>`` folders holding crawl ``timestamp``'s bundles, in server order."""
+    return [path.parent.name for path in crawl_bundles(work, timestamp)]
+
+
+def schedule_message_fields(schedule: Schedule) -> dict[str, Any]:
+    """What a schedule message adds for an archive schedule: its record pointers
+    (``"archive"``, see :mod:`.source`); nothing for a web crawl's."""
+    if isinstance(schedule, ArchiveSchedule):
+        return {"archive": pointers_to_wire(schedule.pointers)}
+    return {}

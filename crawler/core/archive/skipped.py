@@ -1,0 +1,76 @@
+"""Archive records skipped, by reason: bad records are counted and skipped, never fatal.
+
+Layer: ``crawler.core.archive``. Records are found bad in two places: a queue server walking a
+WARC file (:mod:`.warc_scan`: a truncated gzip member, a Content-Length that does not match, a
+record that is not an HTTP response, a revisit whose original is not in the archive) and a
+fetcher reading one (:mod:`.records`: a record that cannot be read or parsed, a stored page
+without a cached copy). Both tally them in a :class:`SkippedRecords` (the JSON form of
+:class:`crawler.core.fetch_error_kinds.FetchErrorKinds`: ``{reason: {"count", "url",
+"message"}}``, an example of each); a fetcher's travel in its batch (``FetcherBatch.skipped``),
+a queue server adds both up, reports them in its heartbeat (``archive_skipped``), and the
+crawl's row holds the sum over queue servers, shown on its status page (:func:`rows`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..fetch_error_kinds import FetchErrorKinds
+
+TRUNCATED_GZIP = "truncated_gzip"
+BAD_LENGTH = "bad_length"
+MALFORMED = "malformed"
+NOT_HTTP = "not_http"
+REVISIT_WITHOUT_ORIGINAL = "revisit_without_original"
+NO_CACHED_COPY = "no_cached_copy"
+UNREADABLE = "unreadable"
+
+LABELS = {
+    TRUNCATED_GZIP: "Truncated or damaged gzip member",
+    BAD_LENGTH: "Content-Length does not match the record",
+    MALFORMED: "Not a WARC record (unreadable header)",
+    NOT_HTTP: "Not an HTTP response",
+    REVISIT_WITHOUT_ORIGINAL: "Revisit record without its original",
+    NO_CACHED_COPY: "Stored without a cached copy (NOARCHIVE, cache off)",
+    UNREADABLE: "Record could not be read",
+}
+
+
+class SkippedRecords(FetchErrorKinds):
+    """Skipped records by reason, with the first example of each (see the module)."""
+
+    __slots__ = ()
+
+    @classmethod
+    def from_json(cls, data: Any) -> SkippedRecords:
+        out = cls()
+        out.add(FetchErrorKinds.from_json(data))
+        return out
+
+
+def merge(reports: Any) -> dict[str, dict[str, Any]]:
+    """The sum of several reports (their JSON forms), as JSON."""
+    total = SkippedRecords()
+    for report in reports:
+        total.add(report)
+    return total.to_json()
+
+
+def rows(report: Any) -> list[dict[str, Any]]:
+    """The reasons of a report, most frequent first: kind, label, count, url, message."""
+    kinds = FetchErrorKinds.from_json(report).kinds
+    ordered = sorted(kinds.items(), key=lambda kv: (-kv[1]["count"], kv[0]))
+    return [{"kind": kind, "label": LABELS.get(kind, kind.replace("_", " ")), **row}
+            for kind, row in ordered]
+
+
+def end_reason(documents_indexed: int, report: Any) -> str:
+    """Why an archive crawl that ended with nothing indexed did, when skipped records explain
+    it; an empty string otherwise."""
+    kinds = rows(report)
+    if documents_indexed > 0 or not kinds:
+        return ""
+    total = sum(int(row["count"]) for row in kinds)
+    parts = "; ".join(f"{row['label']} ({row['count']}, example: {row['url']}: "
+                      f"{row['message']})" for row in kinds[:5])
+    return f"nothing was indexed; {total} archive records were skipped: {parts}"

@@ -1,0 +1,60 @@
+"""An archive crawl stopped in the middle and resumed: its queue (where the listing of the
+archive stopped, the schedules handed out) and counters are saved with it, and the resumed
+crawl indexes every page, each record listed once."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+from warcio.warcwriter import WARCWriter
+
+from indexer.core.reader import IndexBundleReader
+from indexer.core.text import TextAnalyzer
+from indexer.core.workdir import crawl_paths, queue_server_dir
+from tests.fixtures.sites import unique_word
+from tests.integration.archive.helpers import (
+    bundle,
+    crawl_config,
+    html,
+    response,
+    run,
+    warc_source,
+)
+
+TS = 1_700_000_600
+PAGES = 240
+
+
+def test_a_stopped_archive_crawl_resumes_where_it_stopped(tmp_path):
+    warc = tmp_path / "many.warc.gz"
+    filler = " ".join(f"sentence {i} about archived pages and their words." for i in range(40))
+    with open(warc, "wb") as handle:
+        writer = WARCWriter(handle, gzip=True)
+        for i in range(PAGES):
+            writer.write_record(response(writer, f"http://many.test/{i}.html", html(
+                f"Page {i}", f"{unique_word('many', i)} {filler}")))
+    crawl = crawl_config(TS, warc_source(warc))
+    stop = threading.Event()
+
+    def stop_once_started(progress) -> None:
+        if progress.pages_fetched > 0:
+            stop.set()
+
+    first = run(tmp_path, crawl, stop=stop, progress=stop_once_started, schedule_size=10)
+    assert not first.finished and 0 < first.pages_fetched < PAGES
+    state = json.loads((crawl_paths(queue_server_dir(tmp_path, 0), TS)["queue"]
+                        / "archive.json").read_text())
+    assert state["listed"] < PAGES or state["outstanding"] or state["pending"]
+    second = run(tmp_path, crawl, schedule_size=10)
+    assert second.finished
+    stats = second.stats[0]
+    assert stats["archive_listed"] == PAGES and stats["archive_listing_done"]
+    assert stats["archive_skipped"] == {}
+    # counters carry on: every record read at least once over both runs
+    assert PAGES <= stats["pages_fetched"] <= PAGES + 2 * 10
+    reader = IndexBundleReader(bundle(tmp_path, TS))
+    analyzer = TextAnalyzer()
+    for i in range(PAGES):
+        (term,) = analyzer.query_terms(unique_word("many", i), "en")
+        assert reader.term_stats(term).docs >= 1, i
