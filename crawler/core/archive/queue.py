@@ -69,6 +69,11 @@ class ArchiveQueueConfig:
     schedule_timeout: float = 1800.0
     max_pages: int = 0             # 0: every record
 
+    @property
+    def recrawl_enabled(self) -> bool:
+        """An archive crawl reads each record once: it never revisits (page recrawl)."""
+        return False
+
 
 def _entries(urls: Iterable[str]) -> tuple[ScheduleEntry, ...]:
     return tuple(ScheduleEntry(url, 0, 1.0, 0, 0.0, None, slot)
@@ -338,6 +343,18 @@ class ArchiveQueue:
 
     def take_refused(self) -> list[tuple[str, str]]:
         return []
+
+    def record_visits(self, visits: Iterable[Any]) -> None:
+        return None
+
+    def next_revisit_at(self) -> float | None:
+        return None
+
+    def retired(self) -> tuple[int, set[bytes], set[int]]:
+        return 0, set(), set()
+
+    def freshness(self) -> dict[str, Any]:
+        return {}
 
 
 def _crawl_shards(work: Path, timestamp: int) -> list[str]:
