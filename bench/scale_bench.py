@@ -265,6 +265,10 @@ def report_targets(figures: dict[tuple[int, int], dict[str, float]], sizes: list
     rss = max(figures[k]["rss"] for k in figures if k[0] == big)
     print(f"target: writer peak RSS at {big} docs {rss / MIB:.0f} MiB (goal < 2048 MiB) "
           f"{'met' if rss < TARGET_RSS_BYTES else 'NOT met'}")
+    if big == small:  # one size: nothing to compare the growth with
+        print(f"target: build time per document growth over sizes: not measured (one size, "
+              f"{big} docs; give --docs SMALL,{big}) (goal <= {TARGET_GROWTH:.2f}) NOT met")
+        return
     ratio = figures[(small, 1)]["build"] / one["build"]
     print(f"target: build time per document at {big} / at {small} docs {ratio:.2f} (goal <= "
           f"{TARGET_GROWTH:.2f}: linear growth) {'met' if ratio <= TARGET_GROWTH else 'NOT met'}")
