@@ -22,7 +22,7 @@ answer, not an error).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from .robots_failures import LABELS
@@ -140,12 +140,18 @@ def merge_heartbeats(reports: Iterable[Mapping[str, Any]]) -> dict[str, dict[str
                  for r in reports)
 
 
-def rows(report: Any) -> list[dict[str, Any]]:
-    """The kinds of a report, most frequent first, for a table: kind, label, count, url,
-    message."""
+def rows(report: Any, label_of: Callable[[str], str] = label) -> list[dict[str, Any]]:
+    """The kinds of a report, most frequent first, for a table: kind, label (``label_of``
+    the kind), count, url, message."""
     kinds = FetchErrorKinds.from_json(report).kinds
     ordered = sorted(kinds.items(), key=lambda kv: (-kv[1]["count"], kv[0]))
-    return [{"kind": kind, "label": label(kind), **row} for kind, row in ordered]
+    return [{"kind": kind, "label": label_of(kind), **row} for kind, row in ordered]
+
+
+def examples_text(kinds: list[dict[str, Any]], limit: int = 5) -> str:
+    """The first ``limit`` of :func:`rows` as one line: label, count and an example each."""
+    return "; ".join(f"{row['label']} ({row['count']}, example: {row['url']}: "
+                     f"{row['message']})" for row in kinds[:limit])
 
 
 def end_reason(documents_indexed: int, pages_fetched: int, report: Any) -> str:
@@ -155,6 +161,5 @@ def end_reason(documents_indexed: int, pages_fetched: int, report: Any) -> str:
     if documents_indexed > 0 or not kinds:
         return ""
     failed = sum(int(row["count"]) for row in kinds)
-    parts = "; ".join(f"{row['label']} ({row['count']}, example: {row['url']}: "
-                      f"{row['message']})" for row in kinds[:5])
-    return f"nothing was indexed; {failed} of {pages_fetched} pages fetched failed: {parts}"
+    return (f"nothing was indexed; {failed} of {pages_fetched} pages fetched failed: "
+            f"{examples_text(kinds)}")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import fetch_error_kinds
 from ..fetch_error_kinds import FetchErrorKinds
 
 TRUNCATED_GZIP = "truncated_gzip"
@@ -58,10 +59,7 @@ def merge(reports: Any) -> dict[str, dict[str, Any]]:
 
 def rows(report: Any) -> list[dict[str, Any]]:
     """The reasons of a report, most frequent first: kind, label, count, url, message."""
-    kinds = FetchErrorKinds.from_json(report).kinds
-    ordered = sorted(kinds.items(), key=lambda kv: (-kv[1]["count"], kv[0]))
-    return [{"kind": kind, "label": LABELS.get(kind, kind.replace("_", " ")), **row}
-            for kind, row in ordered]
+    return fetch_error_kinds.rows(report, lambda kind: LABELS.get(kind, kind.replace("_", " ")))
 
 
 def end_reason(documents_indexed: int, report: Any) -> str:
@@ -71,6 +69,5 @@ def end_reason(documents_indexed: int, report: Any) -> str:
     if documents_indexed > 0 or not kinds:
         return ""
     total = sum(int(row["count"]) for row in kinds)
-    parts = "; ".join(f"{row['label']} ({row['count']}, example: {row['url']}: "
-                      f"{row['message']})" for row in kinds[:5])
-    return f"nothing was indexed; {total} archive records were skipped: {parts}"
+    return (f"nothing was indexed; {total} archive records were skipped: "
+            f"{fetch_error_kinds.examples_text(kinds)}")

@@ -24,6 +24,7 @@ from __future__ import annotations
 import mmap
 import re
 import zlib
+from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -84,7 +85,7 @@ class BadRecord:
     after: ScanPosition
 
 
-class _Reader:
+class _Reader(ABC):
     """Bytes of a file or of one inflated gzip member, read forward: ``pos`` counts the bytes
     taken (inflated bytes of the member; file offset for a plain file)."""
 
@@ -94,8 +95,9 @@ class _Reader:
         self.done = False
         self.error: str | None = None
 
-    def _more(self) -> bytes:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def _more(self) -> bytes:
+        """The next bytes of the record stream (empty at its end)."""
 
     def _fill(self, want: int) -> None:
         while len(self._buf) < want and not self.done:

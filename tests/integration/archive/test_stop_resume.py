@@ -9,6 +9,7 @@ import threading
 
 from warcio.warcwriter import WARCWriter
 
+from crawler.core.process import PageProcessor
 from indexer.core.reader import IndexBundleReader
 from indexer.core.text import TextAnalyzer
 from indexer.core.workdir import crawl_paths, queue_server_dir
@@ -37,11 +38,19 @@ def test_a_stopped_archive_crawl_resumes_where_it_stopped(tmp_path):
     crawl = crawl_config(TS, warc_source(warc))
     stop = threading.Event()
 
-    def stop_once_started(progress) -> None:
-        if progress.pages_fetched > 0:
-            stop.set()
+    class StopAfterFivePages(PageProcessor):
+        """Sets ``stop`` as the fifth record is processed, so the crawl is stopped in the middle
+        however fast the machine is (a progress callback may come only after the end)."""
 
-    first = run(tmp_path, crawl, stop=stop, progress=stop_once_started, schedule_size=10)
+        processed = 0
+
+        def process(self, page):
+            StopAfterFivePages.processed += 1
+            if StopAfterFivePages.processed >= 5:
+                stop.set()
+            return super().process(page)
+
+    first = run(tmp_path, crawl, StopAfterFivePages(), stop=stop, schedule_size=10)
     assert not first.finished and 0 < first.pages_fetched < PAGES
     state = json.loads((crawl_paths(queue_server_dir(tmp_path, 0), TS)["queue"]
                         / "archive.json").read_text())
