@@ -24,6 +24,7 @@ from tests.integration.crawl.test_core_crawl import find
 LOOPBACK = ("127.0.0.0/8",)
 DEADLINE = 12.0   # a trickling page holds its download this long at most
 SLOW = 1.0        # a download in flight this long is blocked
+FETCHERS = 2      # fetcher threads of the crawl that drops a stalling host
 
 
 def schedule_of(rounds: list[list[str]], round_size: int) -> Schedule:
@@ -118,7 +119,7 @@ def test_a_host_that_keeps_stalling_is_dropped_and_the_crawl_goes_on(tmp_path) -
         fetch = FetchConfig(allowed_networks=LOOPBACK, connect_timeout=2.0, read_timeout=10.0,
                             page_deadline=10.0, per_host_concurrency=4)
         # schedules of a few urls, so the stalled host's urls come back several times
-        runner = LocalCrawl(crawl, tmp_path, fetch, PageProcessor(), fetchers=2,
+        runner = LocalCrawl(crawl, tmp_path, fetch, PageProcessor(), fetchers=FETCHERS,
                             schedule_size=12, refresh_seconds=0.0,
                             worker_options={"slow_seconds": SLOW})
         started = time.monotonic()
@@ -134,8 +135,10 @@ def test_a_host_that_keeps_stalling_is_dropped_and_the_crawl_goes_on(tmp_path) -
     assert origin in stats["dropped_hosts"] and "stalled" in stats["dropped_hosts"][origin]
     assert stats["error_hosts"].get(origin, 0) >= 3
     assert stats["deferred_urls"] > 0 and stats["dropped_host_urls"] > 0
-    # dropped after three stalled schedules of at most four downloads in flight each
-    assert len(stall_requests) <= 3 * 4 < 40
+    # dropped after three stalled schedules of at most four downloads in flight each; each of
+    # the other fetchers may hold one more schedule of the host, handed out before the third
+    # stall came back (crawl delay 0: a host may sit in several fetchers' schedules at once)
+    assert len(stall_requests) <= (3 + FETCHERS - 1) * 4 < 40
     # without the back-off the 40 stalled pages would hold the crawl for 40 / 4 x 10 s
     assert elapsed < 60, elapsed
     readers = [IndexBundleReader(path) for path in result.index_paths]
