@@ -1,7 +1,10 @@
 # One entry point for a fresh machine with Python 3.11+:
 #   make run    create .venv, install the locked dependencies, migrate, create the admin
 #               account and start the whole engine (embedded Redis, web, fetchers, queue servers)
-#   make test   create .venv with the test tools and run the whole test suite
+#   make test   create .venv with the test tools and run the test suite (about ten minutes;
+#               with TEST_POSTGRES_URL and TEST_REDIS_URL, again on those services)
+#   make test-slow  the checks make test leaves out: tests/cluster (as root), and the slow
+#               tests that touch the services on TEST_POSTGRES_URL/TEST_REDIS_URL
 #   make test-cluster  as root: the engine on several machines (network namespaces, its own
 #               PostgreSQL and Redis), a crawl checked against a single machine's; about a minute
 #               (FAULTS=1: then a crawl with a fetcher unplugged, qs1 killed, Redis stopped)
@@ -12,7 +15,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check
 
-.PHONY: run test test-fast test-cluster lock lint clean-venv
+.PHONY: run test test-slow test-fast test-cluster lock lint clean-venv
 
 $(VENV)/bin/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed, found " + sys.version.split()[0])'
@@ -35,6 +38,9 @@ run: $(VENV)/.base-installed
 
 test: $(VENV)/.dev-installed
 	$(PY) scripts/run_tests.py
+
+test-slow: $(VENV)/.dev-installed
+	$(PY) scripts/run_tests.py --slow
 
 test-cluster: $(VENV)/.base-installed
 	$(PY) scripts/cluster_test.py $(if $(FAULTS),--faults)

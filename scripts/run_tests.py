@@ -1,14 +1,23 @@
 #!/usr/bin/env python
-"""The whole test suite, as ``make test`` runs it.
+"""The test suite, as ``make test`` (and ``make test-slow``) runs it.
 
-1. Every test on the embedded defaults: SQLite and an embedded Redis that the tests start.
+``make test`` (no arguments), kept to about ten minutes on a two-core machine:
+
+1. Every test on the embedded defaults: SQLite and an embedded Redis that the tests start,
+   except tests/cluster (the engine on several machines in network namespaces, about a
+   minute and a half: ``make test-cluster`` or ``make test-slow``).
 2. When TEST_POSTGRES_URL and TEST_REDIS_URL are set (CI sets them to this machine's PostgreSQL
    and Redis), the tests that touch the database or the broker (marked ``services`` by
-   tests/conftest.py) run again on those services, so both deployments are covered.
+   tests/conftest.py) run again on those services, so both deployments are covered; the ones
+   marked ``slow`` (real processes killed and restarted, crawls through Celery workers: each
+   has just run on the embedded defaults) only in ``make test-slow``.
 
-tests/browser run when Debian's chromium and chromedriver are there, tests/cluster (the engine on
-several machines in network namespaces, ``scripts/cluster_test.py``) when run as root with a
-working ``ip netns`` (CI runs as root); the run says which it leaves out and why.
+``make test-slow`` (``--slow``): the checks left out above: tests/cluster, and the ``slow``
+tests that touch the services on PostgreSQL and Redis (when TEST_POSTGRES_URL and
+TEST_REDIS_URL are set).
+
+tests/browser run when Debian's chromium and chromedriver are there, tests/cluster when run as
+root with a working ``ip netns`` (CI runs as root); the run says which it leaves out and why.
 
 Any pytest exit code other than 0 fails the run, including 5 ("no tests collected").
 """
@@ -43,6 +52,8 @@ def have_netns() -> bool:
 
 def main() -> int:
     extra = sys.argv[1:]
+    slow = "--slow" in extra
+    extra = [arg for arg in extra if arg != "--slow"]
     left_out = []
     if not have_browser():
         # tests/browser need Debian's chromium and chromium-driver (.ci/run installs them).
@@ -53,26 +64,39 @@ def main() -> int:
         print("not root or no working `ip netns`: tests/cluster (the multi-machine test) are "
               "not run (as root: make test-cluster)", flush=True)
         left_out.append("cluster")
-    given = list(extra)  # the caller's own arguments
-    if left_out:
-        extra = ["-m", " and ".join(f"not {m}" for m in left_out), *extra]
     base_env = {k: v for k, v in os.environ.items()
                 if k not in ("DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE")}
-    code = pytest([*extra], base_env)
+    if slow:
+        if "cluster" not in left_out:
+            code = pytest(["tests/cluster", *extra], base_env)
+            if code != 0:
+                print(f"the multi-machine test failed (pytest exit {code})")
+                return code or 1
+        return services_pass("services and slow and not browser and not cluster", extra,
+                             base_env)
+    marks = ["not cluster", *(f"not {m}" for m in left_out if m != "cluster")]
+    code = pytest(["-m", " and ".join(marks), *extra], base_env)
     if code != 0:
         print(f"test run on SQLite and the embedded Redis failed (pytest exit {code})")
         return code or 1
+    print("left out (make test-slow): tests/cluster, and the slow tests on PostgreSQL and "
+          "Redis", flush=True)
+    return services_pass("services and not slow and not browser and not cluster", extra,
+                         base_env)
+
+
+def services_pass(marks: str, extra: list[str], base_env: dict[str, str]) -> int:
+    """The tests ``marks`` selects on TEST_POSTGRES_URL and TEST_REDIS_URL, when both are
+    set."""
     pg, redis = os.environ.get("TEST_POSTGRES_URL"), os.environ.get("TEST_REDIS_URL")
-    if pg and redis:
-        env = {**base_env, "DATABASE_URL": pg, "REDIS_URL": redis}
-        code = pytest(["-m", "services and not browser and not cluster",
-                       *given], env)
-        if code != 0:
-            print(f"test run on PostgreSQL and Redis failed (pytest exit {code})")
-            return code or 1
-    else:
+    if not (pg and redis):
         print("TEST_POSTGRES_URL/TEST_REDIS_URL not set: PostgreSQL and Redis run skipped "
               "(CI sets them).")
+        return 0
+    code = pytest(["-m", marks, *extra], {**base_env, "DATABASE_URL": pg, "REDIS_URL": redis})
+    if code != 0:
+        print(f"test run on PostgreSQL and Redis failed (pytest exit {code})")
+        return code or 1
     return 0
 
 

@@ -4,11 +4,14 @@ that touch the database or the broker."""
 
 from __future__ import annotations
 
+import atexit
+import functools
 import os
 import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -69,12 +72,14 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         proc.wait(timeout=10)
 
 
-@pytest.fixture(scope="session")
-def migrated_sqlite(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A SQLite database file with every migration applied, made once per session (by
-    ``manage.py migrate`` in a subprocess, as an operator makes one); tests that run the engine's
-    commands as processes copy it (:func:`sqlite_copy`) instead of migrating each time."""
-    folder = tmp_path_factory.mktemp("migrated")
+@functools.cache
+def migrated_sqlite_template() -> Path:
+    """A SQLite database file with every migration applied, made once per test process (by
+    ``manage.py migrate`` in a subprocess, as an operator makes one) in a folder removed when
+    the process ends; tests that run the engine's commands as processes copy it
+    (:func:`sqlite_copy`) instead of migrating each time."""
+    folder = Path(tempfile.mkdtemp(prefix="migrated-"))
+    atexit.register(shutil.rmtree, folder, True)
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
     env.update({"DJANGO_SETTINGS_MODULE": "searchsite.settings.base",
                 "VAR_DIRECTORY": str(folder / "var"),
@@ -84,6 +89,12 @@ def migrated_sqlite(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert done.returncode == 0, done.stdout + done.stderr
     shutil.rmtree(folder / "var", ignore_errors=True)
     return folder / "db.sqlite3"
+
+
+@pytest.fixture(scope="session")
+def migrated_sqlite() -> Path:
+    """:func:`migrated_sqlite_template` as a fixture."""
+    return migrated_sqlite_template()
 
 
 def sqlite_copy(template: Path, folder: Path) -> str:

@@ -1,9 +1,9 @@
 """The engine on several machines (``scripts/cluster_test.py``, ``make test-cluster``): network
 namespaces as machines, a crawl started in the admin, checked against a single-machine crawl.
 
-Marked ``cluster``: it needs root and working ``ip netns``. scripts/run_tests.py (``make
-test``; CI runs it as root) runs it when both are there and says so when they are not; the
-run takes about a minute. Its addresses are in 198.18.0.0/15 inside namespaces of its own,
+Marked ``cluster``: it needs root and working ``ip netns``. ``make test-slow``
+(scripts/run_tests.py --slow) runs it when both are there and says so when they are not; the
+run takes about a minute and a half, over the default test command's budget. Its addresses are in 198.18.0.0/15 inside namespaces of its own,
 which the script creates and removes: nothing reaches the machine's own network.
 """
 

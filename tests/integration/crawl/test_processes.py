@@ -20,7 +20,7 @@ import redis
 from indexer.core.reader import IndexBundleReader
 from indexer.core.text import TextAnalyzer
 from indexer.core.workdir import crawl_paths
-from tests.conftest import ROOT
+from tests.conftest import ROOT, migrated_sqlite_template, sqlite_copy
 from tests.fixtures.sites import FixtureServer, hostile_router, normal_site
 from tests.integration.crawl.test_core_crawl import indexed_urls
 
@@ -36,7 +36,6 @@ class Engine:
         self.env.update({
             "DJANGO_SETTINGS_MODULE": "searchsite.settings.base", "REDIS_URL": redis_url,
             "VAR_DIRECTORY": str(tmp_path / "var"),
-            "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
             "CRAWLER_ALLOWED_NETWORKS": "127.0.0.0/8", "NUM_QUEUE_SERVERS": "1",
             "INDEX_REFRESH_SECONDS": "1", "SCHEDULE_TIMEOUT": "8",
             "DOWNLOAD_SIZE_INTERVAL": "6", "CRAWLER_PAGE_DEADLINE": "5",
@@ -47,7 +46,7 @@ class Engine:
         # an earlier test left queued (a periodic link analysis of its crawl 1, say) would
         # otherwise run against this test's crawl 1 at a moment of their choosing
         redis.Redis.from_url(redis_url).flushdb()
-        self.manage("migrate", "--noinput", "-v0")
+        self.env["DATABASE_URL"] = sqlite_copy(migrated_sqlite_template(), tmp_path)
 
     def manage(self, *args):
         result = subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=self.env,
