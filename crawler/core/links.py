@@ -24,11 +24,11 @@ Layer: ``crawler.core``. Processors feed raw ``(href, text, kind)`` triples to a
 from __future__ import annotations
 
 import re
+import zlib
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from urllib.parse import urlsplit
 
-from indexer.core.compression import deflate
 from indexer.core.text import remove_stop_words
 from indexer.core.text.tokenize import simple_words
 
@@ -81,7 +81,7 @@ def effective_terms(text: str) -> float:
         return 0.0
     raw = text.encode("utf-8")
     terms = len(simple_words(text))
-    ratio = min(1.0, len(deflate(raw)) / len(raw))
+    ratio = min(1.0, len(zlib.compress(raw)) / len(raw))
     return terms * ratio
 
 

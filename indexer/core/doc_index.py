@@ -35,7 +35,6 @@ from itertools import chain
 import numpy as np
 import numpy.typing as npt
 
-from .compression import deflate
 from .document import IndexDocument
 
 _BLOB_HEAD = struct.Struct(">IIIIIB")
@@ -144,7 +143,7 @@ def encode_doc_index(doc: IndexDocument) -> tuple[bytes, list[str], npt.NDArray[
         regions.tobytes(),
         np.array(doc.classifier_scores, dtype=">f8").tobytes(),
     ]
-    return deflate(b"".join(parts), 1), terms, counts, positions
+    return zlib.compress(b"".join(parts), 1), terms, counts, positions
 
 
 def decode_doc_index(blob: bytes) -> DocIndexData:
@@ -216,7 +215,7 @@ def small_doc_index(doc: IndexDocument) -> bytes | None:
         ]
     except (struct.error, TypeError, ValueError, OverflowError):
         return None
-    return deflate(b"".join(parts), 1)
+    return zlib.compress(b"".join(parts), 1)
 
 
 def _joined_pieces(strings: list[str], per_doc: np.ndarray) -> list[bytes]:
@@ -237,8 +236,9 @@ def _joined_pieces(strings: list[str], per_doc: np.ndarray) -> list[bytes]:
 
 def encode_blobs(batch: DocBatch) -> list[bytes]:
     """``encode_doc_index(doc)[0]`` of every document of ``batch``, the same bytes, with the
-    array work done once for the batch (only the compression is per document)."""
-    return [deflate(raw, 1) for raw in _raw_blobs(batch)]
+    array work done once for the batch (only the zlib call is per document)."""
+    compress = zlib.compress
+    return [compress(raw, 1) for raw in _raw_blobs(batch)]
 
 
 def _raw_blobs(batch: DocBatch) -> list[bytes]:
