@@ -1,5 +1,11 @@
 """``manage.py crawl URL... [--max-pages N] [--order ...]``: a whole crawl in this process.
 
+``manage.py crawl --warc PATH [URL...]`` and ``manage.py crawl --archive-of CRAWL`` make it an
+archive crawl (``crawler.core.archive``): the pages of a WARC file or folder of them, or an
+earlier crawl's stored pages (``CRAWL``: its id, timestamp or name), indexed again with the
+default Page Options as they are now, nothing downloaded. Seed urls are optional then: they
+only give link analysis its trust (an archive of a crawl takes that crawl's seeds).
+
 For first-time users and scripts: no broker and no other process is needed. The crawl is created
 in the database like one made in the admin (so it shows there, and the search page finds its
 index), run to the end with a progress bar, and summarised. Its link analysis (web graph,
@@ -18,10 +24,12 @@ import sys
 import threading
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from crawler import services
 from crawler.core import fetch_error_kinds, robots_failures
+from crawler.core.archive import skipped as archive_skipped
 from crawler.core.crawl import CrawlOrder
 from crawler.core.freshness import merge_reports
 from crawler.core.local_crawl import LocalCrawl, LocalCrawlProgress, LocalCrawlResult
@@ -38,7 +46,12 @@ class Command(BaseCommand):
     help = "Crawl from the given urls to the end, in this process, and index what is found."
 
     def add_arguments(self, parser) -> None:
-        parser.add_argument("urls", nargs="+", help="seed urls")
+        parser.add_argument("urls", nargs="*", help="seed urls (optional for an archive crawl)")
+        archive = parser.add_mutually_exclusive_group()
+        archive.add_argument("--warc", default="", metavar="PATH",
+                             help="archive crawl of this WARC file or folder of WARC files")
+        archive.add_argument("--archive-of", default="", metavar="CRAWL",
+                             help="archive crawl of an earlier crawl (id, timestamp or name)")
         parser.add_argument("--name", default="", help="crawl name (default: the first url)")
         parser.add_argument("--max-pages", type=int, default=0, help="0: no limit")
         parser.add_argument("--max-depth", type=int, default=-1, help="-1: no limit")
@@ -78,20 +91,38 @@ class Command(BaseCommand):
             f"({sum(int(s.get('fetch_errors', 0)) for s in result.stats)} errors) in "
             f"{result.elapsed:.1f}s, {rate:.1f} pages/s.\nIndex: "
             + ", ".join(str(p) for p in result.index_paths))
+        skipped = archive_skipped.rows(crawl.archive_skipped)
+        if skipped:
+            self.stdout.write("Archive records skipped: " + ", ".join(
+                f"{row['count']} {row['label']}" for row in skipped))
         if crawl.end_reason:
             self.stdout.write(f"Why: {crawl.end_reason}")
 
     def _create(self, options: dict) -> Crawl:
         """The crawl's row, started (running)."""
-        options_row = services.page_options_default_get()
-        crawl = Crawl(name=options["name"] or options["urls"][0], page_options=options_row,
-                      order=options["order"], max_pages=options["max_pages"],
-                      max_depth=options["max_depth"], restrict_to_seeds=options["restrict"])
-        # the timestamp is left to Crawl.save, which moves it past a crawl made the same second
-        crawl.full_clean(exclude=["page_options", "timestamp"])
+        if not (options["urls"] or options["warc"] or options["archive_of"]):
+            raise CommandError("give seed urls, or --warc PATH or --archive-of CRAWL")
+        if options["archive_of"]:
+            crawl = services.crawl_archive_new(_earlier_crawl(options["archive_of"]).pk)
+            if options["name"]:
+                crawl.name = options["name"]
+        else:
+            warc = options["warc"]
+            crawl = Crawl(name=options["name"] or (warc or options["urls"][0])[-200:],
+                          source=Crawl.Source.WARC if warc else Crawl.Source.WEB,
+                          archive_path=warc, page_options=services.page_options_default_get())
+        crawl.order, crawl.max_pages = options["order"], options["max_pages"]
+        crawl.max_depth, crawl.restrict_to_seeds = options["max_depth"], options["restrict"]
+        try:  # the timestamp is left to Crawl.save, which moves it past one made this second
+            crawl.full_clean(exclude=["page_options", "timestamp"])
+        except ValidationError as exc:
+            if crawl.pk is not None:
+                crawl.delete()
+            raise CommandError("; ".join(exc.messages)) from None
         crawl.save()
         try:
-            services.seed_sites_add_bulk(crawl.pk, "\n".join(options["urls"]))
+            if options["urls"]:
+                services.seed_sites_add_bulk(crawl.pk, "\n".join(options["urls"]))
             services.crawl_start(crawl.pk)
         except services.CrawlServiceError as exc:
             crawl.delete()
@@ -128,6 +159,7 @@ class Command(BaseCommand):
             urls_seen=sum(int(s.get("seen", 0)) for s in result.stats),
             hosts_seen=sum(int(s.get("hosts", 0)) for s in result.stats),
             robots_failures=robots_failures.merge(s.get("robots_failures") for s in result.stats),
+            archive_skipped=archive_skipped.merge(s.get("archive_skipped") for s in result.stats),
             fetch_error_kinds=fetch_error_kinds.merge_heartbeats(result.stats),
             freshness=merge_reports(s.get("freshness") for s in result.stats))
         if result.finished:
@@ -161,6 +193,20 @@ class Command(BaseCommand):
         if stream is not None or p.done:
             sys.stdout.write(line)
             sys.stdout.flush()
+
+
+def _earlier_crawl(key: str) -> Crawl:
+    """The crawl named by ``key``: its id, its timestamp or its name (one crawl only)."""
+    if key.isdigit():
+        found = Crawl.objects.filter(pk=int(key)).first() or Crawl.objects.filter(
+            timestamp=int(key)).first()
+        if found is not None:
+            return found
+    named = list(Crawl.objects.filter(name=key)[:2])
+    if len(named) == 1:
+        return named[0]
+    raise CommandError(f"no crawl {key!r}" if not named else
+                       f"several crawls are named {key!r}: give its id or timestamp")
 
 
 class _StopOnSignals:
