@@ -137,8 +137,11 @@ def test_archive_crawl_page_shows_source_and_skipped_records(admin_client, make_
     page = admin_client.get(reverse("admin:crawler_crawl_status", args=[archive.pk]))
     body = page.content.decode()
     assert 'id="crawl-archive-skipped"' in body and "Content-Length 9" in body
+    assert "a copy's time is when its record was captured" in body
     web = admin_client.get(reverse("admin:crawler_crawl_status_json", args=[stored.pk]))
     assert web.json()["archive"] is None
+    web_page = admin_client.get(reverse("admin:crawler_crawl_status", args=[stored.pk]))
+    assert "was captured" not in web_page.content.decode()
 
 
 def test_admin_form_checks_the_warc_path(admin_client, options, work):

@@ -17,9 +17,16 @@ the schedules before it are done, so the index keeps the archive's order.
 Files (``<queue server>/QueueBundle<ts>/archive.json``, written to a temporary name, fsynced and
 renamed after every change): the source's file (or bundle) list as it was when the crawl
 started, where the listing goes on, the records listed but not yet handed out, the outstanding
-schedules with their pointers, counters, and the records skipped by reason. A crawl stopped and
-resumed (or a queue server restarted) goes on from there; its outstanding schedules are
-handed out again.
+schedules with their pointers, counters, the records skipped by reason, and the freshness of
+the copies indexed so far. A crawl stopped and resumed (or a queue server restarted) goes on
+from there; its outstanding schedules are handed out again.
+
+Freshness (:mod:`crawler.core.freshness`): an archive crawl reads each record once, so its
+copies' times are the records' capture times (a WARC record's date, an earlier crawl's fetch
+time) and the outcome counts are those of the records read (``new``, ``noindex``, ``error``);
+nothing is ever due again. A schedule handed out again after its fetcher was lost may count
+the records it read before twice (the web crawl's visit table, which would prevent that, is a
+row per url that an archive crawl does not need otherwise).
 """
 
 from __future__ import annotations
@@ -37,9 +44,11 @@ from urllib.parse import urlsplit
 
 from indexer.core.workdir import crawl_bundles
 
+from ..freshness import CopyTimes, freshness_report
 from ..scheduler import QueueStats, Schedule, ScheduleEntry
 from ..scheduler.outstanding import Outstanding, ScheduleBook
 from ..shipping import shard_of_host
+from ..visits import INDEXED
 from .listing import Item, Listed, Other, Skip, StoredListing, WarcListing
 from .skipped import SkippedRecords
 from .source import ArchiveKind, ArchiveSource, Pointer, pointers_from_wire, pointers_to_wire
@@ -47,7 +56,7 @@ from .source import ArchiveKind, ArchiveSource, Pointer, pointers_from_wire, poi
 logger = logging.getLogger(__name__)
 
 STATE_FILE = "archive.json"
-STATE_VERSION = 1
+STATE_VERSION = 1  # (freshness, added later, is optional in the file)
 SCAN_SECONDS = 0.5  # the longest one call walks the source: the queue server's loop goes on
 
 
@@ -92,6 +101,8 @@ class ArchiveQueue:
         self.book = ScheduleBook()
         self.skipped = SkippedRecords()
         self.other: dict[str, int] = {}
+        self.copies = CopyTimes()  # capture times of the copies indexed
+        self.outcomes: dict[str, int] = {}  # records read, by what processing made of them
         self.pending: list[tuple[str, Pointer]] = []
         self.position = (0, 0, 0)
         self.listed = self.scheduled = self.acknowledged = self.seq = 0
@@ -144,7 +155,8 @@ class ArchiveQueue:
                  "listed": self.listed, "scheduled": self.scheduled,
                  "acknowledged": self.acknowledged, "hosts": sorted(self.hosts),
                  "pending": [[u, p.to_wire()] for u, p in self.pending], "outstanding": out,
-                 "skipped": self.skipped.to_json(), "other": self.other}
+                 "skipped": self.skipped.to_json(), "other": self.other,
+                 "copies": self.copies.to_json(), "outcomes": self.outcomes}
         self._dirty = False
         tmp = self.root / (STATE_FILE + ".tmp")
         with open(tmp, "w", encoding="utf-8") as handle:
@@ -167,6 +179,8 @@ class ArchiveQueue:
                                 strict=True))
         self.skipped = SkippedRecords.from_json(state.get("skipped"))
         self.other = {str(k): int(v) for k, v in state.get("other", {}).items()}
+        self.copies = CopyTimes.from_json(state.get("copies"))
+        self.outcomes = {str(k): int(v) for k, v in state.get("outcomes", {}).items()}
         now = self._clock()
         for row in state["outstanding"]:  # handed out again at once (no fetcher holds them)
             schedule = ArchiveSchedule(
@@ -345,7 +359,16 @@ class ArchiveQueue:
         return []
 
     def record_visits(self, visits: Iterable[Any]) -> None:
-        return None
+        """Records read (:class:`crawler.core.scheduler.revisits.VisitRow`): counted by
+        outcome, and the capture time of each one indexed kept for the copies' ages (saved
+        with the next change of the queue: at the latest when its schedule is acknowledged)."""
+        for row in visits:
+            if row.outcome == "unknown":
+                continue
+            self.outcomes[row.outcome] = self.outcomes.get(row.outcome, 0) + 1
+            if row.outcome in INDEXED and row.doc_id is not None:
+                self.copies.add(row.fetched_at)
+            self._dirty = True
 
     def next_revisit_at(self) -> float | None:
         return None
@@ -354,7 +377,8 @@ class ArchiveQueue:
         return 0, set(), set()
 
     def freshness(self) -> dict[str, Any]:
-        return {}
+        """The copies' capture times and the records by outcome (nothing is revisited)."""
+        return freshness_report(self.copies, self.outcomes, 0, 0)
 
 
 def _crawl_shards(work: Path, timestamp: int) -> list[str]:
