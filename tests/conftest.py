@@ -99,6 +99,7 @@ def migrated_sqlite() -> Path:
 
 def sqlite_copy(template: Path, folder: Path) -> str:
     """A ``DATABASE_URL`` of a fresh copy of the migrated database ``template`` in ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
     path = folder / "db.sqlite3"
     shutil.copyfile(template, path)
     return f"sqlite:///{path}"
