@@ -2,9 +2,11 @@
 
 ``manage.py crawl --warc PATH [URL...]`` and ``manage.py crawl --archive-of CRAWL`` make it an
 archive crawl (``crawler.core.archive``): the pages of a WARC file or folder of them, or an
-earlier crawl's stored pages (``CRAWL``: its id, timestamp or name), indexed again with the
-default Page Options as they are now, nothing downloaded. Seed urls are optional then: they
-only give link analysis its trust (an archive of a crawl takes that crawl's seeds).
+earlier crawl's stored pages (``CRAWL``: its id, timestamp or name), indexed again, nothing
+downloaded: a WARC with the default Page Options profile, an earlier crawl with its own
+parameters and profile as they are now (as the admin's "New archive crawl" makes it; only
+``--name`` and ``--max-pages`` change them). Seed urls are optional then: they only give link
+analysis its trust (an archive of a crawl takes that crawl's seeds).
 
 For first-time users and scripts: no broker and no other process is needed. The crawl is created
 in the database like one made in the admin (so it shows there, and the search page finds its
@@ -104,15 +106,15 @@ class Command(BaseCommand):
             raise CommandError("give seed urls, or --warc PATH or --archive-of CRAWL")
         if options["archive_of"]:
             crawl = services.crawl_archive_new(_earlier_crawl(options["archive_of"]).pk)
-            if options["name"]:
-                crawl.name = options["name"]
+            crawl.name = options["name"] or crawl.name
+            crawl.max_pages = options["max_pages"] or crawl.max_pages
         else:
             warc = options["warc"]
             crawl = Crawl(name=options["name"] or (warc or options["urls"][0])[-200:],
                           source=Crawl.Source.WARC if warc else Crawl.Source.WEB,
-                          archive_path=warc, page_options=services.page_options_default_get())
-        crawl.order, crawl.max_pages = options["order"], options["max_pages"]
-        crawl.max_depth, crawl.restrict_to_seeds = options["max_depth"], options["restrict"]
+                          archive_path=warc, page_options=services.page_options_default_get(),
+                          order=options["order"], max_pages=options["max_pages"],
+                          max_depth=options["max_depth"], restrict_to_seeds=options["restrict"])
         try:  # the timestamp is left to Crawl.save, which moves it past one made this second
             crawl.full_clean(exclude=["page_options", "timestamp"])
         except ValidationError as exc:
