@@ -41,29 +41,42 @@ HTML_TYPES = ("text/html", "application/xhtml+xml")
 
 _DT_ID = re.compile(rb"""<dt\b[^>]{0,300}?\bid\s*=\s*["']([A-Za-z_][\w.:]{0,149})["']""",
                     re.IGNORECASE)
-_MODULE_ID = re.compile(rb"""\bid\s*=\s*["']module-([A-Za-z_][\w.]{0,149})["']""")
+# These two start at the literal "id" (the regular expression engine then skips ahead to each
+# "id" in the markup, some fifteen times faster than trying a word boundary at every byte); the
+# boundary before it is checked on each match (_at_word_start).
+_MODULE_ID = re.compile(rb"""id\s*=\s*["']module-([A-Za-z_][\w.]{0,149})["']""")
 _TARGET_ID = re.compile(
-    rb"""\bid\s*=\s*["'](?:std-)?(?:setting|envvar|confval|templatetag|templatefilter|"""
+    rb"""id\s*=\s*["'](?:std-)?(?:setting|envvar|confval|templatetag|templatefilter|"""
     rb"""fieldlookup)-([^"'<>\s]{1,150})["']""")
+_WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 _GUC = re.compile(rb"""<dt\b[^>]{0,200}?\bid\s*=\s*["']GUC-[^"']{1,100}["'][^>]{0,200}>\s*"""
                   rb"""(?:<span\b[^>]{0,100}>\s*)?<code\b[^>]{0,100}\bclass\s*=\s*["']varname["']"""
                   rb"""[^>]{0,100}>([^<]{1,150})</code>""", re.IGNORECASE)
 _GENERATED_ID = re.compile(r"^id\d+$")
-_PATTERNS = (_DT_ID, _MODULE_ID, _TARGET_ID, _GUC)
+# (pattern, whether its match must begin a word)
+_PATTERNS = ((_DT_ID, False), (_MODULE_ID, True), (_TARGET_ID, True), (_GUC, False))
 
 
 def defined_names(markup: bytes) -> list[str]:
     """The names ``markup`` defines, in the order of the patterns then of the page, each once
     (see the module docstring)."""
     names: dict[str, None] = {}
-    for pattern in _PATTERNS:
+    for pattern, at_word in _PATTERNS:
         for match in pattern.finditer(markup):
+            if at_word and not _at_word_start(markup, match.start()):
+                continue
             name = html.unescape(match.group(1).decode("utf-8", "replace")).strip()
             if name and not _GENERATED_ID.match(name) and len(name) <= MAX_NAME_CHARS:
                 names.setdefault(name, None)
                 if len(names) >= MAX_NAMES:
                     return list(names)
     return list(names)
+
+
+def _at_word_start(markup: bytes, start: int) -> bool:
+    """Whether a match at ``start`` begins a word (``\\b`` before it: no letter, digit or
+    underscore just before)."""
+    return start == 0 or markup[start - 1] not in _WORD_BYTES
 
 
 class ApiNamesPlugin:

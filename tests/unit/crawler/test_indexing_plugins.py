@@ -119,3 +119,13 @@ def test_api_names_skip_what_is_not_an_indexable_html_page():
                '<dt id="shlex.split">split</dt></body></html>')
     assert not any(w.startswith("api:") for w in html(noindex, config=config).meta_words)
     assert ApiNamesPlugin().name == "api"
+
+
+def test_module_and_target_anchors_begin_a_word() -> None:
+    """``id=`` must be an attribute of its own (``data-id`` is one, ``grid`` or ``xid`` not),
+    wherever the anchor stands in the markup; definition terms need no word before them."""
+    markup = (b'<span xid="module-not.this"></span><div grid="std-setting-NOPE"></div>'
+              b'<p data-id="module-kept.one">x</p>text<dt id="os.path.join">join</dt>'
+              b'<span id="envvar-PYTHONPATH"></span>')
+    assert defined_names(markup) == ["os.path.join", "kept.one", "PYTHONPATH"]
+    assert defined_names(b'id="module-first"') == ["first"]  # at the very start
