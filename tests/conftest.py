@@ -97,6 +97,20 @@ def migrated_sqlite() -> Path:
     return migrated_sqlite_template()
 
 
+@pytest.fixture
+def search_work(tmp_path: Path, settings) -> Iterator[Path]:
+    """``tmp_path`` as the engine's work directory, searched by this process alone (no remote
+    queue servers, search options read again on every request); the search service's shard
+    pool is closed after the test."""
+    from ranking.search_service import search_service
+
+    settings.WORK_DIRECTORY = tmp_path
+    settings.SEARCH_REMOTE_QUEUE_SERVERS = ()
+    settings.SEARCH_OPTIONS_TTL = 0
+    yield tmp_path
+    search_service().pool.close()
+
+
 def sqlite_copy(template: Path, folder: Path) -> str:
     """A ``DATABASE_URL`` of a fresh copy of the migrated database ``template`` in ``folder``."""
     folder.mkdir(parents=True, exist_ok=True)

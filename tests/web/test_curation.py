@@ -16,15 +16,9 @@ PAGE = "http://docs.example.test/threads/{}.html"
 
 
 @pytest.fixture
-def site(tmp_path, settings):
-    from ranking.search_service import search_service
-
-    settings.WORK_DIRECTORY = tmp_path
-    settings.SEARCH_REMOTE_QUEUE_SERVERS = ()
-    settings.SEARCH_OPTIONS_TTL = 0
-    build_site_index(tmp_path)
-    yield tmp_path
-    search_service().pool.close()
+def site(search_work):
+    build_site_index(search_work)
+    return search_work
 
 
 def urls(client, query: str, **params) -> list[str]:

@@ -16,7 +16,6 @@ from crawler import repeats, services
 from crawler.core.crawl import CrawlStatus
 from crawler.models import Crawl, CrawlMix, CrawlMixMember, SearchIndex
 from indexer.core.bundle import BundleConfig, IndexBundleWriter
-from ranking.search_service import search_service
 from tests.unit.ranking.helpers import index_document, text_doc
 
 pytestmark = pytest.mark.django_db
@@ -25,13 +24,9 @@ DAY = 60.0  # RECRAWL_DAY_SECONDS in these tests
 
 
 @pytest.fixture
-def work(tmp_path, settings):
-    settings.WORK_DIRECTORY = tmp_path
-    settings.SEARCH_REMOTE_QUEUE_SERVERS = ()
-    settings.SEARCH_OPTIONS_TTL = 0
+def work(search_work, settings):
     settings.RECRAWL_DAY_SECONDS = DAY
-    yield tmp_path
-    search_service().pool.close()
+    return search_work
 
 
 def bundle(work, crawl: Crawl, pages: list[tuple[str, str]], finished: bool = True) -> None:

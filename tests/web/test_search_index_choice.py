@@ -16,19 +16,14 @@ from crawler import services
 from crawler.core.crawl import CrawlStatus
 from crawler.models import Crawl, CrawlMix, CrawlMixMember, SearchIndex
 from indexer.core.bundle import BundleConfig, IndexBundleWriter
-from ranking.search_service import search_service
 from tests.unit.ranking.helpers import index_document, text_doc
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def work(tmp_path, settings):
-    settings.WORK_DIRECTORY = tmp_path
-    settings.SEARCH_REMOTE_QUEUE_SERVERS = ()
-    settings.SEARCH_OPTIONS_TTL = 0
-    yield tmp_path
-    search_service().pool.close()
+def work(search_work):
+    return search_work
 
 
 def build(path, docs) -> None:

@@ -30,13 +30,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-def work(tmp_path, settings, db):
-    settings.WORK_DIRECTORY = tmp_path
-    settings.SEARCH_REMOTE_QUEUE_SERVERS = ()
-    settings.SEARCH_OPTIONS_TTL = 0
+def work(search_work, db):
     search_service().forget_options()
-    yield tmp_path
-    search_service().pool.close()
+    return search_work
     search_service().forget_options()
 
 

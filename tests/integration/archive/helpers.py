@@ -18,6 +18,7 @@ from crawler.core.fetch import FetchConfig
 from crawler.core.local_crawl import LocalCrawl, LocalCrawlResult
 from crawler.core.process import PageProcessor
 from indexer.core.workdir import crawl_bundles
+from tests.fixtures.sites import unique_word
 
 FETCH = FetchConfig(allowed_networks=("127.0.0.0/8",), connect_timeout=2.0, read_timeout=2.0,
                     page_deadline=3.0)
@@ -46,6 +47,18 @@ def response(writer: WARCWriter, url: str, body: bytes, *, status: str = "200 OK
     return writer.create_warc_record(url, "response", payload=BytesIO(payload),
                                      length=len(payload), http_headers=http,
                                      warc_headers_dict={"WARC-Date": date})
+
+
+def numbered_warc(path: Path, name: str, pages: int, sentences: int = 40) -> None:
+    """A gzipped WARC file of ``pages`` pages ``http://<name>.test/<i>.html``, page ``i``
+    holding ``unique_word(name, i)`` among ``sentences`` sentences of ordinary words."""
+    filler = " ".join(f"sentence {i} about archived pages and their words."
+                      for i in range(sentences))
+    with open(path, "wb") as handle:
+        writer = WARCWriter(handle, gzip=True)
+        for i in range(pages):
+            writer.write_record(response(writer, f"http://{name}.test/{i}.html", html(
+                f"Page {i}", f"{unique_word(name, i)} {filler}")))
 
 
 def record_bytes(record, version: str = "1.0") -> bytes:

@@ -11,13 +11,12 @@ import sqlite3
 import time
 
 import pytest
-from warcio.warcwriter import WARCWriter
 
 from indexer.core.reader import IndexBundleReader
 from indexer.core.text import TextAnalyzer
 from indexer.core.workdir import crawl_paths
 from tests.fixtures.sites import unique_word
-from tests.integration.archive.helpers import html, response
+from tests.integration.archive.helpers import numbered_warc
 from tests.integration.crawl.test_processes import Engine
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
@@ -25,12 +24,8 @@ PAGES = 1500
 
 
 def write_warc(path) -> None:
-    filler = " ".join(f"line {i} of an archived page with ordinary words." for i in range(60))
-    with open(path, "wb") as handle:
-        writer = WARCWriter(handle, gzip=True)
-        for i in range(PAGES):
-            writer.write_record(response(writer, f"http://proc.test/{i}.html", html(
-                f"Archived {i}", f"{unique_word('proc', i)} {filler}")))
+    numbered_warc(path, "proc", PAGES, sentences=60)
+    with open(path, "ab") as handle:
         handle.write(gzip.compress(b"WARC/1.0\r\nnot a header\r\n\r\n"))  # a bad record
 
 

@@ -7,8 +7,6 @@ from __future__ import annotations
 import json
 import threading
 
-from warcio.warcwriter import WARCWriter
-
 from crawler.core.process import PageProcessor
 from indexer.core.reader import IndexBundleReader
 from indexer.core.text import TextAnalyzer
@@ -17,8 +15,7 @@ from tests.fixtures.sites import unique_word
 from tests.integration.archive.helpers import (
     bundle,
     crawl_config,
-    html,
-    response,
+    numbered_warc,
     run,
     warc_source,
 )
@@ -29,12 +26,7 @@ PAGES = 240
 
 def test_a_stopped_archive_crawl_resumes_where_it_stopped(tmp_path):
     warc = tmp_path / "many.warc.gz"
-    filler = " ".join(f"sentence {i} about archived pages and their words." for i in range(40))
-    with open(warc, "wb") as handle:
-        writer = WARCWriter(handle, gzip=True)
-        for i in range(PAGES):
-            writer.write_record(response(writer, f"http://many.test/{i}.html", html(
-                f"Page {i}", f"{unique_word('many', i)} {filler}")))
+    numbered_warc(warc, "many", PAGES)
     crawl = crawl_config(TS, warc_source(warc))
     stop = threading.Event()
 
