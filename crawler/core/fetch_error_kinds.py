@@ -154,12 +154,20 @@ def examples_text(kinds: list[dict[str, Any]], limit: int = 5) -> str:
                      f"{row['message']})" for row in kinds[:limit])
 
 
+def nothing_indexed_reason(documents_indexed: int, kinds: list[dict[str, Any]],
+                           what: Callable[[int], str]) -> str:
+    """Why a crawl that ended with nothing indexed did, when ``kinds`` (:func:`rows` of a
+    report) explain it: ``what`` of their total count, then examples; an empty string
+    otherwise."""
+    if documents_indexed > 0 or not kinds:
+        return ""
+    total = sum(int(row["count"]) for row in kinds)
+    return f"nothing was indexed; {what(total)}: {examples_text(kinds)}"
+
+
 def end_reason(documents_indexed: int, pages_fetched: int, report: Any) -> str:
     """Why a crawl that ended with nothing indexed did, when failed page downloads explain
     it; an empty string otherwise."""
-    kinds = rows(report)
-    if documents_indexed > 0 or not kinds:
-        return ""
-    failed = sum(int(row["count"]) for row in kinds)
-    return (f"nothing was indexed; {failed} of {pages_fetched} pages fetched failed: "
-            f"{examples_text(kinds)}")
+    return nothing_indexed_reason(
+        documents_indexed, rows(report),
+        lambda failed: f"{failed} of {pages_fetched} pages fetched failed")

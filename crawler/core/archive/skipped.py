@@ -65,9 +65,5 @@ def rows(report: Any) -> list[dict[str, Any]]:
 def end_reason(documents_indexed: int, report: Any) -> str:
     """Why an archive crawl that ended with nothing indexed did, when skipped records explain
     it; an empty string otherwise."""
-    kinds = rows(report)
-    if documents_indexed > 0 or not kinds:
-        return ""
-    total = sum(int(row["count"]) for row in kinds)
-    return (f"nothing was indexed; {total} archive records were skipped: "
-            f"{fetch_error_kinds.examples_text(kinds)}")
+    return fetch_error_kinds.nothing_indexed_reason(
+        documents_indexed, rows(report), lambda total: f"{total} archive records were skipped")
