@@ -24,9 +24,10 @@ from there; its outstanding schedules are handed out again.
 Freshness (:mod:`crawler.core.freshness`): an archive crawl reads each record once, so its
 copies' times are the records' capture times (a WARC record's date, an earlier crawl's fetch
 time) and the outcome counts are those of the records read (``new``, ``noindex``, ``error``);
-nothing is ever due again. A schedule handed out again after its fetcher was lost may count
-the records it read before twice (the web crawl's visit table, which would prevent that, is a
-row per url that an archive crawl does not need otherwise).
+nothing is ever due again. A record is counted once: a visit counts only while its url is
+among the outstanding schedules' urls not yet counted (:class:`Uncounted`), so a schedule
+handed out again after its fetcher was lost, or a late copy of one already acknowledged,
+counts nothing twice.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ import logging
 import os
 import secrets
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -84,6 +86,36 @@ class ArchiveQueueConfig:
         return False
 
 
+class Uncounted:
+    """The urls of the outstanding schedules whose visits are not counted yet, by schedule (a
+    url twice in a schedule, two captures of it, is counted twice)."""
+
+    def __init__(self) -> None:
+        self.by_schedule: dict[str, Counter[str]] = {}
+        self.counted: dict[str, list[str]] = {}  # what is saved: the urls counted so far
+
+    def add(self, schedule: Schedule, counted: Iterable[str] = ()) -> None:
+        left = Counter(schedule.urls)
+        done = list(counted)
+        left.subtract(done)
+        self.by_schedule[schedule.id] = +left
+        self.counted[schedule.id] = done
+
+    def take(self, url: str) -> bool:
+        """Whether a visit of ``url`` is the first of an outstanding schedule's (then it is
+        marked counted)."""
+        for schedule_id, left in self.by_schedule.items():
+            if left.get(url, 0) > 0:
+                left[url] -= 1
+                self.counted[schedule_id].append(url)
+                return True
+        return False
+
+    def drop(self, schedule_id: str) -> None:
+        self.by_schedule.pop(schedule_id, None)
+        self.counted.pop(schedule_id, None)
+
+
 def _entries(urls: Iterable[str]) -> tuple[ScheduleEntry, ...]:
     return tuple(ScheduleEntry(url, 0, 1.0, 0, 0.0, None, slot)
                  for slot, url in enumerate(urls))
@@ -103,6 +135,7 @@ class ArchiveQueue:
         self.other: dict[str, int] = {}
         self.copies = CopyTimes()  # capture times of the copies indexed
         self.outcomes: dict[str, int] = {}  # records read, by what processing made of them
+        self.uncounted = Uncounted()
         self.pending: list[tuple[str, Pointer]] = []
         self.position = (0, 0, 0)
         self.listed = self.scheduled = self.acknowledged = self.seq = 0
@@ -156,7 +189,8 @@ class ArchiveQueue:
                  "acknowledged": self.acknowledged, "hosts": sorted(self.hosts),
                  "pending": [[u, p.to_wire()] for u, p in self.pending], "outstanding": out,
                  "skipped": self.skipped.to_json(), "other": self.other,
-                 "copies": self.copies.to_json(), "outcomes": self.outcomes}
+                 "copies": self.copies.to_json(), "outcomes": self.outcomes,
+                 "counted": self.uncounted.counted}
         self._dirty = False
         tmp = self.root / (STATE_FILE + ".tmp")
         with open(tmp, "w", encoding="utf-8") as handle:
@@ -189,6 +223,7 @@ class ArchiveQueue:
                 round_size=self.config.schedule_size, reissue=int(row["reissue"]),
                 pointers=pointers_from_wire(row["pointers"]), seq=int(row["seq"]))
             self.book.add(Outstanding(schedule, (), (), None))
+            self.uncounted.add(schedule, state.get("counted", {}).get(schedule.id, ()))
 
     # --- the listing ------------------------------------------------------------------------
 
@@ -272,6 +307,7 @@ class ArchiveQueue:
             deadline=now + self.config.schedule_timeout, round_size=self.config.schedule_size,
             pointers=tuple(p for _, p in taken), seq=self.seq)
         self.book.add(Outstanding(schedule, (), (), requester))
+        self.uncounted.add(schedule)
         self.scheduled += len(taken)
         self._save()
         return schedule
@@ -281,6 +317,7 @@ class ArchiveQueue:
 
     def acknowledge(self, schedule_id: str) -> bool:
         out = self.book.pop(schedule_id)
+        self.uncounted.drop(schedule_id)
         if out is None:
             return False
         self.acknowledged += 1
@@ -361,9 +398,11 @@ class ArchiveQueue:
     def record_visits(self, visits: Iterable[Any]) -> None:
         """Records read (:class:`crawler.core.scheduler.revisits.VisitRow`): counted by
         outcome, and the capture time of each one indexed kept for the copies' ages (saved
-        with the next change of the queue: at the latest when its schedule is acknowledged)."""
+        with the next change of the queue: at the latest when its schedule is acknowledged).
+        A record already counted, or not among the outstanding schedules', is not counted
+        (see the module)."""
         for row in visits:
-            if row.outcome == "unknown":
+            if row.outcome == "unknown" or not self.uncounted.take(row.url):
                 continue
             self.outcomes[row.outcome] = self.outcomes.get(row.outcome, 0) + 1
             if row.outcome in INDEXED and row.doc_id is not None:
