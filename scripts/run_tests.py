@@ -5,10 +5,14 @@
 
 1. Every test on the embedded defaults: SQLite and an embedded Redis that the tests start,
    except tests/cluster (the engine on several machines in network namespaces, about a
-   minute and a half: ``make test-cluster`` or ``make test-slow``).
+   minute and a half: ``make test-cluster`` or ``make test-slow``), in ``TEST_WORKERS``
+   pytest-xdist processes (default 2; 0 or 1: in this process), a test module per worker at
+   a time (``--dist loadfile``: a module's fixtures are made once). Every test makes its own
+   folders, databases, ports and embedded Redis, so two modules never share anything.
 2. When TEST_POSTGRES_URL and TEST_REDIS_URL are set (CI sets them to this machine's PostgreSQL
    and Redis), the tests that touch the database or the broker (marked ``services`` by
-   tests/conftest.py) run again on those services, so both deployments are covered; the ones
+   tests/conftest.py) run again on those services, one at a time (they share the one Redis
+   database), so both deployments are covered; the ones
    marked ``slow`` (real processes killed and restarted, crawls through Celery workers: each
    has just run on the embedded defaults) only in ``make test-slow``.
 
@@ -36,6 +40,16 @@ def pytest(args: list[str], env: dict[str, str]) -> int:
     command = [sys.executable, "-m", "pytest", *args]
     print("+", " ".join(command), flush=True)
     return subprocess.call(command, cwd=ROOT, env=env)
+
+
+def workers() -> list[str]:
+    """The pytest-xdist arguments of the SQLite pass (``TEST_WORKERS``, default 2)."""
+    raw = os.environ.get("TEST_WORKERS", "2").strip()
+    try:
+        count = int(raw)
+    except ValueError:
+        raise SystemExit(f"TEST_WORKERS must be a whole number, not {raw!r}") from None
+    return ["-n", str(count), "--dist", "loadfile"] if count > 1 else []
 
 
 def have_browser() -> bool:
@@ -75,7 +89,7 @@ def main() -> int:
         return services_pass("services and slow and not browser and not cluster", extra,
                              base_env)
     marks = ["not cluster", *(f"not {m}" for m in left_out if m != "cluster")]
-    code = pytest(["-m", " and ".join(marks), *extra], base_env)
+    code = pytest(["-m", " and ".join(marks), *workers(), *extra], base_env)
     if code != 0:
         print(f"test run on SQLite and the embedded Redis failed (pytest exit {code})")
         return code or 1

@@ -73,7 +73,8 @@ def applied(engine):
 
 def test_refused_urls_and_excluding_a_host_during_a_crawl(tmp_path, redis_url):
     quick = normal_site("refusedquick", pages=5, crawl_delay=0.0)
-    slow = normal_site("excludedslow", pages=40, crawl_delay=0.4)
+    # big enough that the exclusion comes far from its end however slow the machine is
+    slow = normal_site("excludedslow", pages=120, crawl_delay=0.4)
     engine = Engine(tmp_path, redis_url)
     engine.env.update({"HOST_OVERRIDE_SECONDS": "0.3"})
     try:
@@ -101,7 +102,7 @@ def test_refused_urls_and_excluding_a_host_during_a_crawl(tmp_path, redis_url):
     assert 0 < during < after  # /metrics moved with the crawl
     # the excluded host: requests stopped (the schedule holding it at most), far from all
     assert fetched <= at_exclusion + IN_FLIGHT, (at_exclusion, fetched)
-    assert fetched < len(slow.allowed_paths) - 10
+    assert fetched < len(slow.allowed_paths) // 2
     # the quick site was crawled whole, its /private/ urls refused by robots.txt
     assert q.requests_for("/private/") == []
     status, refused = answers["refused"]
