@@ -24,6 +24,8 @@ page's size for ordinary markup, bounded by ``MAX_SUBTREES`` for hostile markup.
 
 from __future__ import annotations
 
+from itertools import islice
+
 from lxml import etree
 
 
@@ -31,11 +33,13 @@ def _class(name: str) -> str:
     return f"contains(concat(' ', normalize-space(@class), ' '), ' {name} ')"
 
 
+# ``descendant::`` steps with a name test (libxml2 tests the name while it walks; ``.//`` or a
+# predicate per element costs several times more), merged in document order.
 FURNITURE = etree.XPath(
-    ".//nav | .//footer | .//*[@role='navigation'] | "
-    f".//div[{_class('sphinxsidebar')}] | .//div[{_class('related')}] | "
-    f".//div[{_class('footer')}] | .//a[{_class('headerlink')}]")
-LISTS = etree.XPath(".//ul | .//ol | .//dl | .//table")
+    "descendant::nav | descendant::footer | descendant::*[@role='navigation'] | "
+    f"descendant::div[{_class('sphinxsidebar')} or {_class('related')} or {_class('footer')}]"
+    f" | descendant::a[{_class('headerlink')}]")
+LISTS = ("ul", "ol", "dl", "table")
 _TEXT = etree.XPath("string()")
 LINK_DENSITY = 0.7  # share of a list's characters in anchors above which it is a link list
 MIN_LINKS = 3
@@ -62,8 +66,8 @@ def _link_lists(root: etree._Element) -> list[etree._Element]:
     """The outermost lists and tables under ``root`` that are mostly links (see the module)."""
     out: list[etree._Element] = []
     chosen: set[etree._Element] = set()
-    for el in LISTS(root)[:MAX_SUBTREES]:
-        if any(anc in chosen for anc in el.iterancestors()):
+    for el in islice(root.iter(*LISTS), MAX_SUBTREES + 1):
+        if el is root or any(anc in chosen for anc in el.iterancestors()):
             continue
         anchors = list(el.iter("a"))
         if len(anchors) < MIN_LINKS:
