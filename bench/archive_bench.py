@@ -19,7 +19,9 @@ seeds' hosts, Page Options' defaults, ``--fetchers`` concurrent schedules):
 
 ``--max-pages N`` stops the web crawl after N pages (a quicker run on part of the tier: the
 archive crawls read what it stored). Printed (``name: value unit``): pages per second of each
-crawl (records read per second for the archive crawls: nothing is downloaded) and the CPU
+crawl (records read per second for the archive crawls: nothing is downloaded; a redirect the
+web crawl followed in one download is two records, so the targets compare the web crawl's pages
+over each crawl's time: the same pages, the same documents indexed) and the CPU
 seconds this process spent on it, export MB/s (MB of page bodies per second, and of
 the file), sizes of the WARC file and of each index, and how many of the dev queries
 (../shared/judgments/dev.tsv, answered as bench/relevance_eval.py answers them: the search
@@ -187,6 +189,9 @@ def measure(work: Path, args: argparse.Namespace) -> int:
             for ts in (FROM_WARC, FROM_CRAWL)}
     rates = {name: r.pages_fetched / r.elapsed for name, r in
              (("web", web), ("from_warc", from_warc), ("from_crawl", from_crawl))}
+    # the web crawl's pages over each crawl's time (see the module)
+    same_pages = {name: web.pages_fetched / r.elapsed for name, r in
+                  (("web", web), ("from_warc", from_warc), ("from_crawl", from_crawl))}
     mb = report.payload_bytes / 2 ** 20
     cpu = {"web": web_cpu, "from_warc": warc_cpu, "from_crawl": crawl_cpu}
     lines = [f"options: defaults, fetchers={args.fetchers}, one queue server, "
@@ -211,16 +216,17 @@ def measure(work: Path, args: argparse.Namespace) -> int:
                   f"{name}_crawl_time: {result.elapsed:.1f} s",
                   f"{name}_cpu: {cpu[name]:.1f} s "
                   f"({cpu[name] / result.pages_fetched * 1000:.1f} ms/page)",
-                  f"{name}_pages_per_s: {rates[name]:.1f} pages/s "
-                  f"({rates[name] / rates['web']:.2f}x the web crawl)",
+                  f"{name}_records_per_s: {rates[name]:.1f} records/s",
+                  f"{name}_pages_per_s: {same_pages[name]:.1f} pages/s (the web crawl's "
+                  f"pages in this crawl's time: {same_pages[name] / rates['web']:.2f}x)",
                   f"{name}_same_top10: {same[ts]} of {len(queries)} queries"]
     for name, ts in (("web", WEB), ("from_warc", FROM_WARC), ("from_crawl", FROM_CRAWL)):
         lines.append(f"{name}_index_size: "
                      f"{folder_bytes(crawl_bundles(work, ts)[0]) / 2 ** 20:.1f} MB")
     sys.stdout.write("\n".join(lines) + "\n")
-    targets = [(f"{name} pages/s {rates[name]:.1f} against the web crawl's "
+    targets = [(f"{name} pages/s {same_pages[name]:.1f} against the web crawl's "
                 f"{rates['web']:.1f} (goal >= {TARGET_SPEEDUP}x)",
-                rates[name] >= TARGET_SPEEDUP * rates["web"])
+                same_pages[name] >= TARGET_SPEEDUP * rates["web"])
                for name in ("from_warc", "from_crawl")]
     targets += [(f"{name} same top-10 urls as the web crawl {same[ts]}/{len(queries)} "
                  f"(goal {len(queries)})", same[ts] == len(queries))
