@@ -66,8 +66,8 @@ def _link_lists(root: etree._Element) -> list[etree._Element]:
     """The outermost lists and tables under ``root`` that are mostly links (see the module)."""
     out: list[etree._Element] = []
     chosen: set[etree._Element] = set()
-    for el in islice(root.iter(*LISTS), MAX_SUBTREES + 1):
-        if el is root or any(anc in chosen for anc in el.iterancestors()):
+    for el in islice(root.iterdescendants(*LISTS), MAX_SUBTREES):
+        if any(anc in chosen for anc in el.iterancestors()):
             continue
         anchors = list(el.iter("a"))
         if len(anchors) < MIN_LINKS:
