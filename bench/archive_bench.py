@@ -191,7 +191,7 @@ def measure(work: Path, args: argparse.Namespace) -> int:
              (("web", web), ("from_warc", from_warc), ("from_crawl", from_crawl))}
     # the web crawl's pages over each crawl's time (see the module)
     same_pages = {name: web.pages_fetched / r.elapsed for name, r in
-                  (("web", web), ("from_warc", from_warc), ("from_crawl", from_crawl))}
+                  (("from_warc", from_warc), ("from_crawl", from_crawl))}
     mb = report.payload_bytes / 2 ** 20
     cpu = {"web": web_cpu, "from_warc": warc_cpu, "from_crawl": crawl_cpu}
     lines = [f"options: defaults, fetchers={args.fetchers}, one queue server, "
