@@ -2,12 +2,13 @@
 """Archive crawls against the web crawl of the same pages, in one run (issue 21).
 
     .venv/bin/python bench/archive_bench.py [--fetchers 4] [--max-pages N] [--keep DIR]
-                                            [--no-check]
+                                            [--no-check] [--processes N]
 
 In a fresh folder, with the engine's in-process crawl (``crawler.core.local_crawl.LocalCrawl``:
 queue server, fetcher threads, the page processors, the indexer), as bench/relevance_eval.py
 crawls (the local web's default tier, seeded with each site's root page, restricted to the
-seeds' hosts, Page Options' defaults, ``--fetchers`` concurrent schedules):
+seeds' hosts, Page Options' defaults, ``--fetchers`` concurrent schedules, pages processed in
+``--processes`` worker processes: by default one per core, as ``manage.py crawl`` does):
 
 1. a web crawl of the tier, then what the engine does when a crawl ends (link analysis, index
    ordered by importance);
@@ -15,7 +16,10 @@ seeds' hosts, Page Options' defaults, ``--fetchers`` concurrent schedules):
    beside it), checked with ``warcio check`` and ``warcio index`` (``--no-check`` skips them);
 3. an archive crawl of that WARC file, and 4. an archive crawl of the web crawl's stored pages,
    each with the same fetchers, schedules, seeds (link analysis' trust) and Page Options, each
-   followed by link analysis and ordering.
+   followed by link analysis and ordering;
+5. the archive crawl of the WARC file again with its pages processed in the fetcher threads
+   (one process), to show what the worker processes bring: ``from_warc_x_one_process``, the
+   same pages over each crawl's time (target: at least 1.8x on two cores).
 
 ``--max-pages N`` stops the web crawl after N pages (a quicker run on part of the tier: the
 archive crawls read what it stored). Printed (``name: value unit``): pages per second of each
@@ -27,7 +31,9 @@ the file), sizes of the WARC file and of each index, and how many of the dev que
 (../shared/judgments/dev.tsv, answered as bench/relevance_eval.py answers them: the search
 page's defaults and zero-result fallback) have the same top-10 urls in each archive crawl's
 index as in the web crawl's. Targets: each archive crawl at least 2x the web crawl's pages per
-second; the same top-10 for every dev query in both; warcio accepts the file.
+second; the same top-10 for every dev query in both; warcio accepts the file; the archive crawl
+of the WARC file with worker processes at least 1.8x as fast as in one process. CPU seconds
+count this process and its worker processes.
 
 Needs the local web (sh ../shared/localweb/start.sh; started here when it is not up).
 """
@@ -70,8 +76,10 @@ from ranking.core.options import SearchOptions  # noqa: E402
 from ranking.core.pipeline import Searcher  # noqa: E402
 from ranking.core.shard import LocalShard  # noqa: E402
 
-WEB, FROM_WARC, FROM_CRAWL = 1_700_000_000, 1_700_000_001, 1_700_000_002
+WEB, FROM_WARC, FROM_CRAWL, FROM_WARC_ONE = 1_700_000_000, 1_700_000_001, 1_700_000_002, \
+    1_700_000_003
 TARGET_SPEEDUP = 2.0
+TARGET_PROCESSES_SPEEDUP = 1.8  # worker processes over one process, on two cores
 MAX_SECONDS = 3600.0
 WARCIO = Path(sys.executable).parent / "warcio"
 
@@ -99,27 +107,30 @@ def crawl_config(timestamp: int, name: str, archive: ArchiveSource | None,
 
 
 def cpu_seconds() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
+    """CPU seconds of this process and of its children that have ended (the worker
+    processes of a crawl's pool, once the crawl is closed)."""
+    return sum(usage.ru_utime + usage.ru_stime for usage in (
+        resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)))
 
 
-def run_crawl(work: Path, crawl: CrawlConfig, fetchers: int) -> tuple[LocalCrawlResult, float]:
+def run_crawl(work: Path, crawl: CrawlConfig, fetchers: int,
+              processes: int | None) -> tuple[LocalCrawlResult, float]:
     """One crawl to its end, then link analysis and the index ordered by importance (what the
     engine does when a crawl ends); the crawl's own time is the result's ``elapsed``, and the
-    CPU seconds the crawl took are returned with it."""
+    CPU seconds the crawl took (its worker processes included) are returned with it."""
     options = crawl.page_options
     fetch = FetchConfig(allowed_networks=("127.0.0.0/8",), ca_bundle=str(rel.CA_BUNDLE),
                         user_agent=rel.USER_AGENT, byte_range=options.byte_range)
     processor = PageProcessor(replace(PageProcessingConfig.from_options(options),
                                       robot_name=rel.USER_AGENT.split("/")[0]))
-    runner = LocalCrawl(crawl, work, fetch, processor, num_servers=1, fetchers=fetchers,
-                        schedule_size=500, refresh_seconds=5.0)
     cpu = cpu_seconds()
+    runner = LocalCrawl(crawl, work, fetch, processor, num_servers=1, fetchers=fetchers,
+                        schedule_size=500, refresh_seconds=5.0, processes=processes)
     try:
         result = runner.run(max_seconds=MAX_SECONDS)
-        cpu = cpu_seconds() - cpu
     finally:
         runner.close()
+    cpu = cpu_seconds() - cpu
     if not result.finished or not result.pages_fetched:
         raise SystemExit(f"{crawl.name}: the crawl did not finish ({result.pages_fetched} "
                          f"pages in {result.elapsed:.0f}s): is the local web up?")
@@ -159,6 +170,9 @@ def main() -> int:
                     help="stop the web crawl after this many pages (0: the whole tier)")
     ap.add_argument("--keep", type=Path, default=None, help="work in this folder, kept")
     ap.add_argument("--no-check", action="store_true", help="skip warcio check and index")
+    ap.add_argument("--processes", type=int, default=None,
+                    help="worker processes of each crawl's page processing (default: one per "
+                         "core, as manage.py crawl)")
     args = ap.parse_args()
     logging.basicConfig(level=logging.ERROR)
     localweb_up()
@@ -175,14 +189,18 @@ def main() -> int:
 
 def measure(work: Path, args: argparse.Namespace) -> int:
     web, web_cpu = run_crawl(work, crawl_config(WEB, "web", None, args.max_pages),
-                             args.fetchers)
+                             args.fetchers, args.processes)
     warc = work / "export" / "web.warc.gz"
     report = export_crawl(crawl_bundles(work, WEB), warc, {"isPartOf": "archive_bench"})
     checked = warcio_accepts(warc) if not args.no_check else None
     from_warc, warc_cpu = run_crawl(work, crawl_config(FROM_WARC, "from-warc", ArchiveSource(
-        ArchiveKind.WARC, str(warc))), args.fetchers)
+        ArchiveKind.WARC, str(warc))), args.fetchers, args.processes)
     from_crawl, crawl_cpu = run_crawl(work, crawl_config(FROM_CRAWL, "from-crawl", ArchiveSource(
-        ArchiveKind.CRAWL, str(work), WEB)), args.fetchers)
+        ArchiveKind.CRAWL, str(work), WEB)), args.fetchers, args.processes)
+    one_process, one_cpu = run_crawl(work, crawl_config(FROM_WARC_ONE, "from-warc-1",
+                                                        ArchiveSource(ArchiveKind.WARC,
+                                                                      str(warc))),
+                                     args.fetchers, 1)
     queries = rel.load_queries()
     runs = {ts: top10(work, ts, queries) for ts in (WEB, FROM_WARC, FROM_CRAWL)}
     same = {ts: sum(runs[ts][q] == runs[WEB][q] for q, _ in queries)
@@ -194,7 +212,9 @@ def measure(work: Path, args: argparse.Namespace) -> int:
                   (("from_warc", from_warc), ("from_crawl", from_crawl))}
     mb = report.payload_bytes / 2 ** 20
     cpu = {"web": web_cpu, "from_warc": warc_cpu, "from_crawl": crawl_cpu}
+    one_rate = web.pages_fetched / one_process.elapsed
     lines = [f"options: defaults, fetchers={args.fetchers}, one queue server, "
+             f"processes={args.processes or 'one per core'}, "
              f"max_pages={args.max_pages or 'all'}",
              f"web_pages: {web.pages_fetched} pages ({web.documents_indexed} documents)",
              f"web_crawl_time: {web.elapsed:.1f} s",
@@ -220,6 +240,10 @@ def measure(work: Path, args: argparse.Namespace) -> int:
                   f"{name}_pages_per_s: {same_pages[name]:.1f} pages/s (the web crawl's "
                   f"pages in this crawl's time: {same_pages[name] / rates['web']:.2f}x)",
                   f"{name}_same_top10: {same[ts]} of {len(queries)} queries"]
+    lines += [f"from_warc_one_process_crawl_time: {one_process.elapsed:.1f} s",
+              f"from_warc_one_process_cpu: {one_cpu:.1f} s",
+              f"from_warc_one_process_pages_per_s: {one_rate:.1f} pages/s",
+              f"from_warc_x_one_process: {same_pages['from_warc'] / one_rate:.2f} x"]
     for name, ts in (("web", WEB), ("from_warc", FROM_WARC), ("from_crawl", FROM_CRAWL)):
         lines.append(f"{name}_index_size: "
                      f"{folder_bytes(crawl_bundles(work, ts)[0]) / 2 ** 20:.1f} MB")
@@ -231,6 +255,10 @@ def measure(work: Path, args: argparse.Namespace) -> int:
     targets += [(f"{name} same top-10 urls as the web crawl {same[ts]}/{len(queries)} "
                  f"(goal {len(queries)})", same[ts] == len(queries))
                 for name, ts in (("from_warc", FROM_WARC), ("from_crawl", FROM_CRAWL))]
+    speedup = same_pages["from_warc"] / one_rate
+    targets.append((f"from_warc with worker processes over one process {speedup:.2f}x "
+                    f"(goal >= {TARGET_PROCESSES_SPEEDUP}x)",
+                    speedup >= TARGET_PROCESSES_SPEEDUP))
     if checked is not None:
         targets.append(("warcio check and index accept the export", checked[0] and checked[1]))
     for text, met in targets:

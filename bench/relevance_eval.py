@@ -242,8 +242,9 @@ def crawl_index(tier: str = "default", servers: int = 1, rebuild: bool = False,
     processor = PageProcessor(replace(
         PageProcessingConfig.from_options(options, **processing_overrides()),
         robot_name=USER_AGENT.split("/")[0]))
+    # pages processed in one worker process per core, as manage.py crawl does
     runner = LocalCrawl(crawl, folder, fetch, processor, num_servers=servers, fetchers=FETCHERS,
-                        schedule_size=500, refresh_seconds=5.0)
+                        schedule_size=500, refresh_seconds=5.0, processes=None)
     try:
         result = runner.run(max_seconds=MAX_CRAWL_SECONDS)
     finally:

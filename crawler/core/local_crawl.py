@@ -1,6 +1,12 @@
 """A whole crawl inside one process: every queue server of the crawl and a pool of fetcher
 threads, wired through the same spools the distributed engine uses. No broker is needed.
 
+Pages are processed in worker processes, one per core by default
+(:class:`crawler.core.fetcher.processing.ProcessPool`): the fetcher threads download, the
+workers process, and this process's main thread applies the batches to the queue servers'
+crawl queues and indexes, so every core is busy. ``processes=1`` processes in the fetcher
+threads instead (the tests that pin a crawl's behaviour use it: no start-up cost).
+
 Layer: ``crawler.core``. ``manage.py crawl`` uses it (first-time users, scripts), and so do the
 crawl tests that pin the crawl's behaviour without process start-up costs.
 """
@@ -27,6 +33,7 @@ from .batch import FetcherBatch
 from .crawl import CrawlConfig
 from .fetch import CachingResolver, FetchConfig, Fetcher, hop_fetcher_for
 from .fetcher import ScheduleWorker
+from .fetcher.processing import page_processing
 from .index_order import IndexOrderer
 from .process import PageProcessor
 from .queue_server import QueueServerConfig, QueueServerCore
@@ -67,9 +74,11 @@ class LocalCrawl:
                  schedule_size: int = 500, refresh_seconds: float = 5.0,
                  worker_options: dict[str, Any] | None = None,
                  clock: Callable[[], float] = time.time,
-                 recrawl_day_seconds: float = 86400.0) -> None:
+                 recrawl_day_seconds: float = 86400.0, processes: int | None = 1) -> None:
         """``clock`` is the queue servers' and the fetchers' time (when a page was fetched,
-        when a url is due again): a test of page recrawl moves it on instead of waiting."""
+        when a url is due again): a test of page recrawl moves it on instead of waiting.
+        ``processes``: worker processes for page processing (None: one per core; 1 or
+        fewer: in the fetcher threads)."""
         self.crawl = crawl
         self.fetch = fetch
         self.processor = processor
@@ -90,7 +99,9 @@ class LocalCrawl:
         self._resolver = CachingResolver()
         self._fetcher = Fetcher(fetch, resolver=self._resolver)
         self._hop_fetcher = hop_fetcher_for(fetch, self._resolver)
-        self._worker_options = {"clock": clock, **(worker_options or {})}
+        self._processing = page_processing(processor, processes)
+        self._worker_options = {"clock": clock, "processing": self._processing,
+                                **(worker_options or {})}
         for server in self.servers:
             server.add_seeds(s.url for s in crawl.seeds)
 
@@ -195,5 +206,6 @@ class LocalCrawl:
             for server in self.servers:
                 server.close(finish=finish)
         finally:
+            self._processing.close()
             self._fetcher.close()
             self._hop_fetcher.close()

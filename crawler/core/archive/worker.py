@@ -11,12 +11,16 @@ the page processors, the crawl's Page Options, scrapers and page rules, robots m
 to the queue servers that own the documents, the last one to the schedule's own queue server
 marked done. Nothing is downloaded and no link is followed: the page handling's discovered
 urls are not produced. A record that cannot become a page is counted by reason in the batch
-(``skipped``), never fatal; the crawl's stop is checked between records.
+(``skipped``), never fatal; the crawl's stop is checked between records. Records are read in
+this thread and processed where the crawl's :class:`crawler.core.fetcher.processing.PageProcessing`
+runs them (worker processes in ``manage.py crawl``): a few are read ahead while earlier ones
+are processed, and their documents go out in the archive's order.
 """
 
 from __future__ import annotations
 
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -24,12 +28,12 @@ from indexer.core.text import TextAnalyzer
 
 from ..crawl import CrawlConfig
 from ..fetch import FetchResult
-from ..fetcher.emit import LinkEmitter
+from ..fetcher.emit import LinkedPage, LinkEmitter
 from ..fetcher.outboxes import SEEN_URLS_BEFORE_UPDATE_SCHEDULER, SHIP_BYTES, SHIP_SECONDS, Outboxes
-from ..fetcher.pages import PageHandler
-from ..fetcher.worker import Ship, WorkerReport
+from ..fetcher.pages import Handling, PageHandler
+from ..fetcher.processing import InlineProcessing, PageProcessing
+from ..fetcher.worker import IN_FLIGHT_PAGES, Ship, WorkerReport
 from ..memory import release_free_heap
-from ..page import ProcessedPage
 from ..process import PageProcessor
 from ..scheduler import Schedule, ScheduleEntry
 from .records import RecordReader
@@ -40,7 +44,7 @@ from .stored import RecordSkipped
 class _NoLinks(LinkEmitter):
     """An archive crawl follows no link: no discovered urls (link documents are still made)."""
 
-    def discovered(self, page: ProcessedPage, entry: ScheduleEntry) -> Iterator[list[Any]]:
+    def discovered(self, page: LinkedPage, entry: ScheduleEntry) -> Iterator[list[Any]]:
         return iter(())
 
 
@@ -53,6 +57,7 @@ class ArchiveWorker:
                  analyzer: TextAnalyzer | None = None,
                  ship_every: int = SEEN_URLS_BEFORE_UPDATE_SCHEDULER,
                  ship_seconds: float = SHIP_SECONDS, ship_bytes: int = SHIP_BYTES,
+                 processing: PageProcessing | None = None,
                  clock: Callable[[], float] = time.time, **_: Any) -> None:
         if crawl.archive is None:
             raise ValueError(f"crawl {crawl.timestamp} is not an archive crawl")
@@ -62,11 +67,14 @@ class ArchiveWorker:
         self._clock = clock
         self._reader = RecordReader(crawl.archive, processor.config.byte_range)
         self._outboxes = Outboxes(num_servers, ship_every, ship_seconds, ship_bytes)
-        self._pages = PageHandler(processor, analyzer or processor.analyzer, _NoLinks(crawl),
-                                  self._outboxes, clock)
+        self._pages = PageHandler(
+            processing or InlineProcessing(processor, analyzer or processor.analyzer),
+            _NoLinks(crawl), self._outboxes, clock)
+        self._in_flight: deque[Handling] = deque()  # records being processed, in order
         self._schedule_id = ""
         self._origin = 0
         self._batches = 0
+        self._counts = [0, 0, 0]  # this schedule's pages, failed pages, documents
 
     def close(self) -> None:
         self._reader.close()
@@ -81,36 +89,46 @@ class ArchiveWorker:
         started = self._clock()
         self._schedule_id, self._origin = schedule.id, origin_server
         self._outboxes.start(time.monotonic())
-        fetched = errors = documents = 0
+        self._counts = [0, 0, 0]
         stopped = False
         for entry, pointer in zip(schedule.entries, pointers, strict=True):
             if not self._continue():
                 stopped = True
                 break
-            outcome = self._one(entry, pointer)
-            if outcome is not None:
-                fetched += 1
-                errors += outcome[0]
-                documents += outcome[1]
-            now = time.monotonic()
-            if self._outboxes.page_handled(now):
-                self._flush(done=False)
-                self._outboxes.shipped(now)
+            self._start(entry, pointer)
+            self._apply_processed(wait=len(self._in_flight) - IN_FLIGHT_PAGES)
+        self._apply_processed(wait=len(self._in_flight))
         self._flush(done=not stopped)
+        fetched, errors, documents = self._counts
         return WorkerReport(fetched, errors, documents, self._batches, stopped,
                             self._clock() - started)
 
-    def _one(self, entry: ScheduleEntry, pointer: Pointer) -> tuple[bool, int] | None:
-        """Read and process one record: (failed, documents), or None when it was skipped."""
+    def _start(self, entry: ScheduleEntry, pointer: Pointer) -> None:
+        """Read one record and send it to be processed; a record skipped is counted by its
+        reason at once."""
         try:
             page = self._reader.read(pointer)
         except RecordSkipped as exc:
             self._outboxes.of(self._origin).skipped.record(exc.reason, entry.url, exc.message)
-            return None
+            return
         result = FetchResult(url=entry.url, final_url=page.url, status=page.status,
                              headers=page.headers, body=page.body, ip=page.ip or None)
-        return self._pages.handle(entry, result, self._origin, self._ship_part,
-                                  fetched_at=page.fetched_at)
+        self._in_flight.append(self._pages.start(entry, result, self._origin,
+                                                 fetched_at=page.fetched_at))
+
+    def _apply_processed(self, wait: int) -> None:
+        """Put processed records in the outboxes in the archive's order: the first ``wait``
+        whether ready or not, then while the next is ready; ship when due."""
+        while self._in_flight and (wait > 0 or self._in_flight[0].ready()):
+            wait -= 1
+            failed, documents = self._pages.finish(self._in_flight.popleft(), self._ship_part)
+            self._counts[0] += 1
+            self._counts[1] += failed
+            self._counts[2] += documents
+            now = time.monotonic()
+            if self._outboxes.page_handled(now):
+                self._flush(done=False)
+                self._outboxes.shipped(now)
 
     def _ship_part(self) -> None:
         self._flush(done=False)

@@ -9,6 +9,8 @@ servers; one concern per module:
 * ``rounds.py`` - :class:`Rounds`: the plain urls, a round at a time, one round ahead;
 * ``lanes.py`` - :class:`DelayLanes`: one serial lane per crawl-delayed host;
 * ``pages.py`` - :class:`PageHandler`: one download processed into the outboxes;
+* ``processing.py`` - :class:`PageProcessing`: where pages are processed (in the thread, or
+  in a :class:`ProcessPool` of worker processes sized to the cores);
 * ``emit.py`` - :class:`LinkEmitter`: a page's links as discovered urls;
 * ``outboxes.py`` - :class:`Outboxes`: what waits for each queue server, and when to ship;
 * ``stats.py`` - :class:`ScheduleStats`: one schedule's counters and handed-back urls.

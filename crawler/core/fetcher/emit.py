@@ -9,13 +9,13 @@ tier, its share of the page's OPIC cash, and the crawl policy it inherits
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 
 from ..crawl import CrawlConfig, CrawlOrder
-from ..page import Link, ProcessedPage
+from ..page import Link
 from ..policy import child_policy, page_switch
 from ..scheduler import DiscoveredUrl, ScheduleEntry
 from ..urls import file_extension
@@ -29,6 +29,22 @@ LinkScores = Callable[[Sequence[str]], np.ndarray]
 """Link-analysis scores of urls (0 or not finite: unscored), from a previous score update."""
 
 
+class LinkedPage(Protocol):
+    """What a page's discovered urls are made of: a :class:`crawler.core.page.ProcessedPage`,
+    or the slim copy a worker process sends back (:class:`.processing.PageLinks`)."""
+
+    @property
+    def url(self) -> str: ...
+    @property
+    def links(self) -> tuple[Link, ...]: ...
+    @property
+    def fields(self) -> Mapping[str, Any]: ...
+    @property
+    def safe(self) -> bool: ...
+    @property
+    def is_sitemap(self) -> bool: ...
+
+
 class LinkEmitter:
     """Turns a page's links into discovered urls (their JSON rows). Immutable."""
 
@@ -36,7 +52,7 @@ class LinkEmitter:
         self.crawl = crawl
         self._link_scores = link_scores
 
-    def discovered(self, page: ProcessedPage, entry: ScheduleEntry) -> Iterator[list[Any]]:
+    def discovered(self, page: LinkedPage, entry: ScheduleEntry) -> Iterator[list[Any]]:
         """The discovered-url rows of ``page``, fetched for ``entry``: none past the crawl's
         depth, none the site rules forbid, none pointing back to the page by its location
         or canonical link."""

@@ -1,7 +1,8 @@
 """Handling one download: process the page and put what it yields in the outboxes.
 
 Layer: ``crawler.core.fetcher``. The worker hands each finished download to
-:meth:`PageHandler.handle`: a robots.txt answer becomes robots data for the schedule's own
+:meth:`PageHandler.start`, and the answer, in the order the downloads came, to
+:meth:`PageHandler.finish`. A robots.txt answer becomes robots data for the schedule's own
 queue server; every page download a fetched row (:class:`crawler.core.visits.Visit`: what the
 visit found, the page's validators and document; a failed one without validators, and an
 error); a revisit whose page has the text hash of the copy in the index makes no documents
@@ -9,56 +10,72 @@ and no links (it costs no re-indexing); every
 download a row of the schedule's fetch log (status, bytes, time, error kind), and a url refused
 by the egress allow-list or a robots meta's noindex a refused row (``FetcherBatch.log`` and
 ``refused``, for the admin's url and host pages); a page (and
-each redirect hop before it, as a location document) is processed
-(:class:`crawler.core.process.PageProcessor`) into index documents (the page itself, and one
-link document per outlink, filed under the link's target: ``crawler.core.indexing``) and
-discovered urls (:mod:`.emit`), each put in the outbox of the queue server that owns it.
+each redirect hop before it, as a location document) is processed by the crawl's
+:class:`.processing.PageProcessing` (inline, or in worker processes: the CPU-heavy part) into
+index documents (the page itself, and one link document per outlink, filed under the link's
+target: ``crawler.core.indexing``), and its links into discovered urls (:mod:`.emit`), each put
+in the outbox of the queue server that owns it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass
 from typing import Any
 
 from indexer.core.ids import make_doc_id
-from indexer.core.text import TextAnalyzer
 
 from ..fetch import FetchResult
 from ..fetch_error_kinds import error_kind
-from ..indexing import iter_index_documents
-from ..page import FetchedPage, ProcessedPage
-from ..process import PageProcessor
 from ..scheduler import ScheduleEntry
 from ..urls import origin_of
 from ..visits import INDEXED, Outcome, Visit, outcome_of
-from ..wire import encoded_document_to_wire
 from .emit import LinkEmitter
 from .outboxes import Outboxes
+from .processing import PageJob, PageOutput, PageProcessing
 
 Ship = Callable[[], None]
 """Ships the outboxes now (the schedule's batches so far)."""
 
 
-class PageHandler:
-    """Processes downloads of one schedule into its outboxes. Not thread-safe."""
+@dataclass(slots=True)
+class Handling:
+    """A download on its way through :class:`PageHandler`: handled already (``failed``) or
+    waiting for its page's processing (``output``)."""
 
-    def __init__(self, processor: PageProcessor, analyzer: TextAnalyzer, links: LinkEmitter,
-                 outboxes: Outboxes, clock: Callable[[], float]) -> None:
-        self.processor = processor
-        self._analyzer = analyzer
+    entry: ScheduleEntry
+    result: FetchResult
+    origin_server: int
+    failed: bool = False
+    output: Future[PageOutput] | None = None
+
+    def ready(self) -> bool:
+        return self.output is None or self.output.done()
+
+
+class PageHandler:
+    """Processes downloads of one schedule into its outboxes. Not thread-safe: one schedule's
+    main thread calls :meth:`start` and :meth:`finish` (the processing itself may run
+    elsewhere)."""
+
+    def __init__(self, processing: PageProcessing, links: LinkEmitter, outboxes: Outboxes,
+                 clock: Callable[[], float]) -> None:
+        self._processing = processing
         self._links = links
         self._outboxes = outboxes
         self._clock = clock
 
     def handle(self, entry: ScheduleEntry, result: FetchResult, origin_server: int,
                ship: Ship, fetched_at: float | None = None) -> tuple[bool, int]:
-        """Process one download; return (was an error, documents produced). ``fetched_at``:
-        when the page was fetched, if not now (an archive crawl's record, its capture time).
+        """:meth:`start` and :meth:`finish` at once (waiting for the processing)."""
+        return self.finish(self.start(entry, result, origin_server, fetched_at), ship)
 
-        A page whose documents and links pass the batch bound by themselves (an index page with
-        thousands of links) is shipped in parts, by ``ship``. Its url is recorded as fetched
-        only with its last part: a fetcher killed in between has not told its queue server
-        that the page was fetched, so the page is fetched again with its schedule."""
+    def start(self, entry: ScheduleEntry, result: FetchResult, origin_server: int,
+              fetched_at: float | None = None) -> Handling:
+        """Log one download; a robots.txt answer, a failed download, a 304 or an HTTP error
+        is handled at once, a page is sent to be processed. ``fetched_at``: when the page
+        was fetched, if not now (an archive crawl's record, its capture time)."""
         own = self._outboxes.of(origin_server)
         own.counters["bytes_downloaded"] += len(result.body)
         error = result.error
@@ -66,8 +83,10 @@ class PageHandler:
                         self._clock(), "" if error is None else error.kind])
         if error is not None and error.kind == "egress_refused":
             own.refused.append([entry.url, "egress", error.message[:200]])
+        handling = Handling(entry, result, origin_server)
         if entry.is_robots:  # counted apart: robots.txt is not a page of the crawl
-            return self._robots(entry, result, origin_server), 0
+            handling.failed = self._robots(entry, result, origin_server)
+            return handling
         own.counters["pages_fetched"] += 1
         kind = error_kind(result.status, None if result.error is None else result.error.kind)
         if kind is not None:
@@ -78,42 +97,49 @@ class PageHandler:
             status = 0 if result.error is not None else result.status
             own.fetched.append(self._visit(entry, result, outcome_of(
                 status, True, False, None, entry.text_hash), validators=False).to_wire())
-            return True, 0
+            handling.failed = True
+            return handling
         if result.status == 304 or result.status >= 400:
             own.fetched.append(self._visit(entry, result, outcome_of(
                 result.status, False, False, None, entry.text_hash)).to_wire())
-            return False, 0
-        page = self.processor.process(FetchedPage(
+            return handling
+        handling.output = self._processing.submit(PageJob(
             url=result.final_url or entry.url, body=result.body, status=result.status,
             headers=dict(result.headers),
             fetched_at=self._clock() if fetched_at is None else fetched_at,
-            download_time=result.elapsed, ip=result.ip or ""))
-        outcome = outcome_of(result.status, False, page.indexable, page.text_hash.hex(),
-                             entry.text_hash)
+            download_time=result.elapsed, ip=result.ip or "",
+            redirects=tuple((hop.source, hop.status, hop.target) for hop in result.redirects),
+            previous_hash=entry.text_hash))
+        return handling
+
+    def finish(self, handling: Handling, ship: Ship) -> tuple[bool, int]:
+        """Put a started download's documents and links in the outboxes (waiting for its
+        processing); returns (was an error, documents produced).
+
+        A page whose documents and links pass the batch bound by themselves (an index page with
+        thousands of links) is shipped in parts, by ``ship``. Its url is recorded as fetched
+        only with its last part: a fetcher killed in between has not told its queue server
+        that the page was fetched, so the page is fetched again with its schedule."""
+        if handling.output is None:
+            return handling.failed, 0
+        page = handling.output.result()
+        entry = handling.entry
         produced = 0
-        if outcome is not Outcome.UNCHANGED:  # an unchanged page costs no re-indexing
-            produced = self._emit_page(page, entry, result, ship)
+        for url, document in page.documents:
+            self._put("docs", url, document, ship)
+            produced += 1
+        if page.outcome is not Outcome.UNCHANGED:
+            for row in self._links.discovered(page.links, entry):
+                self._put("discovered", row[0], row, ship)
         if not page.indexable:
-            self._outboxes.of(origin_server).refused.append(
+            self._outboxes.of(handling.origin_server).refused.append(
                 [page.url, "noindex", "robots meta: " + " ".join(sorted(page.robot_metas))])
         doc_id = (make_doc_id(page.url, page.doc_type, page.text_hash, page.host)
-                  if outcome in INDEXED else None)
+                  if page.outcome in INDEXED else None)
         # (a part may have gone)
-        self._outboxes.of(origin_server).fetched.append(
-            self._visit(entry, result, outcome, doc_id, page.fetched_at).to_wire())
+        self._outboxes.of(handling.origin_server).fetched.append(
+            self._visit(entry, handling.result, page.outcome, doc_id, page.fetched_at).to_wire())
         return False, produced
-
-    def _emit_page(self, page: ProcessedPage, entry: ScheduleEntry, result: FetchResult,
-                   ship: Ship) -> int:
-        """The documents and links of a downloaded page and of each redirect hop before it
-        (as location documents); returns the number of documents."""
-        produced = 0
-        for hop in result.redirects:
-            hop_page = self.processor.process(FetchedPage(
-                url=hop.source, body=b"", status=hop.status,
-                headers={"location": hop.target}, fetched_at=page.fetched_at))
-            produced += self._emit(hop_page, entry, allow_links=False, ship=ship)
-        return produced + self._emit(page, entry, allow_links=True, ship=ship)
 
     def _visit(self, entry: ScheduleEntry, result: FetchResult, outcome: Outcome,
                doc_id: bytes | None = None, fetched_at: float | None = None,
@@ -130,7 +156,7 @@ class PageHandler:
     def _robots(self, entry: ScheduleEntry, result: FetchResult, origin_server: int) -> bool:
         """A robots.txt answer becomes robots data for the schedule's own queue server; a
         failed one (its host is then disallowed) names its error's kind and message, and is
-        a fetch error (by kind among the queue server's robots.txt failures, not among the
+        a fetch error (by kind among the queue server's robots_failures, not among the
         pages: robots.txt is not a page fetched). Returns whether it failed without an
         answer."""
         own = self._outboxes.of(origin_server)
@@ -144,19 +170,6 @@ class PageHandler:
             own.counters["fetch_errors"] += 1  # by kind: the queue server's robots_failures
         own.robots.append(item)
         return error is not None
-
-    def _emit(self, page: ProcessedPage, entry: ScheduleEntry, allow_links: bool,
-              ship: Ship) -> int:
-        """Put the page's documents (and, ``allow_links``, its discovered urls) in the
-        outboxes; return the number of documents."""
-        produced = 0
-        for doc in iter_index_documents(page, self._analyzer):
-            self._put("docs", doc.url, encoded_document_to_wire(doc), ship)
-            produced += 1
-        if allow_links:
-            for row in self._links.discovered(page, entry):
-                self._put("discovered", row[0], row, ship)
-        return produced
 
     def _put(self, kind: str, url: str, item: dict[str, Any] | list[Any], ship: Ship) -> None:
         box = self._outboxes.of(self._outboxes.server_of(url))

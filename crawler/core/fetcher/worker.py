@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import deque
 from collections.abc import Callable, Collection
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -45,7 +46,8 @@ from ..wire import deferred_to_wire
 from .emit import LinkEmitter, LinkScores
 from .lanes import LANE_GRACE_SECONDS, LANE_THREADS, DelayLanes, split_schedule
 from .outboxes import SEEN_URLS_BEFORE_UPDATE_SCHEDULER, SHIP_BYTES, SHIP_SECONDS, Outboxes
-from .pages import PageHandler
+from .pages import Handling, PageHandler
+from .processing import InlineProcessing, PageProcessing
 from .rounds import Rounds
 from .stats import ScheduleStats
 
@@ -56,6 +58,9 @@ logger = logging.getLogger(__name__)
 ROBOTS_THREADS = 32
 SLOW_SHARE_OF_DEADLINE = 1 / 3   # a download this share of the page deadline old is blocked
 LANE_POLL_SECONDS = 0.25         # how often the lanes' results are collected after the rounds
+# downloads of one schedule processed elsewhere (a ProcessPool) and not yet in the outboxes, at
+# most: a few per worker process keeps them all busy, and bounds the bodies held meanwhile
+IN_FLIGHT_PAGES = 8
 
 Ship = Callable[[int, FetcherBatch], None]
 """Sends one batch to queue server n (the glue seals it: ``crawler.core.shipping``)."""
@@ -93,9 +98,13 @@ class ScheduleWorker:
         ship_bytes: int = SHIP_BYTES,
         slow_seconds: float | None = None,
         link_scores: LinkScores | None = None,
+        processing: PageProcessing | None = None,
         clock: Callable[[], float] = time.time,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
+        """``processing``: where pages are processed (default: inline, in this thread, by
+        ``processor``; :class:`.processing.ProcessPool` shares the cores between the
+        schedules of one process)."""
         self.crawl = crawl
         self.processor = processor
         self.num_servers = num_servers
@@ -115,8 +124,11 @@ class ScheduleWorker:
         self._clock = clock
         self._sleep = sleep
         self._outboxes = Outboxes(num_servers, ship_every, ship_seconds, ship_bytes)
-        self._pages = PageHandler(processor, analyzer or processor.analyzer,
-                                  LinkEmitter(crawl, link_scores), self._outboxes, clock)
+        self._pages = PageHandler(
+            processing or InlineProcessing(processor, analyzer or processor.analyzer),
+            LinkEmitter(crawl, link_scores), self._outboxes, clock)
+        # downloads handed to the processing, in the order they came (applied in that order)
+        self._in_flight: deque[Handling] = deque()
         # host name -> when it was last requested (crawl-delayed hosts only)
         self._last_request: dict[str, float] = {}
         self._batches = 0
@@ -166,6 +178,7 @@ class ScheduleWorker:
                 self._lanes.cancel(keep_first=False)
                 self._lanes.close()
         rounds.settle_stragglers()
+        self._apply_processed(wait=len(self._in_flight))
         stalls = self._report_to_own_server(stopped)
         self._flush(done=not stopped)
         return WorkerReport(stats.fetched, stats.errors, stats.documents, self._batches,
@@ -225,12 +238,23 @@ class ScheduleWorker:
         result = unpacked(result)
         if not entry.is_robots:
             self.watch.record(origin_of(entry.url), result, blocked=blocked)
-        failed, documents = self._pages.handle(entry, result, self._origin, self._ship_part)
-        self._stats.count_page(entry, failed, documents)
-        now = time.monotonic()
-        if self._outboxes.page_handled(now):
-            self._ship_now()
-            self._outboxes.shipped(now)
+        self._in_flight.append(self._pages.start(entry, result, self._origin))
+        self._apply_processed(wait=len(self._in_flight) - IN_FLIGHT_PAGES)
+
+    def _apply_processed(self, wait: int) -> None:
+        """Put the processed downloads in the outboxes in the order they came: the first
+        ``wait`` of them whether ready or not (waiting), then as long as the next is ready;
+        count each, and ship when due (checked after every page: processing a round takes
+        seconds)."""
+        while self._in_flight and (wait > 0 or self._in_flight[0].ready()):
+            wait -= 1
+            handling = self._in_flight.popleft()
+            failed, documents = self._pages.finish(handling, self._ship_part)
+            self._stats.count_page(handling.entry, failed, documents)
+            now = time.monotonic()
+            if self._outboxes.page_handled(now):
+                self._ship_now()
+                self._outboxes.shipped(now)
 
     def _collect_lanes(self) -> None:
         """Handle the lanes' results. A lane's download time excludes its waits for the

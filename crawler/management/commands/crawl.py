@@ -62,6 +62,9 @@ class Command(BaseCommand):
         parser.add_argument("--fetchers", type=int, default=max(2, settings.NUM_FETCHERS * 4),
                             help="concurrent schedules (threads)")
         parser.add_argument("--queue-servers", type=int, default=settings.NUM_QUEUE_SERVERS)
+        parser.add_argument("--processes", type=int, default=None,
+                            help="worker processes that process the pages (default: one per "
+                                 "core; 1: in the fetcher threads)")
         parser.add_argument("--max-seconds", type=float, default=None)
         parser.add_argument("--restrict", action="store_true",
                             help="stay on the seeds' hosts")
@@ -144,7 +147,8 @@ class Command(BaseCommand):
                                 processor_for(config), num_servers=options["queue_servers"],
                                 fetchers=options["fetchers"], schedule_size=500,
                                 refresh_seconds=settings.INDEX_REFRESH_SECONDS,
-                                recrawl_day_seconds=settings.RECRAWL_DAY_SECONDS)
+                                recrawl_day_seconds=settings.RECRAWL_DAY_SECONDS,
+                                processes=options["processes"])
             self.stdout.write(f"Crawl {crawl.name!r} (timestamp {crawl.timestamp}); Ctrl-C or "
                               "SIGTERM stops it, saved so that it can be resumed.")
             self._crawl_runner = (crawl.pk, runner)  # its url and host log, with progress

@@ -50,7 +50,7 @@ def crawl_events(monkeypatch: pytest.MonkeyPatch, ahead_bytes: int) -> list[tupl
                         for i in range(PAGES))
         worker = ScheduleWorker(CRAWL, CONFIG, PageProcessor(), 1, lambda _s, _b: None,
                                 ship_every=1000, ship_seconds=1000.0)
-        fetch_plain, handle = worker._download_round, worker._pages.handle
+        fetch_plain, start = worker._download_round, worker._pages.start
 
         def fetch_round(round_entries):
             with lock:
@@ -62,10 +62,10 @@ def crawl_events(monkeypatch: pytest.MonkeyPatch, ahead_bytes: int) -> list[tupl
                 events.append(("handle", entry.url.rsplit("/", 1)[1]))
             if entry.url.endswith("/p0"):
                 time.sleep(0.3)  # time for a round downloading ahead to be under way
-            return handle(entry, result, *args)
+            return start(entry, result, *args)
 
         monkeypatch.setattr(worker, "_download_round", fetch_round)
-        monkeypatch.setattr(worker._pages, "handle", handle_page)
+        monkeypatch.setattr(worker._pages, "start", handle_page)
         try:
             worker.run(Schedule("s-1", entries, 0.0, 0.0, ROUND), 0)
         finally:
@@ -102,7 +102,7 @@ def test_long_bodies_wait_deflated_and_are_handled_whole(monkeypatch):
                         for i, p in enumerate(paths))
         worker = ScheduleWorker(CRAWL, CONFIG, PageProcessor(), 1, lambda _s, _b: None,
                                 ship_every=1000, ship_seconds=1000.0)
-        fetch_plain, handle = worker._download_round, worker._pages.handle
+        fetch_plain, start = worker._download_round, worker._pages.start
 
         def fetch_round(round_entries):
             results = fetch_plain(round_entries)
@@ -111,10 +111,10 @@ def test_long_bodies_wait_deflated_and_are_handled_whole(monkeypatch):
 
         def handle_page(entry, result, *args):
             handled[entry.url.rsplit("/", 1)[1]] = result.body
-            return handle(entry, result, *args)
+            return start(entry, result, *args)
 
         monkeypatch.setattr(worker, "_download_round", fetch_round)
-        monkeypatch.setattr(worker._pages, "handle", handle_page)
+        monkeypatch.setattr(worker._pages, "start", handle_page)
         try:
             report = worker.run(Schedule("s-1", entries, 0.0, 0.0, 10), 0)
         finally:

@@ -26,7 +26,7 @@ def entry(path: str) -> ScheduleEntry:
 
 def handler(outboxes: Outboxes) -> PageHandler:
     # robots.txt answers and failed downloads never reach the processor
-    return PageHandler(None, None, None, outboxes, clock=lambda: 0.0)  # type: ignore[arg-type]
+    return PageHandler(None, None, outboxes, clock=lambda: 0.0)  # type: ignore[arg-type]
 
 
 def test_robots_txt_is_not_a_page_fetched() -> None:

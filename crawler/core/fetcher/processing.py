@@ -1,0 +1,210 @@
+"""Page processing as a job: run in the fetcher's thread, or in processes sized to the cores.
+
+Layer: ``crawler.core.fetcher``. Processing a downloaded page (:mod:`crawler.core.process`, then
+its index documents, :mod:`crawler.core.indexing`, encoded as the index stores them) is most of
+a fetcher's CPU, and in one Python process it holds the interpreter lock: a crawl run inside
+one process (``manage.py crawl``, :class:`crawler.core.local_crawl.LocalCrawl`) would use one
+core however many it has. So the page handling (:mod:`.pages`) hands each download to a
+:class:`PageProcessing`:
+
+* :class:`InlineProcessing` processes it at once in the calling thread (the Celery fetchers,
+  which are already one process per core, and machines with one core);
+* :class:`ProcessPool` sends it to one of N worker processes (N = the cores by default), each
+  with its own :class:`~crawler.core.process.PageProcessor` built from the crawl's
+  :class:`~crawler.core.config.PageProcessingConfig`, and answers with a future.
+
+Both take a :class:`PageJob` (the download: plain, picklable facts) and answer a
+:class:`PageOutput` (the page's facts the handling needs, its documents already encoded for the
+wire, and its kept links). The job is the same function either way (:func:`process_job`), so a
+page gives the same documents in a pool as inline. Fetching stays in the fetcher's threads
+(asynchronous downloads); the index writer stays in the queue server.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import threading
+import time
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from indexer.core.ids import DocType
+from indexer.core.text import TextAnalyzer
+
+from ..config import PageProcessingConfig
+from ..indexing import iter_index_documents
+from ..page import FetchedPage, Link, ProcessedPage
+from ..process import PageProcessor
+from ..visits import Outcome, outcome_of
+from ..wire import encoded_document_to_wire
+
+
+@dataclass(frozen=True, slots=True)
+class PageJob:
+    """One download to process: the page as fetched, the redirect hops before it (each
+    ``(source, status, target)``, made location documents) and the text hash of the copy in
+    the index (``previous_hash``, hex; None on a first visit: an unchanged page makes no
+    documents)."""
+
+    url: str
+    body: bytes
+    status: int
+    headers: dict[str, str]
+    fetched_at: float
+    download_time: float = 0.0
+    ip: str = ""
+    redirects: tuple[tuple[str, int, str], ...] = ()
+    previous_hash: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PageLinks:
+    """What :class:`crawler.core.fetcher.emit.LinkEmitter` reads of a processed page to make
+    its discovered urls."""
+
+    url: str
+    links: tuple[Link, ...]
+    fields: dict[str, Any]
+    safe: bool
+    is_sitemap: bool
+
+    @classmethod
+    def of(cls, page: ProcessedPage) -> PageLinks:
+        return cls(page.url, page.links, dict(page.fields), page.safe, page.is_sitemap)
+
+
+@dataclass(frozen=True, slots=True)
+class PageOutput:
+    """A processed download: the page's identity and outcome, its documents (the redirect
+    hops' location documents first, then the page's own and its link documents: ``(url,
+    wire document)``, :func:`crawler.core.wire.encoded_document_to_wire`) and its links."""
+
+    url: str
+    host: str
+    doc_type: DocType
+    text_hash: bytes
+    indexable: bool
+    robot_metas: frozenset[str]
+    fetched_at: float
+    outcome: Outcome
+    documents: tuple[tuple[str, dict[str, Any]], ...]
+    links: PageLinks
+
+
+def process_job(processor: PageProcessor, analyzer: TextAnalyzer, job: PageJob) -> PageOutput:
+    """Process one download (the same work whether inline or in a pool)."""
+    page = processor.process(FetchedPage(
+        url=job.url, body=job.body, status=job.status, headers=job.headers,
+        fetched_at=job.fetched_at, download_time=job.download_time, ip=job.ip))
+    outcome = outcome_of(job.status, False, page.indexable, page.text_hash.hex(),
+                         job.previous_hash)
+    documents: list[tuple[str, dict[str, Any]]] = []
+    if outcome is not Outcome.UNCHANGED:  # an unchanged page costs no re-indexing
+        for source, status, target in job.redirects:
+            hop = processor.process(FetchedPage(url=source, body=b"", status=status,
+                                                headers={"location": target},
+                                                fetched_at=page.fetched_at))
+            documents.extend(_encoded(hop, analyzer))
+        documents.extend(_encoded(page, analyzer))
+    return PageOutput(page.url, page.host, page.doc_type, page.text_hash, page.indexable,
+                      page.robot_metas, page.fetched_at, outcome, tuple(documents),
+                      PageLinks.of(page))
+
+
+def _encoded(page: ProcessedPage, analyzer: TextAnalyzer) -> list[tuple[str, dict[str, Any]]]:
+    return [(doc.url, encoded_document_to_wire(doc))
+            for doc in iter_index_documents(page, analyzer)]
+
+
+class PageProcessing(Protocol):
+    """Where downloads are processed. ``submit`` never raises on page content (the page
+    processor's contract); ``close`` ends the workers."""
+
+    def submit(self, job: PageJob) -> Future[PageOutput]: ...
+
+    def close(self) -> None: ...
+
+
+class InlineProcessing:
+    """Processes each job at once in the calling thread; the future is already done."""
+
+    def __init__(self, processor: PageProcessor, analyzer: TextAnalyzer | None = None) -> None:
+        self.processor = processor
+        self.analyzer = analyzer or processor.analyzer
+
+    def submit(self, job: PageJob) -> Future[PageOutput]:
+        future: Future[PageOutput] = Future()
+        try:
+            future.set_result(process_job(self.processor, self.analyzer, job))
+        except Exception as exc:  # a bug, surfaced where the result is read
+            future.set_exception(exc)
+        return future
+
+    def close(self) -> None:
+        pass
+
+
+# the worker process's processor, built once from the crawl's config by _start_worker
+_worker_processor: PageProcessor | None = None
+PARENT_POLL_SECONDS = 1.0
+
+
+def _start_worker(config: PageProcessingConfig, parent: int) -> None:
+    """A worker process starts: Ctrl-C is the crawl's to handle (its process stops the
+    crawl and then the pool), and the worker exits by itself once ``parent`` is gone, however
+    it went (kill -9 included)."""
+    global _worker_processor
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _worker_processor = PageProcessor(config, TextAnalyzer())
+    threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True,
+                     name="parent-watch").start()
+
+
+def _exit_with_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(PARENT_POLL_SECONDS)
+    os._exit(1)
+
+
+def _run_job(job: PageJob) -> PageOutput:
+    processor = _worker_processor
+    assert processor is not None, "the worker was started without its processor"
+    return process_job(processor, processor.analyzer, job)
+
+
+def default_processes() -> int:
+    """The cores this process may run on (the worker processes a pool gets by default)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+class ProcessPool:
+    """``processes`` worker processes, each with a processor of ``config``. Started with
+    *spawn*: the crawl's process has fetcher threads, and a fork would copy locks they hold.
+    Not restartable after :meth:`close`."""
+
+    def __init__(self, config: PageProcessingConfig, processes: int | None = None) -> None:
+        self.processes = max(1, processes or default_processes())
+        self._executor = ProcessPoolExecutor(
+            self.processes, mp_context=multiprocessing.get_context("spawn"),
+            initializer=_start_worker, initargs=(config, os.getpid()))
+
+    def submit(self, job: PageJob) -> Future[PageOutput]:
+        return self._executor.submit(_run_job, job)
+
+    def close(self) -> None:
+        self._executor.shutdown(wait=True, cancel_futures=True)
+
+
+def page_processing(processor: PageProcessor, processes: int | None) -> PageProcessing:
+    """A pool of ``processes`` workers (None: one per core), or inline processing when that
+    is one or fewer: one core gains nothing from a second process."""
+    count = default_processes() if processes is None else processes
+    if count <= 1:
+        return InlineProcessing(processor)
+    return ProcessPool(processor.config, count)
