@@ -20,24 +20,39 @@ file by a rename, so a new version has a new inode): each partition's MANIFEST
 records the tag it was ordered by, so a new score file re-orders every finished partition once,
 a restarted queue server carries on where it stopped, and an unchanged file costs one ``stat``
 per check.
+
+When a crawl has ended (no writer holds its bundle), :func:`reorder_ended_bundle` re-orders its
+partitions several at a time, each in a worker process (``manage.py crawl``'s last step: every
+core busy, so the crawl is "finished" sooner after its last page); their dictionary re-merges
+still take the dictionary's lock one at a time.
 """
 
 from __future__ import annotations
 
 import logging
+import multiprocessing
 import os
 import time
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 
 from indexer.core.bundle import IndexBundleWriter
+from indexer.core.documents import PartitionDocumentBundle
 from indexer.core.grouping import Importance
+from indexer.core.layout import DOCUMENTS, LOCK
 from indexer.core.link_scores import LinkScores, cached_link_scores, link_score
 from indexer.core.phrases import count_bundle_phrases
-from indexer.core.reorder import ReorderResult, partitions_to_reorder, reorder_partition
+from indexer.core.reorder import (
+    ReorderResult,
+    partitions_to_reorder,
+    reorder_partition,
+    rewrite_partition,
+)
+from indexer.core.storage import FileLock
 from indexer.core.workdir import phrases_path
 
 logger = logging.getLogger(__name__)
@@ -120,3 +135,39 @@ class IndexOrderer:
             out.append(result)
             self._next_check = float("-inf")
         return out
+
+
+def reorder_ended_bundle(bundle: str | os.PathLike[str], scores: str | os.PathLike[str],
+                         processes: int) -> list[ReorderResult]:
+    """Re-order every finished partition of a bundle no writer holds (its crawl has ended) by
+    the score file ``scores``, ``processes`` partitions at a time in worker processes (one at
+    a time in this process when ``processes`` is 1 or there is one partition to do), then
+    rebuild its phrase lexicon, as :meth:`IndexOrderer.run` does. This process holds the
+    bundle's lock meanwhile (``IndexLockedError`` when a writer has it)."""
+    tag = scores_tag(scores)
+    todo = partitions_to_reorder(bundle, tag) if tag is not None else []
+    if processes <= 1 or len(todo) <= 1:
+        return IndexOrderer(bundle, scores).run()
+    lock = FileLock(Path(bundle) / LOCK)
+    try:
+        with ProcessPoolExecutor(min(processes, len(todo)),
+                                 mp_context=multiprocessing.get_context("spawn")) as pool:
+            results = list(pool.map(_reorder_one, [(str(bundle), n, str(scores), str(tag))
+                                                   for n in todo]))
+    finally:
+        lock.release()
+    return results + IndexOrderer(bundle, scores).run()  # what changed meanwhile; phrases
+
+
+def _reorder_one(task: tuple[str, int, str, str]) -> ReorderResult:
+    """One partition's re-order in a worker process (the parent holds the bundle's lock)."""
+    bundle, partition, scores, tag = task
+    loaded = cached_link_scores(Path(scores)).get()
+    if loaded is None:
+        raise ValueError(f"the score file {scores} cannot be read")
+    documents = PartitionDocumentBundle(Path(bundle) / DOCUMENTS)
+    try:
+        return rewrite_partition(Path(bundle), documents, partition, link_importance(loaded),
+                                 tag)
+    finally:
+        documents.close_files()

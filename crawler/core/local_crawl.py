@@ -33,8 +33,8 @@ from .batch import FetcherBatch
 from .crawl import CrawlConfig
 from .fetch import CachingResolver, FetchConfig, Fetcher, hop_fetcher_for
 from .fetcher import ScheduleWorker
-from .fetcher.processing import page_processing
-from .index_order import IndexOrderer
+from .fetcher.processing import default_processes, page_processing
+from .index_order import reorder_ended_bundle
 from .process import PageProcessor
 from .queue_server import QueueServerConfig, QueueServerCore
 
@@ -99,7 +99,8 @@ class LocalCrawl:
         self._resolver = CachingResolver()
         self._fetcher = Fetcher(fetch, resolver=self._resolver)
         self._hop_fetcher = hop_fetcher_for(fetch, self._resolver)
-        self._processing = page_processing(processor, processes)
+        self._processes = default_processes() if processes is None else max(1, processes)
+        self._processing = page_processing(processor, self._processes)
         self._worker_options = {"clock": clock, "processing": self._processing,
                                 **(worker_options or {})}
         for server in self.servers:
@@ -180,15 +181,16 @@ class LocalCrawl:
 
     def order_indexes(self) -> list[ReorderResult]:
         """Re-order every finished index partition not yet ordered by the crawl's newest
-        link scores (after link analysis, before or after :meth:`close`)."""
+        link scores (after link analysis, before or after :meth:`close`; after it, several
+        partitions at a time in ``processes`` worker processes)."""
         out: list[ReorderResult] = []
         for n, server in enumerate(self.servers):
             with self._locks[n]:
                 if server.index.closed:
-                    orderer = IndexOrderer(server.orderer.bundle, server.orderer.scores)
+                    out.extend(reorder_ended_bundle(server.orderer.bundle,
+                                                    server.orderer.scores, self._processes))
                 else:
-                    orderer = server.orderer
-                out.extend(orderer.run())
+                    out.extend(server.orderer.run())
         return out
 
     def _progress(self, elapsed: float, done: bool) -> LocalCrawlProgress:

@@ -161,24 +161,36 @@ class PhraseCounts:
                              self.lengths[keep], info)
 
 
+# distinct (text, language) pairs whose phrase hashes a _Counter remembers: a site's navigation
+# anchors ("index", "modules", "next") repeat on every page, and their phrases never change
+_MEMO_TEXTS = 100_000
+
+
 class _Counter:
-    """Accumulates the phrases of texts, one text at a time, into :class:`PhraseCounts`."""
+    """Accumulates the phrases of texts, one text at a time, into :class:`PhraseCounts`. The
+    phrase hashes of a text are worked out once per (text, language) (up to ``_MEMO_TEXTS``
+    of them at a time): a repeated anchor text costs a lookup, and counts the same."""
 
     def __init__(self, analyzer: TextAnalyzer) -> None:
         self.analyzer = analyzer
         self.done = PhraseCounts()
         self.buffer: list[int] = []
         self.buffer_lengths: list[int] = []
+        self._memo: dict[tuple[str, str], tuple[list[int], list[int]]] = {}
 
     def add(self, text: str, lang: str) -> None:
         if not text:
             return
-        stop = self.analyzer.stop_terms(lang)
-        found = text_phrases(text, lang, self.analyzer, stop)
+        hashed = self._memo.get((text, lang))
+        if hashed is None:
+            found = text_phrases(text, lang, self.analyzer, self.analyzer.stop_terms(lang))
+            hashed = ([phrase_hash(phrase) for phrase in found], [len(p) for p in found])
+            if len(self._memo) >= _MEMO_TEXTS:
+                self._memo.clear()
+            self._memo[(text, lang)] = hashed
         self.done.texts += 1
-        for phrase in found:
-            self.buffer.append(phrase_hash(phrase))
-            self.buffer_lengths.append(len(phrase))
+        self.buffer.extend(hashed[0])
+        self.buffer_lengths.extend(hashed[1])
         if len(self.buffer) >= _COMPACT_AT:
             self.compact()
 

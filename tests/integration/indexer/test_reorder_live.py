@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from crawler.core.index_order import IndexOrderer, scores_tag
+from crawler.core.index_order import IndexOrderer, reorder_ended_bundle, scores_tag
 from indexer.core.bundle import BundleConfig, IndexBundleWriter
 from indexer.core.ids import hash8
 from indexer.core.reader import IndexBundleReader
@@ -181,3 +181,35 @@ def test_orderer_follows_each_new_score_file(tmp_path: Path) -> None:
         assert first_doc_ids(reader, "common", 1) == [hash8(urls[0])]  # partition 0 comes first
         assert reader.doc_map(2).doc_id(0)[:8] == hash8(urls[29])
     assert verify_bundle(bundle).ok
+
+
+def _ended_bundle(work: Path, urls: list[str]) -> Path:
+    bundle = work / "qs0" / "IndexData8"
+    docs = [index_document(Doc(u, ("common", f"w{i}"))) for i, u in enumerate(urls)]
+    with IndexBundleWriter(bundle, BundleConfig(max_partition_docs=10)) as writer:
+        writer.append(docs)
+        writer.close_partition()
+    DictionaryUpdater(bundle).update()  # partitions merged: the re-order re-merges them
+    return bundle
+
+
+def test_an_ended_bundle_is_reordered_in_worker_processes_as_in_one(tmp_path: Path) -> None:
+    urls = [f"https://site.example/{i}" for i in range(40)]
+    relative = [0.0] * 40
+    relative[7], relative[15], relative[38] = 50.0, 80.0, 90.0
+    firsts = {}
+    for processes in (1, 2):
+        work = tmp_path / f"p{processes}"
+        bundle = _ended_bundle(work, urls)
+        scores = work / "linkgraph" / "8" / "scores.npz"
+        _write_scores(scores, urls, relative)
+        done = reorder_ended_bundle(bundle, scores, processes)
+        assert sorted(r.partition for r in done) == [0, 1, 2, 3]
+        assert partitions_to_reorder(bundle, scores_tag(scores)) == []
+        assert reorder_ended_bundle(bundle, scores, processes) == []  # nothing left
+        with IndexBundleReader(bundle) as reader:
+            firsts[processes] = [reader.doc_map(p).doc_id(0)[:8] for p in range(4)]
+            assert first_doc_ids(reader, "w38", 2) == [hash8(urls[38])]
+        assert verify_bundle(bundle).ok
+    assert firsts[1] == firsts[2] == [hash8(urls[7]), hash8(urls[15]), hash8(urls[20]),
+                                      hash8(urls[38])]
