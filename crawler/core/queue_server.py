@@ -101,9 +101,10 @@ class QueueServerConfig:
     crawl: CrawlConfig
     refresh_seconds: float = 10.0       # a fetched page is searchable within about this long
     # A refresh rebuilds the active partition's files, so it costs more as the partition
-    # grows: refreshes are spaced so that they take at most this share of the time, but never
+    # grows: refreshes are spaced so that they take at most this share of the time (their
+    # cost was a fifth of a one-process crawl's main thread at 0.15), but never
     # more than max_refresh_seconds apart (a fetched page is searchable within a minute).
-    refresh_share: float = 0.15
+    refresh_share: float = 0.05
     max_refresh_seconds: float = 40.0
     # a host whose downloads stalled this many schedules is dropped for the rest of the crawl
     # (see crawler.core.fetch.hostwatch)

@@ -86,6 +86,8 @@ class Outboxes:
     def server_of(self, url: str) -> int:
         """The queue server that owns ``url``'s host (the rule of the queue server's own
         ``owns``: the host name as it is, a trailing dot kept)."""
+        if self.num_servers == 1:  # every document and url of a one-server crawl (no parse)
+            return 0
         return shard_of_host((urlsplit(url).hostname or "").lower(), self.num_servers)
 
     def of(self, server: int) -> Outbox:
