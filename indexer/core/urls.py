@@ -15,6 +15,7 @@ See ``docs/architecture.md`` ("indexer/").
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 from collections.abc import Sequence
 from typing import Any
@@ -45,11 +46,13 @@ def is_ip_address(host: str) -> bool:
     return True
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def company_level_domain(host: str) -> str:
     """The seed's CLD of a host name (case, a trailing dot and a port ignored; an IP address,
     bracketed IPv6 included, is its own CLD): ``www.yahoo.co.uk`` -> ``yahoo.co.uk``,
     ``www.yahoo.com`` -> ``yahoo.com``, ``www.abc.com.au`` -> ``com.au`` (only
-    ``2chars.2chars`` keeps three labels)."""
+    ``2chars.2chars`` keeps three labels). Remembered for the last 65,536 hosts asked (the
+    scheduler asks once per discovered url, and a crawl's urls share few hosts)."""
     host = host.strip().lower().rstrip(".")
     if host.startswith("["):
         return host
