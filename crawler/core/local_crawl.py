@@ -100,7 +100,7 @@ class LocalCrawl:
         self._fetcher = Fetcher(fetch, resolver=self._resolver)
         self._hop_fetcher = hop_fetcher_for(fetch, self._resolver)
         self._processes = default_processes() if processes is None else max(1, processes)
-        self._processing = page_processing(processor, self._processes)
+        self._processing = page_processing(processor, self._processes, crawl)
         self._worker_options = {"clock": clock, "processing": self._processing,
                                 **(worker_options or {})}
         for server in self.servers:

@@ -52,6 +52,12 @@ class LinkEmitter:
         self.crawl = crawl
         self._link_scores = link_scores
 
+    @property
+    def portable(self) -> bool:
+        """Does a ``LinkEmitter(self.crawl)`` elsewhere (a page processing worker process,
+        :mod:`.processing`) make the same urls? Not with link scores, nor for a subclass."""
+        return self._link_scores is None and type(self) is LinkEmitter
+
     def discovered(self, page: LinkedPage, entry: ScheduleEntry) -> Iterator[list[Any]]:
         """The discovered-url rows of ``page``, fetched for ``entry``: none past the crawl's
         depth, none the site rules forbid, none pointing back to the page by its location

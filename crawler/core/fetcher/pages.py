@@ -109,7 +109,8 @@ class PageHandler:
             fetched_at=self._clock() if fetched_at is None else fetched_at,
             download_time=result.elapsed, ip=result.ip or "",
             redirects=tuple((hop.source, hop.status, hop.target) for hop in result.redirects),
-            previous_hash=entry.text_hash))
+            previous_hash=entry.text_hash,
+            entry=entry if self._processing.emits_links and self._links.portable else None))
         return handling
 
     def finish(self, handling: Handling, ship: Ship) -> tuple[bool, int]:
@@ -128,7 +129,10 @@ class PageHandler:
         for url, document in page.documents:
             self._put("docs", url, document, ship)
             produced += 1
-        if page.outcome is not Outcome.UNCHANGED:
+        if page.discovered is not None:  # made where the page was processed
+            for row in page.discovered:
+                self._put("discovered", row[0], row, ship)
+        elif page.outcome is not Outcome.UNCHANGED and page.links is not None:
             for row in self._links.discovered(page.links, entry):
                 self._put("discovered", row[0], row, ship)
         if not page.indexable:

@@ -16,7 +16,10 @@ core however many it has. So the page handling (:mod:`.pages`) hands each downlo
 Both take a :class:`PageJob` (the download: plain, picklable facts) and answer a
 :class:`PageOutput` (the page's facts the handling needs, its documents already encoded for the
 wire, and its kept links). The job is the same function either way (:func:`process_job`), so a
-page gives the same documents in a pool as inline. Fetching stays in the fetcher's threads
+page gives the same documents in a pool as inline. A pool given the crawl's
+:class:`~crawler.core.crawl.CrawlConfig` also makes the page's discovered urls
+(:class:`.emit.LinkEmitter`, without link scores) when the job names the schedule entry it
+was fetched for (:attr:`PageJob.entry`). Fetching stays in the fetcher's threads
 (asynchronous downloads); the index writer stays in the queue server.
 """
 
@@ -35,11 +38,14 @@ from indexer.core.ids import DocType
 from indexer.core.text import TextAnalyzer
 
 from ..config import PageProcessingConfig
+from ..crawl import CrawlConfig
 from ..indexing import iter_index_documents
 from ..page import FetchedPage, Link, ProcessedPage
 from ..process import PageProcessor
+from ..scheduler import ScheduleEntry
 from ..visits import Outcome, outcome_of
 from ..wire import encoded_document_to_wire
+from .emit import LinkEmitter
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +64,7 @@ class PageJob:
     ip: str = ""
     redirects: tuple[tuple[str, int, str], ...] = ()
     previous_hash: str | None = None
+    entry: ScheduleEntry | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +87,9 @@ class PageLinks:
 class PageOutput:
     """A processed download: the page's identity and outcome, its documents (the redirect
     hops' location documents first, then the page's own and its link documents: ``(url,
-    wire document)``, :func:`crawler.core.wire.encoded_document_to_wire`) and its links."""
+    wire document)``, :func:`crawler.core.wire.encoded_document_to_wire`) and its links, or
+    its discovered urls' rows (``discovered``, when the job asked for them; then ``links`` is
+    None)."""
 
     url: str
     host: str
@@ -91,11 +100,14 @@ class PageOutput:
     fetched_at: float
     outcome: Outcome
     documents: tuple[tuple[str, dict[str, Any]], ...]
-    links: PageLinks
+    links: PageLinks | None
+    discovered: tuple[list[Any], ...] | None = None
 
 
-def process_job(processor: PageProcessor, analyzer: TextAnalyzer, job: PageJob) -> PageOutput:
-    """Process one download (the same work whether inline or in a pool)."""
+def process_job(processor: PageProcessor, analyzer: TextAnalyzer, job: PageJob,
+                emitter: LinkEmitter | None = None) -> PageOutput:
+    """Process one download (the same work whether inline or in a pool); with ``emitter``
+    and ``job.entry``, make its discovered urls too."""
     page = processor.process(FetchedPage(
         url=job.url, body=job.body, status=job.status, headers=job.headers,
         fetched_at=job.fetched_at, download_time=job.download_time, ip=job.ip))
@@ -109,6 +121,12 @@ def process_job(processor: PageProcessor, analyzer: TextAnalyzer, job: PageJob) 
                                                 fetched_at=page.fetched_at))
             documents.extend(_encoded(hop, analyzer))
         documents.extend(_encoded(page, analyzer))
+    if emitter is not None and job.entry is not None:
+        discovered = () if outcome is Outcome.UNCHANGED else tuple(
+            emitter.discovered(page, job.entry))
+        return PageOutput(page.url, page.host, page.doc_type, page.text_hash, page.indexable,
+                          page.robot_metas, page.fetched_at, outcome, tuple(documents), None,
+                          discovered)
     return PageOutput(page.url, page.host, page.doc_type, page.text_hash, page.indexable,
                       page.robot_metas, page.fetched_at, outcome, tuple(documents),
                       PageLinks.of(page))
@@ -121,7 +139,11 @@ def _encoded(page: ProcessedPage, analyzer: TextAnalyzer) -> list[tuple[str, dic
 
 class PageProcessing(Protocol):
     """Where downloads are processed. ``submit`` never raises on page content (the page
-    processor's contract); ``close`` ends the workers."""
+    processor's contract); ``close`` ends the workers. ``emits_links``: a job that names its
+    entry gets its discovered urls as a :class:`.emit.LinkEmitter` of the crawl without link
+    scores makes them."""
+
+    emits_links: bool
 
     def submit(self, job: PageJob) -> Future[PageOutput]: ...
 
@@ -129,7 +151,10 @@ class PageProcessing(Protocol):
 
 
 class InlineProcessing:
-    """Processes each job at once in the calling thread; the future is already done."""
+    """Processes each job at once in the calling thread; the future is already done. The
+    calling thread makes the discovered urls itself (with its own link scores)."""
+
+    emits_links = False
 
     def __init__(self, processor: PageProcessor, analyzer: TextAnalyzer | None = None) -> None:
         self.processor = processor
@@ -147,18 +172,20 @@ class InlineProcessing:
         pass
 
 
-# the worker process's processor, built once from the crawl's config by _start_worker
+# the worker process's processor and link emitter, built once by _start_worker
 _worker_processor: PageProcessor | None = None
+_worker_emitter: LinkEmitter | None = None
 PARENT_POLL_SECONDS = 1.0
 
 
-def _start_worker(config: PageProcessingConfig, parent: int) -> None:
+def _start_worker(config: PageProcessingConfig, crawl: CrawlConfig | None, parent: int) -> None:
     """A worker process starts: Ctrl-C is the crawl's to handle (its process stops the
     crawl and then the pool), and the worker exits by itself once ``parent`` is gone, however
     it went (kill -9 included)."""
-    global _worker_processor
+    global _worker_processor, _worker_emitter
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _worker_processor = PageProcessor(config, TextAnalyzer())
+    _worker_emitter = None if crawl is None else LinkEmitter(crawl)
     threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True,
                      name="parent-watch").start()
 
@@ -172,7 +199,7 @@ def _exit_with_parent(parent: int) -> None:
 def _run_job(job: PageJob) -> PageOutput:
     processor = _worker_processor
     assert processor is not None, "the worker was started without its processor"
-    return process_job(processor, processor.analyzer, job)
+    return process_job(processor, processor.analyzer, job, _worker_emitter)
 
 
 def default_processes() -> int:
@@ -184,15 +211,18 @@ def default_processes() -> int:
 
 
 class ProcessPool:
-    """``processes`` worker processes, each with a processor of ``config``. Started with
-    *spawn*: the crawl's process has fetcher threads, and a fork would copy locks they hold.
-    Not restartable after :meth:`close`."""
+    """``processes`` worker processes, each with a processor of ``config`` (and, given the
+    ``crawl``, its link emitter: :attr:`emits_links`). Started with *spawn*: the crawl's
+    process has fetcher threads, and a fork would copy locks they hold. Not restartable after
+    :meth:`close`."""
 
-    def __init__(self, config: PageProcessingConfig, processes: int | None = None) -> None:
+    def __init__(self, config: PageProcessingConfig, processes: int | None = None,
+                 crawl: CrawlConfig | None = None) -> None:
         self.processes = max(1, processes or default_processes())
+        self.emits_links = crawl is not None
         self._executor = ProcessPoolExecutor(
             self.processes, mp_context=multiprocessing.get_context("spawn"),
-            initializer=_start_worker, initargs=(config, os.getpid()))
+            initializer=_start_worker, initargs=(config, crawl, os.getpid()))
 
     def submit(self, job: PageJob) -> Future[PageOutput]:
         return self._executor.submit(_run_job, job)
@@ -201,10 +231,12 @@ class ProcessPool:
         self._executor.shutdown(wait=True, cancel_futures=True)
 
 
-def page_processing(processor: PageProcessor, processes: int | None) -> PageProcessing:
-    """A pool of ``processes`` workers (None: one per core), or inline processing when that
-    is one or fewer: one core gains nothing from a second process."""
+def page_processing(processor: PageProcessor, processes: int | None,
+                    crawl: CrawlConfig | None = None) -> PageProcessing:
+    """A pool of ``processes`` workers (None: one per core) that also make the discovered
+    urls of ``crawl`` when given, or inline processing when that is one or fewer: one core
+    gains nothing from a second process."""
     count = default_processes() if processes is None else processes
     if count <= 1:
         return InlineProcessing(processor)
-    return ProcessPool(processor.config, count)
+    return ProcessPool(processor.config, count, crawl)

@@ -11,6 +11,7 @@ from crawler.core.builtin_scrapers import BUILTIN_SCRAPERS
 from crawler.core.config import PageProcessingConfig
 from crawler.core.crawl import CrawlConfig, SeedSpec
 from crawler.core.fetch import FetchConfig
+from crawler.core.fetcher.emit import LinkEmitter
 from crawler.core.fetcher.processing import (
     InlineProcessing,
     PageJob,
@@ -19,6 +20,7 @@ from crawler.core.fetcher.processing import (
 )
 from crawler.core.local_crawl import LocalCrawl
 from crawler.core.process import PageProcessor
+from crawler.core.scheduler import ScheduleEntry
 from crawler.core.visits import Outcome
 from indexer.core.reader import IndexBundleReader
 from tests.fixtures.sites import FixtureServer, normal_site
@@ -58,6 +60,25 @@ def test_a_pool_gives_the_documents_and_links_of_inline_processing():
     assert "https://a.example/page.html" in kinds
     assert {link.url for link in page.links.links} >= {"https://a.example/other.html",
                                                        "https://b.example/x"}
+
+
+def test_a_pool_given_the_crawl_makes_the_discovered_urls_its_fetcher_would():
+    crawl = CrawlConfig(crawl_id=1, timestamp=1700000000, name="t")
+    entry = ScheduleEntry("https://a.example/page.html", 2, 3.0, 0, 0.0, None, 0)
+    job = PageJob(**{**{f: getattr(jobs()[0], f) for f in PageJob.__slots__}, "entry": entry})
+    pool = ProcessPool(PageProcessingConfig(), 2, crawl)
+    try:
+        assert pool.emits_links
+        output = pool.submit(job).result(timeout=60)
+    finally:
+        pool.close()
+    inline = InlineProcessing(PageProcessor()).submit(job).result()
+    assert not InlineProcessing.emits_links and inline.discovered is None
+    expected = tuple(LinkEmitter(crawl).discovered(inline.links, entry))
+    assert output.links is None and output.discovered == expected
+    assert {row[0] for row in expected} >= {"https://a.example/other.html",
+                                            "https://b.example/x"}
+    assert output.documents == inline.documents
 
 
 def test_an_unchanged_page_makes_no_documents():
