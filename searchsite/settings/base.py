@@ -179,7 +179,11 @@ NUM_QUEUE_SERVERS = env.int("NUM_QUEUE_SERVERS", default=1)
 # The queue servers (numbers 0 .. NUM_QUEUE_SERVERS-1) that `manage.py up` runs on this machine,
 # e.g. "1" on the second of two queue-server machines. Empty: all of them.
 QUEUE_SERVERS_HERE = tuple(env.list("QUEUE_SERVERS_HERE", cast=int, default=[]))
-NUM_FETCHERS = env.int("NUM_FETCHERS", default=2)
+# Fetcher processes `manage.py up` starts: one per core this process may use (at least 2), so
+# page processing, most of a fetcher's work, keeps every core busy.
+NUM_FETCHERS = env.int("NUM_FETCHERS", default=max(2, len(os.sched_getaffinity(0))
+                                                   if hasattr(os, "sched_getaffinity")
+                                                   else os.cpu_count() or 2))
 # The secret machines of one engine show each other (shard API header, signed crawl messages).
 # Unset: generated once into var/queue_server_token (0600): right for one machine; several
 # machines must all be given the same value in the environment.
