@@ -16,7 +16,7 @@ from indexer.core.text import guess_language
 from ..config import PageProcessingConfig
 from ..page import Extraction, FetchedPage, ScoredSentence
 from ..scrapers import ScraperSet
-from ..summarizers import Summarizer, TextBlock, indexed_body
+from ..summarizers import SplitBlocks, Summarizer, TextBlock, indexed_body
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,11 +54,12 @@ def summarize_and_index(
     """(summary, body): :func:`summarize_text`, and with whole-page indexing on every sentence
     of ``blocks`` weighted by :func:`~crawler.core.summarizers.indexed_body` (else ``()``: the
     summary is what is indexed)."""
-    summary = summarize_text(blocks, lang, ctx)
     config = ctx.config
     if not config.index_whole_page:
-        return summary, ()
-    return summary, indexed_body(blocks, summary, config.body_weight, config.heading_weight)
+        return summarize_text(blocks, lang, ctx), ()
+    split = SplitBlocks(blocks)  # the summarizer and the body read the same sentences
+    summary = summarize_text(split, lang, ctx)  # type: ignore[arg-type]
+    return summary, indexed_body(split, summary, config.body_weight, config.heading_weight)
 
 
 def plain_language(text: str, url: str, ctx: ProcessorContext, declared: tuple[str, ...] = ()

@@ -33,12 +33,21 @@ def _class(name: str) -> str:
     return f"contains(concat(' ', normalize-space(@class), ' '), ' {name} ')"
 
 
+def _classes(*names: str) -> str:
+    """Predicates: the element's class attribute holds one of the tokens ``names``. A plain
+    ``contains(@class, name)`` first (it holds whenever the token test does), so that the
+    dearer token test runs only on the few elements that pass it."""
+    cheap = " or ".join(f"contains(@class, '{name}')" for name in names)
+    exact = " or ".join(_class(name) for name in names)
+    return f"[{cheap}][{exact}]"
+
+
 # ``descendant::`` steps with a name test (libxml2 tests the name while it walks; ``.//`` or a
 # predicate per element costs several times more), merged in document order.
 FURNITURE = etree.XPath(
     "descendant::nav | descendant::footer | descendant::*[@role='navigation'] | "
-    f"descendant::div[{_class('sphinxsidebar')} or {_class('related')} or {_class('footer')}]"
-    f" | descendant::a[{_class('headerlink')}]")
+    f"descendant::div{_classes('sphinxsidebar', 'related', 'footer')}"
+    f" | descendant::a{_classes('headerlink')}")
 LISTS = ("ul", "ol", "dl", "table")
 _TEXT = etree.XPath("string()")
 LINK_DENSITY = 0.7  # share of a list's characters in anchors above which it is a link list

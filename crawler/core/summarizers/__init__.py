@@ -10,6 +10,7 @@ from __future__ import annotations
 from ..errors import ConfigError
 from .base import (
     Sentence,
+    SplitBlocks,
     Summarizer,
     TextBlock,
     normalize_weights,
@@ -45,6 +46,7 @@ __all__ = [
     "CentroidWeightedSummarizer",
     "GraphSummarizer",
     "Sentence",
+    "SplitBlocks",
     "Summarizer",
     "TextBlock",
     "get_summarizer",

@@ -91,27 +91,60 @@ def _split_text(text: str) -> list[str]:
     return text.split("\x00")
 
 
+class SplitBlocks(tuple):  # type: ignore[type-arg]
+    """Text blocks (a tuple of :class:`TextBlock`) that keep their sentences once
+    :func:`sentence_parts` has cut them: the summarizer and whole-page indexing read the same
+    sentences of a page, cut once."""
+
+    _parts: tuple[list[str], list[str], list[int]] | None = None
+
+    def parts(self) -> tuple[list[str], list[str], list[int]]:
+        """All the sentences' (texts, tags, offsets), cut on the first call (do not modify)."""
+        if self._parts is None:
+            self._parts = _sentence_parts(self, None)
+        return self._parts
+
+
 def sentence_parts(blocks: Sequence[TextBlock], limit: int | None = MAX_SENTENCES
                    ) -> tuple[list[str], list[str], list[int]]:
     """:func:`split_sentences` as three parallel lists: texts, tags and offsets; at most
-    ``limit`` sentences (None: all of them, as whole-page indexing reads them)."""
+    ``limit`` sentences (None: all of them, as whole-page indexing reads them). New lists on
+    every call (:class:`SplitBlocks` cut theirs once)."""
+    if isinstance(blocks, SplitBlocks):
+        texts, tags, offsets = blocks.parts()
+        end = len(texts) if limit is None else limit
+        return texts[:end], tags[:end], offsets[:end]
+    return _sentence_parts(blocks, limit)
+
+
+def _sentence_parts(blocks: Sequence[TextBlock], limit: int | None
+                    ) -> tuple[list[str], list[str], list[int]]:
     texts: list[str] = []
     tags: list[str] = []
     offsets: list[int] = []
+    add_text, add_tag, add_offset = texts.append, tags.append, offsets.append
     for block in blocks:
         text = " ".join(block.text.split())
         if not text:
             continue
         offset = block.offset
         tag = block.tag
-        for part in _split_text(text):
+        parts = _split_text(text)
+        if len(parts) == 1 and len(text) <= MAX_SENTENCE_LEN:  # one sentence (most blocks)
+            add_text(text)
+            add_tag(tag)
+            add_offset(offset)
+            if limit is not None and len(texts) >= limit:
+                return texts, tags, offsets
+            continue
+        for part in parts:
             part = part.strip()
             if not part:
                 continue
             for piece in _cut(part, MAX_SENTENCE_LEN) if len(part) > MAX_SENTENCE_LEN else [part]:
-                texts.append(piece)
-                tags.append(tag)
-                offsets.append(offset)
+                add_text(piece)
+                add_tag(tag)
+                add_offset(offset)
                 offset += len(piece) + 1
                 if limit is not None and len(texts) >= limit:
                     return texts, tags, offsets

@@ -13,13 +13,19 @@ numbers or n-grams are not stemmed. Stop words are kept (phrases need them).
 from __future__ import annotations
 
 import threading
+import unicodedata
 from collections.abc import Iterable, Sequence
+from functools import partial
+from itertools import accumulate, chain, compress
+from operator import not_
 
 import Stemmer
 
 from .langtags import snowball_algorithm
 from .stopwords import stop_words
-from .tokenize import WORD, tokenize_with_kinds
+from .tokenize import PLAIN, SPECIAL, WORD, tokenize_with_kinds
+
+MEMO_MAX = 200_000  # distinct chunks remembered per thread and stemmer
 
 
 class TextAnalyzer:
@@ -57,24 +63,71 @@ class TextAnalyzer:
                 stemmers = self._local.stemmers = {}
             stemmer = stemmers.get(algorithm)
             if stemmer is None:
-                stemmer = stemmers[algorithm] = Stemmer.Stemmer(algorithm)
+                # PyStemmer's own cache costs more than it saves beside the chunk memo
+                stemmer = stemmers[algorithm] = Stemmer.Stemmer(algorithm, 0)
         by_lang[lang] = stemmer
         return stemmer
 
     def terms(self, text: str, lang: str | None) -> list[str]:
-        """The terms of ``text`` in order; a term's index in the list is its word position."""
-        tokens, kinds = tokenize_with_kinds(text)
+        """The terms of ``text`` in order; a term's index in the list is its word position.
+
+        No token spans white space (:mod:`.tokenize`), so the terms of a text are those of its
+        white-space separated chunks, in order; each distinct chunk is tokenised and stemmed
+        once per thread and language (a bounded memo), whatever page or link it recurs in."""
+        if not text:
+            return []
+        chunks = unicodedata.normalize("NFKC", text).split()
+        memo = self._memo(lang)
+        missing = set(chunks).difference(memo)
+        if missing:
+            self._learn(missing, memo, lang)
+        return list(chain.from_iterable(map(memo.__getitem__, chunks)))
+
+    def _memo(self, lang: str | None) -> dict[str, tuple[str, ...]]:
+        """This thread's chunk -> terms memo for ``lang`` (languages with the same stemmer
+        share one), emptied when it holds more than MEMO_MAX chunks."""
+        local = self._local
+        memos: dict[str | None, dict[str, tuple[str, ...]]] | None = getattr(
+            local, "memos", None)
+        if memos is None:
+            memos = local.memos = {}
+            local.by_stemmer = {}
+        memo = memos.get(lang)
+        if memo is None:
+            memo = memos[lang] = local.by_stemmer.setdefault(id(self._stemmer(lang)), {})
+        elif len(memo) > MEMO_MAX:
+            memo.clear()
+        return memo
+
+    def _learn(self, chunks: set[str], memo: dict[str, tuple[str, ...]],
+               lang: str | None) -> None:
+        """Put the terms of each of ``chunks`` (NFKC-normalised, no white space) into ``memo``:
+        :func:`.tokenize.tokenize_with_kinds`, then plain words (not numbers) stemmed. ASCII
+        chunks without the characters canonical forms start from (most of them) are plain
+        words only (:func:`.tokenize.plain_tokens`): they are cut and stemmed together, with
+        C-level maps instead of a Python loop per chunk."""
         stemmer = self._stemmer(lang)
-        if stemmer is None or not tokens:
-            return tokens
-        if kinds.count(WORD) == len(kinds) and not any(map(str.isdigit, tokens)):
-            return stemmer.stemWords(tokens)  # type: ignore[no-any-return]
-        words = [i for i, kind in enumerate(kinds) if kind == WORD and not tokens[i].isdigit()]
-        if words:
-            stems = stemmer.stemWords([tokens[i] for i in words])
-            for i, stem in zip(words, stems, strict=True):
-                tokens[i] = stem
-        return tokens
+        ascii_chunks = [chunk for chunk in chunks if chunk.isascii()]
+        # (white space separates chunks: "\n" is in none of them)
+        lowered = "\n".join(ascii_chunks).lower().split("\n") if ascii_chunks else []
+        special = list(map(SPECIAL.search, lowered))
+        plain = list(map(not_, special))
+        tokens = list(map(PLAIN.findall, compress(lowered, plain)))
+        distinct = set(chain.from_iterable(tokens))
+        words = [token for token in distinct if not token.isdigit()]
+        stems = dict(zip(distinct, distinct, strict=True))
+        if stemmer is not None and words:
+            stems.update(zip(words, stemmer.stemWords(words), strict=True))
+        memo.update(zip(compress(ascii_chunks, plain),
+                        map(tuple, map(partial(map, stems.__getitem__), tokens)), strict=True))
+        rest = chunks.difference(compress(ascii_chunks, plain))
+        for chunk in rest:
+            tokens_, kinds = tokenize_with_kinds(chunk)
+            if stemmer is not None:
+                for i, kind in enumerate(kinds):
+                    if kind == WORD and not tokens_[i].isdigit():
+                        tokens_[i] = stemmer.stemWord(tokens_[i])
+            memo[chunk] = tuple(tokens_)
 
     def stem(self, word: str, lang: str | None) -> str:
         """One lower-cased word stemmed in ``lang`` (no tokenisation)."""
@@ -103,20 +156,27 @@ class TextAnalyzer:
         """Terms of several consecutive text pieces with their word positions.
 
         Returns ``(term -> increasing positions, ends)`` where ``ends[i]`` is the position just
-        after piece ``i`` (so piece ``i`` covers ``ends[i-1] .. ends[i]-1``).
+        after piece ``i`` (so piece ``i`` covers ``ends[i-1] .. ends[i]-1``). The same terms
+        as :meth:`terms` of each piece, looked up for all the pieces at once.
         """
+        normalize = unicodedata.normalize
+        pieces = [normalize("NFKC", text).split() for text in texts]
+        chunks = list(chain.from_iterable(pieces))
+        memo = self._memo(lang)
+        missing = set(chunks).difference(memo)
+        if missing:
+            self._learn(missing, memo, lang)
+        found = list(map(memo.__getitem__, chunks))
+        counted = list(accumulate(map(len, found), initial=start))
+        ends = list(map(counted.__getitem__, accumulate(map(len, pieces))))
         postings: dict[str, list[int]] = {}
-        ends: list[int] = []
-        pos = start
-        for text in texts:
-            for term in self.terms(text, lang):
-                bucket = postings.get(term)
-                if bucket is None:
-                    postings[term] = [pos]
-                else:
-                    bucket.append(pos)
-                pos += 1
-            ends.append(pos)
+        get = postings.get
+        for pos, term in enumerate(chain.from_iterable(found), start):
+            bucket = get(term)
+            if bucket is None:
+                postings[term] = [pos]
+            else:
+                bucket.append(pos)
         return postings, ends
 
 

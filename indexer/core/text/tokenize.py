@@ -106,6 +106,11 @@ NGRAM = 2
 # "'n'" (joined words). Text without them (and without unspaced scripts) is cut by one findall.
 _SPECIAL = re.compile(r"[.,]\w|:/|@|&|'n'|www\.", re.IGNORECASE)
 _PLAIN = re.compile(rf"[{_WORD_CHARS}]+", re.IGNORECASE)
+# For the analyzer's memo (:meth:`.analyzer.TextAnalyzer.terms`): an ASCII text without a
+# match of SPECIAL is cut into plain words, lower case, by PLAIN.findall of its lower case
+# (the first branch of tokenize_with_kinds).
+SPECIAL = _SPECIAL
+PLAIN = _PLAIN
 
 
 def tokenize_with_kinds(text: str) -> tuple[list[str], list[int]]:

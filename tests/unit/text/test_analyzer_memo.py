@@ -1,0 +1,73 @@
+"""The analyzer's chunk memo gives exactly the terms of tokenising and stemming the whole text."""
+
+from __future__ import annotations
+
+import Stemmer
+
+from indexer.core.text import TextAnalyzer
+from indexer.core.text import analyzer as analyzer_module
+from indexer.core.text.langtags import snowball_algorithm
+from indexer.core.text.tokenize import WORD, tokenize_with_kinds
+
+TEXTS = [
+    "The quick brown foxes were running, (jumping) over 3.11 lazy dogs.",
+    "See https://example.com/a?b=c&d=e, mail me@example.org or www.example.net.",
+    "AT&T and rock'n'roll; U.S.A. policies, os.path.join(a, b) and x=1",
+    "Ｆｕｌｌ-width ﬁ ligatures café naïve Straße İstanbul ΣΊΣΥΦΟΣ",
+    "中文分词测试 日本語のテキスト ภาษาไทย mixed with English words 2024",
+    "numbers 1,000,000 and 42 and 3.14.15; a.b.c. e.g. i.e.",
+    "tab\tseparated\nlines\u00a0nbsp\u2003em-space www. www.) end.",
+    "",
+    "   ",
+    "¨ spacing diaeresis and ½ fractions ²",
+]
+
+
+def reference_terms(text: str, lang: str | None) -> list[str]:
+    """The terms as the analyzer made them before the memo: one pass over the whole text."""
+    tokens, kinds = tokenize_with_kinds(text)
+    algorithm = snowball_algorithm(lang)
+    if algorithm is None:
+        return tokens
+    stemmer = Stemmer.Stemmer(algorithm)
+    return [stemmer.stemWord(t) if k == WORD and not t.isdigit() else t
+            for t, k in zip(tokens, kinds, strict=True)]
+
+
+def test_terms_match_whole_text_tokenising() -> None:
+    analyzer = TextAnalyzer()
+    for lang in ("en", "de", "fr", "zh-CN", "ja", None, "xx"):
+        for text in TEXTS:
+            assert analyzer.terms(text, lang) == reference_terms(text, lang), (text, lang)
+            # a second time, from the memo
+            assert analyzer.terms(text, lang) == reference_terms(text, lang), (text, lang)
+
+
+def test_positions_match_terms_of_each_piece() -> None:
+    analyzer = TextAnalyzer()
+    postings, ends = analyzer.positions(iter(TEXTS), "en", start=5)
+    expected: dict[str, list[int]] = {}
+    pos = 5
+    expected_ends = []
+    for text in TEXTS:
+        for term in reference_terms(text, "en"):
+            expected.setdefault(term, []).append(pos)
+            pos += 1
+        expected_ends.append(pos)
+    assert postings == expected
+    assert ends == expected_ends
+
+
+def test_full_memo_is_emptied(monkeypatch) -> None:
+    monkeypatch.setattr(analyzer_module, "MEMO_MAX", 3)
+    analyzer = TextAnalyzer()
+    for _ in range(3):
+        for text in TEXTS:
+            assert analyzer.terms(text, "en") == reference_terms(text, "en")
+    assert len(analyzer._memo("en")) <= 3 + max(len(t.split()) for t in TEXTS)
+
+
+def test_no_stemming() -> None:
+    analyzer = TextAnalyzer(stem=False)
+    for text in TEXTS:
+        assert analyzer.terms(text, "en") == tokenize_with_kinds(text)[0]
