@@ -1,56 +1,68 @@
 #!/usr/bin/env python
-"""Crawl the local web through the engine's real processes and measure it.
+"""Crawl the local web through the engine's real processes, and Scrapy over the same hosts in
+the same run, and compare them.
 
-    .venv/bin/python bench/crawl_bench.py [--fetchers 2] [--tier default|large|both]
-                                          [--max-seconds 2400] [--scrapy-rate 62]
-                                          [--max-links N] [--byte-range N]
+    .venv/bin/python bench/crawl_bench.py [--tier default|large|both] [--fetchers 2]
+                                          [--max-seconds 2400] [--scrapy-rate R]
+                                          [--scrapy-2proc-rate R] [--max-links N]
+                                          [--byte-range N] [--log-level L] [--keep DIR]
 
-Starts the local web (../shared/localweb: setup.sh and start.sh, as root) if it is not up, then,
-in a private temporary directory: an embedded Redis, the queue server (`run_queue_server`) with
-its inbox worker, and a Celery fetcher worker with ``--fetchers`` processes. A crawl of the
-tier's root pages is created and started through the services, as the admin's Start button does,
-and runs until it finishes by itself. Printed, one figure a line:
+For each tier (``--tier both``: the default tier, then the large tier): starts the local web
+(../shared/localweb: setup.sh and start.sh, as root) if it is not up; then, in a private
+temporary directory, an embedded Redis, the queue server (``run_queue_server``) with its inbox
+worker, and a Celery fetcher worker with ``--fetchers`` processes. A crawl of the tier's root
+pages (default tier: its 12 hosts; large tier: those and the large tier's 3), restricted to
+those hosts (the admin's "Restrict to seeds"), is created and started through the services, as
+the admin's Start button does, and runs until it finishes by itself (or ``--max-seconds``).
 
-* pages fetched per second and pages searchable (indexed page documents) per second;
-* peak memory (VmHWM) of each process, and its RSS over the crawl (medians over the second
-  and the last quarter of the crawl: flat memory means the second is not much higher);
-* requests to robots-disallowed urls and crawl-delay gaps shorter than the delay, both read from
-  the local web's nginx log by ../shared/peers/check_access_log.py.
+Then Scrapy (../shared/peers/scrapy_crawl.py: 32 concurrent requests, 8 per host, robots.txt
+and Crawl-delay obeyed; in its own virtual environment, PEERS_VENV, made with pip if missing)
+crawls exactly the same hosts (``--hosts``), twice: as one process, and as two processes at the
+same time with the hosts split between them (about the same number of pages each; the pair's
+pages summed over the span from the first one's start to the last one's end). Each is given
+max(2 x the engine's crawl time, 120 s) to finish and is measured over its own elapsed time.
+``--scrapy-rate`` / ``--scrapy-2proc-rate`` replace that measurement by a fixed rate (pages/s).
 
-Targets: pages indexed per second at least Scrapy's pages fetched and parsed per second at the
-same concurrency, measured in the same run: after each crawl the peers' Scrapy crawl
-(../shared/peers/scrapy_crawl.py, in its own virtual environment) runs over the installed local
-web for ``--scrapy-seconds`` (180, at most the crawl's duration); ``--scrapy-rate`` or
-``--scrapy-seconds 0`` compare with a fixed rate instead (the reference rates measured here on
-2026-11-21: 62 on the default tier, 37 on the large tier). No disallowed request, no short
-crawl-delay gap; with ``--tier both``, memory stays flat: each process's peak on the large tier
-(44,000 pages) at most 20% above its peak on the default tier. A default-tier crawl leaves the
-large tier's hosts out (their roots are linked from the default tier's root pages once the large
-tier is installed); Scrapy's crawl covers every installed host either way.
+Printed, one figure a line (``name: value unit``; with ``--tier both`` names start with the
+tier):
 
-Page Options keep their defaults (whole pages indexed, every link of a page kept, a byte
-range of 4,000,000), as a user's crawl has them; ``--max-links`` and ``--byte-range`` set "maximum
-links to keep per page" and "byte range to download" instead, and the ``options:`` line says
-which were used. The large tier's Rust API reference reaches most of its 32,000 pages only
-through index pages with thousands of links, up to 3 MB long (core/arch/x86_64/index.html):
-with the seed's 50 links a page the crawl ends by itself at 13,000 of the tier's 44,000 pages.
-The figures include ``pages_allowed`` (the tier's pages that robots.txt allows),
-``pages_reachable`` (those that following every link from the roots reaches: a walk of the
-served files with the local web's own link pattern; about 12,000 of the large tier's pages,
-rustdoc's redirect stubs, are linked from nowhere), ``pages_reachable_fetched`` (how many of
-those this crawl requested, from the nginx log) and ``coverage``, the last over the second.
+* the engine: pages fetched, pages searchable (page documents in its index), their rates per
+  second of the crawl; pages robots.txt allows, pages reachable by links from the roots (a walk
+  of the served files with the local web's own link pattern), how many of those the crawl
+  requested (nginx log) and ``coverage``, the last over the second; distinct urls answered 2xx
+  and answers to a url already fetched (nginx log: a redirect from an alias url such as
+  /dev/x.html to a page already fetched is followed and fetched again);
+* memory: each process's peak (VmHWM; a Celery worker's busiest process), ``peak_memory_total``
+  (the peaks of every process, Celery's parents and children and Redis included, summed: an
+  upper bound, since peaks need not coincide and forked pages are counted in each process),
+  and each process's RSS medians over the crawl's second and last quarter;
+* CPU over the crawl (the processes' CPU seconds from the crawl's start to its end):
+  ``cpu_<process>`` seconds, ``cpu_per_page_<process>`` milliseconds per page fetched, and
+  ``cores_used`` (all of it over the crawl's elapsed time);
+* requests to robots-disallowed urls and crawl-delay gaps shorter than the delay, read from the
+  local web's nginx log by ../shared/peers/check_access_log.py;
+* Scrapy's runs (``scrapy_*``, ``scrapy_2proc_*``: hosts, time bound, finished, pages, elapsed,
+  rate, peak memory summed), ``x_scrapy`` (the engine's pages searchable per second over
+  single-process Scrapy's pages per second) and ``x_scrapy_2proc`` (over the pair's), and
+  beside each the same over distinct urls (``x_scrapy_distinct``: Scrapy's dupefilter never
+  fetches a url twice, so this one compares the same pages).
 
-The crawl is restricted to its seed sites (the admin's "Restrict to seeds"), the same scope as
-Scrapy's ``allowed_domains`` in ../shared/peers/scrapy_crawl.py: the manuals' 37,000 links to
-the real web are still indexed as link documents, but their hosts are not queued (each would
-cost a robots.txt request that fails at DNS on this machine, which has no internet).
+Then one ``target:`` line per target: on each tier, ``x_scrapy`` >= 2.0 and ``x_scrapy_2proc``
+>= 1.2 (both with the crawl finished), no request to a disallowed url, no short crawl-delay gap;
+on the large tier, ``peak_memory_total`` <= 2 GiB and coverage >= 0.95; with ``--tier both``,
+flat memory (each process's large-tier peak at most 20% above its default-tier peak).
+
+Page Options keep their defaults (whole pages indexed, every link of a page kept, a byte range
+of 4,000,000), as a user's crawl has them; ``--max-links`` and ``--byte-range`` set "maximum
+links to keep per page" and "byte range to download" instead. The ``options:`` line says which
+options were used. The manuals' 37,000 links to the real web are indexed as link documents but
+their hosts are not queued (each would cost a robots.txt request that fails at DNS here).
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
-import json
 import os
 import signal
 import socket
@@ -65,15 +77,21 @@ import urllib.robotparser
 from pathlib import Path
 from urllib.parse import urlsplit
 
-ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared"
-LOCALWEB = SHARED / "localweb"
-SCRAPY_RATES = {"default": 62.0, "large": 37.0}  # reference, ../shared/localweb/README.md
-PEERS_VENV = Path(os.environ.get("PEERS_VENV", "/tmp/yioopy-whoosh-venv"))
-ACCESS_LOG = Path("/tmp/localweb-eval/access.log")  # where ../shared/localweb/start.sh logs
+import crawl_peers as peers
+from crawl_peers import children, cpu, hwm
+
+ROOT = peers.ROOT
+LOCALWEB = peers.LOCALWEB
+ACCESS_LOG = peers.ACCESS_LOG
 # unique to this run: other benchmarks crawl the same local web with "YioopyBench/0.1", and the
 # nginx log checks must see this crawl's requests only
 USER_AGENT = f"YioopyBench/0.1 (crawl_bench {os.getpid()})"
+GOAL_X_SCRAPY = 2.0
+GOAL_X_SCRAPY_2PROC = 1.2
+GOAL_LARGE_MEMORY_MIB = 2048.0
+GOAL_LARGE_COVERAGE = 0.95
+GOAL_MEMORY_FLAT = 1.2
+STAGES = ("fetchers", "queue-server", "inbox")  # the processes given CPU per page
 
 sys.path.insert(0, str(ROOT))
 
@@ -84,32 +102,6 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
-
-
-def ensure_localweb(tier: str) -> list[str]:
-    sys.path.insert(0, str(LOCALWEB))
-    import sites  # the local web's table of sites
-
-    conf = LOCALWEB / "build" / "nginx.conf"
-    tier_file = LOCALWEB / "build" / "TIER"
-    want_large = tier == "large"
-    have = tier_file.read_text().strip() if tier_file.exists() else ""
-    if not conf.exists() or (want_large and have != "large"):
-        args = ["sh", str(LOCALWEB / "setup.sh")] + (["--large"] if want_large else [])
-        subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
-    subprocess.run(["sh", str(LOCALWEB / "start.sh")], check=True, stdout=subprocess.DEVNULL)
-    tiers = {"default"} | ({"large"} if want_large else set())
-    return [f"https://{s['host']}/" for s in sites.SITES if s["tier"] in tiers]
-
-
-def other_tier_hosts(tier: str) -> list[str]:
-    """Hosts the local web may serve that are not in ``tier`` (the default tier's root pages
-    link the large tier's roots once it is installed): the crawl leaves them out."""
-    import sites
-
-    if tier == "large":
-        return []
-    return [s["host"] for s in sites.SITES if s["tier"] != "default"]
 
 
 class Engine:
@@ -125,7 +117,7 @@ class Engine:
             "DATABASE_URL": f"sqlite:///{directory / 'db.sqlite3'}",
             "REDIS_URL": f"redis://127.0.0.1:{self.redis_port}/0",
             "CRAWLER_ALLOWED_NETWORKS": "127.0.0.0/8",
-            "CRAWLER_CA_BUNDLE": str(LOCALWEB / "build" / "tls" / "cert.pem"),
+            "CRAWLER_CA_BUNDLE": str(peers.CA_BUNDLE),
             "CRAWLER_USER_AGENT": USER_AGENT,
             "NUM_QUEUE_SERVERS": "1", "INDEX_REFRESH_SECONDS": "5",
             "DOWNLOAD_SIZE_INTERVAL": "500", "QUEUE_SERVER_MAX_SCHEDULES": str(fetchers + 1),
@@ -195,6 +187,11 @@ class Engine:
             peaks[name] = max([v for v in values if v is not None], default=0.0)
         return peaks
 
+    def peak_memory_total(self) -> float:
+        """VmHWM (MiB) of every process (Celery's parents and children, Redis), summed."""
+        return sum(hwm(pid) or 0.0 for proc in self.procs.values()
+                   for pid in [proc.pid] + children(proc.pid))
+
     def rss(self) -> dict[str, float]:
         """RSS now (MiB) of each process and, for Celery, of its biggest child."""
         now = {}
@@ -223,51 +220,9 @@ class Engine:
                 proc.wait()
 
 
-def children(pid: int) -> list[int]:
-    try:
-        text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
-    except OSError:
-        return []
-    out = []
-    for child in map(int, text.split()):
-        out += [child, *children(child)]
-    return out
-
-
-def hwm(pid: int, field: str = "VmHWM") -> float | None:
-    """A memory field of /proc/<pid>/status in MiB (VmHWM: peak RSS; VmRSS: RSS now)."""
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith(field + ":"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        return None
-    return None
-
-
-def cpu(pid: int) -> float:
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    # utime, stime, cutime, cstime (fields 14-17 of stat; here after the command name)
-    return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
-
-
-def searchable_pages(index: Path) -> int:
-    from indexer.core.reader import IndexBundleReader
-
-    reader = IndexBundleReader(index)
-    try:
-        return sum(int((reader.doc_map(p.number).member_ids[:, 8] == 0).sum())
-                   for p in reader.partitions)
-    finally:
-        reader.close()
-
-
 def crawl_tier(args: argparse.Namespace, tier: str) -> dict:
-    """Crawl one tier through fresh processes; the figures of that crawl."""
-    seeds = ensure_localweb(tier)
+    """Crawl one tier through fresh processes, then Scrapy over the same hosts: the figures."""
+    seeds = peers.ensure_localweb(tier)
     samples: list[tuple[float, dict[str, float]]] = []  # (seconds into the crawl, RSS)
     with tempfile.TemporaryDirectory(prefix="crawl-bench-") as tmp:
         engine = Engine(Path(tmp), args.fetchers, args.log_level)
@@ -275,7 +230,9 @@ def crawl_tier(args: argparse.Namespace, tier: str) -> dict:
             engine.boot()
             time.sleep(3)
             since = time.time()
-            engine.start_crawl(seeds, other_tier_hosts(tier), args.max_links, args.byte_range)
+            cpu_before = engine.cpu_seconds()  # the processes' start-up is left out
+            engine.start_crawl(seeds, peers.other_tier_hosts(tier), args.max_links,
+                               args.byte_range)
             started = time.monotonic()
             row: dict = {}
             while time.monotonic() - started < args.max_seconds:
@@ -285,8 +242,9 @@ def crawl_tier(args: argparse.Namespace, tier: str) -> dict:
                     break
                 time.sleep(1)
             elapsed = time.monotonic() - started
-            memory = engine.peak_memory()
-            cpu_used = engine.cpu_seconds()
+            memory, memory_total = engine.peak_memory(), engine.peak_memory_total()
+            cpu_used = {name: seconds - cpu_before.get(name, 0.0)
+                        for name, seconds in engine.cpu_seconds().items()}
             finished = row.get("status") == "stopped"
         finally:
             engine.stop()
@@ -296,20 +254,28 @@ def crawl_tier(args: argparse.Namespace, tier: str) -> dict:
                     (args.keep / f"{tier}-{log_file.name}").write_bytes(log_file.read_bytes())
         until = time.time()
         index = Path(tmp) / "var" / "work" / "qs0" / f"IndexData{row.get('timestamp')}"
-        pages = searchable_pages(index) if index.exists() else 0
-        check = subprocess.run(
-            [sys.executable, str(SHARED / "peers" / "check_access_log.py"), "--since",
-             str(since), "--until", str(until), "--ua", USER_AGENT],
-            capture_output=True, text=True, check=True)
-        log = json.loads(check.stdout)
-    scrapy = None
-    if args.scrapy_seconds > 0 and args.scrapy_rate is None:
-        summary = scrapy_rate(min(args.scrapy_seconds, elapsed))
-        scrapy = summary.get("pages_per_s") if summary else None
-    return {"tier": tier, "row": row, "elapsed": elapsed, "memory": memory, "cpu": cpu_used,
-            "scrapy": scrapy,
-            "finished": finished, "pages": pages, "log": log, "samples": samples,
-            "coverage": tier_coverage(tier, since, until)}
+        pages = peers.searchable_pages(index) if index.exists() else 0
+    return {"tier": tier, "row": row, "elapsed": elapsed, "memory": memory,
+            "fetches": peers.successful_fetches(since, until, USER_AGENT),
+            "memory_total": memory_total, "cpu": cpu_used, "finished": finished,
+            "pages": pages, "log": peers.access_log_check(since, until, USER_AGENT),
+            "samples": samples, "coverage": tier_coverage(tier, since, until),
+            **scrapy_runs(args, tier, elapsed)}
+
+
+def scrapy_runs(args: argparse.Namespace, tier: str, engine_seconds: float) -> dict:
+    """Scrapy over exactly the tier's hosts, as one process and as two at the same time (the
+    hosts split by pages), each bounded by ``peers.scrapy_time_bound``; a run is skipped
+    (None) when its rate is given by ``--scrapy-rate`` / ``--scrapy-2proc-rate``."""
+    hosts = peers.tier_hosts(tier)
+    bound = peers.scrapy_time_bound(engine_seconds)
+    single = pair = None
+    if args.scrapy_rate is None:
+        single = peers.scrapy_crawls([hosts], bound)
+    if args.scrapy_2proc_rate is None:
+        weights = {host: peers.host_pages(host) for host in hosts}
+        pair = peers.scrapy_crawls(peers.split_hosts(hosts, weights, 2), bound)
+    return {"scrapy": single, "scrapy_2proc": pair}
 
 
 def rss_growth(samples: list[tuple[float, dict[str, float]]]) -> dict[str, tuple[float, float]]:
@@ -400,43 +366,13 @@ def tier_coverage(tier: str, since: float, until: float) -> tuple[int, int, int]
     return allowed, len(reachable), len(reachable & requested_pages(since, until))
 
 
-def scrapy_rate(seconds: float) -> dict | None:
-    """The peers' Scrapy crawl (../shared/peers/scrapy_crawl.py: 32 concurrent requests, 8 per
-    host, robots obeyed, breadth first) of the installed local web for ``seconds``, in the
-    peers' own virtual environment, right after ours: its summary (``pages_per_s``, ...), or
-    None when Scrapy cannot be installed here."""
-    import venv
-
-    python = PEERS_VENV / "bin" / "python"
-    try:
-        if not python.exists():
-            venv.create(PEERS_VENV, with_pip=True)
-        if subprocess.run([str(python), "-c", "import scrapy"], capture_output=True).returncode:
-            subprocess.run([str(python), "-m", "pip", "install", "-q", "scrapy"], check=True)
-        with tempfile.TemporaryDirectory(prefix="crawl-bench-scrapy-") as tmp:
-            out = Path(tmp) / "crawl.jsonl"
-            subprocess.run([str(python), str(SHARED / "peers" / "scrapy_crawl.py"), "--out",
-                            str(out), "--max-pages", "1000000", "--max-seconds",
-                            str(int(seconds)), "--log-level", "WARNING"],
-                           check=True, capture_output=True, timeout=seconds + 300)
-            return json.loads(Path(f"{out}.summary.json").read_text())
-    except (OSError, subprocess.SubprocessError, ValueError) as exc:
-        print(f"scrapy_run: 0 runs ({type(exc).__name__}: {exc})")
-        return None
-
-
-def report(args: argparse.Namespace, run: dict, prefix: str) -> list[str]:
-    """Print one crawl's figures (names prefixed); its target lines, to print at the end."""
-    row, log, elapsed, tier = run["row"], run["log"], run["elapsed"], run["tier"]
+def report_engine(args: argparse.Namespace, run: dict, prefix: str) -> None:
+    """Print the engine crawl's figures, one a line, names prefixed with ``prefix``."""
+    row, log, elapsed = run["row"], run["log"], run["elapsed"]
     fetched = int(row.get("pages_fetched", 0))
-    short_gaps = sum(h["gaps_below_delay"] for h in log["crawl_delay"].values())
-    index_rate = run["pages"] / elapsed
-    scrapy, scrapy_source = run["scrapy"], "Scrapy in this run"
-    if args.scrapy_rate is not None or scrapy is None:
-        scrapy = args.scrapy_rate or SCRAPY_RATES[tier]
-        scrapy_source = "Scrapy's reference rate"
-    print(f"{prefix}tier: {tier}")
-    print(f"{prefix}fetcher_processes: {args.fetchers}")
+    print(f"{prefix}tier: {run['tier']}")
+    print(f"{prefix}hosts: {len(peers.tier_hosts(run['tier']))} hosts")
+    print(f"{prefix}fetcher_processes: {args.fetchers} processes")
     print(f"{prefix}crawl_finished: {int(run['finished'])} bool")
     print(f"{prefix}elapsed: {elapsed:.1f} s")
     print(f"{prefix}pages_fetched: {fetched} pages")
@@ -447,45 +383,139 @@ def report(args: argparse.Namespace, run: dict, prefix: str) -> list[str]:
         print(f"{prefix}pages_reachable: {reachable} pages")
         print(f"{prefix}pages_reachable_fetched: {reached} pages")
         print(f"{prefix}coverage: {reached / max(reachable, 1):.3f} fetched/reachable")
+    responses, distinct = run["fetches"]
+    print(f"{prefix}pages_distinct_fetched: {distinct} pages (distinct urls answered 2xx)")
+    print(f"{prefix}pages_fetched_again: {responses - distinct} pages (2xx answers to a url "
+          "already fetched)")
     print(f"{prefix}documents_indexed: {row.get('documents_indexed', 0)} documents")
     print(f"{prefix}fetch_rate: {fetched / elapsed:.1f} pages/s")
-    print(f"{prefix}searchable_rate: {index_rate:.1f} pages/s")
+    print(f"{prefix}searchable_rate: {run['pages'] / elapsed:.1f} pages/s")
     for name, mib in sorted(run["memory"].items()):
         print(f"{prefix}peak_memory_{name.replace('-', '_')}: {mib:.0f} MiB")
+    print(f"{prefix}peak_memory_total: {run['memory_total']:.0f} MiB")
     for name, (early, late) in sorted(rss_growth(run["samples"]).items()):
         key = name.replace("-", "_")
         print(f"{prefix}rss_second_quarter_{key}: {early:.0f} MiB")
         print(f"{prefix}rss_last_quarter_{key}: {late:.0f} MiB")
     for name, seconds in sorted(run["cpu"].items()):
         print(f"{prefix}cpu_{name.replace('-', '_')}: {seconds:.1f} s")
+    for name in STAGES:
+        per_page = 1000 * run["cpu"].get(name, 0.0) / max(fetched, 1)
+        print(f"{prefix}cpu_per_page_{name.replace('-', '_')}: {per_page:.1f} ms/page")
+    print(f"{prefix}cores_used: {sum(run['cpu'].values()) / elapsed:.2f} cores")
     print(f"{prefix}server_requests: {log['requests']} requests")
     print(f"{prefix}disallowed_requests: {log['robots_violations']} requests")
-    print(f"{prefix}short_crawl_delay_gaps: {short_gaps} gaps")
-    print(f"{prefix}scrapy_rate: {scrapy:.1f} pages/s ({scrapy_source})")
-    met = index_rate >= scrapy and run["finished"]
-    return [
-        f"target: {tier} tier pages indexed per second {index_rate:.1f} (goal >= {scrapy:.1f}, "
-        f"{scrapy_source}) {'met' if met else 'NOT met'}",
-        f"target: {tier} tier requests to disallowed urls {log['robots_violations']} (goal 0) "
-        f"{'met' if log['robots_violations'] == 0 else 'NOT met'}",
-        f"target: {tier} tier crawl-delay gaps shorter than the delay {short_gaps} (goal 0) "
-        f"{'met' if short_gaps == 0 else 'NOT met'}",
-    ]
+    print(f"{prefix}short_crawl_delay_gaps: {peers.short_gaps(log)} gaps")
 
 
-def main() -> int:
+def scrapy_rate(run: dict, key: str, fixed: float | None) -> tuple[float | None, str]:
+    """(Scrapy's pages per second for the run ``key``, ``scrapy`` or ``scrapy_2proc``, or the
+    ``fixed`` rate given instead; where it comes from). None when Scrapy did not run."""
+    measured: peers.ScrapyRun | None = run[key]
+    if measured is None:
+        return fixed, "fixed rate given"
+    if measured.ok and measured.rate > 0:
+        return measured.rate, "Scrapy in this run"
+    return None, "Scrapy did not run"
+
+
+def report_scrapy(args: argparse.Namespace, run: dict, prefix: str) -> dict[str, tuple]:
+    """Print Scrapy's figures and the ratios to it; the ratios by name (``x_scrapy``,
+    ``x_scrapy_2proc``): (the engine's pages searchable per second over Scrapy's pages per
+    second or None when Scrapy did not run, where Scrapy's rate comes from)."""
+    ratios: dict[str, tuple] = {}
+    for key, fixed in (("scrapy", args.scrapy_rate), ("scrapy_2proc", args.scrapy_2proc_rate)):
+        if run[key] is not None:
+            peers.print_scrapy(prefix, key, run[key])
+        else:
+            print(f"{prefix}{key}_rate: {fixed:.1f} pages/s (fixed, given)")
+        rate, source = scrapy_rate(run, key, fixed)
+        ratio = run["pages"] / run["elapsed"] / rate if rate else None
+        ratios[f"x_{key}"] = (ratio, source)
+        shown = f"{ratio:.2f}" if ratio is not None else "n/a"
+        print(f"{prefix}x_{key}: {shown} ratio (engine pages searchable/s over {key}'s "
+              f"pages/s; {source})")
+        if rate:  # the same over distinct urls: no page counted twice
+            distinct = run["fetches"][1] / run["elapsed"] / rate
+            print(f"{prefix}x_{key}_distinct: {distinct:.2f} ratio (engine distinct urls "
+                  f"fetched/s over {key}'s pages/s)")
+    return ratios
+
+
+def tier_targets(run: dict, ratios: dict[str, tuple]) -> list[str]:
+    """The target lines of one tier's crawl."""
+    tier, log = run["tier"], run["log"]
+    lines = []
+    for name, goal in (("x_scrapy", GOAL_X_SCRAPY), ("x_scrapy_2proc", GOAL_X_SCRAPY_2PROC)):
+        ratio, source = ratios[name]
+        met = ratio is not None and ratio >= goal and run["finished"]
+        value = f"{ratio:.2f}" if ratio is not None else "n/a"
+        lines.append(peers.target_line(f"{tier} tier {name}", value,
+                                       f">= {goal:.1f}, {source}", met))
+    violations, gaps = log["robots_violations"], peers.short_gaps(log)
+    lines.append(peers.target_line(f"{tier} tier requests to disallowed urls", str(violations),
+                                   "0", violations == 0))
+    lines.append(peers.target_line(f"{tier} tier crawl-delay gaps shorter than the delay",
+                                   str(gaps), "0", gaps == 0))
+    if tier == "large":
+        total = run["memory_total"]
+        lines.append(peers.target_line("large tier peak memory of all processes together",
+                                       f"{total:.0f} MiB", f"<= {GOAL_LARGE_MEMORY_MIB:.0f} MiB",
+                                       total <= GOAL_LARGE_MEMORY_MIB))
+        coverage = (run["coverage"][2] / max(run["coverage"][1], 1)
+                    if run["coverage"] is not None else None)
+        lines.append(peers.target_line(
+            "large tier coverage of reachable pages",
+            f"{coverage:.3f}" if coverage is not None else "n/a",
+            f">= {GOAL_LARGE_COVERAGE:.2f}",
+            coverage is not None and coverage >= GOAL_LARGE_COVERAGE))
+    return lines
+
+
+def memory_flat_target(runs: dict[str, dict]) -> str:
+    """Print each process's peak memory ratio, large tier over default tier; the target line
+    (at most GOAL_MEMORY_FLAT for every process but Redis, and the large crawl finished)."""
+    base, large = runs["default"]["memory"], runs["large"]["memory"]
+    ratios = {name: large[name] / base[name] for name in large
+              if name != "redis" and base.get(name)}
+    for name, ratio in sorted(ratios.items()):
+        print(f"memory_ratio_{name.replace('-', '_')}: {ratio:.2f} large/default")
+    worst = max(ratios.values(), default=float("inf"))
+    return peers.target_line("peak memory per process, large tier over default tier",
+                             f"{worst:.2f}", f"<= {GOAL_MEMORY_FLAT:.2f}",
+                             worst <= GOAL_MEMORY_FLAT and runs["large"]["finished"])
+
+
+def options_line(args: argparse.Namespace, given: set[str]) -> str:
+    """``options: ...``: every option's value, and whether each is its default."""
+    shown = {
+        "tier": args.tier, "fetchers": args.fetchers, "max_seconds": args.max_seconds,
+        "scrapy_rate": args.scrapy_rate if args.scrapy_rate is not None else "measured",
+        "scrapy_2proc_rate": (args.scrapy_2proc_rate if args.scrapy_2proc_rate is not None
+                              else "measured"),
+        "max_links_to_extract": args.max_links if args.max_links is not None
+        else "page-options-default",
+        "byte_range": args.byte_range if args.byte_range is not None
+        else "page-options-default",
+    }
+    text = " ".join(f"{name}={value}" for name, value in shown.items())
+    return f"options: {text} ({'all defaults' if not given else 'given: ' + ','.join(sorted(given))})"
+
+
+def parse_args() -> tuple[argparse.Namespace, set[str]]:
+    """The command line, and the names of the options given on it (not left to default)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--fetchers", type=int, default=2, help="fetcher processes")
     parser.add_argument("--tier", choices=["default", "large", "both"], default="default",
-                        help="both: the default tier, then the large tier, and the memory "
+                        help="both: the default tier, then the large tier, and the flat memory "
                              "target (large-tier peaks at most 20%% above the default's)")
     parser.add_argument("--max-seconds", type=float, default=2400, help="per crawl")
     parser.add_argument("--scrapy-rate", type=float, default=None,
-                        help="compare with this rate instead of a Scrapy crawl in this run")
-    parser.add_argument("--scrapy-seconds", type=float, default=180,
-                        help="after each crawl, Scrapy crawls the installed local web for this "
-                             "long (at most the crawl's own duration) and its pages per second "
-                             "are the goal; 0: use the reference rates measured on 2026-11-21")
+                        help="compare with this rate (pages/s) instead of single-process "
+                             "Scrapy crawling the same hosts in this run")
+    parser.add_argument("--scrapy-2proc-rate", type=float, default=None,
+                        help="compare with this rate (pages/s) instead of two Scrapy processes "
+                             "crawling the same hosts in this run")
     parser.add_argument("--log-level", default="WARNING", help="of the engine's processes")
     parser.add_argument("--max-links", type=int, default=None,
                         help="Page Options 'maximum links to keep per page' for the crawls "
@@ -497,27 +527,25 @@ def main() -> int:
     parser.add_argument("--keep", type=Path, default=None,
                         help="copy the processes' logs into this folder")
     args = parser.parse_args()
+    if (args.scrapy_rate is not None or args.scrapy_2proc_rate is not None) and \
+            args.tier == "both":
+        parser.error("--scrapy-rate and --scrapy-2proc-rate apply to one tier")
+    given = {name for name, value in vars(args).items() if value != parser.get_default(name)}
+    return args, given
+
+
+def main() -> int:
+    args, given = parse_args()
     tiers = ["default", "large"] if args.tier == "both" else [args.tier]
-    if args.scrapy_rate is not None and len(tiers) > 1:
-        parser.error("--scrapy-rate applies to one tier")
-    overrides = [f"{name}={value}" for name, value in (
-        ("max_links_to_extract", args.max_links), ("byte_range", args.byte_range))
-        if value is not None]
-    print(f"options: {' '.join(overrides) or 'defaults'}")
+    print(options_line(args, given), flush=True)
     runs = {tier: crawl_tier(args, tier) for tier in tiers}
     targets: list[str] = []
     for tier, run in runs.items():
-        targets += report(args, run, f"{tier}_" if len(runs) > 1 else "")
+        prefix = f"{tier}_" if len(runs) > 1 else ""
+        report_engine(args, run, prefix)
+        targets += tier_targets(run, report_scrapy(args, run, prefix))
     if len(runs) == 2:
-        base, large = runs["default"]["memory"], runs["large"]["memory"]
-        ratios = {name: large[name] / base[name] for name in large
-                  if name != "redis" and base.get(name)}
-        for name, ratio in sorted(ratios.items()):
-            print(f"memory_ratio_{name.replace('-', '_')}: {ratio:.2f} large/default")
-        worst = max(ratios.values(), default=float("inf"))
-        flat = worst <= 1.2 and runs["large"]["finished"]
-        targets.append(f"target: peak memory per process, large tier over default tier "
-                       f"{worst:.2f} (goal <= 1.20) {'met' if flat else 'NOT met'}")
+        targets.append(memory_flat_target(runs))
     for line in targets:
         print(line)
     return 0
