@@ -15,8 +15,10 @@ index is measured, not the processor. Other sources: ``--jsonl FILE`` (one
 
 Each run builds a fresh bundle in a temporary folder: ``append`` in batches of 400 (one
 fetcher shipment each; one partition), then ``close`` = ``close_partition()`` + the dictionary updater's merge. Figures are
-medians over ``--runs`` runs (default 3). Output: one ``name: value unit`` line per figure, then
-one ``target: ...`` line per target of issue 3.
+medians over ``--runs`` runs (default 3). Output: one ``name: value unit`` line per figure, tantivy's rate
+on the same pages (title + indexed text, ``tantivy_docs_per_s`` and our rate over it,
+``x_tantivy``; see :func:`tantivy_rate`), then one ``target: ...`` line per target (issue 3;
+append+close: issue 31).
 """
 
 from __future__ import annotations
@@ -48,12 +50,15 @@ SUMMARY_CHARS = 2000
 # a fetcher ships what it has every SEEN_URLS_BEFORE_UPDATE_SCHEDULER pages, "usually every four
 # to five hundred urls" (seed 000): one append (one durable commit) per shipment
 BATCH = 400
+GOAL_DOCS_PER_S = 1700  # issue 31: append+close on whole pages
 
 
-def processed_docs(limit: int | None, whole_page: bool) -> list[IndexDocument]:
+def processed_docs(limit: int | None, whole_page: bool,
+                   texts: list[tuple[str, str, str]] | None = None) -> list[IndexDocument]:
     """Page documents of the default tier's pages as the engine's page processor makes them
     (Page Options' defaults; ``whole_page`` False: the "Summary only" profile), read from disk:
-    what a crawl would index, minus the link documents."""
+    what a crawl would index, minus the link documents. ``texts`` (optional) receives each
+    indexed page's (url, title, indexed text), what tantivy is given (:func:`tantivy_rate`)."""
     from crawler.core.config import PageProcessingConfig
     from crawler.core.crawl import CrawlTimeOptions
     from crawler.core.indexing import to_index_documents
@@ -78,6 +83,8 @@ def processed_docs(limit: int | None, whole_page: bool) -> list[IndexDocument]:
                                                  fetched_at=1_700_000_000.0))
             if page.indexable and page.length:  # the cached page is the same in both profiles
                 docs.append(to_index_documents(replace(page, links=(), cached_page=None))[0])
+                if texts is not None:
+                    texts.append((page.url, page.title, page.body or page.description))
             if limit and len(docs) >= limit:
                 return docs
     return docs
@@ -152,6 +159,52 @@ def build_docs(pages: Iterator[tuple[str, str, str]], limit: int | None
         if limit and len(docs) >= limit:
             break
     return docs, analyser
+
+
+TANTIVY_SCRIPT = r"""
+import json, statistics, sys, tempfile, time
+import tantivy
+docs = [json.loads(line) for line in open(sys.argv[1], encoding="utf-8")]
+rates = []
+for _ in range(int(sys.argv[2])):
+    with tempfile.TemporaryDirectory(prefix="tantivy_bench_") as path:
+        sb = tantivy.SchemaBuilder()
+        sb.add_text_field("url", stored=True, tokenizer_name="raw")
+        sb.add_text_field("title")
+        sb.add_text_field("body")
+        index = tantivy.Index(sb.build(), path=path)
+        t0 = time.perf_counter()
+        writer = index.writer(heap_size=256 * 2**20, num_threads=1)
+        for d in docs:
+            writer.add_document(tantivy.Document(url=d["url"], title=d["title"],
+                                                 body=d["text"]))
+        writer.commit()
+        writer.wait_merging_threads()
+        rates.append(len(docs) / (time.perf_counter() - t0))
+print(json.dumps({"docs_per_s": statistics.median(rates), "runs": rates}))
+"""
+
+
+def tantivy_rate(texts: list[tuple[str, str, str]], runs: int) -> float | None:
+    """tantivy's append+commit rate (docs/s, median of ``runs``; single-threaded writer) on
+    ``texts`` (url, title, text), run in the peers' venv (``PEERS_VENV``, default
+    ``/tmp/yioopy-whoosh-venv``, with ``pip install tantivy``) in a subprocess, the documents
+    passed as a JSONL temporary file; None when that venv or tantivy is missing."""
+    import subprocess
+
+    python = Path(os.environ.get("PEERS_VENV", "/tmp/yioopy-whoosh-venv")) / "bin" / "python"
+    if not python.exists() or not texts:
+        return None
+    with tempfile.NamedTemporaryFile("w", suffix=".jsonl", encoding="utf-8") as handle:
+        for url, title, text in texts:
+            handle.write(json.dumps({"url": url, "title": title, "text": text}) + "\n")
+        handle.flush()
+        done = subprocess.run([str(python), "-c", TANTIVY_SCRIPT, handle.name, str(runs)],
+                              capture_output=True, text=True, check=False)
+    if done.returncode:
+        print(f"tantivy: not run ({done.stderr.strip().splitlines()[-1:]})")
+        return None
+    return float(json.loads(done.stdout)["docs_per_s"])
 
 
 def dir_size(path: Path, pattern: str = "*") -> int:
@@ -265,15 +318,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args(argv)
     profiles: dict[str, list[IndexDocument]] = {}
+    texts: list[tuple[str, str, str]] = []  # what tantivy indexes: (url, title, text)
     if args.jsonl or args.html:
         pages = jsonl_pages(args.jsonl) if args.jsonl else html_pages(args.html)
         source = f"jsonl:{os.path.basename(args.jsonl)}" if args.jsonl else "html folder"
         docs, analyser = build_docs(pages, args.limit)
         profiles[""] = docs
+        texts.extend((d.url, d.summary["title"], d.summary["description"]) for d in docs)
     else:
         source = "localweb default tier (from disk), through the page processor"
         analyser = "indexer.core.text (crawler.core.process)"
-        profiles[""] = processed_docs(args.limit, whole_page=True)
+        profiles[""] = processed_docs(args.limit, whole_page=True, texts=texts)
         profiles["summary_only_"] = processed_docs(args.limit, whole_page=False)
     if not profiles[""]:
         print("no documents found: is the local web installed? (see ../shared/localweb)")
@@ -299,8 +354,13 @@ def main(argv: list[str] | None = None) -> int:
               "(append+close time per document)")
     m = results[""]
     both, bpp, dec = m["both"], m["bytes_per_position"], m["decode_ms"]
-    print(f"target: append+close {both:.0f} docs/s (goal >= 2000) "
-          f"{'met' if both >= 2000 else 'NOT met'}")
+    tantivy = tantivy_rate(texts, args.runs)
+    if tantivy is not None:
+        print(f"tantivy_docs_per_s: {tantivy:.0f} docs/s (title + indexed text, one writer "
+              "thread, add_document + commit)")
+        print(f"x_tantivy: {both / tantivy:.2f}")
+    print(f"target: append+close {both:.0f} docs/s (goal >= {GOAL_DOCS_PER_S}) "
+          f"{'met' if both >= GOAL_DOCS_PER_S else 'NOT met'}")
     print(f"target: bytes per position {bpp:.3f} (goal <= 1.5) "
           f"{'met' if bpp <= 1.5 else 'NOT met'}")
     print(f"target: decode 200 postings with positions {dec:.3f} ms (goal < 1) "

@@ -136,7 +136,7 @@ def pack_psl(nregions: npt.NDArray[np.int64], nrows: npt.NDArray[np.int64],
     n = nregions.size
     if n == 0:
         return b"", np.zeros(0, dtype=np.int64)
-    if int(nrows.max()) >= 128:  # a two-byte row count: the record codec's general path
+    if int(nrows.max()) >= 1 << 28:  # a row count of over four varint bytes: the general path
         records = []
         start = 0
         for e in range(n):
@@ -145,6 +145,9 @@ def pack_psl(nregions: npt.NDArray[np.int64], nrows: npt.NDArray[np.int64],
             start += int(nrows[e])
             records.append(PSL_TOOL.pack((int(nregions[e]),), rows))
         return b"".join(records), np.cumsum([len(r) for r in records])
+    # the row count's varint: 7 bits a byte, low bits first, the high bit set on all but the
+    # last (whole pages have hundreds of regions: two bytes)
+    head = 1 + (nrows >= 1 << 7) + (nrows >= 1 << 14) + (nrows >= 1 << 21)
     nints = nrows + 1
     istart = np.cumsum(nints) - nints
     ints = np.empty(int(nints.sum()), dtype=np.int64)
@@ -159,15 +162,18 @@ def pack_psl(nregions: npt.NDArray[np.int64], nrows: npt.NDArray[np.int64],
     plen = (2 * nints + 7) // 8
     step = sizes + 8 * is_row  # bytes each INT takes with the score that follows it
     step_cum = np.cumsum(step) - step
-    length = 1 + plen + np.add.reduceat(step, istart)
+    length = head + plen + np.add.reduceat(step, istart)
     rec_start = np.cumsum(length) - length
     total = int(length.sum())
     out = np.zeros(total, dtype=np.uint8)
-    out[rec_start] = nrows
-    pre = np.bincount(rec_start[entry] + 1 + (j >> 2), weights=codes << (6 - 2 * (j & 3)),
+    for b in range(4):
+        has = head > b
+        out[rec_start[has] + b] = ((nrows[has] >> (7 * b)) & 0x7F) | np.where(
+            head[has] > b + 1, 0x80, 0)
+    pre = np.bincount((rec_start + head)[entry] + (j >> 2), weights=codes << (6 - 2 * (j & 3)),
                       minlength=total)
     out += pre.astype(np.uint8)
-    at = (rec_start + 1 + plen)[entry] + step_cum - step_cum[istart][entry]
+    at = (rec_start + head + plen)[entry] + step_cum - step_cum[istart][entry]
     be = ints.astype(">i8").view(np.uint8).reshape(-1, 8)
     for b in range(8):
         sel = sizes > b

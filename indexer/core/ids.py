@@ -62,15 +62,32 @@ def term_id(term: str) -> bytes:
 
 def term_ids(terms: list[str]) -> list[bytes]:
     """:func:`term_id` of each of ``terms``: the md5 digests are taken in one pass and their
-    halves xored as one array."""
+    halves xored as one array; the 16-byte ids of terms whose first 7 characters are ASCII
+    (nearly all) are laid out as one byte array, the others made one by one."""
     if not terms:
         return []
     import numpy as np  # only this batch helper needs numpy: the rest of the module is plain
 
     md5 = hashlib.md5
-    raw = [t.encode("utf-8", "surrogatepass") for t in terms]
-    digests = np.frombuffer(b"".join([md5(r, usedforsecurity=False).digest() for r in raw]),
+    digests = np.frombuffer(b"".join([md5(t.encode("utf-8", "surrogatepass"),
+                                          usedforsecurity=False).digest() for t in terms]),
                             dtype=">u8").reshape(-1, 2)
-    hashes = (digests[:, 0] ^ digests[:, 1]).astype(">u8").tobytes()
-    return [t[:7].ljust(7, "_").encode("utf-8", "surrogatepass") + b"_" + hashes[8 * i:8 * i + 8]
-            for i, t in enumerate(terms)]
+    hashes = (digests[:, 0] ^ digests[:, 1]).astype(">u8")
+    n = len(terms)
+    prefix = np.array(terms, dtype="U7").view(np.uint32).reshape(n, 7)  # NUL-padded
+    prefix = np.where(prefix == 0, ord("_"), prefix)  # terms hold no NUL (doc_index)
+    ids = np.empty((n, 16), dtype=np.uint8)
+    ids[:, :7] = prefix  # wraps for non-ASCII characters: those ids are replaced below
+    ids[:, 7] = ord("_")
+    ids[:, 8:] = hashes.view(np.uint8).reshape(n, 8)
+    out = ids.view("V16").ravel().tolist()
+    raw_hashes = hashes.tobytes()
+    for i in np.flatnonzero((prefix > 0x7F).any(axis=1)).tolist():
+        out[i] = term_id_prefix(terms[i]) + raw_hashes[8 * i:8 * i + 8]
+    return out
+
+
+def term_id_prefix(term: str) -> bytes:
+    """The first 8 bytes of :func:`term_id`: the term's first 7 characters (UTF-8) padded
+    with '_', then '_'."""
+    return term[:7].ljust(7, "_").encode("utf-8", "surrogatepass") + b"_"

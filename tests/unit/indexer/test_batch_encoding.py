@@ -38,10 +38,15 @@ def test_pack_psl_matches_the_record_codec(items) -> None:
     assert ends.tolist() == np.cumsum([len(r) for r in records]).tolist()
 
 
-def test_pack_psl_long_lists_take_the_general_path() -> None:
-    items = [(1, [(i, 0.5) for i in range(130)]), (0, [(7, 1.0)])]
-    data, _ = pack_psl(*_psl_columns(items))
-    assert data == b"".join(PSL_TOOL.pack((k,), rows) for k, rows in items)
+def test_pack_psl_long_lists_have_multi_byte_row_counts() -> None:
+    """Whole pages have hundreds of regions: row counts of two and three varint bytes are
+    packed column-wise too, the same bytes as the record codec."""
+    items = [(1, [(i, 0.5) for i in range(n)]) for n in (127, 128, 130, 16383, 16384)]
+    items += [(0, [(7, 1.0)]), (3, [(-(2 ** 40), -2.5), (0xFEFF, 1e300)] * 200)]
+    data, ends = pack_psl(*_psl_columns(items))
+    records = [PSL_TOOL.pack((k,), rows) for k, rows in items]
+    assert data == b"".join(records)
+    assert ends.tolist() == np.cumsum([len(r) for r in records]).tolist()
 
 
 terms = st.text(alphabet=st.characters(blacklist_characters="\0", blacklist_categories=("Cs",)),
@@ -66,6 +71,12 @@ def test_batch_blobs_match_encode_doc_index(items) -> None:
     pending = prepare_documents(docs, 4)
     assert pending.blobs == [encode_doc_index(d)[0] for d in docs]
     assert encode_blobs(pending.batch) == pending.blobs
+
+
+def test_term_ids_of_non_ascii_and_short_terms() -> None:
+    words = ["a", "abcdefg", "abcdefgh", "héllo", "日本語テキストです", "x_y", "ñññ", "abc\x7f",
+             "abcdefgé", "\x80"]
+    assert term_ids(words) == [term_id(w) for w in words]
 
 
 @given(st.lists(terms, max_size=20))
