@@ -41,6 +41,8 @@ SAMPLE_CHARS = 20000
 MIN_EVIDENCE_BYTES = 24  # bytes the winner's frequent words must delete from a page's sample
 ENGLISH_MARGIN = 1.5  # how much more another language must delete than English to beat it
 _UNINFORMATIVE = frozenset({"en", "en-US"})
+# A word of one character (``\s`` is what ``str.split`` cuts at): removed, white space kept.
+_SINGLE_CHARACTER = re.compile(r"(?<!\S)\S(?!\S)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +119,11 @@ def sure_text_language(text: str) -> str | None:
     winning language's words delete fewer than MIN_EVIDENCE_BYTES, ``en`` when the winner,
     another language, deletes less than ENGLISH_MARGIN times what English's words do. Single
     letters are no evidence (an index's "A | B | C" bar would read as French "a" and "y")."""
-    scores = text_scores(" ".join(word for word in text.split() if len(word) > 1))
+    if len(text) <= 2 * SAMPLE_CHARS:  # (text_scores reads no further: the same sample)
+        words = _SINGLE_CHARACTER.sub("", text)
+    else:
+        words = " ".join(word for word in text.split() if len(word) > 1)
+    scores = text_scores(words)
     if not scores:
         return None
     best, deleted = max(scores.items(), key=lambda item: (item[1], item[0] != "en"))
