@@ -35,6 +35,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from indexer.core.reader import IndexBundleReader  # noqa: E402
+
 SHARED = ROOT.parent / "shared"
 LOCALWEB = SHARED / "localweb"
 PEERS_VENV = Path(os.environ.get("PEERS_VENV", "/tmp/yioopy-whoosh-venv"))
@@ -332,10 +336,6 @@ def short_gaps(log: dict) -> int:
 
 def searchable_pages(index: Path) -> int:
     """The page documents (not link documents) of the engine index bundle at ``index``."""
-    if str(ROOT) not in sys.path:
-        sys.path.insert(0, str(ROOT))
-    from indexer.core.reader import IndexBundleReader
-
     reader = IndexBundleReader(index)
     try:
         return sum(int((reader.doc_map(p.number).member_ids[:, 8] == 0).sum())

@@ -169,7 +169,7 @@ class InlineProcessing:
         return future
 
     def close(self) -> None:
-        pass
+        """Nothing to end: the work ran in the callers' threads."""
 
 
 # the worker process's processor and link emitter, built once by _start_worker
