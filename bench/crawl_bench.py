@@ -40,7 +40,12 @@ tier):
   ``cpu_<process>`` seconds, ``cpu_per_page_<process>`` milliseconds per page fetched, and
   ``cores_used`` (all of it over the crawl's elapsed time);
 * requests to robots-disallowed urls and crawl-delay gaps shorter than the delay, read from the
-  local web's nginx log by ../shared/peers/check_access_log.py;
+  local web's nginx log by ../shared/peers/check_access_log.py and ``politeness_floor``: the fewest
+  seconds the engine's own requests allowed while keeping Crawl-delay (requests to the most
+  delayed host times its delay; requests.readthedocs.io has ``Crawl-delay: 1``), the same for
+  each Scrapy run, and ``x_scrapy_ceiling``: the highest ``x_scrapy`` the engine could have had
+  at its floor. Where Scrapy's elapsed time is near its floor, Scrapy is bound by politeness
+  and not by its speed, and the ratio cannot grow past the ceiling however fast the engine is;
 * Scrapy's runs (``scrapy_*``, ``scrapy_2proc_*``: hosts, time bound, finished, pages, elapsed,
   rate, peak memory summed), ``x_scrapy`` (the engine's pages searchable per second over
   single-process Scrapy's pages per second) and ``x_scrapy_2proc`` (over the pair's), and
@@ -406,6 +411,10 @@ def report_engine(args: argparse.Namespace, run: dict, prefix: str) -> None:
     print(f"{prefix}server_requests: {log['requests']} requests")
     print(f"{prefix}disallowed_requests: {log['robots_violations']} requests")
     print(f"{prefix}short_crawl_delay_gaps: {peers.short_gaps(log)} gaps")
+    floor, host = peers.politeness_floor(log)
+    if floor:
+        print(f"{prefix}politeness_floor: {floor:.1f} s (Crawl-delay of {host}; elapsed "
+              f"{elapsed / floor:.2f} x the floor)")
 
 
 def scrapy_rate(run: dict, key: str, fixed: float | None) -> tuple[float | None, str]:
@@ -435,6 +444,10 @@ def report_scrapy(args: argparse.Namespace, run: dict, prefix: str) -> dict[str,
         shown = f"{ratio:.2f}" if ratio is not None else "n/a"
         print(f"{prefix}x_{key}: {shown} ratio (engine pages searchable/s over {key}'s "
               f"pages/s; {source})")
+        floor, _ = peers.politeness_floor(run["log"])
+        if rate and floor:  # what the engine's own requests to delayed hosts allow at best
+            print(f"{prefix}x_{key}_ceiling: {run['pages'] / floor / rate:.2f} ratio (x_{key} "
+                  "had the engine taken only its politeness floor)")
         if rate:  # the same over distinct urls: no page counted twice
             distinct = run["fetches"][1] / run["elapsed"] / rate
             print(f"{prefix}x_{key}_distinct: {distinct:.2f} ratio (engine distinct urls "

@@ -41,6 +41,7 @@ from indexer.core.reader import IndexBundleReader  # noqa: E402
 
 SHARED = ROOT.parent / "shared"
 LOCALWEB = SHARED / "localweb"
+SCRAPY_USER_AGENT = "localweb-eval-scrapy/"  # what ../shared/peers/scrapy_crawl.py sends
 PEERS_VENV = Path(os.environ.get("PEERS_VENV", "/tmp/yioopy-whoosh-venv"))
 SCRAPY_SCRIPT = SHARED / "peers" / "scrapy_crawl.py"
 SCRAPY_MIN_SECONDS = 120.0  # Scrapy's time bound: at least this ...
@@ -134,6 +135,8 @@ class ScrapyRun:
     summaries: list[dict] = field(default_factory=list)  # each process's summary.json
     span: float = 0.0  # first crawl start to last crawl end, seconds
     error: str = ""
+    since: float = 0.0  # epoch seconds around the processes, for the nginx log
+    until: float = 0.0
 
     @property
     def ok(self) -> bool:
@@ -176,6 +179,7 @@ def scrapy_crawls(groups: list[list[str]], seconds: float) -> ScrapyRun:
     run = ScrapyRun(groups=groups, seconds_bound=seconds)
     try:
         python = scrapy_python()
+        run.since = time.time()
         with tempfile.TemporaryDirectory(prefix="crawl-bench-scrapy-") as tmp:
             outs = [Path(tmp) / f"crawl{i}.jsonl" for i in range(len(groups))]
             logs = [open(f"{out}.stderr", "w+") for out in outs]
@@ -186,6 +190,7 @@ def scrapy_crawls(groups: list[list[str]], seconds: float) -> ScrapyRun:
                 stdout=subprocess.DEVNULL, stderr=log)
                 for out, group, log in zip(outs, groups, logs, strict=True)]
             ends, errors = _wait_all(procs, logs, seconds + 300)
+            run.until = time.time()
             if errors:
                 run.error = "; ".join(errors)
                 return run
@@ -334,6 +339,19 @@ def short_gaps(log: dict) -> int:
     return sum(int(host["gaps_below_delay"]) for host in log["crawl_delay"].values())
 
 
+def politeness_floor(log: dict) -> tuple[float, str]:
+    """(the fewest seconds the crawl in ``log`` (:func:`access_log_check`) could have taken
+    while keeping every host's Crawl-delay, the host that sets it): the largest over hosts of
+    (requests to it - 1) x its delay. A crawler whose elapsed time is near its floor is bound
+    by politeness, not by its speed."""
+    floors = {host: (int(row["requests"]) - 1) * float(row["crawl_delay"])
+              for host, row in log["crawl_delay"].items() if int(row["requests"]) > 0}
+    if not floors:
+        return 0.0, ""
+    host = max(floors, key=floors.__getitem__)
+    return floors[host], host
+
+
 def searchable_pages(index: Path) -> int:
     """The page documents (not link documents) of the engine index bundle at ``index``."""
     reader = IndexBundleReader(index)
@@ -366,3 +384,7 @@ def print_scrapy(prefix: str, name: str, run: ScrapyRun) -> None:
     print(f"{key}_elapsed: {run.span:.1f} s")
     print(f"{key}_rate: {run.rate:.1f} pages/s")
     print(f"{key}_peak_memory_total: {run.peak_memory_total:.0f} MiB")
+    floor, host = politeness_floor(access_log_check(run.since, run.until, SCRAPY_USER_AGENT))
+    if floor:
+        print(f"{key}_politeness_floor: {floor:.1f} s (Crawl-delay of {host}; "
+              f"elapsed {run.span / floor:.2f} x the floor)")

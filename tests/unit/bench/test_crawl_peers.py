@@ -122,3 +122,12 @@ def test_fetches_again_are_counted_once_among_distinct_urls(tmp_path: Path,
     log.write_text("\n".join(lines) + "\n")
     monkeypatch.setattr(peers, "ACCESS_LOG", log)
     assert peers.successful_fetches(10.0, 20.0, ua) == (3, 2)
+
+
+def test_politeness_floor_is_set_by_the_most_delayed_host() -> None:
+    log = {"crawl_delay": {
+        "slow.example": {"crawl_delay": 1.0, "requests": 37, "gaps_below_delay": 0},
+        "slower.example": {"crawl_delay": 5.0, "requests": 4, "gaps_below_delay": 0},
+        "unvisited.example": {"crawl_delay": 30.0, "requests": 0, "gaps_below_delay": 0}}}
+    assert peers.politeness_floor(log) == (36.0, "slow.example")
+    assert peers.politeness_floor({"crawl_delay": {}}) == (0.0, "")
