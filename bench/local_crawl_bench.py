@@ -25,7 +25,9 @@ urls already fetched (nginx log), pages per second end to end and by the command
 it waited for (user, system, total, from ``os.wait4``) and the cores used on average (CPU over
 time to exit), peak memory (each process's VmHWM read every 0.5 s, summed over the command and
 its workers; and ru_maxrss, the largest process's), requests to robots-disallowed urls and short
-crawl-delay gaps (../shared/peers/check_access_log.py), Scrapy's figures, and the ratios of the
+crawl-delay gaps (../shared/peers/check_access_log.py), the politeness floor (the fewest seconds
+the command's own requests allowed while keeping Crawl-delay, see crawl_bench.py) and the
+highest ratio the floor allows (``x_scrapy_end_to_end_ceiling``), Scrapy's figures, and the ratios of the
 command's end-to-end rates (pages searchable, pages fetched, distinct urls) to Scrapy's. Then
 one ``target:`` line each: pages searchable per second end to end over Scrapy's pages per second
 >= 1.5 (with the command finished: exit 0, status ``stopped``); no request to a disallowed url;
@@ -196,6 +198,10 @@ def report(args: argparse.Namespace, run: dict) -> list[str]:
     print(f"server_requests: {log['requests']} requests")
     print(f"disallowed_requests: {violations} requests")
     print(f"short_crawl_delay_gaps: {gaps} gaps")
+    floor, host = peers.politeness_floor(log)
+    if floor:
+        print(f"politeness_floor: {floor:.1f} s (Crawl-delay of {host}; end to end "
+              f"{elapsed / floor:.2f} x the floor)")
     scrapy: peers.ScrapyRun | None = run["scrapy"]
     if scrapy is not None:
         peers.print_scrapy("", "scrapy", scrapy)
@@ -214,6 +220,10 @@ def report(args: argparse.Namespace, run: dict) -> list[str]:
     print(f"x_scrapy_end_to_end_fetched: "
           f"{f'{fetched_ratio:.2f}' if fetched_ratio is not None else 'n/a'} ratio "
           "(pages fetched/s end to end over Scrapy's pages/s)")
+    if scrapy_rate and floor:
+        print(f"x_scrapy_end_to_end_ceiling: "
+              f"{run['pages_searchable'] / floor / scrapy_rate:.2f} ratio (had the command "
+              "taken only its politeness floor end to end)")
     if scrapy_rate:
         print(f"x_scrapy_end_to_end_distinct: {distinct / elapsed / scrapy_rate:.2f} ratio "
               "(distinct urls fetched/s end to end over Scrapy's pages/s)")
