@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -46,6 +47,10 @@ PEERS_VENV = Path(os.environ.get("PEERS_VENV", "/tmp/yioopy-whoosh-venv"))
 SCRAPY_SCRIPT = SHARED / "peers" / "scrapy_crawl.py"
 SCRAPY_MIN_SECONDS = 120.0  # Scrapy's time bound: at least this ...
 SCRAPY_TIME_FACTOR = 2.0  # ... and at least this many times the engine's crawl time
+# Scrapy's CLOSESPIDER_TIMEOUT lets it finish what is in flight: a process still running this
+# long after its bound is asked to stop (SIGINT), and killed STOP_GRACE seconds after that
+STOP_AFTER = 120.0
+STOP_GRACE = 60.0
 CA_BUNDLE = LOCALWEB / "build" / "tls" / "cert.pem"
 ACCESS_LOG = Path("/tmp/localweb-eval/access.log")  # where ../shared/localweb/start.sh logs
 
@@ -189,13 +194,14 @@ def scrapy_crawls(groups: list[list[str]], seconds: float) -> ScrapyRun:
                  "--hosts", ",".join(group)],
                 stdout=subprocess.DEVNULL, stderr=log)
                 for out, group, log in zip(outs, groups, logs, strict=True)]
-            ends, errors = _wait_all(procs, logs, seconds + 300)
+            started = time.monotonic()
+            ends, errors = _wait_all(procs, logs, seconds + STOP_AFTER)
             run.until = time.time()
             if errors:
                 run.error = "; ".join(errors)
                 return run
-            for out in outs:
-                run.summaries.append(json.loads(Path(f"{out}.summary.json").read_text()))
+            for out, end in zip(outs, ends, strict=True):
+                run.summaries.append(_summary(out, started, end))
         starts = [end - float(s["elapsed_s"]) for end, s in zip(ends, run.summaries, strict=True)]
         run.span = max(ends) - min(starts)
     except (OSError, subprocess.SubprocessError, ValueError, KeyError) as exc:
@@ -205,30 +211,49 @@ def scrapy_crawls(groups: list[list[str]], seconds: float) -> ScrapyRun:
 
 def _wait_all(procs: list[subprocess.Popen], logs: list, timeout: float,
               ) -> tuple[list[float], list[str]]:
-    """Wait for every process (killing those still running after ``timeout`` seconds): the
-    monotonic time each was seen to exit, and a message per process that failed (the end of
-    its stderr, from its open log file in ``logs``)."""
+    """Wait for every process: the monotonic time each was seen to exit, and a message per
+    process that failed (the end of its stderr, from its open log file in ``logs``). One still running ``timeout`` seconds on is asked to stop (SIGINT:
+    Scrapy closes its spider and writes its summary) and killed :data:`STOP_GRACE` seconds
+    later; a process stopped so is not counted as failed."""
     deadline = time.monotonic() + timeout
     ends: list[float | None] = [None] * len(procs)
+    stopped: set[int] = set()
     while any(end is None for end in ends):
+        now = time.monotonic()
         for i, proc in enumerate(procs):
-            if ends[i] is None and proc.poll() is not None:
+            if ends[i] is not None:
+                continue
+            if proc.poll() is not None:
+                ends[i] = now
+            elif now > deadline + STOP_GRACE:
+                proc.kill()
+                proc.wait()
                 ends[i] = time.monotonic()
-        if time.monotonic() > deadline:
-            for i, proc in enumerate(procs):
-                if ends[i] is None:
-                    proc.kill()
-                    proc.wait()
-                    ends[i] = time.monotonic()
+            elif now > deadline and i not in stopped:
+                proc.send_signal(signal.SIGINT)
+                stopped.add(i)
         time.sleep(0.05)
     errors = []
     for i, (proc, log) in enumerate(zip(procs, logs, strict=True)):
         log.seek(0)
         stderr = log.read()
         log.close()
-        if proc.returncode:
+        if proc.returncode and i not in stopped:
             errors.append(f"process {i} exit {proc.returncode}: {stderr.strip()[-300:]}")
     return [float(end) for end in ends], errors
+
+
+def _summary(out: Path, started: float, ended: float) -> dict:
+    """The summary Scrapy wrote next to ``out``, or, for a process the bench had to kill
+    before it wrote one, one made from the pages in its output (each a JSON line) over the
+    time it ran."""
+    written = Path(f"{out}.summary.json")
+    if written.exists():
+        return json.loads(written.read_text())
+    with open(out, "rb") as handle:
+        pages = sum(1 for line in handle if line.strip().endswith(b"}"))
+    return {"pages": pages, "elapsed_s": ended - started, "peak_rss_mb": 0,
+            "finish_reason": "killed by the bench after its time bound"}
 
 
 def children(pid: int) -> list[int]:

@@ -88,6 +88,45 @@ def test_a_failed_scrapy_run_is_reported_not_raised(tmp_path: Path, monkeypatch)
     assert not run.ok and not run.finished and "no scrapy here" in run.error
 
 
+STUBBORN_SCRAPY = textwrap.dedent("""
+    import argparse, json, signal, sys, time
+    ap = argparse.ArgumentParser()
+    for name in ("--out", "--max-pages", "--max-seconds", "--log-level", "--hosts"):
+        ap.add_argument(name)
+    a = ap.parse_args()
+    polite = a.hosts == "polite.example"
+    def stop(*_):
+        if polite:  # closes its spider and writes its summary, as Scrapy does on SIGINT
+            open(a.out + ".summary.json", "w").write(json.dumps(
+                {"pages": 7, "elapsed_s": 0.5, "peak_rss_mb": 10, "finish_reason": "shutdown"}))
+            sys.exit(0)
+    signal.signal(signal.SIGINT, stop)
+    with open(a.out, "w") as out:
+        for i in range(3):
+            out.write(json.dumps({"url": f"https://x/{i}"}) + "\\n")
+        out.flush()
+        while True:
+            time.sleep(0.05)
+""")
+
+
+def test_a_scrapy_past_its_bound_is_stopped_and_counted(tmp_path: Path, monkeypatch) -> None:
+    """A process still running after its bound is asked to stop, killed if it does not, and
+    its pages are then counted from its output, not lost as a failed run."""
+    script = tmp_path / "scrapy_crawl.py"
+    script.write_text(STUBBORN_SCRAPY)
+    monkeypatch.setattr(peers, "SCRAPY_SCRIPT", script)
+    monkeypatch.setattr(peers, "scrapy_python", lambda: Path(sys.executable))
+    monkeypatch.setattr(peers, "STOP_AFTER", 0.0)
+    monkeypatch.setattr(peers, "STOP_GRACE", 1.0)
+    run = peers.scrapy_crawls([["polite.example"], ["stubborn.example"]], 0.5)
+    assert run.ok, run.error
+    reasons = [s["finish_reason"] for s in run.summaries]
+    assert reasons == ["shutdown", "killed by the bench after its time bound"]
+    assert run.pages == 7 + 3 and not run.finished
+    assert 1.4 <= run.span < 5
+
+
 def test_local_crawl_bench_reads_the_commands_summary() -> None:
     output = ("Crawl 'x' (timestamp 1764300000); Ctrl-C or SIGTERM stops it, saved so that it "
               "can be resumed.\r[######----] 10 fetched, 9 indexed, 0 queued, 0 errors, 2.0 "
