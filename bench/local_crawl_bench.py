@@ -59,6 +59,14 @@ SUMMARY = re.compile(r"Crawl (\w+): (\d+) pages fetched, (\d+) documents indexed
                      r"\((\d+) errors\) in ([\d.]+)s, ([\d.]+) pages/s\.")
 INDEX = re.compile(r"^Index: (.*)$", re.MULTILINE)
 LINK_ANALYSIS = re.compile(r"Link analysis done: .* in ([\d.]+)s\.")
+# the command's output lines that end one phase and start the next, in order: its first
+# line (start-up over), the link analysis starting (the crawl over: its last batches
+# ingested, the index finished), the analysis done, the index ordered, the summary
+PHASE_MARKS = (("start_up", re.compile(r"^Crawl '")),
+               ("crawl", re.compile(r"^Link analysis \(")),
+               ("link_analysis", re.compile(r"^Link analysis (done|failed|skipped)")),
+               ("index_ordering", re.compile(r"^Index ordered")),
+               ("to_summary", SUMMARY))
 
 
 def closed_port() -> int:
@@ -97,21 +105,34 @@ def run_crawl_command(directory: Path, roots: list[str], fetchers: int | None) -
     started = time.monotonic()
     proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
-    lines, to_summary = [], None
+    lines: list[str] = []
+    marks: dict[str, float] = {}  # phase -> seconds from the start to its last line
     with peers.TreeMemory(proc.pid) as memory:
-        for line in proc.stdout:  # type: ignore[union-attr]
+        for line in proc.stdout:  # type: ignore[union-attr]  (a \r ends a line too)
             lines.append(line)
-            if to_summary is None and SUMMARY.search(line):
-                to_summary = time.monotonic() - started
+            for phase, pattern in PHASE_MARKS:
+                if phase not in marks and pattern.search(line.strip()):
+                    marks[phase] = time.monotonic() - started
         _, status, usage = os.wait4(proc.pid, 0)
         to_exit = time.monotonic() - started
     proc.returncode = os.waitstatus_to_exitcode(status)
     proc.stdout.close()  # type: ignore[union-attr]
     return {"output": "".join(lines), "exit_code": proc.returncode, "since": since,
-            "until": time.time(), "to_summary": to_summary, "to_exit": to_exit,
+            "until": time.time(), "to_summary": marks.get("to_summary"), "to_exit": to_exit,
+            "phases": phase_seconds(marks),
             "cpu_user": usage.ru_utime, "cpu_system": usage.ru_stime,
             "peak_memory_largest": usage.ru_maxrss / 1024, "peak_memory_total": memory.total,
             "processes": len(memory.peaks)}
+
+
+def phase_seconds(marks: dict[str, float]) -> dict[str, float]:
+    """Seconds of each phase whose end was seen: from the previous mark seen to its own."""
+    out, previous = {}, 0.0
+    for phase, _ in PHASE_MARKS:
+        if phase in marks:
+            out[phase] = marks[phase] - previous
+            previous = marks[phase]
+    return out
 
 
 def parse_output(output: str) -> dict:
@@ -174,6 +195,8 @@ def report(args: argparse.Namespace, run: dict) -> list[str]:
     print(f"elapsed_outside_crawl: {elapsed - run.get('own_seconds', 0.0):.1f} s "
           "(start-up, link analysis, index ordering)")
     print(f"link_analysis: {run.get('link_analysis_seconds', 0.0):.1f} s (its own count)")
+    for phase, seconds in run["phases"].items():  # by when the command printed each line
+        print(f"phase_{phase}: {seconds:.1f} s")
     print(f"pages_fetched: {fetched} pages")
     print(f"documents_indexed: {run.get('documents_indexed', 0)} documents")
     print(f"pages_searchable: {run['pages_searchable']} pages")
