@@ -22,9 +22,10 @@ a restarted queue server carries on where it stopped, and an unchanged file cost
 per check.
 
 When a crawl has ended (no writer holds its bundle), :func:`reorder_ended_bundle` re-orders its
-partitions several at a time, each in a worker process (``manage.py crawl``'s last step: every
-core busy, so the crawl is "finished" sooner after its last page); their dictionary re-merges
-still take the dictionary's lock one at a time.
+partitions several at a time, each in a worker process, while the calling process counts the
+phrase lexicon (``manage.py crawl``'s last step: every core busy, so the crawl is "finished"
+sooner after its last page); their dictionary re-merges still take the dictionary's lock one
+at a time.
 """
 
 from __future__ import annotations
@@ -123,9 +124,10 @@ class IndexOrderer:
         try:
             if target.exists() and target.stat().st_mtime_ns >= self.scores.stat().st_mtime_ns:
                 return
-            count_bundle_phrases(self.bundle).lexicon().save(target)
-        except (OSError, ValueError) as exc:  # search goes on without the phrase bonus
+        except OSError as exc:
             logger.error("phrase lexicon of %s not rebuilt: %s", self.bundle, exc)
+            return
+        _save_phrases(self.bundle)
 
     def run(self) -> list[ReorderResult]:
         """Every step until nothing is left to re-order (a crawl that has ended)."""
@@ -141,8 +143,8 @@ def reorder_ended_bundle(bundle: str | os.PathLike[str], scores: str | os.PathLi
                          processes: int) -> list[ReorderResult]:
     """Re-order every finished partition of a bundle no writer holds (its crawl has ended) by
     the score file ``scores``, ``processes`` partitions at a time in worker processes (one at
-    a time in this process when ``processes`` is 1 or there is one partition to do), then
-    rebuild its phrase lexicon, as :meth:`IndexOrderer.run` does. This process holds the
+    a time in this process when ``processes`` is 1 or there is one partition to do), and
+    rebuild its phrase lexicon meanwhile, as :meth:`IndexOrderer.run` does after its steps. This process holds the
     bundle's lock meanwhile (``IndexLockedError`` when a writer has it)."""
     tag = scores_tag(scores)
     todo = partitions_to_reorder(bundle, tag) if tag is not None else []
@@ -152,11 +154,24 @@ def reorder_ended_bundle(bundle: str | os.PathLike[str], scores: str | os.PathLi
     try:
         with ProcessPoolExecutor(min(processes, len(todo)),
                                  mp_context=multiprocessing.get_context("spawn")) as pool:
-            results = list(pool.map(_reorder_one, [(str(bundle), n, str(scores), str(tag))
-                                                   for n in todo]))
+            futures = [pool.submit(_reorder_one, (str(bundle), n, str(scores), str(tag)))
+                       for n in todo]
+            # meanwhile this process counts the phrase lexicon: it reads titles and anchor
+            # texts, which a re-order does not change (a reader keeps the files it opened)
+            _save_phrases(Path(bundle))
+            results = [future.result() for future in futures]
     finally:
         lock.release()
-    return results + IndexOrderer(bundle, scores).run()  # what changed meanwhile; phrases
+    return results + IndexOrderer(bundle, scores).run()  # what changed meanwhile
+
+
+def _save_phrases(bundle: Path) -> None:
+    """Count the bundle's phrase lexicon and save it beside the bundle (an error is logged:
+    search goes on without the phrase bonus)."""
+    try:
+        count_bundle_phrases(bundle).lexicon().save(phrases_path(bundle))
+    except (OSError, ValueError) as exc:
+        logger.error("phrase lexicon of %s not rebuilt: %s", bundle, exc)
 
 
 def _reorder_one(task: tuple[str, int, str, str]) -> ReorderResult:

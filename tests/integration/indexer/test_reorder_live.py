@@ -22,6 +22,7 @@ from indexer.core.reader import IndexBundleReader
 from indexer.core.reorder import partitions_to_reorder, reorder_partition
 from indexer.core.updater import DictionaryUpdater
 from indexer.core.verify import verify_bundle
+from indexer.core.workdir import phrases_path
 from ranking.core.options import SearchOptions
 from ranking.core.pipeline import search
 from ranking.indexes import BundleLocation, ReaderPool
@@ -197,7 +198,7 @@ def test_an_ended_bundle_is_reordered_in_worker_processes_as_in_one(tmp_path: Pa
     urls = [f"https://site.example/{i}" for i in range(40)]
     relative = [0.0] * 40
     relative[7], relative[15], relative[38] = 50.0, 80.0, 90.0
-    firsts = {}
+    firsts, lexicons = {}, {}
     for processes in (1, 2):
         work = tmp_path / f"p{processes}"
         bundle = _ended_bundle(work, urls)
@@ -211,5 +212,9 @@ def test_an_ended_bundle_is_reordered_in_worker_processes_as_in_one(tmp_path: Pa
             firsts[processes] = [reader.doc_map(p).doc_id(0)[:8] for p in range(4)]
             assert first_doc_ids(reader, "w38", 2) == [hash8(urls[38])]
         assert verify_bundle(bundle).ok
+        # the phrase lexicon, counted while the workers re-order, is current
+        lexicons[processes] = phrases_path(bundle).read_bytes()
+        assert phrases_path(bundle).stat().st_mtime_ns >= scores.stat().st_mtime_ns
     assert firsts[1] == firsts[2] == [hash8(urls[7]), hash8(urls[15]), hash8(urls[20]),
                                       hash8(urls[38])]
+    assert lexicons[1] == lexicons[2]
