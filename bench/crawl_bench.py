@@ -431,7 +431,8 @@ def scrapy_rate(run: dict, key: str, fixed: float | None) -> tuple[float | None,
 def report_scrapy(args: argparse.Namespace, run: dict, prefix: str) -> dict[str, tuple]:
     """Print Scrapy's figures and the ratios to it; the ratios by name (``x_scrapy``,
     ``x_scrapy_2proc``): (the engine's pages searchable per second over Scrapy's pages per
-    second or None when Scrapy did not run, where Scrapy's rate comes from)."""
+    second or None when Scrapy did not run, where Scrapy's rate comes from, the most the
+    engine's politeness floor allows or None)."""
     ratios: dict[str, tuple] = {}
     for key, fixed in (("scrapy", args.scrapy_rate), ("scrapy_2proc", args.scrapy_2proc_rate)):
         if run[key] is not None:
@@ -440,14 +441,15 @@ def report_scrapy(args: argparse.Namespace, run: dict, prefix: str) -> dict[str,
             print(f"{prefix}{key}_rate: {fixed:.1f} pages/s (fixed, given)")
         rate, source = scrapy_rate(run, key, fixed)
         ratio = run["pages"] / run["elapsed"] / rate if rate else None
-        ratios[f"x_{key}"] = (ratio, source)
+        floor, _ = peers.politeness_floor(run["log"])
+        ceiling = run["pages"] / floor / rate if rate and floor else None
+        ratios[f"x_{key}"] = (ratio, source, ceiling)
         shown = f"{ratio:.2f}" if ratio is not None else "n/a"
         print(f"{prefix}x_{key}: {shown} ratio (engine pages searchable/s over {key}'s "
               f"pages/s; {source})")
-        floor, _ = peers.politeness_floor(run["log"])
-        if rate and floor:  # what the engine's own requests to delayed hosts allow at best
-            print(f"{prefix}x_{key}_ceiling: {run['pages'] / floor / rate:.2f} ratio (x_{key} "
-                  "had the engine taken only its politeness floor)")
+        if ceiling:  # what the engine's own requests to delayed hosts allow at best
+            print(f"{prefix}x_{key}_ceiling: {ceiling:.2f} ratio (x_{key} had the engine "
+                  "taken only its politeness floor)")
         if rate:  # the same over distinct urls: no page counted twice
             distinct = run["fetches"][1] / run["elapsed"] / rate
             print(f"{prefix}x_{key}_distinct: {distinct:.2f} ratio (engine distinct urls "
@@ -460,11 +462,12 @@ def tier_targets(run: dict, ratios: dict[str, tuple]) -> list[str]:
     tier, log = run["tier"], run["log"]
     lines = []
     for name, goal in (("x_scrapy", GOAL_X_SCRAPY), ("x_scrapy_2proc", GOAL_X_SCRAPY_2PROC)):
-        ratio, source = ratios[name]
+        ratio, source, ceiling = ratios[name]
         met = ratio is not None and ratio >= goal and run["finished"]
         value = f"{ratio:.2f}" if ratio is not None else "n/a"
+        bound = f"; at most {ceiling:.2f} at the politeness floor" if ceiling else ""
         lines.append(peers.target_line(f"{tier} tier {name}", value,
-                                       f">= {goal:.1f}, {source}", met))
+                                       f">= {goal:.1f}, {source}{bound}", met))
     violations, gaps = log["robots_violations"], peers.short_gaps(log)
     lines.append(peers.target_line(f"{tier} tier requests to disallowed urls", str(violations),
                                    "0", violations == 0))
