@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from indexer.core.doc_index import encode_blobs, encode_doc_index
 from indexer.core.doc_map import PSL_TOOL, pack_psl
 from indexer.core.document import IndexDocument
-from indexer.core.encoding import prepare_documents
+from indexer.core.encoding import SUMMARY_COMPRESSION_LEVEL, prepare_documents
 from indexer.core.ids import DocType, hash7, term_id, term_ids
 
 ints = st.one_of(st.integers(0, 300), st.integers(-(2 ** 40), 2 ** 40),
@@ -68,7 +68,7 @@ def test_batch_blobs_match_encode_doc_index(items) -> None:
                           meta_words=tuple(m), region_weights=tuple(r),
                           classifier_scores=tuple(c))
             for i, (t, m, r, c) in enumerate(items)]
-    pending = prepare_documents(docs, 4)
+    pending = prepare_documents(docs, SUMMARY_COMPRESSION_LEVEL)
     assert pending.blobs == [encode_doc_index(d)[0] for d in docs]
     assert encode_blobs(pending.batch) == pending.blobs
 
