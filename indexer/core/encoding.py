@@ -211,13 +211,14 @@ def _validate_batch(batch: DocBatch, urls: list[str]) -> None:
     counts, positions = batch.counts, batch.positions
     bad_doc = np.array([length < 0 for length in batch.lengths], dtype=bool)
     if positions.size:
-        doc_of = np.repeat(np.arange(n), batch.npos())
-        first = np.cumsum(counts) - counts
-        starts = np.zeros(positions.size, dtype=bool)
-        starts[first[counts > 0]] = True
-        bad = (positions < 0) | (positions >= 1 << 31)
-        bad[1:] |= (positions[1:] <= positions[:-1]) & ~starts[1:]
-        bad_doc[doc_of[bad]] = True
+        # one unsigned comparison finds negative positions and those from 2**31 on
+        out_of_range = positions.astype(np.int64, copy=False).view(np.uint64) >= 1 << 31
+        not_increasing = np.zeros(positions.size, dtype=bool)
+        not_increasing[1:] = positions[1:] <= positions[:-1]
+        not_increasing[(np.cumsum(counts) - counts)[counts > 0]] = False  # a term's first
+        bad = np.flatnonzero(out_of_range | not_increasing)
+        if bad.size:
+            bad_doc[np.searchsorted(np.cumsum(batch.npos()), bad, side="right")] = True
     if bad_doc.any():
         url = urls[int(np.flatnonzero(bad_doc)[0])]
         raise ValueError(f"{url}: positions must be non-negative and increase strictly per "
