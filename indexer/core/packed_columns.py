@@ -158,11 +158,18 @@ class _Layout:
         pos = np.cumsum(taken)
         pos -= taken
         pos += np.repeat(np.cumsum(self.vlen + self.plen), self.m)
-        be = self.values.astype(">i8").view(np.uint8).reshape(-1, 8)
-        for code, size in enumerate((1, 2, 4, 8)):  # the values of one size at a time
-            sel = np.flatnonzero(self.codes == code)
-            if sel.size:
-                out[pos[sel][:, None] + np.arange(size)] = be[sel, 8 - size:]
+        write_big_endian(out, pos, self.values, self.codes)
+
+
+def write_big_endian(out: np.ndarray, at: np.ndarray, values: np.ndarray,
+                     codes: np.ndarray) -> None:
+    """Write each of ``values`` big-endian (two's complement) in ``1 << codes`` bytes (see
+    :func:`size_codes`) from ``out[at]``, the values of one size at a time."""
+    be = values.astype(">i8").view(np.uint8).reshape(-1, 8)
+    for code, size in enumerate((1, 2, 4, 8)):
+        sel = np.flatnonzero(codes == code)
+        if sel.size:
+            out[at[sel][:, None] + np.arange(size)] = be[sel, 8 - size:]
 
 
 def _write_keys(out: np.ndarray, keys: Sequence[bytes], klen: np.ndarray,
