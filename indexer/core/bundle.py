@@ -81,11 +81,13 @@ class BundleConfig:
     max_partition_docs: int = 50_000
     max_partition_bytes: int = 2 * 1024 ** 3 - 1
     refresh_every_docs: int = 10_000  # rebuild the active partition's files after this many
-    summary_compression_level: int = SUMMARY_COMPRESSION_LEVEL
+    summary_compression_level: int = SUMMARY_COMPRESSION_LEVEL  # ISA-L level, 0 to 3
 
     def __post_init__(self) -> None:
         if self.max_partition_docs < 1 or self.max_partition_bytes < 1:
             raise ValueError("partition limits must be positive")
+        if not 0 <= self.summary_compression_level <= 3:
+            raise ValueError("summary_compression_level is an ISA-L level: 0 to 3")
 
 
 class IndexBundleWriter:

@@ -34,6 +34,7 @@ from itertools import chain
 
 import numpy as np
 import numpy.typing as npt
+from isal import isal_zlib
 
 from .document import IndexDocument
 
@@ -41,6 +42,7 @@ _BLOB_HEAD = struct.Struct(">IIIIIB")
 _HEAD_AND_TERMS = struct.Struct(">IIIIIBI")  # the blob head, then the terms' byte length
 _U32 = struct.Struct(">I")
 _REGION = np.dtype([("p", ">i4"), ("w", ">f8")])
+BLOB_COMPRESSION_LEVEL = 1  # ISA-L level (0-3); 0 is twice as fast again but ~18% larger
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,7 +145,7 @@ def encode_doc_index(doc: IndexDocument) -> tuple[bytes, list[str], npt.NDArray[
         regions.tobytes(),
         np.array(doc.classifier_scores, dtype=">f8").tobytes(),
     ]
-    return zlib.compress(b"".join(parts), 1), terms, counts, positions
+    return isal_zlib.compress(b"".join(parts), BLOB_COMPRESSION_LEVEL), terms, counts, positions
 
 
 def decode_doc_index(blob: bytes) -> DocIndexData:
@@ -215,7 +217,7 @@ def small_doc_index(doc: IndexDocument) -> bytes | None:
         ]
     except (struct.error, TypeError, ValueError, OverflowError):
         return None
-    return zlib.compress(b"".join(parts), 1)
+    return isal_zlib.compress(b"".join(parts), BLOB_COMPRESSION_LEVEL)
 
 
 def _joined_pieces(strings: list[str], per_doc: np.ndarray) -> list[bytes]:
@@ -236,9 +238,9 @@ def _joined_pieces(strings: list[str], per_doc: np.ndarray) -> list[bytes]:
 
 def encode_blobs(batch: DocBatch) -> list[bytes]:
     """``encode_doc_index(doc)[0]`` of every document of ``batch``, the same bytes, with the
-    array work done once for the batch (only the zlib call is per document)."""
-    compress = zlib.compress
-    return [compress(raw, 1) for raw in _raw_blobs(batch)]
+    array work done once for the batch (only the deflate call is per document)."""
+    compress = isal_zlib.compress
+    return [compress(raw, BLOB_COMPRESSION_LEVEL) for raw in _raw_blobs(batch)]
 
 
 def _raw_blobs(batch: DocBatch) -> list[bytes]:

@@ -40,7 +40,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .ids import DOC_ID_LEN
-from .packed_columns import size_codes, terminate_records
+from .packed_columns import size_codes, terminate_records, write_big_endian
 from .packed_table import PackedTableTool, RecordFormatError
 
 PSL_TOOL = PackedTableTool.of("regions:INT", repeat="position:INT score:FLOAT")
@@ -174,10 +174,7 @@ def pack_psl(nregions: npt.NDArray[np.int64], nrows: npt.NDArray[np.int64],
                       minlength=total)
     out += pre.astype(np.uint8)
     at = (rec_start + head + plen)[entry] + step_cum - step_cum[istart][entry]
-    be = ints.astype(">i8").view(np.uint8).reshape(-1, 8)
-    for b in range(8):
-        sel = sizes > b
-        out[at[sel] + sizes[sel] - 1 - b] = be[sel, 7 - b]
+    write_big_endian(out, at, ints, codes)
     score_at = (at + sizes)[is_row]
     out[score_at[:, None] + np.arange(8)] = np.asarray(row_score, dtype=">f8").view(
         np.uint8).reshape(-1, 8)

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from .packed_table import SEPARATOR, ColumnType, PackedTableTool, escape, split_records, unescape
+from .packed_table import SEPARATOR, ColumnType, PackedTableTool, escape
 
 _COLUMN_CACHE: dict[int, bool] = {}
 
@@ -38,10 +38,10 @@ def _columnar(tool: PackedTableTool) -> bool:
 
 def size_codes(values: np.ndarray) -> np.ndarray:
     """The 2-bit size code of every value (0: 1 byte, 1: 2, 2: 4, 3: 8 bytes)."""
-    codes = np.full(values.shape, 3, dtype=np.int64)
-    codes[(values >= -0x80000000) & (values < 0x80000000)] = 2
-    codes[(values >= -0x8000) & (values < 0x8000)] = 1
-    codes[(values >= -0x80) & (values < 0x80)] = 0
+    magnitude = values ^ (values >> 63)  # v for v >= 0, -v - 1 below: one bound per size
+    codes = (magnitude >= 0x80).astype(np.int64)
+    codes += magnitude >= 0x8000
+    codes += magnitude >= 0x80000000
     return codes
 
 
@@ -96,27 +96,31 @@ class _Layout:
     (``vlen``), its preamble (``plen``), then its body from ``body_start[i]``."""
 
     __slots__ = ("values", "codes", "sizes", "int_start", "rec_of", "j", "vlen", "plen",
-                 "klen", "length", "rec_start", "body_start")
+                 "klen", "m", "length", "rec_start", "body_start")
 
     def __init__(self, klen: np.ndarray, ints: np.ndarray, counts: np.ndarray,
                  rep: np.ndarray, r: int) -> None:
         n, k = ints.shape
         m = 1 + k + counts * r
         int_start = np.cumsum(m) - m
-        values = np.empty(int(m.sum()), dtype=np.int64)
-        first_pos = (int_start[:, None] + np.arange(1 + k)[None, :]).ravel()
-        values[first_pos] = np.column_stack([klen, ints]).ravel()
         if r and rep.size:
+            values = np.empty(int(m.sum()), dtype=np.int64)
+            first_pos = (int_start[:, None] + np.arange(1 + k)[None, :]).ravel()
+            values[first_pos] = np.column_stack([klen, ints]).ravel()
             rep_counts = counts * r
             rep_pos = np.repeat(int_start + 1 + k, rep_counts) + (
                 np.arange(int(rep_counts.sum())) - np.repeat(np.cumsum(rep_counts) - rep_counts,
                                                              rep_counts))
             values[rep_pos] = rep.ravel()
-        self.values, self.int_start, self.klen = values, int_start, klen
+            self.rec_of = np.repeat(np.arange(n), m)
+            self.j = np.arange(values.size) - int_start[self.rec_of]  # index within its record
+        else:  # no repeated rows: every record holds 1 + k integers, a table of n rows
+            values = np.column_stack([klen, ints]).ravel()
+            self.rec_of = np.repeat(np.arange(n), 1 + k)
+            self.j = np.tile(np.arange(1 + k), n)
+        self.values, self.int_start, self.klen, self.m = values, int_start, klen, m
         self.codes = size_codes(values)
         self.sizes = np.left_shift(1, self.codes)
-        self.rec_of = np.repeat(np.arange(n), m)
-        self.j = np.arange(values.size) - int_start[self.rec_of]  # index within its record
         self.vlen = (np.where(counts < 128, 1, 2) if r else np.zeros(n, dtype=np.int64))
         self.plen = (2 * m + 7) // 8
         self.length = self.vlen + self.plen + np.add.reduceat(self.sizes, int_start) + klen
@@ -126,11 +130,15 @@ class _Layout:
     def heads(self, counts: np.ndarray, r: int) -> np.ndarray:
         """The table's bytes with every record's preamble (2-bit size codes) and, when the
         signature repeats, its count varint (one or two bytes) written; zeros elsewhere."""
-        bits = np.zeros(int(self.length.sum()) * 8, dtype=np.uint8)
-        bit_off = (self.rec_start + self.vlen)[self.rec_of] * 8 + 2 * self.j
-        bits[bit_off] = self.codes >> 1
-        bits[bit_off + 1] = self.codes & 1
-        out = np.packbits(bits)
+        out = np.zeros(int(self.length.sum()), dtype=np.uint8)
+        # four codes a byte: each record's codes in slots padded to a whole number of bytes
+        pre_start = np.cumsum(self.plen) - self.plen
+        slots = np.zeros(4 * int(self.plen.sum()), dtype=np.uint8)
+        slots[4 * pre_start[self.rec_of] + self.j] = self.codes
+        quads = slots.reshape(-1, 4)
+        preamble = (quads[:, 0] << 6) | (quads[:, 1] << 4) | (quads[:, 2] << 2) | quads[:, 3]
+        first = self.rec_start + self.vlen
+        out[np.repeat(first - pre_start, self.plen) + np.arange(preamble.size)] = preamble
         if r:
             rec_start = self.rec_start
             one = self.vlen == 1
@@ -142,14 +150,26 @@ class _Layout:
 
     def write_values(self, out: np.ndarray) -> None:
         """Every integer big-endian in its coded size; the key's bytes follow its length."""
-        sizes, int_start, rec_of = self.sizes, self.int_start, self.rec_of
-        size_cum = np.cumsum(sizes)
-        within = size_cum - sizes - (size_cum - sizes)[int_start][rec_of]
-        pos = self.body_start[rec_of] + within + np.where(self.j >= 1, self.klen[rec_of], 0)
-        be = self.values.astype(">i8").view(np.uint8).reshape(-1, 8)
-        for b in range(8):
-            sel = sizes > b
-            out[pos[sel] + sizes[sel] - 1 - b] = be[sel, 7 - b]
+        # records lie back to back: a value's offset is the bytes of the values before it
+        # (a key's bytes counted with its length) plus the count varints and preambles of
+        # the records up to its own
+        taken = self.sizes.copy()
+        taken[self.int_start] += self.klen
+        pos = np.cumsum(taken)
+        pos -= taken
+        pos += np.repeat(np.cumsum(self.vlen + self.plen), self.m)
+        write_big_endian(out, pos, self.values, self.codes)
+
+
+def write_big_endian(out: np.ndarray, at: np.ndarray, values: np.ndarray,
+                     codes: np.ndarray) -> None:
+    """Write each of ``values`` big-endian (two's complement) in ``1 << codes`` bytes (see
+    :func:`size_codes`) from ``out[at]``, the values of one size at a time."""
+    be = values.astype(">i8").view(np.uint8).reshape(-1, 8)
+    for code, size in enumerate((1, 2, 4, 8)):
+        sel = np.flatnonzero(codes == code)
+        if sel.size:
+            out[at[sel][:, None] + np.arange(size)] = be[sel, 8 - size:]
 
 
 def _write_keys(out: np.ndarray, keys: Sequence[bytes], klen: np.ndarray,
@@ -210,13 +230,10 @@ def _unpack_columns_fast(tool: PackedTableTool, data: bytes, k: int, r: int
         return [], np.zeros((0, k), np.int64), np.zeros(0, np.int64), np.zeros((0, r), np.int64)
     if data[-1] != SEPARATOR:
         return None
-    parts = [part if b"\xfe" not in part else unescape(part) for part in split_records(data)]
-    n = len(parts)
-    length = np.fromiter(map(len, parts), dtype=np.int64, count=n)
+    rarr, length = _unescaped_records(data)
+    n = length.size
     if int(length.min()) < 1:
         return None
-    raw = b"".join(parts)
-    rarr = np.frombuffer(raw, dtype=np.uint8)
     rec_start = np.cumsum(length) - length
     if r:
         b0 = rarr[rec_start].astype(np.int64)
@@ -235,9 +252,8 @@ def _unpack_columns_fast(tool: PackedTableTool, data: bytes, k: int, r: int
     total_ints = int(m.sum())
     rec_of = np.repeat(np.arange(n), m)
     j = np.arange(total_ints) - int_start[rec_of]
-    bits = np.unpackbits(rarr)
-    bit_off = (rec_start + vlen)[rec_of] * 8 + 2 * j
-    codes = bits[bit_off].astype(np.int64) * 2 + bits[bit_off + 1]
+    preamble = rarr[(rec_start + vlen)[rec_of] + (j >> 2)].astype(np.int64)
+    codes = (preamble >> (6 - 2 * (j & 3))) & 3
     sizes = np.left_shift(1, codes)
     body_start = rec_start + vlen + plen
     size_cum = np.cumsum(sizes)
@@ -260,9 +276,7 @@ def _unpack_columns_fast(tool: PackedTableTool, data: bytes, k: int, r: int
     end = body_start + np.add.reduceat(sizes, int_start) + klen
     if np.any(end != rec_start + length):
         return None
-    key_start = body_start + sizes[int_start]
-    keys = [raw[a:b] for a, b in zip(key_start.tolist(), (key_start + klen).tolist(),
-                                      strict=True)]
+    keys = _cut_keys(rarr, body_start + sizes[int_start], klen)
     first_pos = (int_start[:, None] + np.arange(1, 1 + k)[None, :]).ravel()
     ints = values[first_pos].reshape(n, k)
     if r:
@@ -274,3 +288,47 @@ def _unpack_columns_fast(tool: PackedTableTool, data: bytes, k: int, r: int
     else:
         rep = np.zeros((0, 0), dtype=np.int64)
     return keys, ints, counts, rep
+
+
+def _unescaped_records(data: bytes) -> tuple[np.ndarray, np.ndarray]:
+    """The records of ``data`` (escaped, each followed by the separator) unescaped and laid
+    end to end, and each one's length, with array operations over the whole table: an
+    escape pair starts at every 0xFE at an even offset in its run of 0xFE bytes (pairs are
+    aligned from the left). Invalid escapes decode to something :func:`unpack_columns`'
+    re-encoding check refuses."""
+    arr = np.frombuffer(data, dtype=np.uint8)
+    keep = arr != SEPARATOR
+    seps = np.flatnonzero(~keep)
+    fe = np.flatnonzero(arr == 0xFE)
+    if fe.size:
+        arr = arr.copy()
+        new_run = np.ones(fe.size, dtype=bool)
+        new_run[1:] = fe[1:] != fe[:-1] + 1
+        run_first = fe[new_run][np.cumsum(new_run) - 1]
+        pair = fe[((fe - run_first) & 1) == 0]
+        arr[pair] = np.where(arr[pair + 1] == 0xFE, 0xFF, 0xFE)
+        keep[pair + 1] = False
+    kept_before = np.cumsum(keep)[seps]
+    return arr[keep], np.diff(kept_before, prepend=0)
+
+
+def _cut_keys(rarr: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> list[bytes]:
+    """``rarr[starts[i]:starts[i] + lengths[i]]`` as bytes for every ``i``: the keys of the
+    most common length (term_ids: 16 bytes unless a term starts with non-ASCII characters)
+    are cut as one array, the others one by one."""
+    n = starts.size
+    if not n:
+        return []
+    common = int(np.bincount(lengths).argmax())
+    if common == 0:
+        keys = [b""] * n
+    else:
+        index = np.minimum(starts[:, None] + np.arange(common), rarr.size - 1)
+        keys = rarr[index].view(f"V{common}").ravel().tolist()
+    odd = np.flatnonzero(lengths != common)
+    if odd.size:
+        raw = rarr.tobytes()
+        for i, a, b in zip(odd.tolist(), starts[odd].tolist(),
+                           (starts + lengths)[odd].tolist(), strict=True):
+            keys[i] = raw[a:b]
+    return keys

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import count, islice
+from itertools import count
 
 import numpy as np
 import numpy.typing as npt
@@ -53,11 +53,19 @@ class Vocabulary:
         self._term_ids: list[bytes] = []
 
     def lookup_many(self, terms: Sequence[str]) -> npt.NDArray[np.int32]:
+        """The number of each of ``terms``, numbering unseen terms in order of first sight.
+        New terms are listed from the numbers alone: a new number's first occurrence is
+        where the numbers first exceed all before them (listing them from the dictionary
+        would walk every known term first, a partition's worth per batch)."""
         known = len(self.ids)
         numbers = np.fromiter(map(self.ids.__getitem__, terms), dtype=np.int32,
                               count=len(terms))
         if len(self.ids) > known:
-            self.terms.extend(islice(self.ids, known, None))
+            at = np.flatnonzero(numbers >= known)
+            new = numbers[at]
+            first = np.ones(new.size, dtype=bool)
+            first[1:] = new[1:] > np.maximum.accumulate(new)[:-1]
+            self.terms.extend([terms[i] for i in at[first].tolist()])
         return numbers
 
     def term_ids(self) -> list[bytes]:

@@ -5,13 +5,14 @@ position_score_lists (``pack_psl`` vs the record codec), document index blobs
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from indexer.core.doc_index import encode_blobs, encode_doc_index
 from indexer.core.doc_map import PSL_TOOL, pack_psl
 from indexer.core.document import IndexDocument
-from indexer.core.encoding import prepare_documents
+from indexer.core.encoding import SUMMARY_COMPRESSION_LEVEL, prepare_documents
 from indexer.core.ids import DocType, hash7, term_id, term_ids
 
 ints = st.one_of(st.integers(0, 300), st.integers(-(2 ** 40), 2 ** 40),
@@ -68,7 +69,7 @@ def test_batch_blobs_match_encode_doc_index(items) -> None:
                           meta_words=tuple(m), region_weights=tuple(r),
                           classifier_scores=tuple(c))
             for i, (t, m, r, c) in enumerate(items)]
-    pending = prepare_documents(docs, 4)
+    pending = prepare_documents(docs, SUMMARY_COMPRESSION_LEVEL)
     assert pending.blobs == [encode_doc_index(d)[0] for d in docs]
     assert encode_blobs(pending.batch) == pending.blobs
 
@@ -83,3 +84,25 @@ def test_term_ids_of_non_ascii_and_short_terms() -> None:
 @settings(max_examples=100, deadline=None)
 def test_term_ids_in_a_batch(words: list[str]) -> None:
     assert term_ids(words) == [term_id(w) for w in words]
+
+
+def _page(i: int, terms: dict[str, list[int]], length: int = 10) -> IndexDocument:
+    return IndexDocument(url=f"https://h.example/{i}", host="h.example", doc_type=DocType.PAGE,
+                         text_hash=hash7(str(i)), summary={"i": i}, terms=terms, length=length)
+
+
+@pytest.mark.parametrize("terms", [{"a": [3, 3]}, {"a": [5, 2]}, {"a": [-1]}, {"a": [2 ** 31]},
+                                   {"a": [0], "b": [1, 1]}])
+def test_a_bad_document_is_named_by_its_url(terms) -> None:
+    """Positions repeated, decreasing, negative or from 2**31 on refuse the batch, naming the
+    document that holds them (not its neighbours)."""
+    docs = [_page(0, {"a": [0, 4]}), _page(1, terms), _page(2, {"c": [1]})]
+    with pytest.raises(ValueError, match="h.example/1:"):
+        prepare_documents(docs, SUMMARY_COMPRESSION_LEVEL)
+
+
+def test_each_term_may_start_anywhere() -> None:
+    """Positions increase within a term only: a term's first position may be below the
+    previous term's last."""
+    docs = [_page(0, {"a": [7, 9], "b": [0], "c": [2 ** 31 - 1]}), _page(1, {"a": [0]})]
+    assert len(prepare_documents(docs, SUMMARY_COMPRESSION_LEVEL)) == 2

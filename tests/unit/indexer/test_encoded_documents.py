@@ -90,3 +90,42 @@ def test_the_fast_small_document_encoding_is_byte_identical(i: int) -> None:
     assert small_doc_index(doc) == encode_doc_index(doc)[0]
     bad = replace(doc, terms={"x\0y": [1]}) if i % 2 else replace(doc, terms={"x": [-1]})
     assert small_doc_index(bad) is None  # left to encode_doc_index, which decides
+
+
+def _postings_of(reader: IndexBundleReader, term: str) -> list[tuple[list, list, list]]:
+    out = []
+    cursor = reader.postings(term)
+    while (block := cursor.next_block()) is not None:
+        positions, counts = cursor.positions(block)
+        out.append((block.doc_index.tolist(), positions.tolist(), counts.tolist()))
+    return out
+
+
+def test_members_deflated_by_zlib_read_as_those_deflated_by_isal(tmp_path: Path) -> None:
+    """Summaries, cached pages and index blobs are deflated with ISA-L; bundles (and fetchers)
+    that deflated them with zlib, as before, hold the same formats: a writer takes documents
+    of both kinds, and the reader returns the same summaries, cached pages and postings for
+    them. The zlib module reads what ISA-L writes."""
+    import gzip
+
+    docs = [make_doc(i) for i in range(40)]
+    isal_items = [encode_document(d) for d in docs]
+    zlib_items = [EncodedDocument(item.doc_id, zlib.compress(gzip.decompress(item.summary), 4, 31),
+                                  zlib.compress(gzip.decompress(item.cache), 4, 31)
+                                  if item.cache else b"",
+                                  zlib.compress(zlib.decompress(item.index_blob), 1), item.url)
+                  for item in isal_items]
+    for item in isal_items:
+        decode_doc_index(item.index_blob)
+        assert item.summary[:2] == b"\x1f\x8b"
+    for name, items in (("isal", isal_items), ("zlib", zlib_items)):
+        with IndexBundleWriter(tmp_path / name) as writer:
+            writer.append_encoded(items[:25])
+            writer.append_encoded(items[25:])
+            writer.close_partition()
+    with IndexBundleReader(tmp_path / "isal") as new, IndexBundleReader(tmp_path / "zlib") as old:
+        for doc in docs:
+            assert new.summary(doc.doc_id) == old.summary(doc.doc_id) is not None
+            assert new.cached_page(doc.doc_id) == old.cached_page(doc.doc_id)
+        for term in ("w1", "w2", "w10", "site:h1.example"):
+            assert _postings_of(new, term) == _postings_of(old, term) != []

@@ -106,3 +106,16 @@ def test_stable_rank_order_is_a_stable_sort(nranks: int) -> None:
     order = stable_rank_order(rank, nranks)
     assert order.dtype == np.int32
     assert np.array_equal(order, np.argsort(rank, kind="stable"))
+
+
+def test_vocabulary_numbers_terms_in_order_of_first_sight() -> None:
+    """Batch after batch, with repeats inside a batch and terms seen in earlier batches: the
+    numbers are those of a first-sight numbering, and ``terms`` lists the terms by number."""
+    vocab = Vocabulary()
+    batches = [["b", "a", "b", "c", "a"], [], ["a", "d", "d", "e", "b", "f", "e"], ["c"],
+               ["g", "a", "h", "g"]]
+    seen: dict[str, int] = {}
+    for batch in batches:
+        numbers = vocab.lookup_many(batch)
+        assert numbers.tolist() == [seen.setdefault(t, len(seen)) for t in batch]
+        assert vocab.terms == list(seen)
