@@ -169,18 +169,20 @@ def _merged(page: ProcessedPage, name: str, output: PluginOutput,
     changes: dict[str, Any] = {}
     regions = [r for r in output.regions if r.text.strip() and r.weight > 0]
     if regions:
-        terms = {t: list(p) for t, p in page.terms.items()}
         postings, ends = analyzer.positions((r.text[:MAX_REGION_CHARS] for r in regions),
                                             page.lang, start=page.length)
+        # Only the regions' terms change (their positions follow the page's): the page's
+        # other terms keep their tuples, and new terms come last, in the regions' order.
+        terms = dict(page.terms)
         for term, positions in postings.items():
-            terms.setdefault(term, []).extend(positions)
+            terms[term] = (*terms.get(term, ()), *positions)
         weights = list(page.region_weights)
         previous = page.length
         for region, end in zip(regions, ends, strict=True):
             if end > previous:
                 weights.append((end - 1, float(region.weight)))
             previous = end
-        changes.update(terms=MappingProxyType({t: tuple(p) for t, p in terms.items()}),
+        changes.update(terms=MappingProxyType(terms),
                        region_weights=tuple(weights), length=ends[-1])
     words = _clean_words(output.meta_words)
     if words:

@@ -14,16 +14,22 @@ from __future__ import annotations
 
 import threading
 import unicodedata
+from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from functools import partial
-from itertools import accumulate, chain, compress
+from itertools import accumulate, chain, compress, filterfalse
 from operator import not_
 
 import Stemmer
 
 from .langtags import snowball_algorithm
 from .stopwords import stop_words
-from .tokenize import PLAIN, SPECIAL, WORD, tokenize_with_kinds
+from .tokenize import PLAIN, SPECIAL, WORD, tokenize_ascii_chunks, tokenize_with_kinds
+
+# ASCII characters that PLAIN does not match (its runs, in ASCII text, are those of letters,
+# digits and "_"), but "\n", mapped to spaces: PLAIN.findall(chunk) is then chunk.split().
+_ASCII_NON_WORD = bytes(c for c in range(128) if c != 10 and not PLAIN.fullmatch(chr(c)))
+_NON_WORD_TO_SPACE = bytes.maketrans(_ASCII_NON_WORD, b" " * len(_ASCII_NON_WORD))
 
 MEMO_MAX = 200_000  # distinct chunks remembered per thread and stemmer
 
@@ -102,17 +108,24 @@ class TextAnalyzer:
     def _learn(self, chunks: set[str], memo: dict[str, tuple[str, ...]],
                lang: str | None) -> None:
         """Put the terms of each of ``chunks`` (NFKC-normalised, no white space) into ``memo``:
-        :func:`.tokenize.tokenize_with_kinds`, then plain words (not numbers) stemmed. ASCII
-        chunks without the characters canonical forms start from (most of them) are plain
-        words only (:func:`.tokenize.plain_tokens`): they are cut and stemmed together, with
-        C-level maps instead of a Python loop per chunk."""
+        :func:`.tokenize.tokenize_with_kinds`, then plain words (not numbers) stemmed.
+
+        ASCII chunks are read together, lower-cased as one text (a line each: no chunk holds
+        white space). Those without the characters canonical forms start from
+        (most of them: ``SPECIAL`` finds the others in one pass) are plain words only: their
+        non-word characters become spaces in one ``bytes.translate`` and each is split, and
+        their distinct words are stemmed in one call. The other ASCII chunks are cut in one
+        regular expression pass (:func:`.tokenize.tokenize_ascii_chunks`); only non-ASCII
+        chunks are tokenised one by one."""
         stemmer = self._stemmer(lang)
-        ascii_chunks = [chunk for chunk in chunks if chunk.isascii()]
-        # (white space separates chunks: "\n" is in none of them)
-        lowered = "\n".join(ascii_chunks).lower().split("\n") if ascii_chunks else []
-        special = list(map(SPECIAL.search, lowered))
-        plain = list(map(not_, special))
-        tokens = list(map(PLAIN.findall, compress(lowered, plain)))
+        ascii_chunks = list(filter(str.isascii, chunks))
+        lowered = "\n".join(ascii_chunks).lower()
+        starts = list(accumulate((len(chunk) + 1 for chunk in ascii_chunks), initial=0))
+        plain = [True] * len(ascii_chunks)
+        for match in SPECIAL.finditer(lowered):  # (no match spans a "\n")
+            plain[bisect_right(starts, match.start()) - 1] = False
+        spaced = lowered.encode("ascii").translate(_NON_WORD_TO_SPACE).decode("ascii")
+        tokens = list(map(str.split, compress(spaced.split("\n"), plain)))
         distinct = set(chain.from_iterable(tokens))
         words = [token for token in distinct if not token.isdigit()]
         stems = dict(zip(distinct, distinct, strict=True))
@@ -120,9 +133,11 @@ class TextAnalyzer:
             stems.update(zip(words, stemmer.stemWords(words), strict=True))
         memo.update(zip(compress(ascii_chunks, plain),
                         map(tuple, map(partial(map, stems.__getitem__), tokens)), strict=True))
-        rest = chunks.difference(compress(ascii_chunks, plain))
-        for chunk in rest:
-            tokens_, kinds = tokenize_with_kinds(chunk)
+        special = list(compress(ascii_chunks, map(not_, plain)))
+        others = list(filterfalse(str.isascii, chunks))
+        cut = tokenize_ascii_chunks([chunk.lower() for chunk in special])
+        cut.extend(map(tokenize_with_kinds, others))
+        for chunk, (tokens_, kinds) in zip(chain(special, others), cut, strict=True):
             if stemmer is not None:
                 for i, kind in enumerate(kinds):
                     if kind == WORD and not tokens_[i].isdigit():

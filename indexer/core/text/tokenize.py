@@ -23,6 +23,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_right
+from collections.abc import Sequence
+from itertools import accumulate
 
 # Letters, digits, and the combining marks that scripts such as Thai and Devanagari need
 # inside a word (Python's ``\w`` leaves marks out).
@@ -32,16 +35,25 @@ _WORD_CHARS = (
 )
 _URL_CHARS = r"[^\s<>\"'`{}|\\^]"
 
-_TOKEN = re.compile(
-    rf"""
-    (?P<url>(?:(?:https?|ftp)://|\bwww\.){_URL_CHARS}+)
-    |(?P<email>[\w.+-]+@[\w-]+(?:\.[\w-]+)+)
+_URL_BRANCH = rf"(?P<url>(?:(?:https?|ftp)://|\bwww\.){_URL_CHARS}+)"
+_EMAIL_BRANCH = r"(?P<email>[\w.+-]+@[\w-]+(?:\.[\w-]+)+)"
+_OTHER_BRANCHES = rf"""
     |(?P<acronym>(?<![\w.])(?:[^\W\d_]\.){{2,}})
     |(?P<number>\d+(?:[.,]\d+)+)
     |(?P<word>[{_WORD_CHARS}]+(?:(?:&|'n')[{_WORD_CHARS}]+)*)
-    """,
-    re.VERBOSE | re.IGNORECASE,
-)
+    """
+_NEVER = "(?!)"  # a branch that cannot match: the groups stay, their order too
+_TOKEN = re.compile(f"{_URL_BRANCH}|{_EMAIL_BRANCH}{_OTHER_BRANCHES}", re.VERBOSE | re.IGNORECASE)
+# _TOKEN without the branches a text cannot match, by (may hold a URL, may hold an e-mail):
+# a URL needs "://" or "www.", an e-mail "@". The others match the same at every position
+# (a branch that never matches never comes first), and each position tries fewer branches.
+_TOKEN_FOR = {
+    (url, email): re.compile(
+        f"{_URL_BRANCH if url else f'(?P<url>{_NEVER})'}"
+        f"|{_EMAIL_BRANCH if email else f'(?P<email>{_NEVER})'}{_OTHER_BRANCHES}",
+        re.VERBOSE | re.IGNORECASE)
+    for url in (False, True) for email in (False, True)
+}
 
 _URL_SPELLING = {
     ".": "_d_", ":": "_c_", "/": "_s_", "@": "_at_", "[": "_bo_", "]": "_bc_",
@@ -132,29 +144,58 @@ def tokenize_with_kinds(text: str) -> tuple[list[str], list[int]]:
         return tokens, [WORD] * len(tokens)
     tokens: list[str] = []
     kinds: list[int] = []
-    for url, email, acronym, number, word in _TOKEN.findall(text):
-        if word:
-            value = word if ascii_text else word.lower()
-            if "&" in value or "'n'" in value:
-                tokens.append(value.replace("&", "_and_").replace("'n'", "_and_"))
-                kinds.append(CANONICAL)
-            elif not ascii_text and _HAS_UNSPACED.search(value):
-                _split_unspaced(value, tokens, kinds)
-            else:
-                tokens.append(value)
-                kinds.append(WORD)
-        elif number:
-            tokens.append(number)
-            kinds.append(CANONICAL)
-        elif acronym:
-            tokens.append("_" + acronym.replace(".", "").lower())
-            kinds.append(CANONICAL)
-        else:  # url or email
-            value = (url or email).rstrip(_URL_TRAILING)
-            if value:
-                tokens.append(spell_url(value))
-                kinds.append(CANONICAL)
+    for groups in _TOKEN.findall(text):
+        _add_token(groups, ascii_text, tokens, kinds)
     return tokens, kinds
+
+
+def tokenize_ascii_chunks(chunks: Sequence[str]) -> list[tuple[list[str], list[int]]]:
+    """:func:`tokenize_with_kinds` of each of ``chunks``: lower-case ASCII texts without white
+    space, in one regular expression pass over them all (no token spans white space, nor does
+    any test look past it, so each chunk's matches are its own)."""
+    out: list[tuple[list[str], list[int]]] = [([], []) for _ in chunks]
+    if not out:
+        return out
+    # chunk i starts at starts[i] of the text joined with spaces; a match is in the last
+    # chunk that starts at or before it
+    starts = list(accumulate((len(chunk) + 1 for chunk in chunks), initial=0))
+    index = 0
+    tokens, kinds = out[0]
+    text = " ".join(chunks)
+    pattern = _TOKEN_FOR["://" in text or "www." in text, "@" in text]
+    for match in pattern.finditer(text):
+        if match.start() >= starts[index + 1]:
+            index = bisect_right(starts, match.start(), index + 1) - 1
+            tokens, kinds = out[index]
+        _add_token(match.groups(), True, tokens, kinds)
+    return out
+
+
+def _add_token(groups: tuple[str, ...], ascii_text: bool, tokens: list[str],
+               kinds: list[int]) -> None:
+    """Append the token (or n-grams) of one match of ``_TOKEN`` and its kind."""
+    url, email, acronym, number, word = groups
+    if word:
+        value = word if ascii_text else word.lower()
+        if "&" in value or "'n'" in value:
+            tokens.append(value.replace("&", "_and_").replace("'n'", "_and_"))
+            kinds.append(CANONICAL)
+        elif not ascii_text and _HAS_UNSPACED.search(value):
+            _split_unspaced(value, tokens, kinds)
+        else:
+            tokens.append(value)
+            kinds.append(WORD)
+    elif number:
+        tokens.append(number)
+        kinds.append(CANONICAL)
+    elif acronym:
+        tokens.append("_" + acronym.replace(".", "").lower())
+        kinds.append(CANONICAL)
+    else:  # url or email
+        value = (url or email).rstrip(_URL_TRAILING)
+        if value:
+            tokens.append(spell_url(value))
+            kinds.append(CANONICAL)
 
 
 def tokenize(text: str) -> list[str]:

@@ -4,10 +4,13 @@ behaviour; a page's first region is always its title's."""
 
 from __future__ import annotations
 
+from lxml import etree
+
 from crawler.core.config import PageProcessingConfig
 from crawler.core.crawl import CrawlTimeOptions
 from crawler.core.indexing import page_summary, to_index_documents
 from crawler.core.page import ScoredSentence
+from crawler.core.processors import boilerplate
 from crawler.core.summarizers import TextBlock, indexed_body
 from indexer.core.bundle import IndexBundleWriter
 from indexer.core.document import fancy_words
@@ -163,3 +166,19 @@ def test_a_definition_term_weighs_as_a_heading():
     assert [(b.text, b.weight) for b in body] == [
         ("Intro text here.", 0.5), ("os.pathsep", 1.5),
         ("The character used to separate search path components.", 0.5)]
+
+
+def test_furniture_parts_find_what_the_furniture_query_finds():
+    """drop_furniture's three queries find FURNITURE's outermost elements, nested ones and
+    elements two branches find (a div.related with role=navigation) included."""
+    doc = etree.fromstring(
+        '<html><body><div class="related x" role="navigation"><a class="headerlink">¶</a>'
+        '<nav><p>in</p></nav></div><p>Text <a class=" headerlink ">¶</a></p>'
+        '<div class="footerish">kept</div><ul role="navigation"><li>a</li></ul>'
+        '<div class="sphinxsidebar"><footer>f</footer></div><span role="navigationx">s</span>'
+        '</body></html>', etree.HTMLParser())
+    body = doc.find("body")
+    expected = boilerplate._outermost(list(boilerplate.FURNITURE(body)))
+    found = boilerplate._furniture(body)
+    assert len(found) == len(expected) == 4
+    assert set(found) == set(expected)

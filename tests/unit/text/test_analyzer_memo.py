@@ -7,7 +7,7 @@ import Stemmer
 from indexer.core.text import TextAnalyzer
 from indexer.core.text import analyzer as analyzer_module
 from indexer.core.text.langtags import snowball_algorithm
-from indexer.core.text.tokenize import WORD, tokenize_with_kinds
+from indexer.core.text.tokenize import WORD, tokenize_ascii_chunks, tokenize_with_kinds
 
 TEXTS = [
     "The quick brown foxes were running, (jumping) over 3.11 lazy dogs.",
@@ -71,3 +71,12 @@ def test_no_stemming() -> None:
     analyzer = TextAnalyzer(stem=False)
     for text in TEXTS:
         assert analyzer.terms(text, "en") == tokenize_with_kinds(text)[0]
+
+
+def test_ascii_chunks_cut_together_as_one_by_one() -> None:
+    """tokenize_ascii_chunks (one regular expression pass, without the URL or e-mail branch
+    when no chunk can hold one) gives each chunk's tokenize_with_kinds."""
+    chunks = [chunk.lower() for text in TEXTS if text.isascii() for chunk in text.split()]
+    chunks += ["www.a.b", "x@y.org", "ftp://h/p", "a.b.c.", "1,2", "rock'n'roll", "(u.s.a.)"]
+    for group in (chunks, [c for c in chunks if "@" not in c and "/" not in c], chunks[:1], []):
+        assert tokenize_ascii_chunks(group) == [tokenize_with_kinds(c) for c in group]
