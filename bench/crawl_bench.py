@@ -408,13 +408,7 @@ def report_engine(args: argparse.Namespace, run: dict, prefix: str) -> None:
         per_page = 1000 * run["cpu"].get(name, 0.0) / max(fetched, 1)
         print(f"{prefix}cpu_per_page_{name.replace('-', '_')}: {per_page:.1f} ms/page")
     print(f"{prefix}cores_used: {sum(run['cpu'].values()) / elapsed:.2f} cores")
-    print(f"{prefix}server_requests: {log['requests']} requests")
-    print(f"{prefix}disallowed_requests: {log['robots_violations']} requests")
-    print(f"{prefix}short_crawl_delay_gaps: {peers.short_gaps(log)} gaps")
-    floor, host = peers.politeness_floor(log)
-    if floor:
-        print(f"{prefix}politeness_floor: {floor:.1f} s (Crawl-delay of {host}; elapsed "
-              f"{elapsed / floor:.2f} x the floor)")
+    peers.print_server_side(prefix, log, elapsed, "elapsed")
 
 
 def scrapy_rate(run: dict, key: str, fixed: float | None) -> tuple[float | None, str]:

@@ -377,6 +377,20 @@ def politeness_floor(log: dict) -> tuple[float, str]:
     return floors[host], host
 
 
+def print_server_side(prefix: str, log: dict, elapsed: float, elapsed_name: str) -> float:
+    """Print what the nginx log (:func:`access_log_check`) says of a crawl: requests, requests
+    to disallowed urls, short crawl-delay gaps and the politeness floor, with ``elapsed``
+    (``elapsed_name`` says which time it is) as a multiple of it; returns the floor (0: none)."""
+    print(f"{prefix}server_requests: {log['requests']} requests")
+    print(f"{prefix}disallowed_requests: {log['robots_violations']} requests")
+    print(f"{prefix}short_crawl_delay_gaps: {short_gaps(log)} gaps")
+    floor, host = politeness_floor(log)
+    if floor:
+        print(f"{prefix}politeness_floor: {floor:.1f} s (Crawl-delay of {host}; {elapsed_name} "
+              f"{elapsed / floor:.2f} x the floor)")
+    return floor
+
+
 def searchable_pages(index: Path) -> int:
     """The page documents (not link documents) of the engine index bundle at ``index``."""
     reader = IndexBundleReader(index)

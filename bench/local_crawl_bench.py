@@ -218,13 +218,7 @@ def report(args: argparse.Namespace, run: dict) -> list[str]:
     print(f"peak_memory_largest_process: {run['peak_memory_largest']:.0f} MiB")
     log = run["log"]
     violations, gaps = log["robots_violations"], peers.short_gaps(log)
-    print(f"server_requests: {log['requests']} requests")
-    print(f"disallowed_requests: {violations} requests")
-    print(f"short_crawl_delay_gaps: {gaps} gaps")
-    floor, host = peers.politeness_floor(log)
-    if floor:
-        print(f"politeness_floor: {floor:.1f} s (Crawl-delay of {host}; end to end "
-              f"{elapsed / floor:.2f} x the floor)")
+    floor = peers.print_server_side("", log, elapsed, "end to end")
     scrapy: peers.ScrapyRun | None = run["scrapy"]
     if scrapy is not None:
         peers.print_scrapy("", "scrapy", scrapy)
