@@ -61,12 +61,12 @@ import relevance_eval as rel  # noqa: E402  (the local web, the queries, the sea
 
 from crawler.core.archive.export import export_crawl  # noqa: E402
 from crawler.core.archive.source import ArchiveKind, ArchiveSource  # noqa: E402
-from crawler.core.config import PageProcessingConfig  # noqa: E402
-from crawler.core.crawl import CrawlConfig, CrawlOrder, SeedSpec  # noqa: E402
-from crawler.core.fetch import FetchConfig  # noqa: E402
+from crawler.core.definition.crawl import CrawlConfig, CrawlOrder, SeedSpec  # noqa: E402
+from crawler.core.definition.siterules import SiteRules  # noqa: E402
+from crawler.core.http import FetchConfig  # noqa: E402
 from crawler.core.local_crawl import LocalCrawl, LocalCrawlResult  # noqa: E402
-from crawler.core.process import PageProcessor  # noqa: E402
-from crawler.core.siterules import SiteRules  # noqa: E402
+from crawler.core.processing.config import PageProcessingConfig  # noqa: E402
+from crawler.core.processing.process import PageProcessor  # noqa: E402
 from indexer.core.policies import CrawlPolicy  # noqa: E402
 from indexer.core.reader import IndexBundleReader  # noqa: E402
 from indexer.core.workdir import crawl_bundles, queue_server_number  # noqa: E402

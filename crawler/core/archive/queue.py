@@ -1,7 +1,7 @@
 """The queue of an archive crawl on one queue server: schedules of record pointers.
 
 Layer: ``crawler.core.archive``. Stands where a web crawl's :class:`~crawler.core.scheduler.
-CrawlQueue` stands in :class:`~crawler.core.queue_server.QueueServerCore`, with the calls the
+CrawlQueue` stands in :class:`~crawler.core.queue_server.server.QueueServerCore`, with the calls the
 queue server makes of it (the web crawl's ones that mean nothing here, robots.txt, discovered
 links, host politeness, are accepted and ignored: an archive crawl fetches nothing and follows
 no link). It walks its source (:mod:`.listing`) as schedules are asked for, a bounded time per
@@ -21,7 +21,7 @@ schedules with their pointers, counters, the records skipped by reason, and the 
 the copies indexed so far. A crawl stopped and resumed (or a queue server restarted) goes on
 from there; its outstanding schedules are handed out again.
 
-Freshness (:mod:`crawler.core.freshness`): an archive crawl reads each record once, so its
+Freshness (:mod:`crawler.core.queue_server.freshness`): an archive crawl reads each record once, so its
 copies' times are the records' capture times (a WARC record's date, an earlier crawl's fetch
 time) and the outcome counts are those of the records read (``new``, ``noindex``, ``error``);
 nothing is ever due again. A record is counted once: a visit counts only while its url is
@@ -44,16 +44,21 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from crawler.core.archive.listing import Item, Listed, Other, Skip, StoredListing, WarcListing
+from crawler.core.archive.skipped import SkippedRecords
+from crawler.core.archive.source import (
+    ArchiveKind,
+    ArchiveSource,
+    Pointer,
+    pointers_from_wire,
+    pointers_to_wire,
+)
+from crawler.core.queue_server.freshness import CopyTimes, freshness_report
+from crawler.core.scheduler import QueueStats, Schedule, ScheduleEntry
+from crawler.core.scheduler.outstanding import Outstanding, ScheduleBook
+from crawler.core.transport.shipping import shard_of_host
+from crawler.core.transport.visits import INDEXED
 from indexer.core.workdir import crawl_bundles
-
-from ..freshness import CopyTimes, freshness_report
-from ..scheduler import QueueStats, Schedule, ScheduleEntry
-from ..scheduler.outstanding import Outstanding, ScheduleBook
-from ..shipping import shard_of_host
-from ..visits import INDEXED
-from .listing import Item, Listed, Other, Skip, StoredListing, WarcListing
-from .skipped import SkippedRecords
-from .source import ArchiveKind, ArchiveSource, Pointer, pointers_from_wire, pointers_to_wire
 
 logger = logging.getLogger(__name__)
 

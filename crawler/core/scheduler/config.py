@@ -3,7 +3,7 @@
 Layer: ``crawler.core.scheduler``. Defaults are the seed's and Yioop's constants
 (``DOWNLOAD_SIZE_INTERVAL``, ``DOWNLOAD_ERROR_THRESHOLD``, ``ERROR_CRAWL_DELAY``...). Nothing
 here reads settings or the environment; :meth:`SchedulerConfig.from_crawl` copies the crawl-level
-fields of a :class:`~crawler.core.crawl.CrawlConfig`.
+fields of a :class:`~crawler.core.definition.crawl.CrawlConfig`.
 """
 
 from __future__ import annotations
@@ -12,11 +12,10 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from crawler.core.definition.crawl import CrawlConfig, CrawlOrder, RobotsBehaviour
+from crawler.core.definition.siterules import SiteRules
+from crawler.core.scheduler.errors import SchedulerConfigError
 from indexer.core.policies import CrawlPolicy
-
-from ..crawl import CrawlConfig, CrawlOrder, RobotsBehaviour
-from ..siterules import SiteRules
-from .errors import SchedulerConfigError
 
 DOWNLOAD_SIZE_INTERVAL = 5000       # urls per schedule
 NUM_MULTI_CURL_PAGES = 100          # one fetch round
@@ -44,10 +43,10 @@ class SchedulerConfig:
     of the fetch list in the seed *Per-page crawling policy*); urls over the cap go to the back
     of their tier for a later schedule.
 
-    Seed policies (:mod:`crawler.core.policy`): ``seed_policies`` maps seed urls to their
+    Seed policies (:mod:`crawler.core.definition.policy`): ``seed_policies`` maps seed urls to their
     policy; favor lowers a url's tier by ``favor_tier_bonus``, distrust raises it by
     ``distrust_tier_penalty`` and drops distrusted urls past ``distrust_max_depth``. Needy
-    queries (:mod:`crawler.core.needy`): with ``need_weight`` > 0 and needy queries set, urls
+    queries (:mod:`crawler.core.definition.needy`): with ``need_weight`` > 0 and needy queries set, urls
     with a need score go to the needy lane, ordered by
     ``importance_weight * importance + need_weight * log(1 + need)`` and scheduled before the
     tiers (at most ``needy_lane_size`` urls; the lowest spill into their tiers).

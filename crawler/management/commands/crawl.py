@@ -30,12 +30,13 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from crawler import services
-from crawler.core import fetch_error_kinds, robots_failures
 from crawler.core.archive import skipped as archive_skipped
-from crawler.core.crawl import CrawlOrder
-from crawler.core.freshness import merge_reports
+from crawler.core.definition.crawl import CrawlOrder
 from crawler.core.local_crawl import LocalCrawl, LocalCrawlProgress, LocalCrawlResult
 from crawler.core.memory import limit_malloc_arenas
+from crawler.core.queue_server import robots_failures
+from crawler.core.queue_server.freshness import merge_reports
+from crawler.core.transport import fetch_error_kinds
 from crawler.fetching import fetch_config_for, processor_for
 from crawler.host_activity import activity_flush
 from crawler.link_analysis import link_analysis_run

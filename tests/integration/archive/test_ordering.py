@@ -11,8 +11,8 @@ import json
 from warcio.warcwriter import WARCWriter
 
 from crawler.core.archive.worker import ArchiveWorker
-from crawler.core.process import PageProcessor
-from crawler.core.queue_server import QueueServerConfig, QueueServerCore
+from crawler.core.processing.process import PageProcessor
+from crawler.core.queue_server.server import QueueServerConfig, QueueServerCore
 from indexer.core.documents import PartitionDocumentBundle
 from indexer.core.ids import DOC_TYPE, DocType
 from indexer.core.layout import DOCUMENTS

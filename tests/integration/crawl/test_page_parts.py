@@ -1,6 +1,6 @@
 """A page shipped in parts is stored whole: its queue server holds a partial batch until the
 rest of the page comes, and a batch of another fetcher that arrives in between is stored
-before the page, never inside it (crawler.core.page_parts). The real queue server core and
+before the page, never inside it (crawler.core.queue_server.page_parts). The real queue server core and
 real documents made by the page processor."""
 
 from __future__ import annotations
@@ -8,13 +8,13 @@ from __future__ import annotations
 import base64
 import json
 
-from crawler.core.batch import FetcherBatch
-from crawler.core.crawl import CrawlConfig, SeedSpec
-from crawler.core.indexing import iter_index_documents
-from crawler.core.page import FetchedPage
-from crawler.core.process import PageProcessor
-from crawler.core.queue_server import QueueServerConfig, QueueServerCore
-from crawler.core.wire import encoded_document_to_wire
+from crawler.core.definition.crawl import CrawlConfig, SeedSpec
+from crawler.core.processing.indexing import iter_index_documents
+from crawler.core.processing.page import FetchedPage
+from crawler.core.processing.process import PageProcessor
+from crawler.core.queue_server.server import QueueServerConfig, QueueServerCore
+from crawler.core.transport.batch import FetcherBatch
+from crawler.core.transport.wire import encoded_document_to_wire
 from indexer.core.documents import PartitionDocumentBundle
 from indexer.core.layout import DOCUMENTS
 from indexer.core.workdir import queue_server_dir
