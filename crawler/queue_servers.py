@@ -39,10 +39,12 @@ from django.db import transaction
 from crawler.core.archive import skipped as archive_skipped
 from crawler.core.archive.queue import schedule_message_fields
 from crawler.core.definition.crawl import CrawlStatus
+from crawler.core.queue_server import robots_failures
+from crawler.core.queue_server.config import QueueServerConfig
 from crawler.core.queue_server.disk_space import DiskGuard, DiskState, Watermarks, is_out_of_space
 from crawler.core.queue_server.freshness import merge_reports
 from crawler.core.queue_server.index_order import IndexOrderer
-from crawler.core.queue_server.server import QueueServerConfig, QueueServerCore, robots_failures
+from crawler.core.queue_server.server import QueueServerCore
 from crawler.core.transport import fetch_error_kinds
 from crawler.core.transport.wire import schedule_to_wire
 from indexer.core.bundle import BundleConfig

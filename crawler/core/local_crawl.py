@@ -30,8 +30,9 @@ from crawler.core.fetcher import ScheduleWorker
 from crawler.core.fetcher.processing import default_processes, page_processing
 from crawler.core.http import CachingResolver, FetchConfig, Fetcher, hop_fetcher_for
 from crawler.core.processing.process import PageProcessor
+from crawler.core.queue_server.config import QueueServerConfig
 from crawler.core.queue_server.index_order import reorder_ended_bundle
-from crawler.core.queue_server.server import QueueServerConfig, QueueServerCore
+from crawler.core.queue_server.server import QueueServerCore
 from crawler.core.transport.batch import FetcherBatch
 from indexer.core.reorder import ReorderResult
 from indexer.core.text import TextAnalyzer

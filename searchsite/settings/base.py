@@ -14,6 +14,8 @@ from pathlib import Path
 
 import environ
 
+from crawler.core.definition import schedules  # urls per schedule, schedule timeout
+
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
 env = environ.Env()
@@ -243,9 +245,10 @@ QUERY_LOG_PER_CLIENT_PER_MINUTE = env.int("QUERY_LOG_PER_CLIENT_PER_MINUTE", def
 
 # Queue servers: this machine's url as the name server and the network iterator reach it.
 QUEUE_SERVER_BASE_URL = env.str("QUEUE_SERVER_BASE_URL", default=f"http://{WEB_BIND}/")
-DOWNLOAD_SIZE_INTERVAL = env.int("DOWNLOAD_SIZE_INTERVAL", default=5000)  # urls per schedule
+DOWNLOAD_SIZE_INTERVAL = env.int("DOWNLOAD_SIZE_INTERVAL", default=schedules.DOWNLOAD_SIZE_INTERVAL)
 QUEUE_SERVER_MAX_SCHEDULES = env.int("QUEUE_SERVER_MAX_SCHEDULES", default=4)
-SCHEDULE_TIMEOUT = env.float("SCHEDULE_TIMEOUT", default=1800.0)  # then handed out again
+# then handed out again
+SCHEDULE_TIMEOUT = env.float("SCHEDULE_TIMEOUT", default=schedules.SCHEDULE_TIMEOUT)
 # A fetcher claims the schedule it runs (crawler.claim_store); its claim lapses this long after
 # the fetcher stops refreshing it (it died). A schedule nobody claims this long after it was
 # handed out (its message was lost, or its fetcher died) is handed out again, waiting twice as

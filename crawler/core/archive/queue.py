@@ -53,6 +53,7 @@ from crawler.core.archive.source import (
     pointers_from_wire,
     pointers_to_wire,
 )
+from crawler.core.definition.schedules import SCHEDULE_TIMEOUT
 from crawler.core.queue_server.freshness import CopyTimes, freshness_report
 from crawler.core.scheduler import QueueStats, Schedule, ScheduleEntry
 from crawler.core.scheduler.outstanding import Outstanding, ScheduleBook
@@ -82,7 +83,7 @@ class ArchiveQueueConfig:
     num_servers: int
     timestamp: int                 # the crawl's
     schedule_size: int = 500
-    schedule_timeout: float = 1800.0
+    schedule_timeout: float = SCHEDULE_TIMEOUT
     max_pages: int = 0             # 0: every record
 
     @property
@@ -127,7 +128,8 @@ def _entries(urls: Iterable[str]) -> tuple[ScheduleEntry, ...]:
 
 
 class ArchiveQueue:
-    """See the module. Not thread-safe (the queue server's loop owns it)."""
+    """See the module. Not thread-safe (the queue server's loop owns it). A
+    :class:`crawler.core.queue_server.source.QueueSource`, as the web crawl's queue is."""
 
     def __init__(self, root: Path, source: ArchiveSource, config: ArchiveQueueConfig,
                  clock: Callable[[], float] = time.time) -> None:
@@ -362,11 +364,15 @@ class ArchiveQueue:
                           acknowledged_schedules=self.acknowledged, hosts=len(self.hosts),
                           company_level_domains=0)
 
-    def archive_stats(self) -> dict[str, Any]:
-        """The archive's own figures for the heartbeat (see ``QueueServerCore.stats``)."""
+    def extra_stats(self, skipped: SkippedRecords) -> dict[str, Any]:
+        """The archive's own figures for the heartbeat (see ``QueueServerCore.stats``): the
+        records skipped are the listing's and ``skipped``, the fetchers'."""
+        total = SkippedRecords.from_json(self.skipped.to_json())
+        total.add(skipped)
         return {"archive_listed": self.listed, "archive_listing_done": self.done_listing,
-                "archive_skipped": self.skipped.to_json(), "archive_other": dict(self.other),
-                "archive_position": list(self.position), "archive_files": len(self.names)}
+                "archive_skipped": total.to_json(), "archive_other": dict(self.other),
+                "archive_position": list(self.position), "archive_files": len(self.names),
+                "archive_skipped_by_kind": total.counts()}  # /metrics exports it
 
     # --- calls of the web crawl that an archive crawl ignores --------------------------------
 
@@ -415,6 +421,10 @@ class ArchiveQueue:
             self._dirty = True
 
     def next_revisit_at(self) -> float | None:
+        return None
+
+    def visit_of(self, url_hash: int) -> None:
+        """Nothing is kept of a record read: it is never revisited."""
         return None
 
     def retired(self) -> tuple[int, set[bytes], set[int]]:

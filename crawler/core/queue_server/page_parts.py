@@ -16,7 +16,7 @@ same order, rebuilds the same index.
 Only the schedule's own queue server's batches carry the schedule (the ones to other queue
 servers are applied as they come). A part whose schedule is no longer outstanding (its next
 batch came first) is applied at once; when a crawl stops, the parts waiting are applied
-(:meth:`PageParts.take_all`).
+(:meth:`PageParts.take_all_held`).
 """
 
 from __future__ import annotations
@@ -84,7 +84,12 @@ class PageParts:
                  if name.split("-", 1)[0] not in live)
         return [item for item in found if item is not None]
 
-    def take_all(self) -> Iterator[SpoolItem]:
+    def finished(self) -> int:
+        """Outstanding schedules whose last batch is held back: none (a web crawl's batches
+        wait for the rest of their page, never for their schedule's turn)."""
+        return 0
+
+    def take_all_held(self) -> Iterator[SpoolItem]:
         """Every waiting part, in the order they came (a crawl that stops)."""
         for name in sorted(self.spool.names(PARTS), key=lambda n: n.split("-", 1)[1]):
             item = self.spool.read(PARTS, name)

@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from crawler.core.definition import policy as pol
-from crawler.core.scheduler import CrawlQueue
+from crawler.core.queue_server.source import QueueSource
 from crawler.core.scheduler.revisits import VisitRow
 from crawler.core.transport.visits import Visit
 from indexer.core.ids import DOC_TYPE, DocType
@@ -37,7 +37,7 @@ logger = logging.getLogger(__name__)
 _COPY_TYPES = frozenset({DocType.PAGE, DocType.LOCATION})
 
 
-def replaces_active_copy(queue: CrawlQueue, doc_ids: Iterable[bytes],
+def replaces_active_copy(queue: QueueSource, doc_ids: Iterable[bytes],
                          active_partition: int) -> bool:
     """Whether one of ``doc_ids`` is a new copy (page or location document) of a url whose
     current copy, another document, may be in ``active_partition``."""
@@ -63,9 +63,9 @@ def visit_rows(visits: Iterable[Visit], partition: int) -> list[VisitRow]:
 
 
 class RetiredPublisher:
-    """Writes a crawl queue's retired set to the bundle when its version moved."""
+    """Writes a queue source's retired set to the bundle when its version moved."""
 
-    def __init__(self, queue: CrawlQueue, bundle: Path) -> None:
+    def __init__(self, queue: QueueSource, bundle: Path) -> None:
         self._queue = queue
         self._bundle = bundle
         version, retired, removed = queue.retired()

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from crawler.core.scheduler.config import (
     DOWNLOAD_ERROR_THRESHOLD,
-    DOWNLOAD_SIZE_INTERVAL,
     ERROR_CRAWL_DELAY,
     SITEMAP_TIER_PENALTY,
     SchedulerConfig,
@@ -42,7 +41,6 @@ __all__ = [
     "ALLOW_ALL",
     "DISALLOW_ALL",
     "DOWNLOAD_ERROR_THRESHOLD",
-    "DOWNLOAD_SIZE_INTERVAL",
     "ERROR_CRAWL_DELAY",
     "SITEMAP_TIER_PENALTY",
     "BloomFilter",

@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from crawler.core.definition.crawl import CrawlConfig, CrawlOrder, RobotsBehaviour
+from crawler.core.definition.schedules import DOWNLOAD_SIZE_INTERVAL, SCHEDULE_TIMEOUT
 from crawler.core.definition.siterules import SiteRules
 from crawler.core.scheduler.errors import SchedulerConfigError
 from indexer.core.policies import CrawlPolicy
 
-DOWNLOAD_SIZE_INTERVAL = 5000       # urls per schedule
 NUM_MULTI_CURL_PAGES = 100          # one fetch round
 DOWNLOAD_ERROR_THRESHOLD = 50       # errors per schedule before a host is delayed
 ERROR_CRAWL_DELAY = 20.0            # seconds
@@ -26,7 +26,6 @@ SITEMAP_TIER_PENALTY = 4
 NON_HTML_TIER_PENALTY = 1
 MAX_URL_BUFFER_BEFORE_WRITE = 500
 MAX_URL_FILE_SIZE = 1_000_000
-CRAWL_TIMEOUT = 1800.0              # an unacknowledged schedule is handed out again after this
 DELAYED_SCHEDULE_SECONDS = 30.0     # how long a schedule is expected to keep a delayed host busy
 
 
@@ -71,7 +70,7 @@ class SchedulerConfig:
     error_threshold: int = DOWNLOAD_ERROR_THRESHOLD
     error_crawl_delay: float = ERROR_CRAWL_DELAY
     max_crawl_delay: float = MAXIMUM_CRAWL_DELAY
-    schedule_timeout: float = CRAWL_TIMEOUT
+    schedule_timeout: float = SCHEDULE_TIMEOUT
     robots_retries: int = 3
     user_agent: str = "yioopy"
     max_cld_share: float = 1.0

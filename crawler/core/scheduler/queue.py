@@ -59,7 +59,8 @@ logger = logging.getLogger(__name__)
 class CrawlQueue:
     """The crawl queue of one queue server for one crawl. Not thread-safe: one caller at a
     time (the queue-server loop). Open with :meth:`open`; call :meth:`close` (or use ``with``)
-    to checkpoint and release the directory lock.
+    to checkpoint and release the directory lock. The web crawl's
+    :class:`crawler.core.queue_server.source.QueueSource`.
 
     Invariants: a crawl-delayed host has at most one outstanding schedule and at most
     ``ceil(delayed_schedule_seconds / delay)`` urls in it (:mod:`.builder`); a url handed out
@@ -281,6 +282,11 @@ class CrawlQueue:
         revisits = self._m.revisits
         return freshness_report(revisits.copies, revisits.outcomes, revisits.released,
                                 len(revisits))
+
+    def extra_stats(self, skipped: object) -> dict[str, Any]:
+        """Figures only an archive queue has: none (``skipped``, archive records the fetchers
+        skipped, never happens in a web crawl)."""
+        return {}
 
     def next_schedule(self, now: float | None = None,
                       requester: str | None = None) -> Schedule | None:

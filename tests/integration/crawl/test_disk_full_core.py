@@ -15,7 +15,8 @@ import pytest
 
 from crawler.core.definition.crawl import CrawlConfig, SeedSpec
 from crawler.core.processing.indexing import to_index_documents
-from crawler.core.queue_server.server import QueueServerConfig, QueueServerCore
+from crawler.core.queue_server.config import QueueServerConfig
+from crawler.core.queue_server.server import QueueServerCore
 from crawler.core.scheduler.durable.storage import write_blob
 from crawler.core.transport.spool import Spool
 from crawler.core.transport.wire import document_to_wire

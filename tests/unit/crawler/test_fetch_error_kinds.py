@@ -12,7 +12,8 @@ from crawler.core.fetcher.outboxes import Outboxes
 from crawler.core.fetcher.pages import PageHandler
 from crawler.core.http import FetchResult
 from crawler.core.http.errors import ConnectionFailed, ReadTimeout
-from crawler.core.queue_server.server import QueueServerConfig, QueueServerCore
+from crawler.core.queue_server.config import QueueServerConfig
+from crawler.core.queue_server.server import QueueServerCore
 from crawler.core.scheduler import ScheduleEntry
 from crawler.core.transport.batch import FetcherBatch
 from crawler.core.transport.fetch_error_kinds import FetchErrorKinds, error_kind, merge, rows

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from crawler.core.definition.crawl import CrawlConfig, SeedSpec
 from crawler.core.processing.indexing import to_index_documents
-from crawler.core.queue_server.server import QueueServerConfig, QueueServerCore
+from crawler.core.queue_server.config import QueueServerConfig
+from crawler.core.queue_server.server import QueueServerCore
 from crawler.core.transport.wire import document_to_wire
 from indexer.core.reader import IndexBundleReader
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 
 from crawler.core.definition.crawl import CrawlConfig, SeedSpec
-from crawler.core.queue_server.server import QueueServerConfig, QueueServerCore
+from crawler.core.queue_server.config import QueueServerConfig
+from crawler.core.queue_server.server import QueueServerCore
 
 SLOW = "https://slow.example"
 FAST = "https://fast.example"

@@ -16,7 +16,8 @@ from crawler.core.processing.indexing import (
     crawl_link_scores,
     to_index_documents,
 )
-from crawler.core.queue_server.server import QueueServerConfig, QueueServerCore
+from crawler.core.queue_server.config import QueueServerConfig
+from crawler.core.queue_server.server import QueueServerCore
 from crawler.core.transport.wire import document_to_wire
 from indexer.core.bundle import BundleConfig, IndexBundleWriter
 from indexer.core.ids import DocType
