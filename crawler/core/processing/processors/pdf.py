@@ -26,7 +26,9 @@ MAX_PDF_CHARS = 200_000
 
 def _read_pdf(body: bytes) -> tuple[str, str, list[str], list[str]]:
     """(title, text, link uris, errors); never raises."""
-    from pypdf import PdfReader  # imported here: pypdf is only needed for PDFs
+    # Optional dependency, imported on the first PDF: pypdf is only needed for PDFs, and a
+    # fetcher (or a test) that never meets one neither needs it installed nor pays its import.
+    from pypdf import PdfReader
     from pypdf.errors import PyPdfError
 
     errors: list[str] = []
