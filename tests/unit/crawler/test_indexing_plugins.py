@@ -80,6 +80,11 @@ def test_loading():
         load_plugins([MARKER, "tests.fixtures.plugins.marker_instance"])
     with pytest.raises(ConfigError):  # a crawl with a bad plugin does not start
         html(RECIPE, config=with_plugins("no_such_module.Plugin"))
+
+
+def test_a_site_setting_naming_the_shipped_plugin_by_its_old_module_still_loads():
+    old = "crawler.core.plugins.api_names.ApiNamesPlugin"  # before issue 32 moved it
+    assert isinstance(load_plugin(old), ApiNamesPlugin)
     assert PageProcessingConfig.from_options(CrawlTimeOptions()).indexing_plugins == \
         DEFAULT_INDEXING_PLUGINS
     assert PageProcessingConfig.from_options(

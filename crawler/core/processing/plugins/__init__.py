@@ -118,12 +118,19 @@ class IndexingPlugin(Protocol):
     def process(self, page: PluginPage) -> PluginOutput | None: ...
 
 
+# Modules of the shipped plugins that have moved, by the name a site's INDEXING_PLUGINS setting
+# (its .env) may still give: issue 32 moved crawler.core.plugins under crawler.core.processing.
+_MOVED_MODULES = {"crawler.core.plugins.api_names": "crawler.core.processing.plugins.api_names"}
+
+
 def load_plugin(path: str) -> IndexingPlugin:
     """The plugin a dotted path names (``package.module.Name``): a class is made with no
-    arguments. :class:`ConfigError` when it cannot be imported or is not a plugin."""
+    arguments. :class:`ConfigError` when it cannot be imported or is not a plugin. A shipped
+    plugin's old module path still resolves (:data:`_MOVED_MODULES`)."""
     module_name, _, attribute = path.strip().rpartition(".")
     if not module_name:
         raise ConfigError(f"indexing plugin {path!r}: a dotted path module.Name is expected")
+    module_name = _MOVED_MODULES.get(module_name, module_name)
     try:
         target = getattr(importlib.import_module(module_name), attribute)
     except (ImportError, AttributeError) as exc:
