@@ -4,8 +4,8 @@ Run with no arguments: ``.venv/bin/python bench/index_bench.py``.
 
 Documents come from the local web (``../shared/localweb``): every HTML page of the installed
 default-tier sites, read from disk (no crawl) and processed by the engine's page processor
-(``crawler.core.processing.process``) into the page document a crawl would index (link documents and the
-cached copy of the page left out: neither depends on the profile),
+(``crawler.core.processing.process``) into the page document a crawl would index (link documents and
+the cached copy of the page left out: neither depends on the profile),
 twice: with Page Options' defaults (whole pages indexed: figures without a prefix, the targets)
 and with the "Summary only" profile (``summary_only_`` figures), so the cost of whole-page
 indexing is printed as ratios (``whole_page_cost_*``). Processing is done before timing: the

@@ -6,14 +6,14 @@ sample, and times ``PageProcessor.process`` (decode, parse, extract, summarize, 
 meta words) plus ``to_index_documents`` in this single process, so the rate is per core.
 Each summarizer is timed over several runs; the median is printed. Then the basic summarizer
 again with what a crawl adds by default (the built-in scrapers, ``builtin_scrapers``) and with
-the shipped indexing plugin (``api_plugin``: ``crawler.core.processing.plugins.api_names``), so their cost
-per page shows.
+the shipped indexing plugin (``api_plugin``: ``crawler.core.processing.plugins.api_names``), so
+their cost per page shows.
 
-The classifier step (the seed's "run classifiers on the summary", ``crawler.core.processing.process``
-step 9) is timed on its own: ``PageClassifiers.classify`` on each processed page's title and
-summary, with N classifiers at once (logistic regressions trained on the generated pages of
-``bench/topic_pages.py``; the cost does not depend on what they learned), in milliseconds per
-page (median of the runs).
+The classifier step (the seed's "run classifiers on the summary",
+``crawler.core.processing.process`` step 9) is timed on its own: ``PageClassifiers.classify`` on
+each processed page's title and summary, with N classifiers at once (logistic regressions trained on
+the generated pages of ``bench/topic_pages.py``; the cost does not depend on what they learned), in
+milliseconds per page (median of the runs).
 
 The defaults (``api_plugin``: the built-in scrapers and the shipped indexing plugin, what a
 crawl runs with) are then timed stage by stage: CPU milliseconds per page (``time.process_time``)

@@ -19,10 +19,11 @@ kind (the scorer's ``--by-kind``), and Whoosh (BM25F) and tantivy (BM25), AND an
 pages this crawl indexed (../shared/peers/, in their own virtual environment).
 
 ``--option NAME=VALUE`` (repeatable) overrides a Crawl Time or Search Time option, or the
-indexing plugins (``--option indexing_plugins=crawler.core.processing.plugins.api_names.ApiNamesPlugin``,
+indexing plugins (``--option
+indexing_plugins=crawler.core.processing.plugins.api_names.ApiNamesPlugin``,
 comma-separated dotted paths, empty for none; unset: the engine's default,
-``crawler.core.processing.config.DEFAULT_INDEXING_PLUGINS``): the figures then measure something else, and
-the ``options:`` line and every ``target:`` line say so.
+``crawler.core.processing.config.DEFAULT_INDEXING_PLUGINS``): the figures then measure something
+else, and the ``options:`` line and every ``target:`` line say so.
 
 The semantic signal (``bench/semantic_eval.py``): MRR@10 overall and per query kind with it off
 and on (``--semantic-weight W``, default 1), and the query p95 of each, after embedding the

@@ -20,8 +20,8 @@ indexes them, generated from a fixed seed, so every run and every machine sees t
 Page ``i``'s text depends only on the seed and ``i`` (a corpus of 100,000 pages is the first
 100,000 of the 1,000,000 one); its links also on ``total`` (they point into the corpus).
 :func:`page_document` turns a page into the engine's own page document through the crawler's
-code (``crawler.core.processing.indexing``, ``crawler.core.processing.meta_words``): the meta words, fancy hits,
-region weights and stored summary (with the whole text as ``body``, as the default Page
+code (``crawler.core.processing.indexing``, ``crawler.core.processing.meta_words``): the meta words,
+fancy hits, region weights and stored summary (with the whole text as ``body``, as the default Page
 Options store it) of a real crawl. The crawler's link documents (one per outlink with anchor
 text) and cached copies of pages are not made: the corpus counts pages.
 """

@@ -179,7 +179,8 @@ def age_text(seconds: float | None) -> str:
 
 def freshness(crawl: Crawl, now: datetime) -> dict[str, object]:
     """The freshness of the crawl's indexed copies at ``now``
-    (:func:`crawler.core.queue_server.freshness.freshness_figures`) with its ages for people, and whether
+    (:func:`crawler.core.queue_server.freshness.freshness_figures`) with its ages for people, and
+    whether
     the crawl recrawls pages (``page_recrawl_days`` of its Page Options)."""
     figures = freshness_figures(crawl.freshness, now.timestamp())
     days = int((crawl.page_options_snapshot or {}).get("page_recrawl_days", -1))

@@ -224,7 +224,8 @@ class PageOptions(models.Model):
 
 class Scraper(models.Model):
     """A targeted extractor for one kind of site (WordPress, MediaWiki, ...), written by the
-    admin; the engine's own (``crawler.core.processing.builtin_scrapers``) are not rows: the Scrapers
+    admin; the engine's own (``crawler.core.processing.builtin_scrapers``) are not rows: the
+    Scrapers
     page lists them, and a row named like one replaces it in the profiles that use the row."""
 
     name = models.CharField(max_length=100, unique=True)
@@ -365,8 +366,8 @@ class Crawl(models.Model):
     bytes_downloaded = models.BigIntegerField(default=0, editable=False)
     hosts_seen = models.BigIntegerField(default=0, editable=False)
     # robots.txt answers and failures by kind, with an example of each (the queue servers'
-    # reports summed: crawler.core.queue_server.robots_failures), and why a crawl that ended by itself with
-    # nothing indexed did
+    # reports summed: crawler.core.queue_server.robots_failures), and why a crawl that ended by
+    # itself with nothing indexed did
     robots_failures = models.JSONField(default=dict, blank=True, editable=False)
     end_reason = models.TextField(blank=True, editable=False)
     # failed page downloads by kind, with an example of each (the queue servers' reports

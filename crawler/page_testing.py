@@ -1,5 +1,6 @@
 """Glue of the Page Options "Test" tool: the form, and the fetch through the crawler's own
-fetch code and egress rules (settings), before ``crawler.core.processing.page_test`` runs the steps."""
+fetch code and egress rules (settings), before ``crawler.core.processing.page_test`` runs the
+steps."""
 
 from __future__ import annotations
 

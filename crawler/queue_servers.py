@@ -11,8 +11,8 @@ queue server dies (``crawler.process_death``), and it also exits by itself when 
 changes (``indexer.core.updater --parent``), so a restarted queue server never runs beside the
 updater of the one before.
 
-Disk space (``crawler.core.queue_server.disk_space``): below the low-water mark of free space on the work
-directory's filesystem (``DISK_PAUSE_FREE_BYTES`` / ``_PERCENT``) no new schedules go out (the
+Disk space (``crawler.core.queue_server.disk_space``): below the low-water mark of free space on the
+work directory's filesystem (``DISK_PAUSE_FREE_BYTES`` / ``_PERCENT``) no new schedules go out (the
 crawl pauses: fetchers finish what they hold, and their batches are still applied) and no
 finished partition is re-ordered; above the high-water mark (``DISK_RESUME_FREE_*``) work
 resumes by itself. A write that fails for lack of space anyway (applying a batch, refreshing
@@ -314,7 +314,8 @@ class QueueServerProcess:
     def _close(self, finish: bool = False) -> None:
         """Stop the dictionary updater and close the crawl; ``finish``: the crawl has ended
         (its last index partition is finished, and re-ordered here by importance once link
-        analysis scores the crawl, see ``crawler.core.queue_server.index_order``). Raises ``OSError`` (a
+        analysis scores the crawl, see ``crawler.core.queue_server.index_order``). Raises
+        ``OSError`` (a
         full disk) with the crawl still open: the caller shuts it (:meth:`_out_of_space`)."""
         self._stop_updater()
         if self.core is not None:

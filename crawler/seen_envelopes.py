@@ -1,4 +1,5 @@
-"""Ids of handled envelopes in Redis: the store behind ``crawler.core.transport.shipping.ReplayGuard``.
+"""Ids of handled envelopes in Redis: the store behind
+``crawler.core.transport.shipping.ReplayGuard``.
 
 Layer: glue (redis-py and settings), used by ``crawler.tasks``. Every receiver of the engine,
 on every machine (fetchers, queue servers' inbox workers), uses the Redis of

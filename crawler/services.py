@@ -1,8 +1,8 @@
 """Writes of crawl management: the only code that changes a crawl's state.
 
 Layer: Django glue. Each service runs in one transaction, locks the rows it changes, and enforces
-the state machine of ``crawler.core.definition.crawl``; the admin's actions and buttons, the commands and the
-crawl processes all call these.
+the state machine of ``crawler.core.definition.crawl``; the admin's actions and buttons, the
+commands and the crawl processes all call these.
 """
 
 from __future__ import annotations
@@ -542,7 +542,8 @@ def _pairs_text(pairs: tuple[tuple[str, str], ...]) -> str:
 @transaction.atomic
 def scraper_from_builtin(name: str) -> Scraper:
     """A new admin scraper with every field of the built-in scraper ``name``
-    (``crawler.core.processing.builtin_scrapers``), under the same name: chosen in a profile, it replaces
+    (``crawler.core.processing.builtin_scrapers``), under the same name: chosen in a profile, it
+    replaces
     the built-in one there, and the admin can then change it."""
     builtin = builtin_scraper(name)
     if builtin is None:

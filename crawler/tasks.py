@@ -17,8 +17,8 @@
 * ``export_warc_task`` (queue ``analysis`` too, for the same reasons): a crawl's WARC export
   (``crawler.warc_export``), asked for by the admin's action.
 
-Schedules and batches are signed envelopes (``crawler.core.transport.shipping``), each with a unique id,
-its issue time and its route (queue server and crawl) under the signature. A receiver refuses
+Schedules and batches are signed envelopes (``crawler.core.transport.shipping``), each with a unique
+id, its issue time and its route (queue server and crawl) under the signature. A receiver refuses
 and drops one without the shared QUEUE_SERVER_TOKEN, one delivered on a queue its route does
 not name, one sealed more than ENVELOPE_MAX_AGE seconds ago, and one whose id was handled
 already (a replay: ids live in Redis, :mod:`crawler.seen_envelopes`). An id is recorded only

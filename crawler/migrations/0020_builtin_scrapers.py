@@ -1,5 +1,5 @@
-"""The built-in scrapers (crawler.core.processing.builtin_scrapers): each Page Options profile may turn
-some off (by name; none is off by default, so every profile uses them), and a scraper may add
+"""The built-in scrapers (crawler.core.processing.builtin_scrapers): each Page Options profile may
+turn some off (by name; none is off by default, so every profile uses them), and a scraper may add
 meta words."""
 
 from django.db import migrations, models

@@ -212,8 +212,8 @@ CELERY_RESULT_EXPIRES = 3600
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
 # Signed crawl messages (schedules, batches) older than this many seconds are refused, and one
-# already handled within it is refused as a replay (crawler.core.transport.shipping). It must be longer
-# than any wait a legitimate message has in the broker: a redelivery comes after the
+# already handled within it is refused as a replay (crawler.core.transport.shipping). It must be
+# longer than any wait a legitimate message has in the broker: a redelivery comes after the
 # visibility timeout above, and a queue server that was stopped finds its batches waiting.
 ENVELOPE_MAX_AGE = env.float("ENVELOPE_MAX_AGE", default=86400.0)
 if ENVELOPE_MAX_AGE <= CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"]:
@@ -342,9 +342,10 @@ CRAWLER_DNS_PARALLEL = env.int("CRAWLER_DNS_PARALLEL", default=1)
 CRAWLER_BOT_URL = env.str("CRAWLER_BOT_URL", default=f"http://{WEB_BIND}/bot")
 CRAWLER_CONTACT = env.str("CRAWLER_CONTACT", default="")
 CRAWLER_USER_AGENT = env.str("CRAWLER_USER_AGENT", default=f"YioopyBot/0.1 (+{CRAWLER_BOT_URL})")
-# Indexing plugins (crawler.core.processing.plugins): dotted paths of classes run, in order, on every page
-# a fetcher processes, after the summary and scrapers, before it goes to the index. Unset (None):
-# the engine's default list (crawler.core.processing.config.DEFAULT_INDEXING_PLUGINS); empty: none.
+# Indexing plugins (crawler.core.processing.plugins): dotted paths of classes run, in order, on
+# every page a fetcher processes, after the summary and scrapers, before it goes to the index. Unset
+# (None): the engine's default list (crawler.core.processing.config.DEFAULT_INDEXING_PLUGINS);
+# empty: none.
 _plugins = os.environ.get("INDEXING_PLUGINS")
 INDEXING_PLUGINS = (None if _plugins is None
                     else tuple(p.strip() for p in _plugins.split(",") if p.strip()))

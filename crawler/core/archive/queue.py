@@ -21,8 +21,8 @@ schedules with their pointers, counters, the records skipped by reason, and the 
 the copies indexed so far. A crawl stopped and resumed (or a queue server restarted) goes on
 from there; its outstanding schedules are handed out again.
 
-Freshness (:mod:`crawler.core.queue_server.freshness`): an archive crawl reads each record once, so its
-copies' times are the records' capture times (a WARC record's date, an earlier crawl's fetch
+Freshness (:mod:`crawler.core.queue_server.freshness`): an archive crawl reads each record once, so
+its copies' times are the records' capture times (a WARC record's date, an earlier crawl's fetch
 time) and the outcome counts are those of the records read (``new``, ``noindex``, ``error``);
 nothing is ever due again. A record is counted once: a visit counts only while its url is
 among the outstanding schedules' urls not yet counted (:class:`Uncounted`), so a schedule

@@ -144,7 +144,8 @@ class CrawlTimeOptions:
     scrapers: tuple[ScraperSpec, ...] = ()
     # the finished classifiers the crawl runs, at the versions recorded when it started
     classifiers: tuple[ClassifierRef, ...] = ()
-    # built-in scrapers (crawler.core.processing.builtin_scrapers) this profile does not use, by name
+    # built-in scrapers (crawler.core.processing.builtin_scrapers) this profile does not use, by
+    # name
     disabled_builtin_scrapers: tuple[str, ...] = ()
 
 
@@ -161,7 +162,8 @@ class CrawlConfig:
     recrawl_days: int = -1              # -1: never
     restrict_to_seeds: bool = False
     max_domain_share: float = 1.0       # of one schedule, for one company-level domain (seed 004)
-    # seed policies in the crawl (crawler.core.definition.policy): tier shifts and how deep distrust goes
+    # seed policies in the crawl (crawler.core.definition.policy): tier shifts and how deep distrust
+    # goes
     favor_tier_bonus: int = 1
     distrust_tier_penalty: int = 2
     distrust_max_depth: int = 2         # -1: distrusted urls are never dropped

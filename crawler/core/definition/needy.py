@@ -193,8 +193,8 @@ class NeedyIndex:
 
 def importance(trust: float, link_index: int, opic_cash: float) -> float:
     """Query-independent importance in [0, 1]: the mean of the url's trust (from its crawl
-    policy, see :mod:`crawler.core.definition.policy`), its link weight (``1 / (1 + log5(1 + i))`` for the
-    ``i``-th link of its page after the fetcher ranked them by link score) and its OPIC cash
+    policy, see :mod:`crawler.core.definition.policy`), its link weight (``1 / (1 + log5(1 + i))``
+    for the ``i``-th link of its page after the fetcher ranked them by link score) and its OPIC cash
     (capped at 1)."""
     link = 1.0 / (1.0 + math.log(1.0 + max(0, link_index)) / math.log(5.0))
     cash = min(1.0, max(0.0, float(opic_cash)))

@@ -30,7 +30,8 @@ LinkScores = Callable[[Sequence[str]], np.ndarray]
 
 
 class LinkedPage(Protocol):
-    """What a page's discovered urls are made of: a :class:`crawler.core.processing.page.ProcessedPage`,
+    """What a page's discovered urls are made of: a
+    :class:`crawler.core.processing.page.ProcessedPage`,
     or the slim copy a worker process sends back (:class:`.processing.PageLinks`)."""
 
     @property

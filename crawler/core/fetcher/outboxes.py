@@ -4,7 +4,8 @@ Layer: ``crawler.core.fetcher``. The page handling (:mod:`.pages`) puts document
 urls, robots data and fetched rows in the outbox of the queue server that owns each (documents
 by their url's host, discovered urls by the target's host; robots data, fetched rows and host
 errors go to the schedule's own queue server); the worker turns them into
-:class:`~crawler.core.transport.batch.FetcherBatch` es (:meth:`Outboxes.take_batches`) and ships them:
+:class:`~crawler.core.transport.batch.FetcherBatch` es (:meth:`Outboxes.take_batches`) and ships
+them:
 
 * every ``ship_every`` pages (SEEN_URLS_BEFORE_UPDATE_SCHEDULER) or ``ship_seconds``, whichever
   comes first (:meth:`Outboxes.page_handled` says when);

@@ -3,8 +3,8 @@
 Layer: ``crawler.core.fetcher``. The worker hands each finished download to
 :meth:`PageHandler.start`, and the answer, in the order the downloads came, to
 :meth:`PageHandler.finish`. A robots.txt answer becomes robots data for the schedule's own
-queue server; every page download a fetched row (:class:`crawler.core.transport.visits.Visit`: what the
-visit found, the page's validators and document; a failed one without validators, and an
+queue server; every page download a fetched row (:class:`crawler.core.transport.visits.Visit`: what
+the visit found, the page's validators and document; a failed one without validators, and an
 error); a revisit whose page has the text hash of the copy in the index makes no documents
 and no links (it costs no re-indexing); every
 download a row of the schedule's fetch log (status, bytes, time, error kind), and a url refused
@@ -13,8 +13,8 @@ by the egress allow-list or a robots meta's noindex a refused row (``FetcherBatc
 each redirect hop before it, as a location document) is processed by the crawl's
 :class:`.processing.PageProcessing` (inline, or in worker processes: the CPU-heavy part) into
 index documents (the page itself, and one link document per outlink, filed under the link's
-target: ``crawler.core.processing.indexing``), and its links into discovered urls (:mod:`.emit`), each put
-in the outbox of the queue server that owns it.
+target: ``crawler.core.processing.indexing``), and its links into discovered urls (:mod:`.emit`),
+each put in the outbox of the queue server that owns it.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """Page processing as a job: run in the fetcher's thread, or in processes sized to the cores.
 
-Layer: ``crawler.core.fetcher``. Processing a downloaded page (:mod:`crawler.core.processing.process`, then
-its index documents, :mod:`crawler.core.processing.indexing`, encoded as the index stores them) is most of
-a fetcher's CPU, and in one Python process it holds the interpreter lock: a crawl run inside
+Layer: ``crawler.core.fetcher``. Processing a downloaded page
+(:mod:`crawler.core.processing.process`, then
+its index documents, :mod:`crawler.core.processing.indexing`, encoded as the index stores them) is
+most of a fetcher's CPU, and in one Python process it holds the interpreter lock: a crawl run inside
 one process (``manage.py crawl``, :class:`crawler.core.local_crawl.LocalCrawl`) would use one
 core however many it has. So the page handling (:mod:`.pages`) hands each download to a
 :class:`PageProcessing`:
@@ -86,8 +87,8 @@ class PageLinks:
 class PageOutput:
     """A processed download: the page's identity and outcome, its documents (the redirect
     hops' location documents first, then the page's own and its link documents: ``(url,
-    wire document)``, :func:`crawler.core.transport.wire.encoded_document_to_wire`) and its links, or
-    its discovered urls' rows (``discovered``, when the job asked for them; then ``links`` is
+    wire document)``, :func:`crawler.core.transport.wire.encoded_document_to_wire`) and its links,
+    or its discovered urls' rows (``discovered``, when the job asked for them; then ``links`` is
     None)."""
 
     url: str

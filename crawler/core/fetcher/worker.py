@@ -9,8 +9,9 @@ batch)`` and ``should_continue()``, and calls :meth:`ScheduleWorker.run`:
    (:class:`.lanes.DelayLanes`, each fetched by :class:`crawler.core.http.paced.PacedFetch`);
 2. the rounds are downloaded and handled (:class:`.rounds.Rounds`), the lanes' results as they
    come in; each download is processed into the outboxes (:class:`.pages.PageHandler`), which
-   are shipped as batches (:class:`.outboxes.Outboxes`, :class:`crawler.core.transport.batch.FetcherBatch`)
-   every few hundred pages, seconds or megabytes;
+   are shipped as batches (:class:`.outboxes.Outboxes`,
+   :class:`crawler.core.transport.batch.FetcherBatch`) every few hundred pages, seconds or
+   megabytes;
 3. after the rounds the lanes get a bounded grace time (:data:`.lanes.LANE_GRACE_SECONDS`), then
    what they did not start goes back to the queue server;
 4. the last batch to the schedule's own queue server carries the schedule's host errors,

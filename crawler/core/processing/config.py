@@ -26,12 +26,13 @@ MAX_LINKS_TO_EXTRACT = 300       # seed: links extracted before pruning
 # of items) list far more than 300 pages, most of which no other page links to.
 MAX_LINKS_LIMIT = 100_000
 MAX_TITLE_LEN = 100              # seed: HtmlProcessor::MAX_TITLE_LEN
-# Whole-page indexing (crawler.core.processing.summarizers.body): weights of the sentences the summarizer
-# did not choose, relative to an average summary sentence (1), chosen on the dev judgments.
+# Whole-page indexing (crawler.core.processing.summarizers.body): weights of the sentences the
+# summarizer did not choose, relative to an average summary sentence (1), chosen on the dev
+# judgments.
 BODY_WEIGHT = 0.5
 HEADING_WEIGHT = 1.5
-# Indexing plugins (crawler.core.processing.plugins) a crawl runs unless the INDEXING_PLUGINS setting
-# names others: dotted paths, run in order. The API names plugin is on: on the dev judgments
+# Indexing plugins (crawler.core.processing.plugins) a crawl runs unless the INDEXING_PLUGINS
+# setting names others: dotted paths, run in order. The API names plugin is on: on the dev judgments
 # (bench/relevance_eval.py, three crawls each) MRR@10 0.8977, 0.8976, 0.8977 without it and
 # 0.9046, 0.9043, 0.9038 with it; module queries 0.92 -> 0.95, member 0.93 -> 0.94, no kind
 # lower (README, Crawling).

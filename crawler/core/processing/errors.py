@@ -1,8 +1,8 @@
 """Errors of the page-processing layer (``crawler.core``).
 
 Page processors never raise on hostile page content: a page that cannot be read becomes a
-:class:`~crawler.core.processing.page.ProcessedPage` whose ``errors`` say why. These exceptions are for
-configuration (rules and scrapers the admin types in) and for programming errors.
+:class:`~crawler.core.processing.page.ProcessedPage` whose ``errors`` say why. These exceptions are
+for configuration (rules and scrapers the admin types in) and for programming errors.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 Layer: ``crawler.core``. The fetcher builds a :class:`FetchedPage` per download and calls
 :meth:`crawler.core.processing.process.PageProcessor.process`; the result is one frozen
-:class:`ProcessedPage`, which :func:`crawler.core.processing.indexing.to_index_documents` turns into the
-``IndexDocument`` values of the index issue (the page and its link documents).
+:class:`ProcessedPage`, which :func:`crawler.core.processing.indexing.to_index_documents` turns into
+the ``IndexDocument`` values of the index issue (the page and its link documents).
 """
 
 from __future__ import annotations
@@ -99,7 +99,8 @@ class Extraction:
     """What a MIME-type processor extracts from a page, before scrapers' fields, page rules,
     meta words and terms are applied. ``sentences`` is the summary in document order;
     ``body`` is the whole text to index in document order, weighted
-    (:func:`~crawler.core.processing.summarizers.indexed_body`), or empty when only the summary is indexed
+    (:func:`~crawler.core.processing.summarizers.indexed_body`), or empty when only the summary is
+    indexed
     (the "summary only" Page Options, and processors without running text)."""
 
     title: str = ""

@@ -1,8 +1,10 @@
 """Page processing: everything a fetcher does to one downloaded page.
 
 Layer: ``crawler.core``. The fetcher makes one :class:`PageProcessor` per crawl (from the crawl's
-:class:`~crawler.core.processing.config.PageProcessingConfig`) and calls :meth:`PageProcessor.process` for
-each :class:`~crawler.core.processing.page.FetchedPage`; :func:`crawler.core.processing.indexing.to_index_documents`
+:class:`~crawler.core.processing.config.PageProcessingConfig`) and calls
+:meth:`PageProcessor.process` for
+each :class:`~crawler.core.processing.page.FetchedPage`;
+:func:`crawler.core.processing.indexing.to_index_documents`
 then turns the :class:`~crawler.core.processing.page.ProcessedPage` into index documents.
 
 Steps (the seed's "Fetchers and their Effect on Search Ranking"):

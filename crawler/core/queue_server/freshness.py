@@ -25,7 +25,8 @@ from typing import Any
 import numpy as np
 
 MAX_BUCKETS = 1024  # ~20 KB of JSON in a heartbeat
-# the outcomes a report counts, in the order the crawl page lists them (crawler.core.transport.visits)
+# the outcomes a report counts, in the order the crawl page lists them
+# (crawler.core.transport.visits)
 OUTCOMES = ("new", "changed", "unchanged", "not_modified", "gone", "noindex", "error")
 
 

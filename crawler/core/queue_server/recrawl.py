@@ -12,8 +12,8 @@ it applies a batch:
    revisit comes ``page_recrawl_days`` after the first visit, so this is rare but for small
    crawls (about one partition closed per recrawl round).
 2. :func:`visit_rows` after appending them: the batch's visits
-   (:class:`crawler.core.transport.visits.Visit`) as the crawl queue journals them, with the partition
-   now active (the newest partition their documents can be in).
+   (:class:`crawler.core.transport.visits.Visit`) as the crawl queue journals them, with the
+   partition now active (the newest partition their documents can be in).
 3. :class:`RetiredPublisher` publishes the queue's retired set beside the index
    (:mod:`indexer.core.retired`) whenever it changed, before the active partition is
    refreshed, so search never shows an old copy beside its new one.

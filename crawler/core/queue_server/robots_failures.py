@@ -1,7 +1,8 @@
 """robots.txt fetches that failed: counted by kind, with an example, and told to the operator.
 
 Layer: ``crawler.core``. A host whose robots.txt cannot be fetched (a connection reset, a TLS
-error, an HTTP 5xx...) is disallowed for the crawl (:func:`crawler.core.scheduler.robots.rules_for_status`),
+error, an HTTP 5xx...) is disallowed for the crawl
+(:func:`crawler.core.scheduler.robots.rules_for_status`),
 so a crawl whose every robots.txt failed fetches nothing at all. The queue server records each
 robots.txt answer (:meth:`RobotsFailures.record`); its report, the sum over queue servers
 (:func:`merge`), is what the crawl's admin page shows, and :func:`end_reason` is what a crawl

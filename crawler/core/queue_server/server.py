@@ -338,7 +338,8 @@ class QueueServerCore:
                 # failed page downloads by kind (a *_by_kind mapping: /metrics exports it)
                 "fetch_errors_by_kind": state.fetch_errors.counts(),
                 "fetch_error_examples": state.fetch_errors.examples(),
-                # the copies' ages and the urls by their last visit (crawler.core.queue_server.freshness)
+                # the copies' ages and the urls by their last visit
+                # (crawler.core.queue_server.freshness)
                 "freshness": self.queue.freshness()}
 
     def abandon(self) -> None:

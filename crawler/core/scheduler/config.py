@@ -45,8 +45,8 @@ class SchedulerConfig:
     Seed policies (:mod:`crawler.core.definition.policy`): ``seed_policies`` maps seed urls to their
     policy; favor lowers a url's tier by ``favor_tier_bonus``, distrust raises it by
     ``distrust_tier_penalty`` and drops distrusted urls past ``distrust_max_depth``. Needy
-    queries (:mod:`crawler.core.definition.needy`): with ``need_weight`` > 0 and needy queries set, urls
-    with a need score go to the needy lane, ordered by
+    queries (:mod:`crawler.core.definition.needy`): with ``need_weight`` > 0 and needy queries set,
+    urls with a need score go to the needy lane, ordered by
     ``importance_weight * importance + need_weight * log(1 + need)`` and scheduled before the
     tiers (at most ``needy_lane_size`` urls; the lowest spill into their tiers).
 

@@ -4,9 +4,9 @@ Layer: ``crawler.core.scheduler``; scoring is :mod:`crawler.core.definition.need
 queries). With needy queries set and ``need_weight`` > 0, the urls filed during one queue call
 are scored together at its end (:meth:`NeedyLane.file`): a url whose need score is positive
 enters the lane, an in-memory heap ordered by
-:func:`crawler.core.definition.needy.combined_priority` (ties: first filed first), which every schedule
-drains before the crawl order's own urls; the others go back to the order. The lane holds at
-most ``needy_lane_size`` urls; the lowest spill back to the order. New needy queries rescore
+:func:`crawler.core.definition.needy.combined_priority` (ties: first filed first), which every
+schedule drains before the crawl order's own urls; the others go back to the order. The lane holds
+at most ``needy_lane_size`` urls; the lowest spill back to the order. New needy queries rescore
 the lane (urls no longer needed return to the order); urls already with the order are not
 rescored. The heap is saved whole in the queue's checkpoint.
 """

@@ -25,8 +25,8 @@ crawled". Here, with page recrawl on (Page Options ``page_recrawl_days`` > 0):
   (:mod:`indexer.core.retired`), where search leaves those documents out.
 
 Whether recrawl is on or not, the fetch times of the copies in the index (a
-:class:`crawler.core.queue_server.freshness.CopyTimes`) and the urls by the outcome of their last visit are
-counted here, for the crawl page's freshness figures. Everything changes only through
+:class:`crawler.core.queue_server.freshness.CopyTimes`) and the urls by the outcome of their last
+visit are counted here, for the crawl page's freshness figures. Everything changes only through
 :meth:`Revisits.record` and :meth:`Revisits.release`, called by :class:`.machine.QueueMachine`
 with times from journal records, so a replayed journal reproduces it.
 """

@@ -3,10 +3,11 @@ parsed here.
 
 Layer: ``crawler.core``. The fetcher (:mod:`crawler.core.fetcher.outboxes`) builds a
 :class:`FetcherBatch` per queue server; the glue ships :meth:`FetcherBatch.to_wire` in a signed
-envelope (``crawler.core.transport.shipping.seal``); the queue server (``crawler.core.queue_server.server``) and
-its inbox task read it back with :meth:`FetcherBatch.from_wire`. The items inside keep their
-own JSON forms, encoded and decoded by :mod:`crawler.core.transport.wire` (documents, discovered urls,
-deferred urls). The JSON form::
+envelope (``crawler.core.transport.shipping.seal``); the queue server
+(``crawler.core.queue_server.server``) and its inbox task read it back with
+:meth:`FetcherBatch.from_wire`. The items inside keep their
+own JSON forms, encoded and decoded by :mod:`crawler.core.transport.wire` (documents, discovered
+urls, deferred urls). The JSON form::
 
     {"crawl": <timestamp>, "server": n, "schedule": <id or null>, "done": bool,
      "partial": bool,
@@ -26,7 +27,8 @@ deferred urls). The JSON form::
 queue server then acknowledges the schedule. ``partial`` is set on the batches a fetcher ships
 in the middle of a page (a page whose documents pass the batch bound by themselves): the rest
 of the page follows in the next batches of the schedule, and the schedule's own queue server
-applies the parts together (:mod:`crawler.core.queue_server.page_parts`). Their keys come first, in this order, so that
+applies the parts together (:mod:`crawler.core.queue_server.page_parts`). Their keys come first, in
+this order, so that
 a queue server reads them from the head of a batch's JSON text (:func:`batch_head`). ``deferred`` are urls of the schedule the fetcher
 did not fetch because their host stalled (they go back into the queue), ``stalls`` counts each
 such host's stalled downloads, ``hopeless`` names those none of whose downloads came in time
@@ -42,11 +44,11 @@ made of the schedule's urls (robots.txt included): its HTTP status (0 without an
 bytes downloaded, when (a Unix time) and the fetch error's kind ("" when none); ``refused``
 names urls the fetcher would not fetch or index (the egress allow-list refused their host's
 addresses, a robots meta tag or header said noindex), with a reason and a short detail: both
-feed the admin's url and host pages (``crawler.core.queue_server.activity``). A ``robots`` answer that failed without an HTTP
-answer (status 0) names the fetch error's ``error`` kind and ``message``. ``errors`` are the
-failed page downloads by kind, with an example of each (:mod:`.fetch_error_kinds`); ``skipped``
-the records of an archive crawl that could not become pages, by reason
-(:mod:`crawler.core.archive.skipped`). Every key but
+feed the admin's url and host pages (``crawler.core.queue_server.activity``). A ``robots`` answer
+that failed without an HTTP answer (status 0) names the fetch error's ``error`` kind and
+``message``. ``errors`` are the failed page downloads by kind, with an example of each
+(:mod:`.fetch_error_kinds`); ``skipped`` the records of an archive crawl that could not become
+pages, by reason (:mod:`crawler.core.archive.skipped`). Every key but
 ``crawl`` may be missing when read: it is then empty (``server``: None, meaning the reader's
 own).
 """

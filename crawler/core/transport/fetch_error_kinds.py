@@ -7,7 +7,8 @@ the batch carries them (``FetcherBatch.errors``); the queue server adds them up
 (:meth:`FetchErrorKinds.add`), reports them in its heartbeat (``fetch_errors_by_kind``, a
 mapping of counts the metrics endpoint exports, and ``fetch_error_examples``), and the crawl's
 row holds the sum over queue servers (:func:`merge`), shown on the crawl's status page
-(:func:`rows`). robots.txt failures are counted apart (:mod:`crawler.core.queue_server.robots_failures`).
+(:func:`rows`). robots.txt failures are counted apart
+(:mod:`crawler.core.queue_server.robots_failures`).
 
 The JSON form (a batch's ``errors``, a queue server's state, the crawl row's
 ``fetch_error_kinds``)::

@@ -2,9 +2,9 @@
 
 Layer: ``crawler.core``. The fetcher (:mod:`crawler.core.fetcher.pages`) makes one
 :class:`Visit` per page download; it travels in the batch's ``fetched`` list
-(:mod:`crawler.core.transport.batch`) to the queue server that owns the url, which keeps what recrawls
-need (:mod:`crawler.core.scheduler.revisits`): the page's cache validators, which copy of it
-is in the index, and when that copy was fetched.
+(:mod:`crawler.core.transport.batch`) to the queue server that owns the url, which keeps what
+recrawls need (:mod:`crawler.core.scheduler.revisits`): the page's cache validators, which copy of
+it is in the index, and when that copy was fetched.
 
 Outcomes of a visit (the seed's *Yioop Search Engine Ranking Mechanisms* keeps "HTTP Etag and
 Expires header for urls on whether to expect a url to have changed or not since the last time

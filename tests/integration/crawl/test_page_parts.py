@@ -1,6 +1,7 @@
 """A page shipped in parts is stored whole: its queue server holds a partial batch until the
 rest of the page comes, and a batch of another fetcher that arrives in between is stored
-before the page, never inside it (crawler.core.queue_server.page_parts). The real queue server core and
+before the page, never inside it (crawler.core.queue_server.page_parts). The real queue server core
+and
 real documents made by the page processor."""
 
 from __future__ import annotations

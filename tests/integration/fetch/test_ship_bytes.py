@@ -87,8 +87,8 @@ def test_a_page_over_the_bound_ships_in_parts_and_is_recorded_fetched_with_the_l
 
 
 def test_batches_shipped_inside_a_page_are_marked_partial() -> None:
-    """A queue server applies a page's parts together (crawler.core.queue_server.page_parts): a batch
-    shipped in the middle of a page (its documents passed the bound) says so; one shipped
+    """A queue server applies a page's parts together (crawler.core.queue_server.page_parts): a
+    batch shipped in the middle of a page (its documents passed the bound) says so; one shipped
     between pages, and the schedule's last, do not."""
     whole = crawl_pages(ship_bytes=1 << 30)
     assert not whole[0]["partial"]

@@ -1,4 +1,5 @@
-"""Signed envelopes (crawler.core.transport.shipping): what the signature covers (body, kind, route, id,
+"""Signed envelopes (crawler.core.transport.shipping): what the signature covers (body, kind, route,
+id,
 issue time), and the replay guard's window and once-only rule over a store of handled ids."""
 
 import base64

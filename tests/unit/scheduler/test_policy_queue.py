@@ -1,5 +1,5 @@
-"""Seed policies in the crawl queue (crawler.core.definition.policy): favor sooner, distrust later and
-dropped past its depth, the rule for a url reached under several policies, and the policy
+"""Seed policies in the crawl queue (crawler.core.definition.policy): favor sooner, distrust later
+and dropped past its depth, the rule for a url reached under several policies, and the policy
 carried into schedule entries (so the fetcher can pass it on)."""
 
 import pytest

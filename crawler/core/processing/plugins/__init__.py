@@ -1,8 +1,8 @@
 """Indexing plugins: code a deployment adds to page processing, between the processed page and
 the index.
 
-Layer: ``crawler.core.processing.plugins``. The seed's fetcher steps include "apply any indexing plugins
-for the page processor to generate auxiliary summaries and/or modify the extracted summary";
+Layer: ``crawler.core.processing.plugins``. The seed's fetcher steps include "apply any indexing
+plugins for the page processor to generate auxiliary summaries and/or modify the extracted summary";
 Yioop's plugins return sub-documents (which inherit the page's language and links and have
 their plugin's name as type) and edit the summary. Here a plugin is named by a dotted path in
 the ``INDEXING_PLUGINS`` setting (a list, run in its order, as Scrapy's ``ITEM_PIPELINES``);
@@ -16,11 +16,11 @@ The interface (:class:`IndexingPlugin`):
 * the dotted path names a class (made with no arguments, once per processor) or an object;
 * ``name``: lower-case letters, digits and ``-``; the type of its sub-documents;
 * ``process(page: PluginPage) -> PluginOutput | None``: ``page.page`` is the
-  :class:`~crawler.core.processing.page.ProcessedPage` (title, description, ``body`` text, ``fields``,
-  ``meta_words``, ``scraper``, ``mime_type``, ``lang``...) and ``page.body`` the page's bytes
-  within the byte range (its markup). It returns what to add, or None. It is called from several
-  threads at once: it must not change shared state. An exception is logged and recorded in the
-  page's ``errors``; the page is indexed without that plugin's output.
+  :class:`~crawler.core.processing.page.ProcessedPage` (title, description, ``body`` text,
+  ``fields``, ``meta_words``, ``scraper``, ``mime_type``, ``lang``...) and ``page.body`` the page's
+  bytes within the byte range (its markup). It returns what to add, or None. It is called from
+  several threads at once: it must not change shared state. An exception is logged and recorded in
+  the page's ``errors``; the page is indexed without that plugin's output.
 
 What a :class:`PluginOutput` may add:
 

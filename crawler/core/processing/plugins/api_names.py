@@ -1,11 +1,12 @@
 """The API names a documentation page defines, indexed as a region of their own and as ``api:``
 meta words.
 
-Layer: ``crawler.core.processing.plugins`` (an indexing plugin, see the package docstring). A reference
-page is the answer to a query naming what it defines (``fcntl.fcntl``, ``Bdb.dispatch_exception``,
-``CACHES``, ``lc_collate``), but its text names a great many other things too, and other pages
-name the same thing in passing. Documentation generators mark each definition with an anchor
-whose id is the defined name; this plugin reads those anchors from the page's markup:
+Layer: ``crawler.core.processing.plugins`` (an indexing plugin, see the package docstring). A
+reference page is the answer to a query naming what it defines (``fcntl.fcntl``,
+``Bdb.dispatch_exception``, ``CACHES``, ``lc_collate``), but its text names a great many other
+things too, and other pages name the same thing in passing. Documentation generators mark each
+definition with an anchor whose id is the defined name; this plugin reads those anchors from the
+page's markup:
 
 * Sphinx and docutils object descriptions: a ``<dt>`` whose id is a dotted identifier
   (``os.path.join``, ``celery.beat.Scheduler.schedule``, ``c.PyFloat_CheckExact``);

@@ -1,6 +1,7 @@
 """Page processors, one per family of MIME types, and the table that picks them.
 
-Layer: ``crawler.core.processing.processors``; driven by :class:`crawler.core.processing.process.PageProcessor`.
+Layer: ``crawler.core.processing.processors``; driven by
+:class:`crawler.core.processing.process.PageProcessor`.
 """
 
 from __future__ import annotations

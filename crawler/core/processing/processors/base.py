@@ -1,9 +1,9 @@
 """What page processors share: the processor protocol and the per-crawl context.
 
 Layer: ``crawler.core.processing.processors``. A processor reads one MIME type family and returns an
-:class:`~crawler.core.processing.page.Extraction`. Contract: ``extract`` never raises on page content (bad
-input gives an extraction with ``errors``); it reads at most the bytes it is given (the caller
-has already cut the body to the byte range).
+:class:`~crawler.core.processing.page.Extraction`. Contract: ``extract`` never raises on page
+content (bad input gives an extraction with ``errors``); it reads at most the bytes it is given (the
+caller has already cut the body to the byte range).
 """
 
 from __future__ import annotations
@@ -51,7 +51,8 @@ def summarize_and_index(
     blocks: list[TextBlock], lang: str, ctx: ProcessorContext
 ) -> tuple[tuple[ScoredSentence, ...], tuple[ScoredSentence, ...]]:
     """(summary, body): :func:`summarize_text`, and with whole-page indexing on every sentence
-    of ``blocks`` weighted by :func:`~crawler.core.processing.summarizers.indexed_body` (else ``()``: the
+    of ``blocks`` weighted by :func:`~crawler.core.processing.summarizers.indexed_body` (else
+    ``()``: the
     summary is what is indexed)."""
     config = ctx.config
     if not config.index_whole_page:

@@ -1,8 +1,8 @@
 """Page furniture left out of a page's text: navigation, footers, sidebars, permalink marks.
 
-Layer: ``crawler.core.processing.processors``. The HTML processor takes a page's links from the whole page
-(navigation still feeds the crawl) but its text, which is indexed and summarised, from the page
-without its furniture: ``nav`` and ``footer`` elements, elements whose ARIA role is
+Layer: ``crawler.core.processing.processors``. The HTML processor takes a page's links from the
+whole page (navigation still feeds the crawl) but its text, which is indexed and summarised, from
+the page without its furniture: ``nav`` and ``footer`` elements, elements whose ARIA role is
 ``navigation``, and the parts documentation generators (Sphinx, its themes) mark by class: the
 sidebar (``sphinxsidebar``, its table of contents and quick search), the relation bar
 (``related``: "index | modules | next | previous"), the footer and the ``¶`` permalinks

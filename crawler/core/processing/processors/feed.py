@@ -1,8 +1,8 @@
 """The feed processor: RSS (0.9x, 1.0/RDF, 2.0) and Atom.
 
-Layer: ``crawler.core.processing.processors``. Title: the channel's or feed's title. Blocks: the channel
-description, then each item's title (as a heading) and description or summary (HTML in them is
-reduced to text). Links: each item's link, with the item's title as link text.
+Layer: ``crawler.core.processing.processors``. Title: the channel's or feed's title. Blocks: the
+channel description, then each item's title (as a heading) and description or summary (HTML in them
+is reduced to text). Links: each item's link, with the item's title as link text.
 """
 
 from __future__ import annotations

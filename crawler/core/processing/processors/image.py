@@ -1,7 +1,7 @@
 """The image processor: images are indexed through their alt text and the links to them.
 
-Layer: ``crawler.core.processing.processors``. An image has no text of its own: its document gets a title
-from the file name and ``media:image`` (``image-small``/``-medium``/``-large`` when the size
+Layer: ``crawler.core.processing.processors``. An image has no text of its own: its document gets a
+title from the file name and ``media:image`` (``image-small``/``-medium``/``-large`` when the size
 can be read from a PNG, GIF or JPEG header); the words come from the link documents that pages
 make for their ``<img alt>`` links. SVG is XML text, and its ``<title>``/``<desc>`` are read.
 """

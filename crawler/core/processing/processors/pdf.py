@@ -1,10 +1,10 @@
 """The PDF processor (pypdf).
 
-Layer: ``crawler.core.processing.processors``. Text is read page by page until ``MAX_PDF_PAGES`` pages or
-``MAX_PDF_CHARS`` characters; then it is processed as plain text (paragraphs, language, summary).
-The title is the document's metadata title, else the text's first short line. Link annotations
-(``/URI`` actions) become links. A PDF cut by the byte range is read as far as pypdf can; a PDF
-pypdf cannot open at all gives an extraction with an error.
+Layer: ``crawler.core.processing.processors``. Text is read page by page until ``MAX_PDF_PAGES``
+pages or ``MAX_PDF_CHARS`` characters; then it is processed as plain text (paragraphs, language,
+summary). The title is the document's metadata title, else the text's first short line. Link
+annotations (``/URI`` actions) become links. A PDF cut by the byte range is read as far as pypdf
+can; a PDF pypdf cannot open at all gives an extraction with an error.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """The robots.txt processor (MIME type ``text/robot``, given to every ``/robots.txt``).
 
-Layer: ``crawler.core.processing.processors``. Parsed with Protego (the modern conventions: wildcards,
-``$``, longest match, ``Allow``). The extraction carries a :class:`~crawler.core.processing.page.RobotsInfo`
+Layer: ``crawler.core.processing.processors``. Parsed with Protego (the modern conventions:
+wildcards, ``$``, longest match, ``Allow``). The extraction carries a
+:class:`~crawler.core.processing.page.RobotsInfo`
 (the text, the crawl delay for our agent, the announced sitemaps) for the scheduler, and the
 sitemaps as ``sitemap`` links (which are not pruned).
 """

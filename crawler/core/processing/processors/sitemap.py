@@ -1,8 +1,8 @@
 """The sitemap processor: XML sitemaps and sitemap indexes (gzipped ones are unpacked by the
 page processor before they get here).
 
-Layer: ``crawler.core.processing.processors``. Every ``<loc>`` of a ``<url>`` or ``<sitemap>`` becomes a
-``sitemap`` link (not pruned: the seed prunes neither robots.txt nor sitemap links), up to
+Layer: ``crawler.core.processing.processors``. Every ``<loc>`` of a ``<url>`` or ``<sitemap>``
+becomes a ``sitemap`` link (not pruned: the seed prunes neither robots.txt nor sitemap links), up to
 ``MAX_SITEMAP_LINKS``. Sitemaps have no text to index.
 """
 

@@ -1,7 +1,7 @@
 """The plain-text processor (text/plain, CSV, source code and other text types).
 
-Layer: ``crawler.core.processing.processors``. Paragraphs (split on blank lines) are the blocks; the title
-is the first non-empty line when it is short (at most 100 characters); http(s) URLs written in
+Layer: ``crawler.core.processing.processors``. Paragraphs (split on blank lines) are the blocks; the
+title is the first non-empty line when it is short (at most 100 characters); http(s) URLs written in
 the text become links.
 """
 

@@ -1,7 +1,7 @@
 """What summarizers share: text blocks in, scored sentences out.
 
-Layer: ``crawler.core.processing.summarizers``. A page processor cuts a page into :class:`TextBlock` values
-(in document order) and hands them to the configured :class:`Summarizer`. A summarizer splits
+Layer: ``crawler.core.processing.summarizers``. A page processor cuts a page into :class:`TextBlock`
+values (in document order) and hands them to the configured :class:`Summarizer`. A summarizer splits
 blocks into sentences, scores them, keeps the best ones up to the length budget and returns them
 in document order as :class:`~crawler.core.processing.page.ScoredSentence` values whose weights are
 normalised by :func:`normalize_weights` (mean about 1, never 0): these become the region weights

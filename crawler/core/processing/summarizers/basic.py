@@ -1,7 +1,7 @@
 """The basic summarizer (Yioop's "Basic", code ``dk``): position and tag weighted sentences.
 
-Layer: ``crawler.core.processing.summarizers``. Meta descriptions (tag ``meta``) form a first block whose
-sentences score ``3 * ln(len + 1)``. Every other sentence scores
+Layer: ``crawler.core.processing.summarizers``. Meta descriptions (tag ``meta``) form a first block
+whose sentences score ``3 * ln(len + 1)``. Every other sentence scores
 ``tag_weight * ln(len + 1) / sqrt(1 + offset)`` where ``offset`` is the sentence's character
 position in the page and the tag weights are h1 = h2 = 3, h3 = 2, pre = li = 0.5, others 1: early,
 long, heading sentences win. The best sentences that fit are kept in document order.

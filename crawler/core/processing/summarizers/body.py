@@ -1,7 +1,7 @@
 """Whole-page indexing: every sentence of a page, weighted by where it stands.
 
-Layer: ``crawler.core.processing.summarizers``. The seed ("Yioop Search Engine Ranking Mechanisms", the
-description) indexes the title and the summarizer's chosen sentences only, weighting each
+Layer: ``crawler.core.processing.summarizers``. The seed ("Yioop Search Engine Ranking Mechanisms",
+the description) indexes the title and the summarizer's chosen sentences only, weighting each
 sentence's term positions by its score; a word past the summary can never be found. With
 whole-page indexing (Page Options' default; the "summary only" profile keeps the seed's
 behaviour) every sentence of the page's text blocks is indexed, and the summary still sets the

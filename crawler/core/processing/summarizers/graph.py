@@ -1,8 +1,8 @@
 """The graph-based summarizer (Yioop's "Graph Based", ``ds``).
 
-Layer: ``crawler.core.processing.summarizers``. Sentences are nodes of a graph whose edge weights say how
-alike two sentences are: ``1 - distortion``, where the distortion of two sentences is half the
-L1 distance of their normalised term distributions (0: same words, 1: no word in common). A
+Layer: ``crawler.core.processing.summarizers``. Sentences are nodes of a graph whose edge weights
+say how alike two sentences are: ``1 - distortion``, where the distortion of two sentences is half
+the L1 distance of their normalised term distributions (0: same words, 1: no word in common). A
 PageRank walk (damping 0.85) over the row-normalised graph scores the sentences; the scores are
 then multiplied by a Zipf-like factor ``1 / sqrt(i + 1)`` that favours early sentences. At most
 ``MAX_GRAPH_SENTENCES`` sentences take part (the graph is quadratic in their number).

@@ -11,8 +11,8 @@ times the false-positive rate. A url is seen when any slice holds it. With slice
 there are; memory grows with the urls actually seen (about 16 to 20 bits a url at ``p`` = 0.1 %).
 
 On-disk format (``UrlExistsFilterBundle/bloom.<generation>.bin``): a checksummed blob (see
-:mod:`..durable.storage`, magic ``YQSBLOOM``) whose payload is ``target_rate f64 | slices u32``, then per
-slice ``capacity u64 | rate f64 | m u64 | k u32 | count u64 | bits``. A fixed filter's file
+:mod:`..durable.storage`, magic ``YQSBLOOM``) whose payload is ``target_rate f64 | slices u32``,
+then per slice ``capacity u64 | rate f64 | m u64 | k u32 | count u64 | bits``. A fixed filter's file
 (``YQBLOOM1``, written before this format) loads as one full slice, so a saved crawl resumes.
 """
 

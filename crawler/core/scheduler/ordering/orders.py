@@ -1,8 +1,8 @@
 """Crawl orders as strategies: which of the queued urls a schedule takes next.
 
 Layer: ``crawler.core.scheduler``. The queue holds one :class:`CrawlOrderStrategy` (made by
-:func:`make_order` from :class:`~crawler.core.definition.crawl.CrawlOrder`) and hands it every url that
-robots allowed (:meth:`~CrawlOrderStrategy.push`); the schedule builder (:mod:`..builder`) asks
+:func:`make_order` from :class:`~crawler.core.definition.crawl.CrawlOrder`) and hands it every url
+that robots allowed (:meth:`~CrawlOrderStrategy.push`); the schedule builder (:mod:`..builder`) asks
 it to fill a schedule after robots.txt urls and the needy lane. Adding an order is adding one
 class here and one entry in :data:`ORDERS`.
 
