@@ -15,7 +15,7 @@ crawl's in the order of their schedules (:class:`~crawler.core.archive.ordering.
 Call order of a queue server on its source: ``add_seeds`` at crawl start; per batch applied,
 ``add_robots``, ``add_discovered``, ``requeue``, ``report_host_errors``, ``record_visits`` and
 ``acknowledge``; between batches, ``next_schedule`` (while few are ``outstanding``),
-``release``, ``set_host_override``, ``take_refused``, ``stats``; ``close`` (or ``abandon``
+``release``, ``set_needy_queries``, ``set_host_override``, ``take_refused``, ``stats``; ``close`` (or ``abandon``
 after an ``OSError``) at the end.
 """
 
@@ -28,6 +28,7 @@ from typing import Any, Protocol
 from crawler.core.archive.ordering import OrderedInbox
 from crawler.core.archive.queue import ArchiveQueue, ArchiveQueueConfig
 from crawler.core.archive.skipped import SkippedRecords
+from crawler.core.definition.needy import NeedyQuery
 from crawler.core.queue_server.config import QueueServerConfig
 from crawler.core.queue_server.page_parts import PageParts
 from crawler.core.scheduler import CrawlQueue, DiscoveredUrl, QueueStats, Schedule, SchedulerConfig
@@ -106,6 +107,11 @@ class QueueSource(Protocol):
 
     def release(self, schedule_ids: Iterable[str]) -> int:
         """Hand these outstanding schedules out again with the next call."""
+        ...
+
+    def set_needy_queries(self, queries: Iterable[NeedyQuery]) -> bool:
+        """Score urls against these needy queries from now on (the queue-server process
+        refreshes them from the query log); whether they changed."""
         ...
 
     def set_host_override(self, host: str, min_delay: float, excluded: bool) -> bool:
