@@ -62,6 +62,7 @@ sys.path.insert(0, str(ROOT))
 from semantic_eval import DEFAULT_WEIGHT, semantic_lines  # noqa: E402
 
 from crawler.core.definition.crawl import CrawlConfig, CrawlOrder, CrawlTimeOptions, SeedSpec  # noqa: E402
+from crawler.core.definition.schedules import LOCAL_SCHEDULE_SIZE  # noqa: E402
 from crawler.core.definition.siterules import SiteRules  # noqa: E402
 from crawler.core.http import FetchConfig  # noqa: E402
 from crawler.core.local_crawl import LocalCrawl  # noqa: E402
@@ -245,7 +246,7 @@ def crawl_index(tier: str = "default", servers: int = 1, rebuild: bool = False,
         robot_name=USER_AGENT.split("/")[0]))
     # pages processed in one worker process per core, as manage.py crawl does
     runner = LocalCrawl(crawl, folder, fetch, processor, num_servers=servers, fetchers=FETCHERS,
-                        schedule_size=500, refresh_seconds=5.0, processes=None)
+                        schedule_size=LOCAL_SCHEDULE_SIZE, refresh_seconds=5.0, processes=None)
     try:
         result = runner.run(max_seconds=MAX_CRAWL_SECONDS)
     finally:

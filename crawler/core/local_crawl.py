@@ -26,6 +26,7 @@ from typing import Any
 from crawler.core.archive.queue import ArchiveSchedule
 from crawler.core.archive.worker import ArchiveWorker
 from crawler.core.definition.crawl import CrawlConfig
+from crawler.core.definition.schedules import LOCAL_SCHEDULE_SIZE
 from crawler.core.fetcher import ScheduleWorker
 from crawler.core.fetcher.processing import default_processes, page_processing
 from crawler.core.http import CachingResolver, FetchConfig, Fetcher, hop_fetcher_for
@@ -71,7 +72,7 @@ class LocalCrawlResult:
 class LocalCrawl:
     def __init__(self, crawl: CrawlConfig, work_directory: Path, fetch: FetchConfig,
                  processor: PageProcessor, num_servers: int = 1, fetchers: int = 2,
-                 schedule_size: int = 500, refresh_seconds: float = 5.0,
+                 schedule_size: int = LOCAL_SCHEDULE_SIZE, refresh_seconds: float = 5.0,
                  worker_options: dict[str, Any] | None = None,
                  clock: Callable[[], float] = time.time,
                  recrawl_day_seconds: float = 86400.0, processes: int | None = 1) -> None:

@@ -53,7 +53,7 @@ from crawler.core.archive.source import (
     pointers_from_wire,
     pointers_to_wire,
 )
-from crawler.core.definition.schedules import SCHEDULE_TIMEOUT
+from crawler.core.definition.schedules import LOCAL_SCHEDULE_SIZE, SCHEDULE_TIMEOUT
 from crawler.core.queue_server.freshness import CopyTimes, freshness_report
 from crawler.core.scheduler import QueueStats, Schedule, ScheduleEntry
 from crawler.core.scheduler.outstanding import Outstanding, ScheduleBook
@@ -82,7 +82,7 @@ class ArchiveQueueConfig:
     server: int
     num_servers: int
     timestamp: int                 # the crawl's
-    schedule_size: int = 500
+    schedule_size: int = LOCAL_SCHEDULE_SIZE
     schedule_timeout: float = SCHEDULE_TIMEOUT
     max_pages: int = 0             # 0: every record
 
