@@ -163,8 +163,9 @@ class QueueServerCore:
         possible, with the batches applied before it), but the queue and the index may have
         taken part of it, so the caller must :meth:`abandon` this object and open a new one
         later, which applies the batch again (applying twice is harmless, see the module).
-        The inbox gives a page's parts together (:class:`PageParts`), an archive crawl's
-        batches in the order of their schedules (:class:`OrderedInbox`). ``held_too``: the
+        The inbox gives a page's parts together (:class:`.page_parts.PageParts`), an archive
+        crawl's batches in the order of their schedules
+        (:class:`crawler.core.archive.ordering.OrderedInbox`). ``held_too``: the
         batches waiting for the rest of their page, or for their turn, all of them (the crawl
         stops).
         """
@@ -272,7 +273,7 @@ class QueueServerCore:
 
     def _schedules_out(self) -> int:
         """Schedules the fetchers are working on: outstanding ones, but for an archive crawl's
-        whose last batch is held for its turn (:class:`OrderedInbox`; at most three times
+        whose last batch is held for its turn (``Inbox.finished``; at most three times
         ``max_outstanding`` of those, so held batches stay bounded)."""
         out = len(self.queue.outstanding())
         return max(out - self.inbox.finished(), out - 3 * self.config.max_outstanding)

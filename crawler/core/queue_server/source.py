@@ -15,8 +15,8 @@ crawl's in the order of their schedules (:class:`~crawler.core.archive.ordering.
 Call order of a queue server on its source: ``add_seeds`` at crawl start; per batch applied,
 ``add_robots``, ``add_discovered``, ``requeue``, ``report_host_errors``, ``record_visits`` and
 ``acknowledge``; between batches, ``next_schedule`` (while few are ``outstanding``),
-``release``, ``set_needy_queries``, ``set_host_override``, ``take_refused``, ``stats``; ``close`` (or ``abandon``
-after an ``OSError``) at the end.
+``release``, ``set_needy_queries``, ``set_host_override``, ``take_refused``, ``stats``;
+``close`` (or ``abandon`` after an ``OSError``) at the end.
 """
 
 from __future__ import annotations
