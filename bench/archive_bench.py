@@ -61,12 +61,13 @@ import relevance_eval as rel  # noqa: E402  (the local web, the queries, the sea
 
 from crawler.core.archive.export import export_crawl  # noqa: E402
 from crawler.core.archive.source import ArchiveKind, ArchiveSource  # noqa: E402
-from crawler.core.config import PageProcessingConfig  # noqa: E402
-from crawler.core.crawl import CrawlConfig, CrawlOrder, SeedSpec  # noqa: E402
-from crawler.core.fetch import FetchConfig  # noqa: E402
+from crawler.core.definition.crawl import CrawlConfig, CrawlOrder, SeedSpec  # noqa: E402
+from crawler.core.definition.schedules import LOCAL_SCHEDULE_SIZE  # noqa: E402
+from crawler.core.definition.siterules import SiteRules  # noqa: E402
+from crawler.core.http import FetchConfig  # noqa: E402
 from crawler.core.local_crawl import LocalCrawl, LocalCrawlResult  # noqa: E402
-from crawler.core.process import PageProcessor  # noqa: E402
-from crawler.core.siterules import SiteRules  # noqa: E402
+from crawler.core.processing.config import PageProcessingConfig  # noqa: E402
+from crawler.core.processing.process import PageProcessor  # noqa: E402
 from indexer.core.policies import CrawlPolicy  # noqa: E402
 from indexer.core.reader import IndexBundleReader  # noqa: E402
 from indexer.core.workdir import crawl_bundles, queue_server_number  # noqa: E402
@@ -125,7 +126,7 @@ def run_crawl(work: Path, crawl: CrawlConfig, fetchers: int,
                                       robot_name=rel.USER_AGENT.split("/")[0]))
     cpu = cpu_seconds()
     runner = LocalCrawl(crawl, work, fetch, processor, num_servers=1, fetchers=fetchers,
-                        schedule_size=500, refresh_seconds=5.0, processes=processes)
+                        schedule_size=LOCAL_SCHEDULE_SIZE, refresh_seconds=5.0, processes=processes)
     try:
         result = runner.run(max_seconds=MAX_SECONDS)
     finally:

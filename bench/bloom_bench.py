@@ -20,9 +20,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from crawler.core.scheduler.bloom import BloomFilter
 from crawler.core.scheduler.config import SchedulerConfig
-from crawler.core.scheduler.scalable_bloom import ScalableBloomFilter
+from crawler.core.scheduler.filters.bloom import BloomFilter
+from crawler.core.scheduler.filters.scalable_bloom import ScalableBloomFilter
 
 CHUNK = 1_000_000
 OLD_FIXED_CAPACITY = 5_000_000

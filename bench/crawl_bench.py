@@ -100,7 +100,7 @@ STAGES = ("fetchers", "queue-server", "inbox")  # the processes given CPU per pa
 
 sys.path.insert(0, str(ROOT))
 
-from crawler.core.config import MAX_LINKS_LIMIT  # noqa: E402
+from crawler.core.processing.config import MAX_LINKS_LIMIT  # noqa: E402
 
 
 def free_port() -> int:

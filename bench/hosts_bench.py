@@ -43,7 +43,7 @@ def setup(directory: Path) -> None:
 
 def fill(crawl_id: int, urls: int, hosts: int) -> float:
     """Write the rows as queue servers do; returns the seconds it took."""
-    from crawler.core.activity import Activity, FetchedRow, HostDelta, RefusedRow
+    from crawler.core.queue_server.activity import Activity, FetchedRow, HostDelta, RefusedRow
     from crawler.host_activity import activity_write
 
     started = time.perf_counter()

@@ -4,8 +4,8 @@ Run with no arguments: ``.venv/bin/python bench/index_bench.py``.
 
 Documents come from the local web (``../shared/localweb``): every HTML page of the installed
 default-tier sites, read from disk (no crawl) and processed by the engine's page processor
-(``crawler.core.process``) into the page document a crawl would index (link documents and the
-cached copy of the page left out: neither depends on the profile),
+(``crawler.core.processing.process``) into the page document a crawl would index (link documents and
+the cached copy of the page left out: neither depends on the profile),
 twice: with Page Options' defaults (whole pages indexed: figures without a prefix, the targets)
 and with the "Summary only" profile (``summary_only_`` figures), so the cost of whole-page
 indexing is printed as ratios (``whole_page_cost_*``). Processing is done before timing: the
@@ -59,11 +59,11 @@ def processed_docs(limit: int | None, whole_page: bool,
     (Page Options' defaults; ``whole_page`` False: the "Summary only" profile), read from disk:
     what a crawl would index, minus the link documents. ``texts`` (optional) receives each
     indexed page's (url, title, indexed text), what tantivy is given (:func:`tantivy_rate`)."""
-    from crawler.core.config import PageProcessingConfig
-    from crawler.core.crawl import CrawlTimeOptions
-    from crawler.core.indexing import to_index_documents
-    from crawler.core.page import FetchedPage
-    from crawler.core.process import PageProcessor
+    from crawler.core.definition.crawl import CrawlTimeOptions
+    from crawler.core.processing.config import PageProcessingConfig
+    from crawler.core.processing.indexing import to_index_documents
+    from crawler.core.processing.page import FetchedPage
+    from crawler.core.processing.process import PageProcessor
 
     sys.path.insert(0, str(SHARED / "localweb"))
     import sites  # type: ignore[import-not-found]
@@ -327,7 +327,7 @@ def main(argv: list[str] | None = None) -> int:
         texts.extend((d.url, d.summary["title"], d.summary["description"]) for d in docs)
     else:
         source = "localweb default tier (from disk), through the page processor"
-        analyser = "indexer.core.text (crawler.core.process)"
+        analyser = "indexer.core.text (crawler.core.processing.process)"
         profiles[""] = processed_docs(args.limit, whole_page=True, texts=texts)
         profiles["summary_only_"] = processed_docs(args.limit, whole_page=False)
     if not profiles[""]:

@@ -28,9 +28,9 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
-from crawler.core.config import PageProcessingConfig  # noqa: E402
-from crawler.core.page import FetchedPage  # noqa: E402
-from crawler.core.process import PageProcessor  # noqa: E402
+from crawler.core.processing.config import PageProcessingConfig  # noqa: E402
+from crawler.core.processing.page import FetchedPage  # noqa: E402
+from crawler.core.processing.process import PageProcessor  # noqa: E402
 
 DOC_DIR = "/usr/share/debian-reference"
 LANGS = ["en", "de", "es", "fr", "it", "ja", "pt", "zh-cn", "zh-tw"]

@@ -62,15 +62,15 @@ sys.path.insert(0, str(HERE))
 
 import numpy as np  # noqa: E402
 
-from crawler.core.config import PageProcessingConfig  # noqa: E402
-from crawler.core.crawl import CrawlOrder, RobotsBehaviour  # noqa: E402
-from crawler.core.indexing import to_index_documents  # noqa: E402
-from crawler.core.needy import NeedyQuery  # noqa: E402
-from crawler.core.page import FetchedPage  # noqa: E402
-from crawler.core.process import PageProcessor  # noqa: E402
+from crawler.core.definition.crawl import CrawlOrder, RobotsBehaviour  # noqa: E402
+from crawler.core.definition.needy import NeedyQuery  # noqa: E402
+from crawler.core.definition.siterules import SiteRules  # noqa: E402
+from crawler.core.processing.config import PageProcessingConfig  # noqa: E402
+from crawler.core.processing.indexing import to_index_documents  # noqa: E402
+from crawler.core.processing.page import FetchedPage  # noqa: E402
+from crawler.core.processing.process import PageProcessor  # noqa: E402
 from crawler.core.scheduler import CrawlQueue, DiscoveredUrl, SchedulerConfig  # noqa: E402
-from crawler.core.siterules import SiteRules  # noqa: E402
-from crawler.core.wire import document_from_wire, document_to_wire  # noqa: E402
+from crawler.core.transport.wire import document_from_wire, document_to_wire  # noqa: E402
 from indexer.core.bundle import BundleConfig, IndexBundleWriter  # noqa: E402
 from indexer.core.reader import IndexBundleReader  # noqa: E402
 from indexer.core.text import TextAnalyzer  # noqa: E402
@@ -207,8 +207,8 @@ def _process_options() -> PageProcessingConfig:
 
 def _doc_key() -> str:
     digest = hashlib.sha1(repr(_process_options()).encode())
-    for package in ("crawler/core/processors", "crawler/core/indexing.py",
-                    "crawler/core/process.py", "indexer/core/text"):
+    for package in ("crawler/core/processing/processors", "crawler/core/processing/indexing.py",
+                    "crawler/core/processing/process.py", "indexer/core/text"):
         target = ROOT / package
         for path in sorted([target] if target.is_file() else target.rglob("*.py")):
             digest.update(path.read_bytes())

@@ -6,14 +6,14 @@ sample, and times ``PageProcessor.process`` (decode, parse, extract, summarize, 
 meta words) plus ``to_index_documents`` in this single process, so the rate is per core.
 Each summarizer is timed over several runs; the median is printed. Then the basic summarizer
 again with what a crawl adds by default (the built-in scrapers, ``builtin_scrapers``) and with
-the shipped indexing plugin (``api_plugin``: ``crawler.core.plugins.api_names``), so their cost
-per page shows.
+the shipped indexing plugin (``api_plugin``: ``crawler.core.processing.plugins.api_names``), so
+their cost per page shows.
 
-The classifier step (the seed's "run classifiers on the summary", ``crawler.core.process``
-step 9) is timed on its own: ``PageClassifiers.classify`` on each processed page's title and
-summary, with N classifiers at once (logistic regressions trained on the generated pages of
-``bench/topic_pages.py``; the cost does not depend on what they learned), in milliseconds per
-page (median of the runs).
+The classifier step (the seed's "run classifiers on the summary",
+``crawler.core.processing.process`` step 9) is timed on its own: ``PageClassifiers.classify`` on
+each processed page's title and summary, with N classifiers at once (logistic regressions trained on
+the generated pages of ``bench/topic_pages.py``; the cost does not depend on what they learned), in
+milliseconds per page (median of the runs).
 
 The defaults (``api_plugin``: the built-in scrapers and the shipped indexing plugin, what a
 crawl runs with) are then timed stage by stage: CPU milliseconds per page (``time.process_time``)
@@ -52,11 +52,11 @@ from classifiers.core.apply import (  # noqa: E402
 )
 from classifiers.core.features import page_text  # noqa: E402
 from classifiers.core.training import train  # noqa: E402
-from crawler.core.builtin_scrapers import BUILTIN_SCRAPERS  # noqa: E402
-from crawler.core.config import PageProcessingConfig  # noqa: E402
-from crawler.core.indexing import to_index_documents  # noqa: E402
-from crawler.core.page import FetchedPage  # noqa: E402
-from crawler.core.process import PageProcessor  # noqa: E402
+from crawler.core.processing.builtin_scrapers import BUILTIN_SCRAPERS  # noqa: E402
+from crawler.core.processing.config import PageProcessingConfig  # noqa: E402
+from crawler.core.processing.indexing import to_index_documents  # noqa: E402
+from crawler.core.processing.page import FetchedPage  # noqa: E402
+from crawler.core.processing.process import PageProcessor  # noqa: E402
 from indexer.core.text import TextAnalyzer  # noqa: E402
 
 SHARED = os.environ.get("SHARED_DIR", os.path.join(os.path.dirname(ROOT), "shared"))
@@ -90,7 +90,7 @@ def load_pages(limit: int) -> list[tuple[str, bytes]]:
     return pages
 
 
-API_PLUGIN = "crawler.core.plugins.api_names.ApiNamesPlugin"
+API_PLUGIN = "crawler.core.processing.plugins.api_names.ApiNamesPlugin"
 
 
 def config_of(name: str) -> PageProcessingConfig:
@@ -118,23 +118,23 @@ def run(pages: list[tuple[str, bytes]], summarizer: str) -> float:
 
 # (stage, where, attribute): the pipeline functions each stage's time is taken over
 STAGES: tuple[tuple[str, str, str], ...] = (
-    ("parse (decode, lxml)", "crawler.core.processors.html", "decode"),
-    ("parse (decode, lxml)", "crawler.core.processors.html", "_parse_bytes"),
-    ("head, hash text", "crawler.core.processors.html", "_read_head"),
-    ("head, hash text", "crawler.core.processors.html", "_hash_text"),
-    ("links, link records", "crawler.core.processors.html", "_collect_links"),
-    ("links, link records", "crawler.core.links.LinkCollector", "links"),
-    ("links, link records", "crawler.core.process", "_kept_links"),
-    ("scrapers", "crawler.core.scrapers.ScraperSet", "choose"),
-    ("scrapers", "crawler.core.scrapers.ScraperSet", "apply"),
-    ("boilerplate (furniture)", "crawler.core.processors.html", "drop_furniture"),
-    ("text blocks, summary", "crawler.core.processors.html", "text_blocks"),
-    ("text blocks, summary", "crawler.core.processors.html", "summarize_and_index"),
-    ("language", "crawler.core.processors.html", "declared_language"),
-    ("language", "crawler.core.processors.html", "guess_language"),
-    ("terms (tokenise, stem)", "crawler.core.process.PageProcessor", "_terms"),
-    ("meta words", "crawler.core.process", "page_meta_words"),
-    ("plugins", "crawler.core.process", "apply_plugins"),
+    ("parse (decode, lxml)", "crawler.core.processing.processors.html", "decode"),
+    ("parse (decode, lxml)", "crawler.core.processing.processors.html", "_parse_bytes"),
+    ("head, hash text", "crawler.core.processing.processors.html", "_read_head"),
+    ("head, hash text", "crawler.core.processing.processors.html", "_hash_text"),
+    ("links, link records", "crawler.core.processing.processors.html", "_collect_links"),
+    ("links, link records", "crawler.core.processing.links.LinkCollector", "links"),
+    ("links, link records", "crawler.core.processing.process", "_kept_links"),
+    ("scrapers", "crawler.core.processing.scrapers.ScraperSet", "choose"),
+    ("scrapers", "crawler.core.processing.scrapers.ScraperSet", "apply"),
+    ("boilerplate (furniture)", "crawler.core.processing.processors.html", "drop_furniture"),
+    ("text blocks, summary", "crawler.core.processing.processors.html", "text_blocks"),
+    ("text blocks, summary", "crawler.core.processing.processors.html", "summarize_and_index"),
+    ("language", "crawler.core.processing.processors.html", "declared_language"),
+    ("language", "crawler.core.processing.processors.html", "guess_language"),
+    ("terms (tokenise, stem)", "crawler.core.processing.process.PageProcessor", "_terms"),
+    ("meta words", "crawler.core.processing.process", "page_meta_words"),
+    ("plugins", "crawler.core.processing.process", "apply_plugins"),
 )
 
 

@@ -19,10 +19,11 @@ kind (the scorer's ``--by-kind``), and Whoosh (BM25F) and tantivy (BM25), AND an
 pages this crawl indexed (../shared/peers/, in their own virtual environment).
 
 ``--option NAME=VALUE`` (repeatable) overrides a Crawl Time or Search Time option, or the
-indexing plugins (``--option indexing_plugins=crawler.core.plugins.api_names.ApiNamesPlugin``,
+indexing plugins (``--option
+indexing_plugins=crawler.core.processing.plugins.api_names.ApiNamesPlugin``,
 comma-separated dotted paths, empty for none; unset: the engine's default,
-``crawler.core.config.DEFAULT_INDEXING_PLUGINS``): the figures then measure something else, and
-the ``options:`` line and every ``target:`` line say so.
+``crawler.core.processing.config.DEFAULT_INDEXING_PLUGINS``): the figures then measure something
+else, and the ``options:`` line and every ``target:`` line say so.
 
 The semantic signal (``bench/semantic_eval.py``): MRR@10 overall and per query kind with it off
 and on (``--semantic-weight W``, default 1), and the query p95 of each, after embedding the
@@ -60,12 +61,13 @@ sys.path.insert(0, str(ROOT))
 
 from semantic_eval import DEFAULT_WEIGHT, semantic_lines  # noqa: E402
 
-from crawler.core.config import PageProcessingConfig  # noqa: E402
-from crawler.core.crawl import CrawlConfig, CrawlOrder, CrawlTimeOptions, SeedSpec  # noqa: E402
-from crawler.core.fetch import FetchConfig  # noqa: E402
+from crawler.core.definition.crawl import CrawlConfig, CrawlOrder, CrawlTimeOptions, SeedSpec  # noqa: E402
+from crawler.core.definition.schedules import LOCAL_SCHEDULE_SIZE  # noqa: E402
+from crawler.core.definition.siterules import SiteRules  # noqa: E402
+from crawler.core.http import FetchConfig  # noqa: E402
 from crawler.core.local_crawl import LocalCrawl  # noqa: E402
-from crawler.core.process import PageProcessor  # noqa: E402
-from crawler.core.siterules import SiteRules  # noqa: E402
+from crawler.core.processing.config import PageProcessingConfig  # noqa: E402
+from crawler.core.processing.process import PageProcessor  # noqa: E402
 from indexer.core.ids import DOC_TYPE, DocType  # noqa: E402
 from indexer.core.policies import CrawlPolicy  # noqa: E402
 from indexer.core.reader import IndexBundleReader  # noqa: E402
@@ -244,7 +246,7 @@ def crawl_index(tier: str = "default", servers: int = 1, rebuild: bool = False,
         robot_name=USER_AGENT.split("/")[0]))
     # pages processed in one worker process per core, as manage.py crawl does
     runner = LocalCrawl(crawl, folder, fetch, processor, num_servers=servers, fetchers=FETCHERS,
-                        schedule_size=500, refresh_seconds=5.0, processes=None)
+                        schedule_size=LOCAL_SCHEDULE_SIZE, refresh_seconds=5.0, processes=None)
     try:
         result = runner.run(max_seconds=MAX_CRAWL_SECONDS)
     finally:

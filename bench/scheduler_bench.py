@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from crawler.core.crawl import CrawlOrder
+from crawler.core.definition.crawl import CrawlOrder
 from crawler.core.scheduler import CrawlQueue, DiscoveredUrl, SchedulerConfig
 
 

@@ -20,8 +20,8 @@ indexes them, generated from a fixed seed, so every run and every machine sees t
 Page ``i``'s text depends only on the seed and ``i`` (a corpus of 100,000 pages is the first
 100,000 of the 1,000,000 one); its links also on ``total`` (they point into the corpus).
 :func:`page_document` turns a page into the engine's own page document through the crawler's
-code (``crawler.core.indexing``, ``crawler.core.meta_words``): the meta words, fancy hits,
-region weights and stored summary (with the whole text as ``body``, as the default Page
+code (``crawler.core.processing.indexing``, ``crawler.core.processing.meta_words``): the meta words,
+fancy hits, region weights and stored summary (with the whole text as ``body``, as the default Page
 Options store it) of a real crawl. The crawler's link documents (one per outlink with anchor
 text) and cached copies of pages are not made: the corpus counts pages.
 """
@@ -34,10 +34,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from crawler.core.config import MAX_LINKS_PER_PAGE, PageProcessingConfig
-from crawler.core.indexing import iter_index_documents
-from crawler.core.meta_words import page_meta_words
-from crawler.core.page import Link, ProcessedPage
+from crawler.core.processing.config import MAX_LINKS_PER_PAGE, PageProcessingConfig
+from crawler.core.processing.indexing import iter_index_documents
+from crawler.core.processing.meta_words import page_meta_words
+from crawler.core.processing.page import Link, ProcessedPage
 from indexer.core.document import IndexDocument
 from indexer.core.ids import hash8
 from indexer.core.text import TextAnalyzer
@@ -187,7 +187,7 @@ _ANALYZER = TextAnalyzer()
 
 
 def page_document(page: Page) -> IndexDocument:
-    """The page document a crawl would index for ``page`` (crawler.core.indexing)."""
+    """The page document a crawl would index for ``page`` (crawler.core.processing.indexing)."""
     positions: dict[str, list[int]] = {}
     for i, w in enumerate(page.words):
         positions.setdefault(w, []).append(i)

@@ -21,8 +21,8 @@ from django.utils.html import format_html
 from django.utils.http import url_has_allowed_host_and_scheme
 
 from classifiers.admin import ClassifierUseInline
-from crawler.core.crawl import allowed_actions
-from crawler.core.seeds import SeedUrlError, parse_seed_lines
+from crawler.core.definition.crawl import allowed_actions
+from crawler.core.definition.seeds import SeedUrlError, parse_seed_lines
 from indexer.core.policies import CrawlPolicy
 from linkgraph.models import LinkAnalysis
 from linkgraph.selectors import link_analysis_status_get

@@ -22,7 +22,7 @@ from django.urls import URLPattern, path, reverse
 from django.utils.http import urlencode
 
 from . import host_selectors as reads
-from .core.activity import REASONS, reason_label
+from .core.queue_server.activity import REASONS, reason_label
 from .host_services import (
     HostOverrideError,
     host_origin_check,

@@ -1,5 +1,5 @@
 """Schedule claims kept in Redis (the broker's server): the store behind
-:mod:`crawler.core.claims`.
+:mod:`crawler.core.queue_server.claims`.
 
 Layer: glue. Fetchers (``crawler.fetching``) claim a schedule, keep the claim fresh while
 they work, then mark it done or returned; a fetcher that receives a copy of a schedule held
@@ -33,7 +33,7 @@ from django.conf import settings
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from crawler.core.claims import DONE, HELD, RETURNED
+from crawler.core.queue_server.claims import DONE, HELD, RETURNED
 
 logger = logging.getLogger(__name__)
 

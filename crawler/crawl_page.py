@@ -13,10 +13,10 @@ from __future__ import annotations
 import math
 from datetime import datetime, timedelta
 
-from crawler.core import fetch_error_kinds
 from crawler.core.archive import skipped as archive_skipped
-from crawler.core.crawl import allowed_actions
-from crawler.core.freshness import freshness_figures
+from crawler.core.definition.crawl import allowed_actions
+from crawler.core.queue_server.freshness import freshness_figures
+from crawler.core.transport import fetch_error_kinds
 
 from .models import Crawl
 
@@ -179,7 +179,8 @@ def age_text(seconds: float | None) -> str:
 
 def freshness(crawl: Crawl, now: datetime) -> dict[str, object]:
     """The freshness of the crawl's indexed copies at ``now``
-    (:func:`crawler.core.freshness.freshness_figures`) with its ages for people, and whether
+    (:func:`crawler.core.queue_server.freshness.freshness_figures`) with its ages for people, and
+    whether
     the crawl recrawls pages (``page_recrawl_days`` of its Page Options)."""
     figures = freshness_figures(crawl.freshness, now.timestamp())
     days = int((crawl.page_options_snapshot or {}).get("page_recrawl_days", -1))

@@ -18,14 +18,14 @@ from django.conf import settings
 from classifiers.selectors import trained_classifiers_get
 from crawler.core.archive.source import pointers_from_wire
 from crawler.core.archive.worker import ArchiveWorker
-from crawler.core.batch import FetcherBatch
-from crawler.core.config import PageProcessingConfig
-from crawler.core.crawl import CrawlConfig
-from crawler.core.fetch import CachingResolver, FetchConfig, Fetcher, hop_fetcher_for
+from crawler.core.definition.crawl import CrawlConfig
 from crawler.core.fetcher import ScheduleWorker, WorkerReport
-from crawler.core.process import PageProcessor
+from crawler.core.http import CachingResolver, FetchConfig, Fetcher, hop_fetcher_for
+from crawler.core.processing.config import PageProcessingConfig
+from crawler.core.processing.process import PageProcessor
 from crawler.core.scheduler import Schedule
-from crawler.core.wire import schedule_from_wire
+from crawler.core.transport.batch import FetcherBatch
+from crawler.core.transport.wire import schedule_from_wire
 from indexer.core.link_scores import LinkScores
 from indexer.core.workdir import score_files, scores_path
 

@@ -1,5 +1,5 @@
 """The queue server's side of the admin's url and host pages: it writes what happened to urls
-and hosts (``crawler.core.activity``) to the database in bulk, trims the logs to their
+and hosts (``crawler.core.queue_server.activity``) to the database in bulk, trims the logs to their
 retention, and applies the operator's host overrides.
 
 Layer: Django glue, called by ``crawler.queue_servers`` (:class:`HostActivityPump`, once per
@@ -21,8 +21,8 @@ from django.conf import settings
 from django.db import DatabaseError, transaction
 from django.utils import timezone
 
-from crawler.core.activity import Activity, HostDelta, host_state
-from crawler.core.queue_server import QueueServerCore
+from crawler.core.queue_server.activity import Activity, HostDelta, host_state
+from crawler.core.queue_server.server import QueueServerCore
 
 from .host_models import CrawlHost, FetchedUrl, HostOverride, RefusalCount, RefusedUrl
 

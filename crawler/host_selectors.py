@@ -15,7 +15,7 @@ from typing import Any
 
 from django.db.models import Q, QuerySet, Sum
 
-from crawler.core.activity import reason_label
+from crawler.core.queue_server.activity import reason_label
 
 from . import services
 from .host_models import CrawlHost, FetchedUrl, HostOverride, RefusalCount, RefusedUrl

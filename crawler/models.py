@@ -14,9 +14,9 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 
-from crawler.core.config import MAX_LINKS_LIMIT
-from crawler.core.crawl import CrawlOrder, CrawlStatus, RobotsBehaviour, Summarizer
-from crawler.core.seeds import SeedUrlError, canonical_seed_url
+from crawler.core.definition.crawl import CrawlOrder, CrawlStatus, RobotsBehaviour, Summarizer
+from crawler.core.definition.seeds import SeedUrlError, canonical_seed_url
+from crawler.core.processing.config import MAX_LINKS_LIMIT
 from indexer.core.policies import CrawlPolicy
 
 from . import validators
@@ -224,7 +224,8 @@ class PageOptions(models.Model):
 
 class Scraper(models.Model):
     """A targeted extractor for one kind of site (WordPress, MediaWiki, ...), written by the
-    admin; the engine's own (``crawler.core.builtin_scrapers``) are not rows: the Scrapers
+    admin; the engine's own (``crawler.core.processing.builtin_scrapers``) are not rows: the
+    Scrapers
     page lists them, and a row named like one replaces it in the profiles that use the row."""
 
     name = models.CharField(max_length=100, unique=True)
@@ -365,15 +366,15 @@ class Crawl(models.Model):
     bytes_downloaded = models.BigIntegerField(default=0, editable=False)
     hosts_seen = models.BigIntegerField(default=0, editable=False)
     # robots.txt answers and failures by kind, with an example of each (the queue servers'
-    # reports summed: crawler.core.robots_failures), and why a crawl that ended by itself with
-    # nothing indexed did
+    # reports summed: crawler.core.queue_server.robots_failures), and why a crawl that ended by
+    # itself with nothing indexed did
     robots_failures = models.JSONField(default=dict, blank=True, editable=False)
     end_reason = models.TextField(blank=True, editable=False)
     # failed page downloads by kind, with an example of each (the queue servers' reports
-    # summed: crawler.core.fetch_error_kinds)
+    # summed: crawler.core.transport.fetch_error_kinds)
     fetch_error_kinds = models.JSONField(default=dict, blank=True, editable=False)
     # the copies' fetch times and the urls by the outcome of their last visit (the queue
-    # servers' reports merged: crawler.core.freshness)
+    # servers' reports merged: crawler.core.queue_server.freshness)
     freshness = models.JSONField(default=dict, blank=True, editable=False)
     # a repeat crawl (recrawl_days): the crawl it repeats, whose index search keeps until
     # this one ends complete; replaced_at: when a repeat of this crawl replaced it in search

@@ -21,7 +21,7 @@ from datetime import timedelta
 from django.db import DatabaseError
 from django.utils import timezone
 
-from crawler.core.needy import NeedyQuery
+from crawler.core.definition.needy import NeedyQuery
 from querylog.selectors import queries_below_relevance
 
 logger = logging.getLogger(__name__)

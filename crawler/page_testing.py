@@ -1,5 +1,6 @@
 """Glue of the Page Options "Test" tool: the form, and the fetch through the crawler's own
-fetch code and egress rules (settings), before ``crawler.core.page_test`` runs the steps."""
+fetch code and egress rules (settings), before ``crawler.core.processing.page_test`` runs the
+steps."""
 
 from __future__ import annotations
 
@@ -10,12 +11,12 @@ from django import forms
 from django.conf import settings
 
 from classifiers.selectors import trained_classifiers_get
-from crawler.core import mime
-from crawler.core.config import PageProcessingConfig
-from crawler.core.fetch import FetchConfig, Fetcher
-from crawler.core.page import FetchedPage
-from crawler.core.page_test import PageTestReport, run_page_test
-from crawler.core.seeds import SeedUrlError, canonical_seed_url
+from crawler.core.definition.seeds import SeedUrlError, canonical_seed_url
+from crawler.core.http import FetchConfig, Fetcher
+from crawler.core.processing import mime
+from crawler.core.processing.config import PageProcessingConfig
+from crawler.core.processing.page import FetchedPage
+from crawler.core.processing.page_test import PageTestReport, run_page_test
 
 from .fetching import indexing_plugins
 from .models import PageOptions

@@ -1,5 +1,5 @@
 """The queue-server process (``manage.py run_queue_server --server N``): Django glue around
-``crawler.core.queue_server.QueueServerCore``.
+``crawler.core.queue_server.server.QueueServerCore``.
 
 Each tick it: follows the active crawl in the database (opens its queue and index, adds this
 shard's seeds, saves and closes when the crawl stops); applies the batches the ``qs.N`` worker
@@ -11,8 +11,8 @@ queue server dies (``crawler.process_death``), and it also exits by itself when 
 changes (``indexer.core.updater --parent``), so a restarted queue server never runs beside the
 updater of the one before.
 
-Disk space (``crawler.core.disk_space``): below the low-water mark of free space on the work
-directory's filesystem (``DISK_PAUSE_FREE_BYTES`` / ``_PERCENT``) no new schedules go out (the
+Disk space (``crawler.core.queue_server.disk_space``): below the low-water mark of free space on the
+work directory's filesystem (``DISK_PAUSE_FREE_BYTES`` / ``_PERCENT``) no new schedules go out (the
 crawl pauses: fetchers finish what they hold, and their batches are still applied) and no
 finished partition is re-ordered; above the high-water mark (``DISK_RESUME_FREE_*``) work
 resumes by itself. A write that fails for lack of space anyway (applying a batch, refreshing
@@ -36,15 +36,17 @@ from collections.abc import Callable
 from django.conf import settings
 from django.db import transaction
 
-from crawler.core import fetch_error_kinds, robots_failures
 from crawler.core.archive import skipped as archive_skipped
 from crawler.core.archive.queue import schedule_message_fields
-from crawler.core.crawl import CrawlStatus
-from crawler.core.disk_space import DiskGuard, DiskState, Watermarks, is_out_of_space
-from crawler.core.freshness import merge_reports
-from crawler.core.index_order import IndexOrderer
-from crawler.core.queue_server import QueueServerConfig, QueueServerCore
-from crawler.core.wire import schedule_to_wire
+from crawler.core.definition.crawl import CrawlStatus
+from crawler.core.queue_server import robots_failures
+from crawler.core.queue_server.config import QueueServerConfig
+from crawler.core.queue_server.disk_space import DiskGuard, DiskState, Watermarks, is_out_of_space
+from crawler.core.queue_server.freshness import merge_reports
+from crawler.core.queue_server.index_order import IndexOrderer
+from crawler.core.queue_server.server import QueueServerCore
+from crawler.core.transport import fetch_error_kinds
+from crawler.core.transport.wire import schedule_to_wire
 from indexer.core.bundle import BundleConfig
 from indexer.core.errors import IndexStoreError
 from indexer.core.workdir import queue_server_dir
@@ -312,7 +314,8 @@ class QueueServerProcess:
     def _close(self, finish: bool = False) -> None:
         """Stop the dictionary updater and close the crawl; ``finish``: the crawl has ended
         (its last index partition is finished, and re-ordered here by importance once link
-        analysis scores the crawl, see ``crawler.core.index_order``). Raises ``OSError`` (a
+        analysis scores the crawl, see ``crawler.core.queue_server.index_order``). Raises
+        ``OSError`` (a
         full disk) with the crawl still open: the caller shuts it (:meth:`_out_of_space`)."""
         self._stop_updater()
         if self.core is not None:

@@ -1,4 +1,5 @@
-"""Ids of handled envelopes in Redis: the store behind ``crawler.core.shipping.ReplayGuard``.
+"""Ids of handled envelopes in Redis: the store behind
+``crawler.core.transport.shipping.ReplayGuard``.
 
 Layer: glue (redis-py and settings), used by ``crawler.tasks``. Every receiver of the engine,
 on every machine (fetchers, queue servers' inbox workers), uses the Redis of
@@ -16,13 +17,13 @@ import functools
 import redis
 from django.conf import settings
 
-from crawler.core.shipping import ReplayGuard, SeenIdsUnavailable
+from crawler.core.transport.shipping import ReplayGuard, SeenIdsUnavailable
 
 KEY_PREFIX = "yioopy:envelope:"
 
 
 class RedisSeenIds:
-    """:class:`crawler.core.shipping.SeenIds` over one Redis client."""
+    """:class:`crawler.core.transport.shipping.SeenIds` over one Redis client."""
 
     def __init__(self, client: redis.Redis) -> None:
         self.client = client

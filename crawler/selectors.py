@@ -14,10 +14,8 @@ from datetime import datetime
 from django.conf import settings
 
 from classifiers.core.apply import ClassifierRef
-from crawler.core import robots_failures
 from crawler.core.archive.source import ArchiveKind, ArchiveSource
-from crawler.core.builtin_scrapers import BUILTIN_NAMES, BUILTIN_SCRAPERS, overridden_by
-from crawler.core.crawl import (
+from crawler.core.definition.crawl import (
     ENDED_STATES,
     CrawlConfig,
     CrawlOrder,
@@ -28,8 +26,10 @@ from crawler.core.crawl import (
     SeedSpec,
     Summarizer,
 )
-from crawler.core.scrapers import ScraperConfig
-from crawler.core.siterules import SiteRules, parse_site_rules
+from crawler.core.definition.siterules import SiteRules, parse_site_rules
+from crawler.core.processing.builtin_scrapers import BUILTIN_NAMES, BUILTIN_SCRAPERS, overridden_by
+from crawler.core.processing.scrapers import ScraperConfig
+from crawler.core.queue_server import robots_failures
 from indexer.core.policies import CrawlPolicy
 
 from . import crawl_page

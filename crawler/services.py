@@ -1,8 +1,8 @@
 """Writes of crawl management: the only code that changes a crawl's state.
 
 Layer: Django glue. Each service runs in one transaction, locks the rows it changes, and enforces
-the state machine of ``crawler.core.crawl``; the admin's actions and buttons, the commands and the
-crawl processes all call these.
+the state machine of ``crawler.core.definition.crawl``; the admin's actions and buttons, the
+commands and the crawl processes all call these.
 """
 
 from __future__ import annotations
@@ -18,11 +18,12 @@ from django.utils import timezone
 
 from classifiers.selectors import classifier_uses_snapshot
 from classifiers.services import classifier_uses_copy
-from crawler.core import fetch_error_kinds, robots_failures
 from crawler.core.archive import skipped as archive_skipped
-from crawler.core.builtin_scrapers import builtin_scraper
-from crawler.core.crawl import ENDED_STATES, CrawlStatus, InvalidTransition, next_status
-from crawler.core.seeds import SeedUrlError, parse_seed_lines
+from crawler.core.definition.crawl import ENDED_STATES, CrawlStatus, InvalidTransition, next_status
+from crawler.core.definition.seeds import SeedUrlError, parse_seed_lines
+from crawler.core.processing.builtin_scrapers import builtin_scraper
+from crawler.core.queue_server import robots_failures
+from crawler.core.transport import fetch_error_kinds
 from indexer.core.policies import CrawlPolicy
 from indexer.core.workdir import crawl_bundles
 
@@ -541,7 +542,8 @@ def _pairs_text(pairs: tuple[tuple[str, str], ...]) -> str:
 @transaction.atomic
 def scraper_from_builtin(name: str) -> Scraper:
     """A new admin scraper with every field of the built-in scraper ``name``
-    (``crawler.core.builtin_scrapers``), under the same name: chosen in a profile, it replaces
+    (``crawler.core.processing.builtin_scrapers``), under the same name: chosen in a profile, it
+    replaces
     the built-in one there, and the admin can then change it."""
     builtin = builtin_scraper(name)
     if builtin is None:

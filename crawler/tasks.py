@@ -17,8 +17,8 @@
 * ``export_warc_task`` (queue ``analysis`` too, for the same reasons): a crawl's WARC export
   (``crawler.warc_export``), asked for by the admin's action.
 
-Schedules and batches are signed envelopes (``crawler.core.shipping``), each with a unique id,
-its issue time and its route (queue server and crawl) under the signature. A receiver refuses
+Schedules and batches are signed envelopes (``crawler.core.transport.shipping``), each with a unique
+id, its issue time and its route (queue server and crawl) under the signature. A receiver refuses
 and drops one without the shared QUEUE_SERVER_TOKEN, one delivered on a queue its route does
 not name, one sealed more than ENVELOPE_MAX_AGE seconds ago, and one whose id was handled
 already (a replay: ids live in Redis, :mod:`crawler.seen_envelopes`). An id is recorded only
@@ -38,7 +38,7 @@ from celery.result import AsyncResult
 from django.conf import settings
 
 from crawler.core.memory import release_free_heap
-from crawler.core.shipping import (
+from crawler.core.transport.shipping import (
     EnvelopeError,
     Opened,
     ReplayGuard,
@@ -46,7 +46,7 @@ from crawler.core.shipping import (
     open_envelope,
     seal,
 )
-from crawler.core.spool import Spool
+from crawler.core.transport.spool import Spool
 from crawler.seen_envelopes import replay_guard
 from indexer.core.workdir import crawl_paths, queue_server_dir
 

@@ -13,12 +13,12 @@ from pathlib import Path
 
 from django.core.exceptions import ValidationError
 
-from crawler.core import page_rules, scrapers
 from crawler.core.archive.source import ArchiveKind, ArchiveSource
-from crawler.core.builtin_scrapers import BUILTIN_NAMES, builtin_scraper
-from crawler.core.crawl import DEFAULT_FILE_TYPES, KNOWN_FILE_TYPES
-from crawler.core.errors import PageRuleSyntaxError, ScraperConfigError
-from crawler.core.siterules import SiteRuleError, parse_site_rules
+from crawler.core.definition.crawl import DEFAULT_FILE_TYPES, KNOWN_FILE_TYPES
+from crawler.core.definition.siterules import SiteRuleError, parse_site_rules
+from crawler.core.processing import page_rules, scrapers
+from crawler.core.processing.builtin_scrapers import BUILTIN_NAMES, builtin_scraper
+from crawler.core.processing.errors import PageRuleSyntaxError, ScraperConfigError
 
 DEFAULT_FILE_TYPES_TEXT = " ".join(DEFAULT_FILE_TYPES)
 
@@ -47,7 +47,7 @@ def validate_site_rules(text: str) -> None:
 
 
 def _scraper_check(check: Callable[[str], object], text: str) -> object:
-    """Run one of crawler.core.scrapers' checks; the message names the line."""
+    """Run one of crawler.core.processing.scrapers' checks; the message names the line."""
     try:
         return check(text)
     except ScraperConfigError as exc:
@@ -87,7 +87,7 @@ def validate_meta_words(text: str) -> None:
 
 
 def validate_builtin_scraper_names(names: object) -> None:
-    """A list of built-in scraper names (``crawler.core.builtin_scrapers``)."""
+    """A list of built-in scraper names (``crawler.core.processing.builtin_scrapers``)."""
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
         raise ValidationError("A list of built-in scraper names is expected.")
     unknown = [n for n in names if builtin_scraper(n) is None]

@@ -11,7 +11,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
-from crawler.core.seeds import SeedUrlError, canonical_seed_url
+from crawler.core.definition.seeds import SeedUrlError, canonical_seed_url
 from ranking.core.curation import normalize_query
 
 

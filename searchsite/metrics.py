@@ -52,7 +52,7 @@ from prometheus_client import multiprocess as prometheus_multiprocess
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
-from crawler.core.crawl import ACTIVE_STATES
+from crawler.core.definition.crawl import ACTIVE_STATES
 from crawler.login_throttle import client_address
 from crawler.models import Crawl, Fetcher, QueueServer
 from crawler.services import HEARTBEAT_TIMEOUT

@@ -2,7 +2,7 @@
 
 Layer: ``classifiers.core``. The crawl's copy of its Page Options names the classifiers it runs
 (:class:`ClassifierRef`, with the model version it uses); the fetcher glue loads each model
-(:class:`TrainedClassifier`) and the page processor (``crawler.core.process``) asks
+(:class:`TrainedClassifier`) and the page processor (``crawler.core.processing.process``) asks
 :class:`PageClassifiers` about each page, the seed's fetcher step "run classifiers on the
 summary and add any class labels and rank scores".
 

@@ -23,20 +23,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from crawler.core.archive.queue import ArchiveSchedule
+from crawler.core.archive.worker import ArchiveWorker
+from crawler.core.definition.crawl import CrawlConfig
+from crawler.core.definition.schedules import LOCAL_SCHEDULE_SIZE
+from crawler.core.fetcher import ScheduleWorker
+from crawler.core.fetcher.processing import default_processes, page_processing
+from crawler.core.http import CachingResolver, FetchConfig, Fetcher, hop_fetcher_for
+from crawler.core.processing.process import PageProcessor
+from crawler.core.queue_server.config import QueueServerConfig
+from crawler.core.queue_server.index_order import reorder_ended_bundle
+from crawler.core.queue_server.server import QueueServerCore
+from crawler.core.transport.batch import FetcherBatch
 from indexer.core.reorder import ReorderResult
 from indexer.core.text import TextAnalyzer
 from indexer.core.workdir import queue_server_dir
-
-from .archive.queue import ArchiveSchedule
-from .archive.worker import ArchiveWorker
-from .batch import FetcherBatch
-from .crawl import CrawlConfig
-from .fetch import CachingResolver, FetchConfig, Fetcher, hop_fetcher_for
-from .fetcher import ScheduleWorker
-from .fetcher.processing import default_processes, page_processing
-from .index_order import reorder_ended_bundle
-from .process import PageProcessor
-from .queue_server import QueueServerConfig, QueueServerCore
 
 logger = logging.getLogger(__name__)
 
@@ -71,7 +72,7 @@ class LocalCrawlResult:
 class LocalCrawl:
     def __init__(self, crawl: CrawlConfig, work_directory: Path, fetch: FetchConfig,
                  processor: PageProcessor, num_servers: int = 1, fetchers: int = 2,
-                 schedule_size: int = 500, refresh_seconds: float = 5.0,
+                 schedule_size: int = LOCAL_SCHEDULE_SIZE, refresh_seconds: float = 5.0,
                  worker_options: dict[str, Any] | None = None,
                  clock: Callable[[], float] = time.time,
                  recrawl_day_seconds: float = 86400.0, processes: int | None = 1) -> None:

@@ -1,9 +1,10 @@
-"""The built-in scrapers (crawler.core.builtin_scrapers): each Page Options profile may turn
-some off (by name; none is off by default, so every profile uses them), and a scraper may add
+"""The built-in scrapers (crawler.core.processing.builtin_scrapers): each Page Options profile may
+turn some off (by name; none is off by default, so every profile uses them), and a scraper may add
 meta words."""
 
-import crawler.validators
 from django.db import migrations, models
+
+import crawler.validators
 
 
 class Migration(migrations.Migration):

@@ -4,16 +4,16 @@
 Layer: ``indexer.core``, below both sides. The Yioop design document's meta words are terms
 ``prefix:value`` posted with frequency 0; a query names them to filter (``site:docs.python.org``)
 and the search page appends some to every query (``safe:true``, ``lang:en``). The producer
-(``crawler.core.meta_words``, ``crawler.core.indexing``) writes only prefixes listed here; the
-parser (``ranking.core.query``) reads a ``word:value`` as a meta word only when its prefix is
-listed here, so a word such as ``SECRET_KEY:value`` stays text. Yioop's whole list is kept, so
-queries written for Yioop (``date:``, ``class:``, ``modified:``...) parse the same.
+(``crawler.core.processing.meta_words``, ``crawler.core.processing.indexing``) writes only prefixes
+listed here; the parser (``ranking.core.query``) reads a ``word:value`` as a meta word only when its
+prefix is listed here, so a word such as ``SECRET_KEY:value`` stays text. Yioop's whole list is
+kept, so queries written for Yioop (``date:``, ``class:``, ``modified:``...) parse the same.
 """
 
 from __future__ import annotations
 
-# the meta-word prefixes of the indexing plugins the engine ships (crawler.core.plugins); a
-# plugin's meta words are searchable only under a prefix listed here
+# the meta-word prefixes of the indexing plugins the engine ships (crawler.core.processing.plugins);
+# a plugin's meta words are searchable only under a prefix listed here
 PLUGIN_PREFIXES = ("api",)
 
 # every prefix a query may name as a meta word
@@ -22,7 +22,7 @@ META_PREFIXES = frozenset({
     "host", "info", "ip", "link", "location", "modified", "lang", "media", "numlinks", "os",
     "path", "robot", "safe", "server", "site", "size", "source", "time", "u", "version",
     # ours: the scraper that read a page (scraper:wordpress), its Open Graph type
-    # (og:video.movie), and the indexing plugins' (crawler.core.plugins)
+    # (og:video.movie), and the indexing plugins' (crawler.core.processing.plugins)
     "scraper", "og", *PLUGIN_PREFIXES,
 })
 # the prefixes whose value is a url, written as the crawler wrote it (``link:`` on pages,

@@ -3,9 +3,9 @@ bundle, and the phrase lexicon file with its reader.
 
 Layer: ``indexer.core`` (reads bundles, analyses text), below its writers and its reader: built
 by each queue server for its own shard once its index is ordered by importance
-(``crawler.core.index_order``) and by the ``build_phrases`` command for a whole crawl; read by
-``ranking.core.shard.LocalShard`` through :class:`CachedPhraseLexicon`, which scores the bonus
-with ``ranking.core.scoring.in_order_counts`` and ``common_phrase_bonus``.
+(``crawler.core.queue_server.index_order``) and by the ``build_phrases`` command for a whole crawl;
+read by ``ranking.core.shard.LocalShard`` through :class:`CachedPhraseLexicon`, which scores the
+bonus with ``ranking.core.scoring.in_order_counts`` and ``common_phrase_bonus``.
 
 "Yioop Search Engine Ranking Mechanisms": "If the sequence of words is particularly common,
 that is common enough to have a Wikipedia page, Yioop will try to return results which have

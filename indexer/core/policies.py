@@ -3,8 +3,8 @@ enum for the crawler,
 which spreads a seed's policy to the pages it reaches while it schedules them, and for link
 analysis, which spreads it through the web graph as trust.
 
-Layer: ``indexer.core`` (pure Python), below both of its users (``crawler.core.policy`` and
-``crawler.core.scheduler``; ``linkgraph.core.trust``). The admin stores the value (the
+Layer: ``indexer.core`` (pure Python), below both of its users (``crawler.core.definition.policy``
+and ``crawler.core.scheduler``; ``linkgraph.core.trust``). The admin stores the value (the
 ``SeedSite.policy`` column holds these strings).
 """
 

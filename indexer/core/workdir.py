@@ -11,7 +11,8 @@ in the work directory (``settings.WORK_DIRECTORY``); nothing here reads settings
         IndexData<ts>/                     its IndexDocumentBundle (indexer.core.bundle)
             phrases.npz                    the shard's common-phrase lexicon
                                            (indexer.core.phrases)
-        Inbox<ts>/                         the spool of received batches (crawler.core.spool)
+        Inbox<ts>/                         the spool of received batches
+                                           (crawler.core.transport.spool)
         state<ts>.json                     counters that survive restarts
     <work>/linkgraph/<ts>/
         webgraph/                          the crawl's stored web graph (linkgraph.core.graph)

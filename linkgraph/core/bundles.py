@@ -3,7 +3,7 @@
 Layer: ``linkgraph.core`` (uses ``indexer.core.reader``). Where a crawl's bundles, graph and
 score file live is :mod:`indexer.core.workdir`'s to say; nothing here reads settings.
 
-What a bundle gives (see ``crawler.core.indexing``):
+What a bundle gives (see ``crawler.core.processing.indexing``):
 
 * page documents (doc type 0) and redirect documents (doc type 2): the summary's ``url``,
   ``fetched_at`` and ``links`` (``[[target, anchor], ...]``) are the page's own outlinks, the

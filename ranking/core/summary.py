@@ -4,7 +4,7 @@ Layer: ``ranking.core`` (pure Python). A page's summary is stored as one gzip me
 JSON (``indexer.core.encoding``, written with ``ensure_ascii=False``). With whole-page indexing it
 carries, besides the 2,000-character description, the page's whole indexed text under
 ``"body"``, written after every other key but the outlinks (``"links"``, a list of ``[url,
-text]`` pairs), which come last (``crawler.core.indexing.page_summary``):
+text]`` pairs), which come last (``crawler.core.processing.indexing.page_summary``):
 ``{"url":…,"title":…,"description":…,…,"body":"…","links":[…]}``. Indexes written before
 had the links before a few other keys and the body last (``…,"links":[…],…,"body":"…"}``);
 both orders are read. The search shows ten results and needs of each only the keys before the

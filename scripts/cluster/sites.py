@@ -21,7 +21,7 @@ import time
 from dataclasses import asdict, dataclass
 from html import escape
 
-from crawler.core.shipping import shard_of_host
+from crawler.core.transport.shipping import shard_of_host
 from tests.fixtures.sites import unique_word
 
 NAMES = ("alpha", "beta", "gamma", "delta")

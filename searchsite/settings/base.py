@@ -14,6 +14,8 @@ from pathlib import Path
 
 import environ
 
+from crawler.core.definition import schedules  # urls per schedule, schedule timeout
+
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
 env = environ.Env()
@@ -210,8 +212,8 @@ CELERY_RESULT_EXPIRES = 3600
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
 # Signed crawl messages (schedules, batches) older than this many seconds are refused, and one
-# already handled within it is refused as a replay (crawler.core.shipping). It must be longer
-# than any wait a legitimate message has in the broker: a redelivery comes after the
+# already handled within it is refused as a replay (crawler.core.transport.shipping). It must be
+# longer than any wait a legitimate message has in the broker: a redelivery comes after the
 # visibility timeout above, and a queue server that was stopped finds its batches waiting.
 ENVELOPE_MAX_AGE = env.float("ENVELOPE_MAX_AGE", default=86400.0)
 if ENVELOPE_MAX_AGE <= CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"]:
@@ -243,9 +245,10 @@ QUERY_LOG_PER_CLIENT_PER_MINUTE = env.int("QUERY_LOG_PER_CLIENT_PER_MINUTE", def
 
 # Queue servers: this machine's url as the name server and the network iterator reach it.
 QUEUE_SERVER_BASE_URL = env.str("QUEUE_SERVER_BASE_URL", default=f"http://{WEB_BIND}/")
-DOWNLOAD_SIZE_INTERVAL = env.int("DOWNLOAD_SIZE_INTERVAL", default=5000)  # urls per schedule
+DOWNLOAD_SIZE_INTERVAL = env.int("DOWNLOAD_SIZE_INTERVAL", default=schedules.DOWNLOAD_SIZE_INTERVAL)
 QUEUE_SERVER_MAX_SCHEDULES = env.int("QUEUE_SERVER_MAX_SCHEDULES", default=4)
-SCHEDULE_TIMEOUT = env.float("SCHEDULE_TIMEOUT", default=1800.0)  # then handed out again
+# then handed out again
+SCHEDULE_TIMEOUT = env.float("SCHEDULE_TIMEOUT", default=schedules.SCHEDULE_TIMEOUT)
 # A fetcher claims the schedule it runs (crawler.claim_store); its claim lapses this long after
 # the fetcher stops refreshing it (it died). A schedule nobody claims this long after it was
 # handed out (its message was lost, or its fetcher died) is handed out again, waiting twice as
@@ -269,7 +272,7 @@ HOST_LOG_FETCHED_KEEP = env.int("HOST_LOG_FETCHED_KEEP", default=1_000_000)
 HOST_LOG_REFUSED_KEEP = env.int("HOST_LOG_REFUSED_KEEP", default=10_000)
 HOST_LOG_TRIM_SECONDS = env.float("HOST_LOG_TRIM_SECONDS", default=60.0)
 HOST_OVERRIDE_SECONDS = env.float("HOST_OVERRIDE_SECONDS", default=2.0)
-# Disk watermarks of the work directory's filesystem (crawler.core.disk_space): below
+# Disk watermarks of the work directory's filesystem (crawler.core.queue_server.disk_space): below
 # DISK_PAUSE_FREE_BYTES free (or DISK_PAUSE_FREE_PERCENT of the filesystem, whichever is more) a
 # queue server hands out no new schedules, so the crawl pauses; it resumes by itself once free
 # space is back above DISK_RESUME_FREE_BYTES (or the percentage). 0 turns a mark off.
@@ -339,9 +342,10 @@ CRAWLER_DNS_PARALLEL = env.int("CRAWLER_DNS_PARALLEL", default=1)
 CRAWLER_BOT_URL = env.str("CRAWLER_BOT_URL", default=f"http://{WEB_BIND}/bot")
 CRAWLER_CONTACT = env.str("CRAWLER_CONTACT", default="")
 CRAWLER_USER_AGENT = env.str("CRAWLER_USER_AGENT", default=f"YioopyBot/0.1 (+{CRAWLER_BOT_URL})")
-# Indexing plugins (crawler.core.plugins): dotted paths of classes run, in order, on every page
-# a fetcher processes, after the summary and scrapers, before it goes to the index. Unset (None):
-# the engine's default list (crawler.core.config.DEFAULT_INDEXING_PLUGINS); empty: none.
+# Indexing plugins (crawler.core.processing.plugins): dotted paths of classes run, in order, on
+# every page a fetcher processes, after the summary and scrapers, before it goes to the index. Unset
+# (None): the engine's default list (crawler.core.processing.config.DEFAULT_INDEXING_PLUGINS);
+# empty: none.
 _plugins = os.environ.get("INDEXING_PLUGINS")
 INDEXING_PLUGINS = (None if _plugins is None
                     else tuple(p.strip() for p in _plugins.split(",") if p.strip()))

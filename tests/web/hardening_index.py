@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from crawler.core.indexing import batch_documents
-from crawler.core.page import FetchedPage
-from crawler.core.process import PageProcessor
+from crawler.core.processing.indexing import batch_documents
+from crawler.core.processing.page import FetchedPage
+from crawler.core.processing.process import PageProcessor
 from indexer.core.bundle import IndexBundleWriter
 from tests.web.test_search_page import FETCHED_AT, ITS, site_pages
 

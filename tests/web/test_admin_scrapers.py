@@ -9,8 +9,8 @@ from django.core.exceptions import FieldDoesNotExist, ValidationError
 from django.urls import reverse
 
 from crawler import selectors, services
-from crawler.core.builtin_scrapers import BUILTIN_NAMES, builtin_scraper
-from crawler.core.config import PageProcessingConfig
+from crawler.core.processing.builtin_scrapers import BUILTIN_NAMES, builtin_scraper
+from crawler.core.processing.config import PageProcessingConfig
 from crawler.models import PageOptions, Scraper
 from tests.fixtures import cms_pages
 
@@ -128,7 +128,7 @@ def test_a_crawl_started_before_the_builtin_ones_keeps_running_without_them(make
 
 
 def test_a_crawl_reads_wordpress_pages_with_the_builtin_scraper(make_crawl):
-    from crawler.core.page import FetchedPage
+    from crawler.core.processing.page import FetchedPage
     from crawler.fetching import processor_for
 
     crawl = make_crawl()
@@ -149,7 +149,7 @@ def test_options_nothing_read_are_gone(admin_client, options, name):
 
 
 def test_indexing_plugins_setting(make_crawl, settings):
-    from crawler.core.config import DEFAULT_INDEXING_PLUGINS
+    from crawler.core.processing.config import DEFAULT_INDEXING_PLUGINS
     from crawler.fetching import processor_for
 
     config = selectors.crawl_config_get(make_crawl().pk)

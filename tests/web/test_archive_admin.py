@@ -15,10 +15,10 @@ from django.urls import reverse
 from warcio.archiveiterator import ArchiveIterator
 
 from crawler import services
-from crawler.core.crawl import CrawlStatus
-from crawler.core.indexing import to_index_documents
-from crawler.core.page import FetchedPage
-from crawler.core.process import PageProcessor
+from crawler.core.definition.crawl import CrawlStatus
+from crawler.core.processing.indexing import to_index_documents
+from crawler.core.processing.page import FetchedPage
+from crawler.core.processing.process import PageProcessor
 from crawler.models import Crawl
 from indexer.core.bundle import BundleConfig, IndexBundleWriter
 from indexer.core.workdir import crawl_paths, queue_server_dir

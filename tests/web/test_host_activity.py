@@ -8,8 +8,9 @@ import json
 
 import pytest
 
-from crawler.core.crawl import CrawlConfig, SeedSpec
-from crawler.core.queue_server import QueueServerConfig, QueueServerCore
+from crawler.core.definition.crawl import CrawlConfig, SeedSpec
+from crawler.core.queue_server.config import QueueServerConfig
+from crawler.core.queue_server.server import QueueServerCore
 from crawler.host_activity import HostActivityPump, activity_trim
 from crawler.host_models import CrawlHost, FetchedUrl, HostOverride, RefusalCount, RefusedUrl
 from crawler.host_services import host_override_set

@@ -8,7 +8,7 @@ import pytest
 from django.urls import reverse
 
 from crawler import services
-from crawler.core.crawl import CrawlConfig, CrawlOrder, CrawlTimeOptions, RobotsBehaviour
+from crawler.core.definition.crawl import CrawlConfig, CrawlOrder, CrawlTimeOptions, RobotsBehaviour
 from crawler.core.scheduler import CrawlQueue, DiscoveredUrl, SchedulerConfig
 from crawler.needy import NeedyRefresher, needy_queries_get
 from querylog.models import QueryLog

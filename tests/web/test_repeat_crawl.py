@@ -13,7 +13,7 @@ import pytest
 from django.utils import timezone
 
 from crawler import repeats, services
-from crawler.core.crawl import CrawlStatus
+from crawler.core.definition.crawl import CrawlStatus
 from crawler.models import Crawl, CrawlMix, CrawlMixMember, SearchIndex
 from indexer.core.bundle import BundleConfig, IndexBundleWriter
 from tests.unit.ranking.helpers import index_document, text_doc

@@ -13,9 +13,9 @@ import redis
 
 from crawler import fetching, services
 from crawler.claim_store import ClaimStore
-from crawler.core.claims import DONE, HELD, RETURNED
+from crawler.core.queue_server.claims import DONE, HELD, RETURNED
 from crawler.core.scheduler import Schedule, ScheduleEntry
-from crawler.core.wire import schedule_to_wire
+from crawler.core.transport.wire import schedule_to_wire
 from crawler.models import Crawl
 from tests.conftest import free_port
 from tests.fixtures.sites import FixtureServer, normal_site

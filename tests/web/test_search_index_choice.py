@@ -13,7 +13,7 @@ from django.contrib.auth.models import Permission
 from django.urls import reverse
 
 from crawler import services
-from crawler.core.crawl import CrawlStatus
+from crawler.core.definition.crawl import CrawlStatus
 from crawler.models import Crawl, CrawlMix, CrawlMixMember, SearchIndex
 from indexer.core.bundle import BundleConfig, IndexBundleWriter
 from tests.unit.ranking.helpers import index_document, text_doc

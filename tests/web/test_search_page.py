@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from crawler.core.indexing import batch_documents
-from crawler.core.page import FetchedPage
-from crawler.core.process import PageProcessor
+from crawler.core.processing.indexing import batch_documents
+from crawler.core.processing.page import FetchedPage
+from crawler.core.processing.process import PageProcessor
 from indexer.core.bundle import IndexBundleWriter
 from ranking import page as glue
 from ranking.core.errors import ShardError

@@ -5,7 +5,7 @@ import dataclasses
 import pytest
 
 from crawler import selectors, services
-from crawler.core.crawl import (
+from crawler.core.definition.crawl import (
     CrawlConfig,
     CrawlOrder,
     CrawlTimeOptions,

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from crawler.core.shipping import seal
+from crawler.core.transport.shipping import seal
 from crawler.tasks import fetch_schedule_task, inbox_for, qs_receive_task
 
 BATCH = {"crawl": 123, "server": 1, "docs": [], "discovered": [["https://a.com/", 0, 0, "",

@@ -44,11 +44,9 @@ from isal import igzip
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
-from indexer.core.ids import DocType
-
-from . import skipped
-from .cdxj import CdxjEntry, cdxj_text
-from .stored import (
+from crawler.core.archive import skipped
+from crawler.core.archive.cdxj import CdxjEntry, cdxj_text
+from crawler.core.archive.stored import (
     ArchivedPage,
     RecordSkipped,
     StoredPosition,
@@ -56,6 +54,7 @@ from .stored import (
     iter_stored,
     stored_page,
 )
+from indexer.core.ids import DocType
 
 GZIP_LEVEL = 2  # ISA-L's levels are 0-3: 2 writes about as small a file as zlib's 6, faster
 HEADER_NAMES = {"content-type": "Content-Type", "content-language": "Content-Language",

@@ -9,7 +9,7 @@ export writes them in that order too). Its fetchers still work on several schedu
 :class:`OrderedInbox` takes the batches of the queue server's inbox so that a batch of schedule
 ``n`` is applied only once schedules ``1 .. n-1`` are acknowledged (their last batch applied):
 a batch that comes early (its schedule read from the batch's head,
-``crawler.core.batch.batch_head``) is *held* (renamed into the inbox's ``held`` folder as
+``crawler.core.transport.batch.batch_head``) is *held* (renamed into the inbox's ``held`` folder as
 ``<seq>-<1 if it is the schedule's last batch, else 0>-<its name>``, never rewritten) until
 its turn. A schedule whose last batch is held is finished as far as the fetchers go: it does
 not count against the schedules a queue server keeps out at once
@@ -27,9 +27,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..batch import batch_head
-from ..spool import Spool, SpoolItem
-from .queue import ArchiveQueue
+from crawler.core.archive.queue import ArchiveQueue
+from crawler.core.transport.batch import batch_head
+from crawler.core.transport.spool import Spool, SpoolItem
 
 KIND = "batch"
 HELD = "held"

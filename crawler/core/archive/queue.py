@@ -1,7 +1,7 @@
 """The queue of an archive crawl on one queue server: schedules of record pointers.
 
 Layer: ``crawler.core.archive``. Stands where a web crawl's :class:`~crawler.core.scheduler.
-CrawlQueue` stands in :class:`~crawler.core.queue_server.QueueServerCore`, with the calls the
+CrawlQueue` stands in :class:`~crawler.core.queue_server.server.QueueServerCore`, with the calls the
 queue server makes of it (the web crawl's ones that mean nothing here, robots.txt, discovered
 links, host politeness, are accepted and ignored: an archive crawl fetches nothing and follows
 no link). It walks its source (:mod:`.listing`) as schedules are asked for, a bounded time per
@@ -21,8 +21,8 @@ schedules with their pointers, counters, the records skipped by reason, and the 
 the copies indexed so far. A crawl stopped and resumed (or a queue server restarted) goes on
 from there; its outstanding schedules are handed out again.
 
-Freshness (:mod:`crawler.core.freshness`): an archive crawl reads each record once, so its
-copies' times are the records' capture times (a WARC record's date, an earlier crawl's fetch
+Freshness (:mod:`crawler.core.queue_server.freshness`): an archive crawl reads each record once, so
+its copies' times are the records' capture times (a WARC record's date, an earlier crawl's fetch
 time) and the outcome counts are those of the records read (``new``, ``noindex``, ``error``);
 nothing is ever due again. A record is counted once: a visit counts only while its url is
 among the outstanding schedules' urls not yet counted (:class:`Uncounted`), so a schedule
@@ -44,16 +44,22 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from crawler.core.archive.listing import Item, Listed, Other, Skip, StoredListing, WarcListing
+from crawler.core.archive.skipped import SkippedRecords
+from crawler.core.archive.source import (
+    ArchiveKind,
+    ArchiveSource,
+    Pointer,
+    pointers_from_wire,
+    pointers_to_wire,
+)
+from crawler.core.definition.schedules import LOCAL_SCHEDULE_SIZE, SCHEDULE_TIMEOUT
+from crawler.core.queue_server.freshness import CopyTimes, freshness_report
+from crawler.core.scheduler import QueueStats, Schedule, ScheduleEntry
+from crawler.core.scheduler.outstanding import Outstanding, ScheduleBook
+from crawler.core.transport.shipping import shard_of_host
+from crawler.core.transport.visits import INDEXED
 from indexer.core.workdir import crawl_bundles
-
-from ..freshness import CopyTimes, freshness_report
-from ..scheduler import QueueStats, Schedule, ScheduleEntry
-from ..scheduler.outstanding import Outstanding, ScheduleBook
-from ..shipping import shard_of_host
-from ..visits import INDEXED
-from .listing import Item, Listed, Other, Skip, StoredListing, WarcListing
-from .skipped import SkippedRecords
-from .source import ArchiveKind, ArchiveSource, Pointer, pointers_from_wire, pointers_to_wire
 
 logger = logging.getLogger(__name__)
 
@@ -76,8 +82,8 @@ class ArchiveQueueConfig:
     server: int
     num_servers: int
     timestamp: int                 # the crawl's
-    schedule_size: int = 500
-    schedule_timeout: float = 1800.0
+    schedule_size: int = LOCAL_SCHEDULE_SIZE
+    schedule_timeout: float = SCHEDULE_TIMEOUT
     max_pages: int = 0             # 0: every record
 
     @property
@@ -122,7 +128,8 @@ def _entries(urls: Iterable[str]) -> tuple[ScheduleEntry, ...]:
 
 
 class ArchiveQueue:
-    """See the module. Not thread-safe (the queue server's loop owns it)."""
+    """See the module. Not thread-safe (the queue server's loop owns it). A
+    :class:`crawler.core.queue_server.source.QueueSource`, as the web crawl's queue is."""
 
     def __init__(self, root: Path, source: ArchiveSource, config: ArchiveQueueConfig,
                  clock: Callable[[], float] = time.time) -> None:
@@ -357,11 +364,15 @@ class ArchiveQueue:
                           acknowledged_schedules=self.acknowledged, hosts=len(self.hosts),
                           company_level_domains=0)
 
-    def archive_stats(self) -> dict[str, Any]:
-        """The archive's own figures for the heartbeat (see ``QueueServerCore.stats``)."""
+    def extra_stats(self, skipped: SkippedRecords) -> dict[str, Any]:
+        """The archive's own figures for the heartbeat (see ``QueueServerCore.stats``): the
+        records skipped are the listing's and ``skipped``, the fetchers'."""
+        total = SkippedRecords.from_json(self.skipped.to_json())
+        total.add(skipped)
         return {"archive_listed": self.listed, "archive_listing_done": self.done_listing,
-                "archive_skipped": self.skipped.to_json(), "archive_other": dict(self.other),
-                "archive_position": list(self.position), "archive_files": len(self.names)}
+                "archive_skipped": total.to_json(), "archive_other": dict(self.other),
+                "archive_position": list(self.position), "archive_files": len(self.names),
+                "archive_skipped_by_kind": total.counts()}  # /metrics exports it
 
     # --- calls of the web crawl that an archive crawl ignores --------------------------------
 
@@ -410,6 +421,10 @@ class ArchiveQueue:
             self._dirty = True
 
     def next_revisit_at(self) -> float | None:
+        return None
+
+    def visit_of(self, url_hash: int) -> None:
+        """Nothing is kept of a record read: it is never revisited."""
         return None
 
     def retired(self) -> tuple[int, set[bytes], set[int]]:

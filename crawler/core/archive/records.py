@@ -24,9 +24,15 @@ from typing import BinaryIO
 from warcio.archiveiterator import ArchiveIterator
 from warcio.exceptions import ArchiveLoadFailed
 
-from . import skipped
-from .source import ArchiveKind, ArchiveSource, Pointer, PointerError, WarcPointer
-from .stored import ArchivedPage, RecordSkipped, StoredReader
+from crawler.core.archive import skipped
+from crawler.core.archive.source import (
+    ArchiveKind,
+    ArchiveSource,
+    Pointer,
+    PointerError,
+    WarcPointer,
+)
+from crawler.core.archive.stored import ArchivedPage, RecordSkipped, StoredReader
 
 # the codings warcio undoes: the payload handed on is the decoded one
 _DROPPED_HEADERS = frozenset({"content-encoding", "transfer-encoding", "content-length"})

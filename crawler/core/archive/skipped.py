@@ -5,7 +5,7 @@ WARC file (:mod:`.warc_scan`: a truncated gzip member, a Content-Length that doe
 record that is not an HTTP response, a revisit whose original is not in the archive) and a
 fetcher reading one (:mod:`.records`: a record that cannot be read or parsed, a stored page
 without a cached copy). Both tally them in a :class:`SkippedRecords` (the JSON form of
-:class:`crawler.core.fetch_error_kinds.FetchErrorKinds`: ``{reason: {"count", "url",
+:class:`crawler.core.transport.fetch_error_kinds.FetchErrorKinds`: ``{reason: {"count", "url",
 "message"}}``, an example of each); a fetcher's travel in its batch (``FetcherBatch.skipped``),
 a queue server adds both up, reports them in its heartbeat (``archive_skipped``), and the
 crawl's row holds the sum over queue servers, shown on its status page (:func:`rows`).
@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import fetch_error_kinds
-from ..fetch_error_kinds import FetchErrorKinds
+from crawler.core.transport import fetch_error_kinds
+from crawler.core.transport.fetch_error_kinds import FetchErrorKinds
 
 TRUNCATED_GZIP = "truncated_gzip"
 BAD_LENGTH = "bad_length"

@@ -5,8 +5,8 @@ records and ``.txt.gz`` blobs, read-only). Used by an archive crawl of an earlie
 queue servers list pointers with :func:`iter_stored`, its fetchers read them with
 :func:`read_stored`) and by the WARC export (:mod:`.export`).
 
-What a crawl stores for a fetched page (``crawler.core.indexing``): its summary (url, status,
-MIME type, fetch time, robot metas, the response headers processing reads and the address it
+What a crawl stores for a fetched page (``crawler.core.processing.indexing``): its summary (url,
+status, MIME type, fetch time, robot metas, the response headers processing reads and the address it
 came from, ...) and its cached copy, the body as received within the byte range (left out under
 NOARCHIVE and with "cache whole crawled pages" off); for a redirect, a location document whose
 summary names the target. :func:`stored_page` turns them back into the answer the fetcher got,
@@ -28,13 +28,12 @@ from typing import Any
 
 from isal import isal_zlib
 
+from crawler.core.archive import skipped
+from crawler.core.archive.source import StoredPointer
 from indexer.core.documents import BlobReader, PartitionDocumentBundle, partition_paths
 from indexer.core.errors import IndexStoreError
 from indexer.core.ids import DOC_TYPE, DocType
 from indexer.core.layout import DOCUMENTS
-
-from . import skipped
-from .source import StoredPointer
 
 PAGE_TYPES = (DocType.PAGE, DocType.LOCATION)
 
@@ -109,7 +108,8 @@ _TAIL_KEYS = (b',"body":', b',"links":')
 
 def summary_head(data: bytes) -> dict[str, Any]:
     """A stored summary (its gzip member ``data``) without its two big last keys, the page's
-    text and its links (``crawler.core.indexing.page_summary`` puts every other key before
+    text and its links (``crawler.core.processing.indexing.page_summary`` puts every other key
+    before
     them): only its head is inflated and parsed. Falls back to the whole summary."""
     head = isal_zlib.decompressobj(wbits=31).decompress(data, HEAD_BYTES)
     for key in _TAIL_KEYS:

@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from . import skipped
-from .source import WarcPointer
+from crawler.core.archive import skipped
+from crawler.core.archive.source import WarcPointer
 
 CHUNK = 1 << 16
 MAX_HEADER = 1 << 16          # a WARC header block longer than this is not one

@@ -24,21 +24,25 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from crawler.core.archive.records import RecordReader
+from crawler.core.archive.source import Pointer
+from crawler.core.archive.stored import RecordSkipped
+from crawler.core.definition.crawl import CrawlConfig
+from crawler.core.fetcher.emit import LinkedPage, LinkEmitter
+from crawler.core.fetcher.outboxes import (
+    SEEN_URLS_BEFORE_UPDATE_SCHEDULER,
+    SHIP_BYTES,
+    SHIP_SECONDS,
+    Outboxes,
+)
+from crawler.core.fetcher.pages import Handling, PageHandler
+from crawler.core.fetcher.processing import InlineProcessing, PageProcessing
+from crawler.core.fetcher.worker import IN_FLIGHT_PAGES, Ship, WorkerReport
+from crawler.core.http import FetchResult
+from crawler.core.memory import release_free_heap
+from crawler.core.processing.process import PageProcessor
+from crawler.core.scheduler import Schedule, ScheduleEntry
 from indexer.core.text import TextAnalyzer
-
-from ..crawl import CrawlConfig
-from ..fetch import FetchResult
-from ..fetcher.emit import LinkedPage, LinkEmitter
-from ..fetcher.outboxes import SEEN_URLS_BEFORE_UPDATE_SCHEDULER, SHIP_BYTES, SHIP_SECONDS, Outboxes
-from ..fetcher.pages import Handling, PageHandler
-from ..fetcher.processing import InlineProcessing, PageProcessing
-from ..fetcher.worker import IN_FLIGHT_PAGES, Ship, WorkerReport
-from ..memory import release_free_heap
-from ..process import PageProcessor
-from ..scheduler import Schedule, ScheduleEntry
-from .records import RecordReader
-from .source import Pointer
-from .stored import RecordSkipped
 
 
 class _NoLinks(LinkEmitter):

@@ -1,6 +1,6 @@
 """The fetcher: what a fetcher process does with one schedule (download, process, ship).
 
-Layer: ``crawler.core`` (pure Python). Beside it, ``crawler.core.fetch`` is its HTTP layer (as
+Layer: ``crawler.core`` (pure Python). Beside it, ``crawler.core.http`` is its HTTP layer (as
 Scrapy's downloader is to its engine): safe, bounded downloads, the DNS cache, one round's
 downloads, paced fetching of crawl-delayed hosts. This package knows schedules, pages and queue
 servers; one concern per module:
@@ -15,11 +15,11 @@ servers; one concern per module:
 * ``outboxes.py`` - :class:`Outboxes`: what waits for each queue server, and when to ship;
 * ``stats.py`` - :class:`ScheduleStats`: one schedule's counters and handed-back urls.
 
-The batch shipped to a queue server is :class:`crawler.core.batch.FetcherBatch`.
+The batch shipped to a queue server is :class:`crawler.core.transport.batch.FetcherBatch`.
 """
 
 from __future__ import annotations
 
-from .worker import ScheduleWorker, WorkerReport
+from crawler.core.fetcher.worker import ScheduleWorker, WorkerReport
 
 __all__ = ["ScheduleWorker", "WorkerReport"]

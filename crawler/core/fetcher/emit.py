@@ -4,7 +4,7 @@ Layer: ``crawler.core.fetcher``. The page handling (:mod:`.pages`) asks :class:`
 for a page's discovered urls; each carries what the scheduler weighs it by (the seed, *Yioop's
 crawl, index and ranking*): its depth, its rank among the page's links, the source's weight and
 tier, its share of the page's OPIC cash, and the crawl policy it inherits
-(:mod:`crawler.core.policy`).
+(:mod:`crawler.core.definition.policy`).
 """
 
 from __future__ import annotations
@@ -14,12 +14,12 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ..crawl import CrawlConfig, CrawlOrder
-from ..page import Link
-from ..policy import child_policy, page_switch
-from ..scheduler import DiscoveredUrl, ScheduleEntry
-from ..urls import file_extension
-from ..wire import discovered_to_wire
+from crawler.core.definition.crawl import CrawlConfig, CrawlOrder
+from crawler.core.definition.policy import child_policy, page_switch
+from crawler.core.processing.page import Link
+from crawler.core.scheduler import DiscoveredUrl, ScheduleEntry
+from crawler.core.transport.wire import discovered_to_wire
+from crawler.core.urls import file_extension
 
 NON_HTML_EXTENSIONS = frozenset({"pdf", "txt", "csv", "tsv", "xml", "rss", "atom", "gif", "jpg",
                                  "jpeg", "png", "svg", "bmp", "webp", "gz", "zip", "tar", "mp3",
@@ -30,7 +30,8 @@ LinkScores = Callable[[Sequence[str]], np.ndarray]
 
 
 class LinkedPage(Protocol):
-    """What a page's discovered urls are made of: a :class:`crawler.core.page.ProcessedPage`,
+    """What a page's discovered urls are made of: a
+    :class:`crawler.core.processing.page.ProcessedPage`,
     or the slim copy a worker process sends back (:class:`.processing.PageLinks`)."""
 
     @property
@@ -68,7 +69,7 @@ class LinkEmitter:
             return
         order, shares = self.link_order(links)
         links = [links[i] for i in order]
-        # seed policies travel with the links (crawler.core.policy); a spam page switches
+        # seed policies travel with the links (crawler.core.definition.policy); a spam page switches
         policy, policy_depth = child_policy(entry.policy, entry.policy_depth,
                                             page_switch(page.fields, page.safe))
         cash = (entry.weight * shares) if (links and self.crawl.order == CrawlOrder.OPIC) \

@@ -2,7 +2,7 @@
 
 Layer: ``crawler.core.fetcher``. As the seed (*Yioop Search Engine Ranking Mechanisms*) describes it,
 a crawl-delayed host's urls are not in the rounds: each such host has a *lane* that requests its
-urls one at a time, each (and each redirect hop: :class:`crawler.core.fetch.paced.PacedFetch`)
+urls one at a time, each (and each redirect hop: :class:`crawler.core.http.paced.PacedFetch`)
 once the host's delay since its previous request has passed, beside the rounds and for the
 whole schedule. When the rounds are done the worker waits for the lanes a bounded time
 (:data:`LANE_GRACE_SECONDS`, or twice the longest delay if that is longer); urls whose request
@@ -22,12 +22,11 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+from crawler.core.fetcher.stats import ScheduleStats
+from crawler.core.http import FetchResult
+from crawler.core.scheduler import Schedule, ScheduleEntry
+from crawler.core.urls import origin_of
 from indexer.core.urls import host_of
-
-from ..fetch import FetchResult
-from ..scheduler import Schedule, ScheduleEntry
-from ..urls import origin_of
-from .stats import ScheduleStats
 
 # crawl-delayed hosts of a schedule requested at the same time (waiting for a delay takes none)
 LANE_THREADS = 8

@@ -4,7 +4,8 @@ Layer: ``crawler.core.fetcher``. The page handling (:mod:`.pages`) puts document
 urls, robots data and fetched rows in the outbox of the queue server that owns each (documents
 by their url's host, discovered urls by the target's host; robots data, fetched rows and host
 errors go to the schedule's own queue server); the worker turns them into
-:class:`~crawler.core.batch.FetcherBatch` es (:meth:`Outboxes.take_batches`) and ships them:
+:class:`~crawler.core.transport.batch.FetcherBatch` es (:meth:`Outboxes.take_batches`) and ships
+them:
 
 * every ``ship_every`` pages (SEEN_URLS_BEFORE_UPDATE_SCHEDULER) or ``ship_seconds``, whichever
   comes first (:meth:`Outboxes.page_handled` says when);
@@ -20,9 +21,9 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..batch import FetcherBatch
-from ..fetch_error_kinds import FetchErrorKinds
-from ..shipping import shard_of_host
+from crawler.core.transport.batch import FetcherBatch
+from crawler.core.transport.fetch_error_kinds import FetchErrorKinds
+from crawler.core.transport.shipping import shard_of_host
 
 SEEN_URLS_BEFORE_UPDATE_SCHEDULER = 380   # MEMORY_PROFILE (4) x 95
 SHIP_SECONDS = 4.0   # ...or after this long, so that discovered links return to the queue soon

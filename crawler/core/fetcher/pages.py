@@ -3,8 +3,8 @@
 Layer: ``crawler.core.fetcher``. The worker hands each finished download to
 :meth:`PageHandler.start`, and the answer, in the order the downloads came, to
 :meth:`PageHandler.finish`. A robots.txt answer becomes robots data for the schedule's own
-queue server; every page download a fetched row (:class:`crawler.core.visits.Visit`: what the
-visit found, the page's validators and document; a failed one without validators, and an
+queue server; every page download a fetched row (:class:`crawler.core.transport.visits.Visit`: what
+the visit found, the page's validators and document; a failed one without validators, and an
 error); a revisit whose page has the text hash of the copy in the index makes no documents
 and no links (it costs no re-indexing); every
 download a row of the schedule's fetch log (status, bytes, time, error kind), and a url refused
@@ -13,8 +13,8 @@ by the egress allow-list or a robots meta's noindex a refused row (``FetcherBatc
 each redirect hop before it, as a location document) is processed by the crawl's
 :class:`.processing.PageProcessing` (inline, or in worker processes: the CPU-heavy part) into
 index documents (the page itself, and one link document per outlink, filed under the link's
-target: ``crawler.core.indexing``), and its links into discovered urls (:mod:`.emit`), each put
-in the outbox of the queue server that owns it.
+target: ``crawler.core.processing.indexing``), and its links into discovered urls (:mod:`.emit`),
+each put in the outbox of the queue server that owns it.
 """
 
 from __future__ import annotations
@@ -24,16 +24,15 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
+from crawler.core.fetcher.emit import LinkEmitter
+from crawler.core.fetcher.outboxes import Outboxes
+from crawler.core.fetcher.processing import PageJob, PageOutput, PageProcessing
+from crawler.core.http import FetchResult
+from crawler.core.scheduler import ScheduleEntry
+from crawler.core.transport.fetch_error_kinds import error_kind
+from crawler.core.transport.visits import INDEXED, Outcome, Visit, outcome_of
+from crawler.core.urls import origin_of
 from indexer.core.ids import make_doc_id
-
-from ..fetch import FetchResult
-from ..fetch_error_kinds import error_kind
-from ..scheduler import ScheduleEntry
-from ..urls import origin_of
-from ..visits import INDEXED, Outcome, Visit, outcome_of
-from .emit import LinkEmitter
-from .outboxes import Outboxes
-from .processing import PageJob, PageOutput, PageProcessing
 
 Ship = Callable[[], None]
 """Ships the outboxes now (the schedule's batches so far)."""
@@ -148,7 +147,7 @@ class PageHandler:
     def _visit(self, entry: ScheduleEntry, result: FetchResult, outcome: Outcome,
                doc_id: bytes | None = None, fetched_at: float | None = None,
                validators: bool = True) -> Visit:
-        """The fetched row of ``entry``'s download (:mod:`crawler.core.visits`); a failed
+        """The fetched row of ``entry``'s download (:mod:`crawler.core.transport.visits`); a failed
         download's answer gives no validators."""
         ok = result.error is None and validators
         return Visit(entry.url, outcome, result.status if ok else 0,

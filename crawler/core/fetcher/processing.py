@@ -1,8 +1,9 @@
 """Page processing as a job: run in the fetcher's thread, or in processes sized to the cores.
 
-Layer: ``crawler.core.fetcher``. Processing a downloaded page (:mod:`crawler.core.process`, then
-its index documents, :mod:`crawler.core.indexing`, encoded as the index stores them) is most of
-a fetcher's CPU, and in one Python process it holds the interpreter lock: a crawl run inside
+Layer: ``crawler.core.fetcher``. Processing a downloaded page
+(:mod:`crawler.core.processing.process`, then
+its index documents, :mod:`crawler.core.processing.indexing`, encoded as the index stores them) is
+most of a fetcher's CPU, and in one Python process it holds the interpreter lock: a crawl run inside
 one process (``manage.py crawl``, :class:`crawler.core.local_crawl.LocalCrawl`) would use one
 core however many it has. So the page handling (:mod:`.pages`) hands each download to a
 :class:`PageProcessing`:
@@ -10,14 +11,14 @@ core however many it has. So the page handling (:mod:`.pages`) hands each downlo
 * :class:`InlineProcessing` processes it at once in the calling thread (the Celery fetchers,
   which are already one process per core, and machines with one core);
 * :class:`ProcessPool` sends it to one of N worker processes (N = the cores by default), each
-  with its own :class:`~crawler.core.process.PageProcessor` built from the crawl's
-  :class:`~crawler.core.config.PageProcessingConfig`, and answers with a future.
+  with its own :class:`~crawler.core.processing.process.PageProcessor` built from the crawl's
+  :class:`~crawler.core.processing.config.PageProcessingConfig`, and answers with a future.
 
 Both take a :class:`PageJob` (the download: plain, picklable facts) and answer a
 :class:`PageOutput` (the page's facts the handling needs, its documents already encoded for the
 wire, and its kept links). The job is the same function either way (:func:`process_job`), so a
 page gives the same documents in a pool as inline. A pool given the crawl's
-:class:`~crawler.core.crawl.CrawlConfig` also makes the page's discovered urls
+:class:`~crawler.core.definition.crawl.CrawlConfig` also makes the page's discovered urls
 (:class:`.emit.LinkEmitter`, without link scores) when the job names the schedule entry it
 was fetched for (:attr:`PageJob.entry`). Fetching stays in the fetcher's threads
 (asynchronous downloads); the index writer stays in the queue server.
@@ -34,18 +35,17 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from crawler.core.definition.crawl import CrawlConfig
+from crawler.core.fetcher.emit import LinkEmitter
+from crawler.core.processing.config import PageProcessingConfig
+from crawler.core.processing.indexing import iter_index_documents
+from crawler.core.processing.page import FetchedPage, Link, ProcessedPage
+from crawler.core.processing.process import PageProcessor
+from crawler.core.scheduler import ScheduleEntry
+from crawler.core.transport.visits import Outcome, outcome_of
+from crawler.core.transport.wire import encoded_document_to_wire
 from indexer.core.ids import DocType
 from indexer.core.text import TextAnalyzer
-
-from ..config import PageProcessingConfig
-from ..crawl import CrawlConfig
-from ..indexing import iter_index_documents
-from ..page import FetchedPage, Link, ProcessedPage
-from ..process import PageProcessor
-from ..scheduler import ScheduleEntry
-from ..visits import Outcome, outcome_of
-from ..wire import encoded_document_to_wire
-from .emit import LinkEmitter
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,8 +87,8 @@ class PageLinks:
 class PageOutput:
     """A processed download: the page's identity and outcome, its documents (the redirect
     hops' location documents first, then the page's own and its link documents: ``(url,
-    wire document)``, :func:`crawler.core.wire.encoded_document_to_wire`) and its links, or
-    its discovered urls' rows (``discovered``, when the job asked for them; then ``links`` is
+    wire document)``, :func:`crawler.core.transport.wire.encoded_document_to_wire`) and its links,
+    or its discovered urls' rows (``discovered``, when the job asked for them; then ``links`` is
     None)."""
 
     url: str

@@ -11,7 +11,7 @@ As the seed (*Yioop Search Engine Ranking Mechanisms*) describes it, a schedule 
 while this one is processed, so the network wait and the processing overlap, unless this
 round's bodies hold :data:`AHEAD_BODY_BYTES` (two such rounds at once set a fetcher's peak
 memory). A round ends when its downloads have finished or every one still in flight is
-blocked (:func:`crawler.core.fetch.round.download_round`); blocked downloads (*stragglers*)
+blocked (:func:`crawler.core.http.round.download_round`); blocked downloads (*stragglers*)
 finish in the background and are handled when they do, and their hosts' remaining urls are
 deferred. robots.txt requests (new hosts: each may wait on DNS) do not hold up their round:
 they run in their own pool and are handled as they arrive, all of them before the rounds end.
@@ -25,13 +25,13 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, Future
 from concurrent.futures import wait as wait_for_futures
 
-from ..fetch import Cancelled, FetchResult
-from ..fetch.client import CANCEL_POLL
-from ..fetch.hostwatch import HostWatch
-from ..fetch.round import Download, held_bytes
-from ..scheduler import ScheduleEntry
-from ..urls import origin_of
-from .stats import ScheduleStats
+from crawler.core.fetcher.stats import ScheduleStats
+from crawler.core.http import Cancelled, FetchResult
+from crawler.core.http.client import CANCEL_POLL
+from crawler.core.http.hostwatch import HostWatch
+from crawler.core.http.round import Download, held_bytes
+from crawler.core.scheduler import ScheduleEntry
+from crawler.core.urls import origin_of
 
 # The next round downloads while this one is processed, unless this one's bodies hold this
 # many bytes (a round of an API reference's biggest pages holds 100 MB at a 4 MB byte range;

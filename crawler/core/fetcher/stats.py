@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from ..scheduler import ScheduleEntry
-from ..urls import origin_of
+from crawler.core.scheduler import ScheduleEntry
+from crawler.core.urls import origin_of
 
 # a host with this many failed downloads in a schedule is not asked for more of its urls
 DOWNLOAD_ERROR_THRESHOLD = 50

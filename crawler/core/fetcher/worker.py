@@ -6,11 +6,12 @@ batch)`` and ``should_continue()``, and calls :meth:`ScheduleWorker.run`:
 
 1. the schedule is split into rounds of plain urls and crawl-delayed urls
    (:func:`.lanes.split_schedule`); the delayed urls go to their hosts' lanes at once
-   (:class:`.lanes.DelayLanes`, each fetched by :class:`crawler.core.fetch.paced.PacedFetch`);
+   (:class:`.lanes.DelayLanes`, each fetched by :class:`crawler.core.http.paced.PacedFetch`);
 2. the rounds are downloaded and handled (:class:`.rounds.Rounds`), the lanes' results as they
    come in; each download is processed into the outboxes (:class:`.pages.PageHandler`), which
-   are shipped as batches (:class:`.outboxes.Outboxes`, :class:`crawler.core.batch.FetcherBatch`)
-   every few hundred pages, seconds or megabytes;
+   are shipped as batches (:class:`.outboxes.Outboxes`,
+   :class:`crawler.core.transport.batch.FetcherBatch`) every few hundred pages, seconds or
+   megabytes;
 3. after the rounds the lanes get a bounded grace time (:data:`.lanes.LANE_GRACE_SECONDS`), then
    what they did not start goes back to the queue server;
 4. the last batch to the schedule's own queue server carries the schedule's host errors,
@@ -28,28 +29,32 @@ from collections.abc import Callable, Collection
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+from crawler.core.definition.crawl import CrawlConfig
+from crawler.core.fetcher.emit import LinkEmitter, LinkScores
+from crawler.core.fetcher.lanes import LANE_GRACE_SECONDS, LANE_THREADS, DelayLanes, split_schedule
+from crawler.core.fetcher.outboxes import (
+    SEEN_URLS_BEFORE_UPDATE_SCHEDULER,
+    SHIP_BYTES,
+    SHIP_SECONDS,
+    Outboxes,
+)
+from crawler.core.fetcher.pages import Handling, PageHandler
+from crawler.core.fetcher.processing import InlineProcessing, PageProcessing
+from crawler.core.fetcher.rounds import Rounds
+from crawler.core.fetcher.stats import ScheduleStats
+from crawler.core.http import FetchConfig, Fetcher, FetchRequest, FetchResult
+from crawler.core.http.hostwatch import HostWatch
+from crawler.core.http.paced import PacedFetch, hop_fetcher_for, merge_last_requests
+from crawler.core.http.resolver import CachingResolver
+from crawler.core.http.round import Download, download_round, unpacked
+from crawler.core.memory import release_free_heap
+from crawler.core.processing.process import PageProcessor
+from crawler.core.scheduler import Schedule, ScheduleEntry
+from crawler.core.transport.batch import FetcherBatch
+from crawler.core.transport.wire import deferred_to_wire
+from crawler.core.urls import origin_of
 from indexer.core.text import TextAnalyzer
 from indexer.core.urls import host_of
-
-from ..batch import FetcherBatch
-from ..crawl import CrawlConfig
-from ..fetch import FetchConfig, Fetcher, FetchRequest, FetchResult
-from ..fetch.hostwatch import HostWatch
-from ..fetch.paced import PacedFetch, hop_fetcher_for, merge_last_requests
-from ..fetch.resolver import CachingResolver
-from ..fetch.round import Download, download_round, unpacked
-from ..memory import release_free_heap
-from ..process import PageProcessor
-from ..scheduler import Schedule, ScheduleEntry
-from ..urls import origin_of
-from ..wire import deferred_to_wire
-from .emit import LinkEmitter, LinkScores
-from .lanes import LANE_GRACE_SECONDS, LANE_THREADS, DelayLanes, split_schedule
-from .outboxes import SEEN_URLS_BEFORE_UPDATE_SCHEDULER, SHIP_BYTES, SHIP_SECONDS, Outboxes
-from .pages import Handling, PageHandler
-from .processing import InlineProcessing, PageProcessing
-from .rounds import Rounds
-from .stats import ScheduleStats
 
 logger = logging.getLogger(__name__)
 
@@ -63,7 +68,7 @@ LANE_POLL_SECONDS = 0.25         # how often the lanes' results are collected af
 IN_FLIGHT_PAGES = 8
 
 Ship = Callable[[int, FetcherBatch], None]
-"""Sends one batch to queue server n (the glue seals it: ``crawler.core.shipping``)."""
+"""Sends one batch to queue server n (the glue seals it: ``crawler.core.transport.shipping``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -306,7 +311,7 @@ class ScheduleWorker:
     def _ship_part(self) -> None:
         """Ship in the middle of a page (its documents passed the batch bound): the batches
         are marked partial, so that its queue server applies the page's parts together
-        (:mod:`crawler.core.page_parts`)."""
+        (:mod:`crawler.core.queue_server.page_parts`)."""
         self._flush(done=False, partial=True)
 
     def _flush(self, done: bool, partial: bool = False) -> None:

@@ -22,14 +22,14 @@ import math
 from collections.abc import Callable
 from dataclasses import replace
 
-from .config import SchedulerConfig
-from .formulas import split_origin
-from .needy_lane import HeapEntry, NeedyLane
-from .opic import url_hash
-from .politeness import Politeness
-from .record import QueuedUrl
-from .revisits import UrlVisit, Validators
-from .values import ScheduleEntry
+from crawler.core.scheduler.config import SchedulerConfig
+from crawler.core.scheduler.needy_lane import HeapEntry, NeedyLane
+from crawler.core.scheduler.ordering.formulas import split_origin
+from crawler.core.scheduler.ordering.opic import url_hash
+from crawler.core.scheduler.politeness import Politeness
+from crawler.core.scheduler.record import QueuedUrl
+from crawler.core.scheduler.revisits import UrlVisit, Validators
+from crawler.core.scheduler.values import ScheduleEntry
 
 
 class ScheduleBuilder:

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import CorruptQueueError
-from .storage import read_blob, write_blob
+from crawler.core.scheduler.durable.storage import read_blob, write_blob
+from crawler.core.scheduler.errors import CorruptQueueError
 
 _MAGIC = b"YQCLD001"
 _VERSION = 1

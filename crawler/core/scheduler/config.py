@@ -3,7 +3,7 @@
 Layer: ``crawler.core.scheduler``. Defaults are the seed's and Yioop's constants
 (``DOWNLOAD_SIZE_INTERVAL``, ``DOWNLOAD_ERROR_THRESHOLD``, ``ERROR_CRAWL_DELAY``...). Nothing
 here reads settings or the environment; :meth:`SchedulerConfig.from_crawl` copies the crawl-level
-fields of a :class:`~crawler.core.crawl.CrawlConfig`.
+fields of a :class:`~crawler.core.definition.crawl.CrawlConfig`.
 """
 
 from __future__ import annotations
@@ -12,13 +12,12 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from crawler.core.definition.crawl import CrawlConfig, CrawlOrder, RobotsBehaviour
+from crawler.core.definition.schedules import DOWNLOAD_SIZE_INTERVAL, SCHEDULE_TIMEOUT
+from crawler.core.definition.siterules import SiteRules
+from crawler.core.scheduler.errors import SchedulerConfigError
 from indexer.core.policies import CrawlPolicy
 
-from ..crawl import CrawlConfig, CrawlOrder, RobotsBehaviour
-from ..siterules import SiteRules
-from .errors import SchedulerConfigError
-
-DOWNLOAD_SIZE_INTERVAL = 5000       # urls per schedule
 NUM_MULTI_CURL_PAGES = 100          # one fetch round
 DOWNLOAD_ERROR_THRESHOLD = 50       # errors per schedule before a host is delayed
 ERROR_CRAWL_DELAY = 20.0            # seconds
@@ -27,7 +26,6 @@ SITEMAP_TIER_PENALTY = 4
 NON_HTML_TIER_PENALTY = 1
 MAX_URL_BUFFER_BEFORE_WRITE = 500
 MAX_URL_FILE_SIZE = 1_000_000
-CRAWL_TIMEOUT = 1800.0              # an unacknowledged schedule is handed out again after this
 DELAYED_SCHEDULE_SECONDS = 30.0     # how long a schedule is expected to keep a delayed host busy
 
 
@@ -44,11 +42,11 @@ class SchedulerConfig:
     of the fetch list in the seed *Per-page crawling policy*); urls over the cap go to the back
     of their tier for a later schedule.
 
-    Seed policies (:mod:`crawler.core.policy`): ``seed_policies`` maps seed urls to their
+    Seed policies (:mod:`crawler.core.definition.policy`): ``seed_policies`` maps seed urls to their
     policy; favor lowers a url's tier by ``favor_tier_bonus``, distrust raises it by
     ``distrust_tier_penalty`` and drops distrusted urls past ``distrust_max_depth``. Needy
-    queries (:mod:`crawler.core.needy`): with ``need_weight`` > 0 and needy queries set, urls
-    with a need score go to the needy lane, ordered by
+    queries (:mod:`crawler.core.definition.needy`): with ``need_weight`` > 0 and needy queries set,
+    urls with a need score go to the needy lane, ordered by
     ``importance_weight * importance + need_weight * log(1 + need)`` and scheduled before the
     tiers (at most ``needy_lane_size`` urls; the lowest spill into their tiers).
 
@@ -72,7 +70,7 @@ class SchedulerConfig:
     error_threshold: int = DOWNLOAD_ERROR_THRESHOLD
     error_crawl_delay: float = ERROR_CRAWL_DELAY
     max_crawl_delay: float = MAXIMUM_CRAWL_DELAY
-    schedule_timeout: float = CRAWL_TIMEOUT
+    schedule_timeout: float = SCHEDULE_TIMEOUT
     robots_retries: int = 3
     user_agent: str = "yioopy"
     max_cld_share: float = 1.0

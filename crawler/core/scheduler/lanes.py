@@ -27,7 +27,7 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import CorruptQueueError
+from crawler.core.scheduler.errors import CorruptQueueError
 
 URL_FILES_EXTENSION = ".txt.gz"
 

@@ -8,7 +8,7 @@ Layer: ``crawler.core.scheduler``. A :class:`QueueMachine` takes one journal rec
 changes the queue's state deterministically: times come from the record, hashes are md5, url
 files are appended with gzip mtime 0. So replaying a journal on the checkpoint it follows
 reproduces the queue exactly. It writes no checkpoint and no journal itself (that is
-:class:`.queue.CrawlQueue` and :mod:`.checkpoints`).
+:class:`.queue.CrawlQueue` and :mod:`.durable.checkpoints`).
 
 A new url passes, in order: validity, the depth limit, the site rules, its policy (distrusted
 urls past ``distrust_max_depth`` are dropped before they reach the Bloom filter, so a later
@@ -33,32 +33,31 @@ import secrets
 import time
 from typing import Any
 
-from indexer.core.urls import company_level_domain
-
-from .. import policy as pol
-from .bloom import url_digests, url_hashes
-from .builder import ScheduleBuilder
-from .cldtable import CldTable
-from .config import SchedulerConfig
-from .errors import CorruptQueueError, InvalidUrlError
-from .formulas import (
+from crawler.core.definition import policy as pol
+from crawler.core.scheduler.builder import ScheduleBuilder
+from crawler.core.scheduler.cldtable import CldTable
+from crawler.core.scheduler.config import SchedulerConfig
+from crawler.core.scheduler.durable.state import QueueSnapshot
+from crawler.core.scheduler.errors import CorruptQueueError, InvalidUrlError
+from crawler.core.scheduler.filters.bloom import url_digests, url_hashes
+from crawler.core.scheduler.filters.scalable_bloom import ScalableBloomFilter
+from crawler.core.scheduler.lanes import Lane, LaneContext
+from crawler.core.scheduler.needy_lane import NeedyLane
+from crawler.core.scheduler.ordering.formulas import (
     check_storable,
     cld_hash,
     incoming_increment,
     seen_increment,
     split_origin,
 )
-from .lanes import Lane, LaneContext
-from .needy_lane import NeedyLane
-from .orders import CrawlOrderStrategy, make_order
-from .outstanding import Outstanding, ScheduleBook
-from .politeness import HostState, Politeness, robots_url
-from .record import LinkItem, QueuedUrl
-from .revisits import Revisits, UrlVisit, Validators, VisitRow
-from .robots import DISALLOW_ALL, RobotsRules
-from .scalable_bloom import ScalableBloomFilter
-from .state import QueueSnapshot
-from .values import Schedule
+from crawler.core.scheduler.ordering.orders import CrawlOrderStrategy, make_order
+from crawler.core.scheduler.outstanding import Outstanding, ScheduleBook
+from crawler.core.scheduler.politeness import HostState, Politeness, robots_url
+from crawler.core.scheduler.record import LinkItem, QueuedUrl
+from crawler.core.scheduler.revisits import Revisits, UrlVisit, Validators, VisitRow
+from crawler.core.scheduler.robots import DISALLOW_ALL, RobotsRules
+from crawler.core.scheduler.values import Schedule
+from indexer.core.urls import company_level_domain
 
 logger = logging.getLogger(__name__)
 

@@ -1,12 +1,12 @@
 """The needy lane: queued urls that match the crawl's needy queries, best first.
 
-Layer: ``crawler.core.scheduler``; scoring is :mod:`crawler.core.needy` (the seed's needy
+Layer: ``crawler.core.scheduler``; scoring is :mod:`crawler.core.definition.needy` (the seed's needy
 queries). With needy queries set and ``need_weight`` > 0, the urls filed during one queue call
 are scored together at its end (:meth:`NeedyLane.file`): a url whose need score is positive
 enters the lane, an in-memory heap ordered by
-:func:`crawler.core.needy.combined_priority` (ties: first filed first), which every schedule
-drains before the crawl order's own urls; the others go back to the order. The lane holds at
-most ``needy_lane_size`` urls; the lowest spill back to the order. New needy queries rescore
+:func:`crawler.core.definition.needy.combined_priority` (ties: first filed first), which every
+schedule drains before the crawl order's own urls; the others go back to the order. The lane holds
+at most ``needy_lane_size`` urls; the lowest spill back to the order. New needy queries rescore
 the lane (urls no longer needed return to the order); urls already with the order are not
 rescored. The heap is saved whole in the queue's checkpoint.
 """
@@ -16,10 +16,10 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable
 
-from .. import needy as needy_mod
-from .. import policy as pol
-from .config import SchedulerConfig
-from .record import QueuedUrl
+from crawler.core.definition import needy as needy_mod
+from crawler.core.definition import policy as pol
+from crawler.core.scheduler.config import SchedulerConfig
+from crawler.core.scheduler.record import QueuedUrl
 
 NeedyRow = tuple[str, float, float]          # (query text, frequency, relevance)
 HeapEntry = tuple[float, int, str]           # (-priority, sequence, url-file line)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from .values import Schedule
+from crawler.core.scheduler.values import Schedule
 
 
 @dataclass(slots=True)

@@ -9,7 +9,7 @@ Layer: ``crawler.core.scheduler``. Folders (url files as in :mod:`.lanes`, recor
     CrawlDelayedHosts/<host hash>/       urls parked until their crawl-delayed host's
                                          outstanding schedule is acknowledged
 
-A ``<host hash>`` is :func:`.formulas.host_hash` of the origin ``scheme://host[:port]``.
+A ``<host hash>`` is :func:`.ordering.formulas.host_hash` of the origin ``scheme://host[:port]``.
 Invariants the queue keeps with this: a url enters UrlQueue only after its host's rules allowed
 it (unless robots are ignored); a crawl-delayed host has at most one outstanding schedule
 (:attr:`HostState.busy`), so the one fetcher holding it paces every request to it.
@@ -20,11 +20,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..crawl import RobotsBehaviour
-from .formulas import host_hash
-from .lanes import Lane, LaneContext, LaneState
-from .record import FLAG_NON_HTML, QueuedUrl
-from .robots import ALLOW_ALL, RobotsRules
+from crawler.core.definition.crawl import RobotsBehaviour
+from crawler.core.scheduler.lanes import Lane, LaneContext, LaneState
+from crawler.core.scheduler.ordering.formulas import host_hash
+from crawler.core.scheduler.record import FLAG_NON_HTML, QueuedUrl
+from crawler.core.scheduler.robots import ALLOW_ALL, RobotsRules
 
 ROBOTS_LANE = "UrlQueue/RobotsTxt"
 WAIT_DIR = "WaitRobotUrl"

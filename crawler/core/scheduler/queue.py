@@ -5,23 +5,25 @@ Layer: ``crawler.core.scheduler`` (pure Python). The queue-server process (``run
 owns one :class:`CrawlQueue` per crawl, feeds it what fetchers send (discovered urls, robots.txt
 data, host errors, ETag/Expires) and hands its schedules to fetchers. Urls are expected in the
 canonical form of :func:`crawler.core.urls.canonicalize`; site rules are
-:class:`crawler.core.siterules.SiteRules`. The queue orchestrates one module per concern:
+:class:`crawler.core.definition.siterules.SiteRules`. The queue orchestrates one module per concern:
 
 * :mod:`.record` — a queued url and its url-file line; :mod:`.lanes` — the url files;
 * :mod:`.politeness` — per-host robots rules and delays, urls waiting for robots.txt and urls
   parked while a crawl-delayed host is busy;
-* :mod:`.orders` — the crawl order, a strategy (host budgeting, breadth-first, OPIC);
+* :mod:`.ordering.orders` — the crawl order, a strategy (host budgeting, breadth-first,
+  OPIC);
 * :mod:`.needy_lane` — urls matching needy queries, scheduled first;
 * :mod:`.builder` — fills one schedule; :mod:`.outstanding` — schedules handed out;
 * :mod:`.machine` — the calls applied to all of that (deterministically, so the journal can
-  replay them); :mod:`.checkpoints`, :mod:`.state`, :mod:`.journal` — durability.
+  replay them); :mod:`.durable.checkpoints`, :mod:`.durable.state`, :mod:`.durable.journal` —
+  durability.
 
 Durability and recovery. Every public mutator validates its input, applies it in memory (url
 files are appended without fsync), then appends the call to the journal and fdatasyncs before
 returning; so anything a call accepted survives a kill -9, and the caller may acknowledge its
 message. Applying a call is deterministic (times come from the journal record, hashes are md5,
 gzip members have mtime 0), so recovery = load the last checkpoint, cut url files back, replay
-the journal (:mod:`.checkpoints`). A checkpoint is written when the journal passes
+the journal (:mod:`.durable.checkpoints`). A checkpoint is written when the journal passes
 ``checkpoint_journal_bytes``, after recovery, and at :meth:`CrawlQueue.close`.
 """
 
@@ -34,23 +36,22 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from crawler.core.definition import needy as needy_mod
+from crawler.core.definition import policy as pol
+from crawler.core.queue_server.freshness import freshness_report
+from crawler.core.scheduler.config import SchedulerConfig
+from crawler.core.scheduler.durable.checkpoints import CheckpointStore, lock_directory
+from crawler.core.scheduler.durable.journal import JournalWriter, read_journal
+from crawler.core.scheduler.durable.state import encode_rules
+from crawler.core.scheduler.errors import InvalidUrlError, QueueClosedError, SchedulerConfigError
+from crawler.core.scheduler.lanes import LaneContext
+from crawler.core.scheduler.machine import QueueMachine
+from crawler.core.scheduler.ordering.formulas import cld_hash, split_origin
+from crawler.core.scheduler.record import DEFAULT_POLICY, LinkItem, clean_anchor
+from crawler.core.scheduler.revisits import UrlVisit, VisitRow
+from crawler.core.scheduler.robots import RobotsRules, rules_for_status
+from crawler.core.scheduler.values import DiscoveredUrl, QueueStats, Schedule
 from indexer.core.urls import company_level_domain
-
-from .. import needy as needy_mod
-from .. import policy as pol
-from ..freshness import freshness_report
-from .checkpoints import CheckpointStore, lock_directory
-from .config import SchedulerConfig
-from .errors import InvalidUrlError, QueueClosedError, SchedulerConfigError
-from .formulas import cld_hash, split_origin
-from .journal import JournalWriter, read_journal
-from .lanes import LaneContext
-from .machine import QueueMachine
-from .record import DEFAULT_POLICY, LinkItem, clean_anchor
-from .revisits import UrlVisit, VisitRow
-from .robots import RobotsRules, rules_for_status
-from .state import encode_rules
-from .values import DiscoveredUrl, QueueStats, Schedule
 
 logger = logging.getLogger(__name__)
 
@@ -58,7 +59,8 @@ logger = logging.getLogger(__name__)
 class CrawlQueue:
     """The crawl queue of one queue server for one crawl. Not thread-safe: one caller at a
     time (the queue-server loop). Open with :meth:`open`; call :meth:`close` (or use ``with``)
-    to checkpoint and release the directory lock.
+    to checkpoint and release the directory lock. The web crawl's
+    :class:`crawler.core.queue_server.source.QueueSource`.
 
     Invariants: a crawl-delayed host has at most one outstanding schedule and at most
     ``ceil(delayed_schedule_seconds / delay)`` urls in it (:mod:`.builder`); a url handed out
@@ -256,7 +258,7 @@ class CrawlQueue:
             self._call(("fetched", self._now(), rows))
 
     def visit_of(self, url_hash: int) -> UrlVisit | None:
-        """The visit table's row of a url hash (:func:`.opic.url_hash`; the first 8 bytes
+        """The visit table's row of a url hash (:func:`.ordering.opic.url_hash`; the first 8 bytes
         of a doc_id, big-endian), or None."""
         return self._m.validators.get(url_hash)
 
@@ -276,10 +278,15 @@ class CrawlQueue:
 
     def freshness(self) -> dict[str, Any]:
         """The copies' fetch times and the urls by outcome, for the crawl page
-        (:func:`crawler.core.freshness.freshness_report`)."""
+        (:func:`crawler.core.queue_server.freshness.freshness_report`)."""
         revisits = self._m.revisits
         return freshness_report(revisits.copies, revisits.outcomes, revisits.released,
                                 len(revisits))
+
+    def extra_stats(self, skipped: object) -> dict[str, Any]:
+        """Figures only an archive queue has: none (``skipped``, archive records the fetchers
+        skipped, never happens in a web crawl)."""
+        return {}
 
     def next_schedule(self, now: float | None = None,
                       requester: str | None = None) -> Schedule | None:

@@ -10,12 +10,12 @@ anchor``.
 * ``flags``: bit 1 sitemap (:data:`FLAG_SITEMAP`), bit 2 non-HTML (:data:`FLAG_NON_HTML`);
 * ``incoming`` the WEIGHTED_INCOMING_URLS increment to apply when it enters UrlQueue;
 * ``policy`` the crawl policy code (``f`` favor, ``d`` default, ``x`` distrust, see
-  :mod:`crawler.core.policy`) and ``policy_depth`` its depth;
+  :mod:`crawler.core.definition.policy`) and ``policy_depth`` its depth;
 * ``anchor`` the anchor texts (whitespace folded, joined by `` | ``; for needy-query matching).
 
 Lines of the older six-field form read as default policy without anchor text. A
 :class:`LinkItem` is one url of an ``add`` call as the journal stores it (a plain tuple, see
-:mod:`.journal`); journals written before policies and anchors stop after ``opic_cash``.
+:mod:`.durable.journal`); journals written before policies and anchors stop after ``opic_cash``.
 """
 
 from __future__ import annotations
@@ -23,9 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from crawler.core.definition import policy as pol
 from indexer.core.policies import CrawlPolicy
-
-from .. import policy as pol
 
 FLAG_SITEMAP = 1
 FLAG_NON_HTML = 2

@@ -8,7 +8,7 @@ crawled". Here, with page recrawl on (Page Options ``page_recrawl_days`` > 0):
 * the *visit table* (the ``EtagExpires`` table of the checkpoint) holds one :class:`UrlVisit`
   per visited url hash: its validators (ETag, Expires, Last-Modified), the doc_id of its copy
   in the index, the newest partition that copy can be in, when that copy was fetched, when the
-  url was last visited and what that visit found (:mod:`crawler.core.visits`);
+  url was last visited and what that visit found (:mod:`crawler.core.transport.visits`);
 * every visit but a ``gone`` one puts the url at the end of the *revisit lane*, a FIFO url file
   (``UrlQueue/Revisit``, :mod:`.lanes`) of ``visited_at, url, depth, policy, policy depth``
   lines. Every url has the same interval, so the lane is in due order: a schedule request at
@@ -25,8 +25,8 @@ crawled". Here, with page recrawl on (Page Options ``page_recrawl_days`` > 0):
   (:mod:`indexer.core.retired`), where search leaves those documents out.
 
 Whether recrawl is on or not, the fetch times of the copies in the index (a
-:class:`crawler.core.freshness.CopyTimes`) and the urls by the outcome of their last visit are
-counted here, for the crawl page's freshness figures. Everything changes only through
+:class:`crawler.core.queue_server.freshness.CopyTimes`) and the urls by the outcome of their last
+visit are counted here, for the crawl page's freshness figures. Everything changes only through
 :meth:`Revisits.record` and :meth:`Revisits.release`, called by :class:`.machine.QueueMachine`
 with times from journal records, so a replayed journal reproduces it.
 """
@@ -37,10 +37,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..freshness import CopyTimes
-from .lanes import Lane, LaneContext, LaneState
-from .opic import url_hash
-from .record import QueuedUrl
+from crawler.core.queue_server.freshness import CopyTimes
+from crawler.core.scheduler.lanes import Lane, LaneContext, LaneState
+from crawler.core.scheduler.ordering.opic import url_hash
+from crawler.core.scheduler.record import QueuedUrl
 
 REVISIT_DIR = "UrlQueue/Revisit"
 INDEXED = frozenset({"new", "changed"})
@@ -89,7 +89,7 @@ Validators = dict[int, UrlVisit]
 @dataclass(frozen=True, slots=True)
 class VisitRow:
     """A visit as the journal keeps it (a ``fetched`` record's row), from the queue server:
-    :class:`crawler.core.visits.Visit` with the policy as its code and the index partition
+    :class:`crawler.core.transport.visits.Visit` with the policy as its code and the index partition
     active after its documents were appended."""
 
     url: str

@@ -2,7 +2,7 @@
 
 Layer: ``crawler.core.scheduler``. The fetch side hands robots data over either as the
 robots.txt text (parsed here with protego) or as any object satisfying :class:`RobotsRules`.
-The queue's checkpoint state (:mod:`.state`) keeps :class:`RobotsTxt` as its source text and
+The queue's checkpoint state (:mod:`.durable.state`) keeps :class:`RobotsTxt` as its source text and
 :data:`ALLOW_ALL`/:data:`DISALLOW_ALL` by name, and refuses other implementations when they are
 handed in; the journal pickles the same three (:class:`RobotsTxt` pickles as its source text).
 

@@ -23,9 +23,9 @@ class DiscoveredUrl:
     * ``is_html`` is the fetcher's guess from the link (extension, tag); ``is_sitemap`` marks
       sitemap links. ``opic_cash`` is this link's share of the source page's cash (OPIC order).
     * ``policy``/``policy_depth``: the crawl policy the url inherits from the linking page and
-      how many links it is from where that policy began (see :mod:`crawler.core.policy`);
+      how many links it is from where that policy began (see :mod:`crawler.core.definition.policy`);
       ``anchor_text`` the link's anchor text (it describes the uncrawled page for needy-query
-      matching, :mod:`crawler.core.needy`).
+      matching, :mod:`crawler.core.definition.needy`).
     """
 
     url: str
@@ -56,7 +56,7 @@ class ScheduleEntry:
     re-fetch (a page recrawl, :mod:`.revisits`), with ``text_hash``, the hex text hash of the
     copy in the index: the fetcher re-indexes the page only when its text hash differs.
     ``policy`` and ``policy_depth`` are the crawl policy the url was queued under; the fetcher
-    passes them on to the links it finds (:func:`crawler.core.policy.child_policy`).
+    passes them on to the links it finds (:func:`crawler.core.definition.policy.child_policy`).
     """
 
     url: str

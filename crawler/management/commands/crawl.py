@@ -30,12 +30,14 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from crawler import services
-from crawler.core import fetch_error_kinds, robots_failures
 from crawler.core.archive import skipped as archive_skipped
-from crawler.core.crawl import CrawlOrder
-from crawler.core.freshness import merge_reports
+from crawler.core.definition.crawl import CrawlOrder
+from crawler.core.definition.schedules import LOCAL_SCHEDULE_SIZE
 from crawler.core.local_crawl import LocalCrawl, LocalCrawlProgress, LocalCrawlResult
 from crawler.core.memory import limit_malloc_arenas
+from crawler.core.queue_server import robots_failures
+from crawler.core.queue_server.freshness import merge_reports
+from crawler.core.transport import fetch_error_kinds
 from crawler.fetching import fetch_config_for, processor_for
 from crawler.host_activity import activity_flush
 from crawler.link_analysis import link_analysis_run
@@ -145,7 +147,7 @@ class Command(BaseCommand):
             limit_malloc_arenas()  # before the fetcher threads start (crawler.core.memory)
             runner = LocalCrawl(config, settings.WORK_DIRECTORY, fetch_config_for(config),
                                 processor_for(config), num_servers=options["queue_servers"],
-                                fetchers=options["fetchers"], schedule_size=500,
+                                fetchers=options["fetchers"], schedule_size=LOCAL_SCHEDULE_SIZE,
                                 refresh_seconds=settings.INDEX_REFRESH_SECONDS,
                                 recrawl_day_seconds=settings.RECRAWL_DAY_SECONDS,
                                 processes=options["processes"])

@@ -13,10 +13,10 @@ from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
 from crawler.core.archive.source import ArchiveKind, ArchiveSource
-from crawler.core.crawl import CrawlConfig, CrawlTimeOptions, SeedSpec
-from crawler.core.fetch import FetchConfig
+from crawler.core.definition.crawl import CrawlConfig, CrawlTimeOptions, SeedSpec
+from crawler.core.http import FetchConfig
 from crawler.core.local_crawl import LocalCrawl, LocalCrawlResult
-from crawler.core.process import PageProcessor
+from crawler.core.processing.process import PageProcessor
 from indexer.core.workdir import crawl_bundles
 from tests.fixtures.sites import unique_word
 

@@ -9,8 +9,8 @@ from dataclasses import replace
 
 from crawler.core.archive import skipped
 from crawler.core.archive.export import export_crawl
-from crawler.core.config import PageProcessingConfig
-from crawler.core.process import PageProcessor
+from crawler.core.processing.config import PageProcessingConfig
+from crawler.core.processing.process import PageProcessor
 from indexer.core.documents import PartitionDocumentBundle
 from indexer.core.ids import DOC_TYPE, DocType
 from indexer.core.layout import DOCUMENTS

@@ -11,7 +11,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from crawler.core.freshness import freshness_figures
+from crawler.core.queue_server.freshness import freshness_figures
 from crawler.models import Crawl
 from tests.integration.archive.helpers import builder, html, record_bytes, response, search
 from tests.integration.archive.test_foreign_warc import write_foreign

@@ -11,8 +11,9 @@ import json
 from warcio.warcwriter import WARCWriter
 
 from crawler.core.archive.worker import ArchiveWorker
-from crawler.core.process import PageProcessor
-from crawler.core.queue_server import QueueServerConfig, QueueServerCore
+from crawler.core.processing.process import PageProcessor
+from crawler.core.queue_server.config import QueueServerConfig
+from crawler.core.queue_server.server import QueueServerCore
 from indexer.core.documents import PartitionDocumentBundle
 from indexer.core.ids import DOC_TYPE, DocType
 from indexer.core.layout import DOCUMENTS
@@ -42,15 +43,15 @@ def test_batches_are_applied_in_schedule_order(tmp_path):
             for batch in batches[seq]:
                 core.spool.put("batch", json.dumps(batch.to_wire()).encode())
         assert core.ingest(limit=None) == 0  # held: schedule 1 is not done
-        assert core.order.pending() == len(batches[3]) + len(batches[2])
-        assert core.order.finished() == 2
+        assert core.inbox.pending() == len(batches[3]) + len(batches[2])
+        assert core.inbox.finished() == 2
         (fourth,) = core.take_schedules()  # only one is out working: the rest may go
         assert fourth.seq == 4 and core.take_schedules() == []  # no record is left
         batches[4] = process(crawl, fourth)
         for batch in batches[1] + batches[4]:
             core.spool.put("batch", json.dumps(batch.to_wire()).encode())
         assert core.ingest(limit=None) == sum(len(b) for b in batches.values())
-        assert core.order.pending() == 0 and core.queue.outstanding() == []
+        assert core.inbox.pending() == 0 and core.queue.outstanding() == []
         assert core.idle()
         core.maybe_refresh(force=True)
     finally:

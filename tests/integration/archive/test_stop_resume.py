@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import threading
 
-from crawler.core.process import PageProcessor
+from crawler.core.processing.process import PageProcessor
 from indexer.core.reader import IndexBundleReader
 from indexer.core.text import TextAnalyzer
 from indexer.core.workdir import crawl_paths, queue_server_dir

@@ -8,10 +8,10 @@ import time
 
 import pytest
 
-from crawler.core.crawl import CrawlConfig, CrawlOrder, SeedSpec
-from crawler.core.fetch import FetchConfig
+from crawler.core.definition.crawl import CrawlConfig, CrawlOrder, SeedSpec
+from crawler.core.http import FetchConfig
 from crawler.core.local_crawl import LocalCrawl
-from crawler.core.process import PageProcessor
+from crawler.core.processing.process import PageProcessor
 from indexer.core.reader import IndexBundleReader
 from indexer.core.text import TextAnalyzer
 from tests.fixtures.sites import FixtureServer, hostile_router, normal_site

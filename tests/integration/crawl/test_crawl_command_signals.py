@@ -62,7 +62,8 @@ def test_sigterm_stops_the_crawl_resumable_and_exits(tmp_path, migrated_sqlite):
     state = manage(env, "shell", "-v", "0", "-c", textwrap.dedent("""
         from django.conf import settings
         from crawler import services
-        from crawler.core.queue_server import QueueServerConfig, QueueServerCore
+        from crawler.core.queue_server.config import QueueServerConfig
+        from crawler.core.queue_server.server import QueueServerCore
         from crawler.models import Crawl
         from crawler.selectors import crawl_config_get
         from indexer.core.workdir import queue_server_dir

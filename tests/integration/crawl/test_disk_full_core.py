@@ -13,12 +13,13 @@ import time
 
 import pytest
 
-from crawler.core.crawl import CrawlConfig, SeedSpec
-from crawler.core.indexing import to_index_documents
-from crawler.core.queue_server import QueueServerConfig, QueueServerCore
-from crawler.core.scheduler.storage import write_blob
-from crawler.core.spool import Spool
-from crawler.core.wire import document_to_wire
+from crawler.core.definition.crawl import CrawlConfig, SeedSpec
+from crawler.core.processing.indexing import to_index_documents
+from crawler.core.queue_server.config import QueueServerConfig
+from crawler.core.queue_server.server import QueueServerCore
+from crawler.core.scheduler.durable.storage import write_blob
+from crawler.core.transport.spool import Spool
+from crawler.core.transport.wire import document_to_wire
 from indexer.core.bundle import BundleConfig, IndexBundleWriter
 from indexer.core.reader import IndexBundleReader
 from indexer.core.storage import atomic_write, atomic_write_many

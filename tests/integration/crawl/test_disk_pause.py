@@ -12,8 +12,8 @@ import pytest
 from django.urls import reverse
 
 from crawler import services
-from crawler.core.disk_space import MB, DiskGuard, Watermarks
-from crawler.core.spool import Spool
+from crawler.core.queue_server.disk_space import MB, DiskGuard, Watermarks
+from crawler.core.transport.spool import Spool
 from crawler.models import Crawl, QueueServer, SeedSite
 from crawler.queue_servers import QueueServerProcess
 from indexer.core.workdir import crawl_paths

@@ -12,8 +12,8 @@ import sys
 import pytest
 import redis
 
-from crawler.core.shipping import CLOCK_SLACK, seal
-from crawler.core.spool import Spool
+from crawler.core.transport.shipping import CLOCK_SLACK, seal
+from crawler.core.transport.spool import Spool
 from crawler.seen_envelopes import KEY_PREFIX
 from indexer.core.workdir import crawl_paths, queue_server_dir
 from searchsite.celery import app

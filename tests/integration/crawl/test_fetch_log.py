@@ -5,10 +5,10 @@ process (``LocalCrawl``) against loopback sites: every download becomes a fetch-
 
 from __future__ import annotations
 
-from crawler.core.crawl import CrawlConfig, SeedSpec
-from crawler.core.fetch import FetchConfig
+from crawler.core.definition.crawl import CrawlConfig, SeedSpec
+from crawler.core.http import FetchConfig
 from crawler.core.local_crawl import LocalCrawl
-from crawler.core.process import PageProcessor
+from crawler.core.processing.process import PageProcessor
 from tests.fixtures.sites import FixtureServer, Response
 from tests.fixtures.sites.sites import html, html_page
 

@@ -50,7 +50,7 @@ def crawled(tmp_path, settings):
     settings.INDEX_REFRESH_SECONDS = 0.0
     settings.SEARCH_REMOTE_QUEUE_SERVERS = ()
     settings.INDEXING_PLUGINS = ("tests.fixtures.plugins.MarkerPlugin",
-                                 "crawler.core.plugins.api_names.ApiNamesPlugin")
+                                 "crawler.core.processing.plugins.api_names.ApiNamesPlugin")
     search_service().lexicons.clear()
     with FixtureServer(garden_site) as server:
         call_command("crawl", server.url("/"), "--max-seconds", "60", "--fetchers", "2",

@@ -4,12 +4,12 @@ the page's cash in proportion."""
 
 import numpy as np
 
-from crawler.core.crawl import CrawlConfig, CrawlOrder
-from crawler.core.fetch import FetchConfig
+from crawler.core.definition.crawl import CrawlConfig, CrawlOrder
 from crawler.core.fetcher import ScheduleWorker
-from crawler.core.process import PageProcessor
+from crawler.core.http import FetchConfig
+from crawler.core.processing.process import PageProcessor
 from crawler.core.scheduler import Schedule, ScheduleEntry
-from crawler.core.wire import discovered_from_wire
+from crawler.core.transport.wire import discovered_from_wire
 from tests.fixtures.sites import FixtureServer, Response
 
 PAGE = b"""<html><head><title>Hub</title></head><body>

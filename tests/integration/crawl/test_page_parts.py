@@ -1,6 +1,7 @@
 """A page shipped in parts is stored whole: its queue server holds a partial batch until the
 rest of the page comes, and a batch of another fetcher that arrives in between is stored
-before the page, never inside it (crawler.core.page_parts). The real queue server core and
+before the page, never inside it (crawler.core.queue_server.page_parts). The real queue server core
+and
 real documents made by the page processor."""
 
 from __future__ import annotations
@@ -8,13 +9,14 @@ from __future__ import annotations
 import base64
 import json
 
-from crawler.core.batch import FetcherBatch
-from crawler.core.crawl import CrawlConfig, SeedSpec
-from crawler.core.indexing import iter_index_documents
-from crawler.core.page import FetchedPage
-from crawler.core.process import PageProcessor
-from crawler.core.queue_server import QueueServerConfig, QueueServerCore
-from crawler.core.wire import encoded_document_to_wire
+from crawler.core.definition.crawl import CrawlConfig, SeedSpec
+from crawler.core.processing.indexing import iter_index_documents
+from crawler.core.processing.page import FetchedPage
+from crawler.core.processing.process import PageProcessor
+from crawler.core.queue_server.config import QueueServerConfig
+from crawler.core.queue_server.server import QueueServerCore
+from crawler.core.transport.batch import FetcherBatch
+from crawler.core.transport.wire import encoded_document_to_wire
 from indexer.core.documents import PartitionDocumentBundle
 from indexer.core.layout import DOCUMENTS
 from indexer.core.workdir import queue_server_dir
@@ -46,11 +48,11 @@ def test_a_page_in_parts_is_stored_whole(tmp_path):
         big, small = documents("http://a.test/big.html", 6), documents("http://b.test/q.html", 2)
         put(core, FetcherBatch(TS, 0, first, partial=True, docs=tuple(big[:3])))
         put(core, FetcherBatch(TS, 0, second, docs=tuple(small)))  # another fetcher's
-        assert core.ingest(limit=None) == 1 and core.parts.pending() == 1
+        assert core.ingest(limit=None) == 1 and core.inbox.pending() == 1
         assert not core.idle()
         put(core, FetcherBatch(TS, 0, first, partial=True, docs=tuple(big[3:5])))
         put(core, FetcherBatch(TS, 0, first, docs=tuple(big[5:])))
-        assert core.ingest(limit=None) == 3 and core.parts.pending() == 0
+        assert core.ingest(limit=None) == 3 and core.inbox.pending() == 0
     finally:
         core.close(finish=True)
     stored = PartitionDocumentBundle(
@@ -72,7 +74,7 @@ def test_parts_left_waiting_are_applied_when_the_crawl_stops(tmp_path):
         assert core.ingest(limit=None) == 0 and core.stats()["inbox"] == 1
     finally:
         core.close(finish=True)  # stopped: nothing that came is lost
-    assert core.parts.pending() == 0
+    assert core.inbox.pending() == 0
     stored = PartitionDocumentBundle(
         queue_server_dir(tmp_path, 0) / f"IndexData{TS}" / DOCUMENTS)
     assert sum(state.docs for state in stored.partitions) == 2

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from crawler.core.config import PageProcessingConfig
-from crawler.core.crawl import (
+from crawler.core.definition.crawl import (
     CrawlConfig,
     CrawlOrder,
     CrawlTimeOptions,
@@ -19,9 +18,10 @@ from crawler.core.crawl import (
     ScraperSpec,
     SeedSpec,
 )
-from crawler.core.fetch import FetchConfig
+from crawler.core.http import FetchConfig
 from crawler.core.local_crawl import LocalCrawl
-from crawler.core.process import PageProcessor
+from crawler.core.processing.config import PageProcessingConfig
+from crawler.core.processing.process import PageProcessor
 from indexer.core.policies import CrawlPolicy
 from tests.fixtures.sites import FixtureServer, Response, html_page
 

@@ -7,10 +7,7 @@ from __future__ import annotations
 import os
 import time
 
-from crawler.core.builtin_scrapers import BUILTIN_SCRAPERS
-from crawler.core.config import PageProcessingConfig
-from crawler.core.crawl import CrawlConfig, SeedSpec
-from crawler.core.fetch import FetchConfig
+from crawler.core.definition.crawl import CrawlConfig, SeedSpec
 from crawler.core.fetcher.emit import LinkEmitter
 from crawler.core.fetcher.processing import (
     InlineProcessing,
@@ -18,10 +15,13 @@ from crawler.core.fetcher.processing import (
     ProcessPool,
     page_processing,
 )
+from crawler.core.http import FetchConfig
 from crawler.core.local_crawl import LocalCrawl
-from crawler.core.process import PageProcessor
+from crawler.core.processing.builtin_scrapers import BUILTIN_SCRAPERS
+from crawler.core.processing.config import PageProcessingConfig
+from crawler.core.processing.process import PageProcessor
 from crawler.core.scheduler import ScheduleEntry
-from crawler.core.visits import Outcome
+from crawler.core.transport.visits import Outcome
 from indexer.core.reader import IndexBundleReader
 from tests.fixtures.sites import FixtureServer, normal_site
 

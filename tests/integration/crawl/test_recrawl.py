@@ -19,8 +19,8 @@ import pytest
 from django.urls import reverse
 
 from crawler import services
-from crawler.core.freshness import merge_reports
 from crawler.core.local_crawl import LocalCrawl
+from crawler.core.queue_server.freshness import merge_reports
 from crawler.fetching import fetch_config_for, processor_for
 from crawler.models import Crawl, PageOptions, SeedSite
 from crawler.selectors import crawl_config_get

@@ -17,7 +17,7 @@ from django.urls import reverse
 from django.utils.html import escape
 
 from crawler import services
-from crawler.core.robots_failures import RobotsFailures
+from crawler.core.queue_server.robots_failures import RobotsFailures
 from crawler.models import Crawl
 from crawler.queue_servers import QueueServerProcess
 from tests.fixtures.sites import FixtureServer, normal_site

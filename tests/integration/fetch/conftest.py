@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from crawler.core.fetch import FetchConfig
+from crawler.core.http import FetchConfig
 from tests.fixtures.sites import FixtureServer, TlsFiles, hostile_router, make_tls_files
 
 LOOPBACK = ("127.0.0.0/8",)

@@ -10,15 +10,15 @@ import threading
 import time
 from typing import Any
 
-from crawler.core.crawl import CrawlConfig
-from crawler.core.fetch import FetchConfig
-from crawler.core.fetch.result import FetchResult
+from crawler.core.definition.crawl import CrawlConfig
 from crawler.core.fetcher import ScheduleWorker
 from crawler.core.fetcher.lanes import LANE_GRACE_SECONDS, LANE_THREADS, DelayLanes
-from crawler.core.process import PageProcessor
+from crawler.core.http import FetchConfig
+from crawler.core.http.result import FetchResult
+from crawler.core.processing.process import PageProcessor
 from crawler.core.scheduler import Schedule, ScheduleEntry
+from crawler.core.transport.wire import deferred_from_wire
 from crawler.core.urls import origin_of
-from crawler.core.wire import deferred_from_wire
 from indexer.core.urls import host_of
 from tests.fixtures.sites import FixtureServer, LogEntry, hostile_router, normal_site
 

@@ -9,7 +9,7 @@ import tracemalloc
 
 import pytest
 
-from crawler.core.fetch import (
+from crawler.core.http import (
     BadResponse,
     ConnectionFailed,
     DeadlineExceeded,

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import time
 
-from crawler.core.crawl import CrawlConfig, SeedSpec
-from crawler.core.fetch import FetchConfig
+from crawler.core.definition.crawl import CrawlConfig, SeedSpec
+from crawler.core.http import FetchConfig
 from crawler.core.local_crawl import LocalCrawl
-from crawler.core.process import PageProcessor
+from crawler.core.processing.process import PageProcessor
 from indexer.core.reader import IndexBundleReader
 from tests.fixtures.sites import FixtureServer, Router, html_page, normal_site
 from tests.fixtures.sites.sites import html, trickle_route

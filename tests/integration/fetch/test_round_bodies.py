@@ -11,12 +11,12 @@ import time
 
 import pytest
 
-from crawler.core.crawl import CrawlConfig
-from crawler.core.fetch import FetchConfig
-from crawler.core.fetch import round as fetch_round_module
+from crawler.core.definition.crawl import CrawlConfig
 from crawler.core.fetcher import ScheduleWorker
 from crawler.core.fetcher import rounds as rounds_module
-from crawler.core.process import PageProcessor
+from crawler.core.http import FetchConfig
+from crawler.core.http import round as fetch_round_module
+from crawler.core.processing.process import PageProcessor
 from crawler.core.scheduler import Schedule, ScheduleEntry
 from tests.fixtures.sites import FixtureServer
 from tests.fixtures.sites.server import Request, Response

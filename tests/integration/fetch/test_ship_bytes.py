@@ -8,11 +8,11 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
-from crawler.core.crawl import CrawlConfig
-from crawler.core.fetch import FetchConfig
+from crawler.core.definition.crawl import CrawlConfig
 from crawler.core.fetcher import ScheduleWorker
 from crawler.core.fetcher.outboxes import batch_item_bytes
-from crawler.core.process import PageProcessor
+from crawler.core.http import FetchConfig
+from crawler.core.processing.process import PageProcessor
 from crawler.core.scheduler import Schedule, ScheduleEntry
 from tests.fixtures.sites import FixtureServer, normal_site
 
@@ -87,8 +87,8 @@ def test_a_page_over_the_bound_ships_in_parts_and_is_recorded_fetched_with_the_l
 
 
 def test_batches_shipped_inside_a_page_are_marked_partial() -> None:
-    """A queue server applies a page's parts together (crawler.core.page_parts): a batch
-    shipped in the middle of a page (its documents passed the bound) says so; one shipped
+    """A queue server applies a page's parts together (crawler.core.queue_server.page_parts): a
+    batch shipped in the middle of a page (its documents passed the bound) says so; one shipped
     between pages, and the schedule's last, do not."""
     whole = crawl_pages(ship_bytes=1 << 30)
     assert not whole[0]["partial"]

@@ -6,16 +6,16 @@ from __future__ import annotations
 
 import time
 
-from crawler.core.crawl import CrawlConfig, SeedSpec
-from crawler.core.fetch import FetchConfig, Fetcher
-from crawler.core.fetch.hostwatch import HostWatch
-from crawler.core.fetch.result import FetchResult
+from crawler.core.definition.crawl import CrawlConfig, SeedSpec
 from crawler.core.fetcher import ScheduleWorker
+from crawler.core.http import FetchConfig, Fetcher
+from crawler.core.http.hostwatch import HostWatch
+from crawler.core.http.result import FetchResult
 from crawler.core.local_crawl import LocalCrawl
-from crawler.core.process import PageProcessor
+from crawler.core.processing.process import PageProcessor
 from crawler.core.scheduler import Schedule, ScheduleEntry
+from crawler.core.transport.wire import deferred_from_wire
 from crawler.core.urls import origin_of
-from crawler.core.wire import deferred_from_wire
 from indexer.core.reader import IndexBundleReader
 from tests.fixtures.sites import FixtureServer, Router, hostile_router, html_page, normal_site
 from tests.fixtures.sites.sites import html
@@ -82,7 +82,7 @@ def test_a_stalling_host_does_not_hold_up_the_fast_hosts_pages() -> None:
 
 
 def test_host_watch_counts_slow_and_timed_out_downloads() -> None:
-    from crawler.core.fetch import DeadlineExceeded, ReadTimeout
+    from crawler.core.http import DeadlineExceeded, ReadTimeout
 
     watch = HostWatch(2.0)
     quick = FetchResult(url="http://a/", final_url="http://a/", status=200, elapsed=0.1)

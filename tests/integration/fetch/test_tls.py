@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from crawler.core.fetch import Fetcher, TlsError, fetch_batch
+from crawler.core.http import Fetcher, TlsError, fetch_batch
 from tests.fixtures.sites import FixtureServer, TlsFiles, hostile_router
 
 from .conftest import loopback_config

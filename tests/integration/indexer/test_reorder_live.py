@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from crawler.core.index_order import IndexOrderer, reorder_ended_bundle, scores_tag
+from crawler.core.queue_server.index_order import IndexOrderer, reorder_ended_bundle, scores_tag
 from indexer.core.bundle import BundleConfig, IndexBundleWriter
 from indexer.core.ids import hash8
 from indexer.core.reader import IndexBundleReader

@@ -18,7 +18,7 @@ import time
 
 import pytest
 
-from crawler.core.index_order import scores_tag
+from crawler.core.queue_server.index_order import scores_tag
 from indexer.core.reader import IndexBundleReader
 from indexer.core.reorder import partitions_to_reorder
 from indexer.core.workdir import crawl_paths, phrases_path, scores_path

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 
-from crawler.core.config import PageProcessingConfig
-from crawler.core.page import FetchedPage, ProcessedPage
-from crawler.core.process import PageProcessor
+from crawler.core.processing.config import PageProcessingConfig
+from crawler.core.processing.page import FetchedPage, ProcessedPage
+from crawler.core.processing.process import PageProcessor
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "pages")
 

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from crawler.core.batch import FetcherBatch
 from crawler.core.fetcher.outboxes import Outboxes, batch_item_bytes
-from crawler.core.wire import WireError
+from crawler.core.transport.batch import FetcherBatch
+from crawler.core.transport.wire import WireError
 
 
 def full_batch() -> FetcherBatch:

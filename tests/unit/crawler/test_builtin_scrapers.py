@@ -7,19 +7,24 @@ import dataclasses
 
 import pytest
 
-from crawler.core.builtin_scrapers import (
+from crawler.core.definition.crawl import CrawlTimeOptions, ScraperSpec
+from crawler.core.processing.builtin_scrapers import (
     BUILTIN_NAMES,
     BUILTIN_SCRAPERS,
     builtin_scraper,
     overridden_by,
     with_builtins,
 )
-from crawler.core.config import PageProcessingConfig
-from crawler.core.crawl import CrawlTimeOptions, ScraperSpec
-from crawler.core.meta_words import duration_words, parse_duration
-from crawler.core.page import FetchedPage, ProcessedPage
-from crawler.core.process import PageProcessor
-from crawler.core.scrapers import ScraperConfig, ScraperSet, scraper_word, validate_scraper
+from crawler.core.processing.config import PageProcessingConfig
+from crawler.core.processing.meta_words import duration_words, parse_duration
+from crawler.core.processing.page import FetchedPage, ProcessedPage
+from crawler.core.processing.process import PageProcessor
+from crawler.core.processing.scrapers import (
+    ScraperConfig,
+    ScraperSet,
+    scraper_word,
+    validate_scraper,
+)
 from tests.fixtures import cms_pages
 
 from .helpers import fixture

@@ -7,7 +7,7 @@ import errno
 
 import pytest
 
-from crawler.core.disk_space import (
+from crawler.core.queue_server.disk_space import (
     MB,
     DiskGuard,
     DiskUsage,

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from crawler.core.encoding import decode
-from crawler.core.mime import detect_mime_type
+from crawler.core.processing.encoding import decode
+from crawler.core.processing.mime import detect_mime_type
 
 
 def test_encoding_from_header_then_meta_then_detection():

@@ -7,15 +7,16 @@ from __future__ import annotations
 
 import json
 
-from crawler.core.batch import FetcherBatch
-from crawler.core.crawl import CrawlConfig, SeedSpec
-from crawler.core.fetch import FetchResult
-from crawler.core.fetch.errors import ConnectionFailed, ReadTimeout
-from crawler.core.fetch_error_kinds import FetchErrorKinds, error_kind, merge, rows
+from crawler.core.definition.crawl import CrawlConfig, SeedSpec
 from crawler.core.fetcher.outboxes import Outboxes
 from crawler.core.fetcher.pages import PageHandler
-from crawler.core.queue_server import QueueServerConfig, QueueServerCore
+from crawler.core.http import FetchResult
+from crawler.core.http.errors import ConnectionFailed, ReadTimeout
+from crawler.core.queue_server.config import QueueServerConfig
+from crawler.core.queue_server.server import QueueServerCore
 from crawler.core.scheduler import ScheduleEntry
+from crawler.core.transport.batch import FetcherBatch
+from crawler.core.transport.fetch_error_kinds import FetchErrorKinds, error_kind, merge, rows
 
 SITE = "http://127.0.0.1:8000"
 

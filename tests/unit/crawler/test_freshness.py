@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from crawler.core.freshness import (
+from crawler.core.queue_server.freshness import (
     MAX_BUCKETS,
     CopyTimes,
     freshness_figures,
     freshness_report,
     merge_reports,
 )
-from crawler.core.visits import Outcome, Visit, outcome_of
+from crawler.core.transport.visits import Outcome, Visit, outcome_of
 
 T0 = 1_700_000_000.0
 

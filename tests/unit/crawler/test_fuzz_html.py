@@ -19,9 +19,9 @@ import time
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from crawler.core.config import PageProcessingConfig
-from crawler.core.page import FetchedPage
-from crawler.core.process import PageProcessor
+from crawler.core.processing.config import PageProcessingConfig
+from crawler.core.processing.page import FetchedPage
+from crawler.core.processing.process import PageProcessor
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "400"))
 LIMIT_SECONDS = 2.0

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from crawler.core.config import PageProcessingConfig
-from crawler.core.indexing import to_index_documents
+from crawler.core.processing.config import PageProcessingConfig
+from crawler.core.processing.indexing import to_index_documents
 from indexer.core.ids import DocType
 
 from .helpers import fixture, html
@@ -95,7 +95,7 @@ def test_extraction_stops_at_300_and_pruning_keeps_the_most_informative_50():
 
 
 def test_page_options_above_300_links_extract_and_keep_that_many():
-    from crawler.core.crawl import CrawlTimeOptions
+    from crawler.core.definition.crawl import CrawlTimeOptions
 
     anchors = "".join(f'<a href="/p{i}.html">w{i}</a>' for i in range(2000))
     seed = PageProcessingConfig.from_options(CrawlTimeOptions(max_links_to_extract=50))

@@ -1,4 +1,4 @@
-"""The indexing-plugin seam (crawler.core.plugins) and the shipped plugin (api_names)."""
+"""The indexing-plugin seam (crawler.core.processing.plugins) and the shipped plugin (api_names)."""
 
 from __future__ import annotations
 
@@ -6,12 +6,12 @@ import dataclasses
 
 import pytest
 
-from crawler.core.config import DEFAULT_INDEXING_PLUGINS, PageProcessingConfig
-from crawler.core.crawl import CrawlTimeOptions
-from crawler.core.errors import ConfigError
-from crawler.core.indexing import to_index_documents
-from crawler.core.plugins import load_plugin, load_plugins
-from crawler.core.plugins.api_names import REGION_WEIGHT, ApiNamesPlugin, defined_names
+from crawler.core.definition.crawl import CrawlTimeOptions
+from crawler.core.processing.config import DEFAULT_INDEXING_PLUGINS, PageProcessingConfig
+from crawler.core.processing.errors import ConfigError
+from crawler.core.processing.indexing import to_index_documents
+from crawler.core.processing.plugins import load_plugin, load_plugins
+from crawler.core.processing.plugins.api_names import REGION_WEIGHT, ApiNamesPlugin, defined_names
 from indexer.core.ids import DocType
 from indexer.core.meta_vocabulary import META_PREFIXES
 from indexer.core.text import TextAnalyzer
@@ -20,7 +20,7 @@ from tests.fixtures.plugins import REGION_WORD, SUBDOCUMENT_WORD
 from .helpers import fixture, html
 
 MARKER = "tests.fixtures.plugins.MarkerPlugin"
-API = "crawler.core.plugins.api_names.ApiNamesPlugin"
+API = "crawler.core.processing.plugins.api_names.ApiNamesPlugin"
 RECIPE = ("<html><head><title>Soup recipe</title></head><body><h1>Soup recipe</h1>"
           "<p>Boil the leeks with potatoes for twenty minutes.</p></body></html>")
 
@@ -80,6 +80,11 @@ def test_loading():
         load_plugins([MARKER, "tests.fixtures.plugins.marker_instance"])
     with pytest.raises(ConfigError):  # a crawl with a bad plugin does not start
         html(RECIPE, config=with_plugins("no_such_module.Plugin"))
+
+
+def test_a_site_setting_naming_the_shipped_plugin_by_its_old_module_still_loads():
+    old = "crawler.core.plugins.api_names.ApiNamesPlugin"  # before issue 32 moved it
+    assert isinstance(load_plugin(old), ApiNamesPlugin)
     assert PageProcessingConfig.from_options(CrawlTimeOptions()).indexing_plugins == \
         DEFAULT_INDEXING_PLUGINS
     assert PageProcessingConfig.from_options(

@@ -9,12 +9,12 @@ import time
 
 import pytest
 
-from crawler.core.config import PageProcessingConfig
-from crawler.core.indexing import to_index_documents
-from crawler.core.page import FetchedPage
-from crawler.core.process import PageProcessor
-from crawler.core.processors import html as html_module
-from crawler.core.scrapers import ScraperConfig
+from crawler.core.processing.config import PageProcessingConfig
+from crawler.core.processing.indexing import to_index_documents
+from crawler.core.processing.page import FetchedPage
+from crawler.core.processing.process import PageProcessor
+from crawler.core.processing.processors import html as html_module
+from crawler.core.processing.scrapers import ScraperConfig
 
 from .helpers import html
 

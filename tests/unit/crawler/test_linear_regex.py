@@ -11,11 +11,11 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from crawler import validators
-from crawler.core.errors import PageRuleSyntaxError, ScraperConfigError
-from crawler.core.linear_regex import LinearRegexError, compile_linear
-from crawler.core.page_rules import parse_rules
-from crawler.core.scrapers import validate_signature
-from crawler.core.siterules import SiteRuleError, parse_site_rules
+from crawler.core.definition.siterules import SiteRuleError, parse_site_rules
+from crawler.core.processing.errors import PageRuleSyntaxError, ScraperConfigError
+from crawler.core.processing.linear_regex import LinearRegexError, compile_linear
+from crawler.core.processing.page_rules import parse_rules
+from crawler.core.processing.scrapers import validate_signature
 
 HOSTILE = r"(\w+\s?)+$"
 
@@ -23,9 +23,9 @@ HOSTILE = r"(\w+\s?)+$"
 # pattern) fails by the timeout instead of hanging the suite.
 _CHILD = textwrap.dedent(r'''
     import time
-    from crawler.core.page_rules import parse_rules
-    from crawler.core.scrapers import ScraperConfig, ScraperSet
-    from crawler.core.siterules import parse_site_rules
+    from crawler.core.processing.page_rules import parse_rules
+    from crawler.core.processing.scrapers import ScraperConfig, ScraperSet
+    from crawler.core.definition.siterules import parse_site_rules
     hostile = r"(\w+\s?)+$"
     text = "word " * 20_000 + "!"          # 100 KB that almost matches
     started = time.perf_counter()

@@ -1,12 +1,12 @@
-"""Index entries lend their terms to the links in them (crawler.core.processors.link_records)."""
+"""Index entries lend their terms to the links in them (crawler.core.processing.processors.link_records)."""
 
 from __future__ import annotations
 
 from lxml import etree
 
-from crawler.core.crawl import CrawlTimeOptions
-from crawler.core.indexing import to_index_documents
-from crawler.core.processors.link_records import MAX_CONTEXT_WORDS, link_records
+from crawler.core.definition.crawl import CrawlTimeOptions
+from crawler.core.processing.indexing import to_index_documents
+from crawler.core.processing.processors.link_records import MAX_CONTEXT_WORDS, link_records
 from indexer.core.ids import DocType
 
 from .helpers import html
@@ -102,6 +102,6 @@ def test_every_index_term_of_a_page_reaches_its_link_document():
 
 
 def _defaults():
-    from crawler.core.config import PageProcessingConfig
+    from crawler.core.processing.config import PageProcessingConfig
 
     return PageProcessingConfig.from_options(CrawlTimeOptions())

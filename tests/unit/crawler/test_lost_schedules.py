@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import shutil
 
-from crawler.core.claims import DONE, HELD, RETURNED, lost_schedules, unclaimed_wait
-from crawler.core.crawl import CrawlConfig, SeedSpec
-from crawler.core.queue_server import QueueServerConfig, QueueServerCore
+from crawler.core.definition.crawl import CrawlConfig, SeedSpec
+from crawler.core.queue_server.claims import DONE, HELD, RETURNED, lost_schedules, unclaimed_wait
+from crawler.core.queue_server.config import QueueServerConfig
+from crawler.core.queue_server.server import QueueServerCore
 from crawler.core.scheduler import Schedule
 
 T0 = 1_750_000_000.0

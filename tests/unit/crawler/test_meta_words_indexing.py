@@ -1,8 +1,8 @@
 from __future__ import annotations
 
-from crawler.core.indexing import batch_documents, to_index_documents
-from crawler.core.meta_words import page_meta_words, url_hash_word
-from crawler.core.safe import is_safe, unsafe_score
+from crawler.core.processing.indexing import batch_documents, to_index_documents
+from crawler.core.processing.meta_words import page_meta_words, url_hash_word
+from crawler.core.processing.safe import is_safe, unsafe_score
 from indexer.core.ids import DocType
 from indexer.core.meta_vocabulary import INTERNAL_PREFIXES, META_PREFIXES
 

@@ -4,9 +4,9 @@ import gzip
 import struct
 import zlib
 
-from crawler.core.config import PageProcessingConfig
-from crawler.core.page import FetchedPage
-from crawler.core.process import PageProcessor
+from crawler.core.processing.config import PageProcessingConfig
+from crawler.core.processing.page import FetchedPage
+from crawler.core.processing.process import PageProcessor
 from indexer.core.ids import DocType
 
 

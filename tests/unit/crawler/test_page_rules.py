@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from crawler.core.config import PageProcessingConfig
-from crawler.core.errors import PageRuleSyntaxError
-from crawler.core.page_rules import RuleOutput, parse_rules, write_rule_outputs
+from crawler.core.processing.config import PageProcessingConfig
+from crawler.core.processing.errors import PageRuleSyntaxError
+from crawler.core.processing.page_rules import RuleOutput, parse_rules, write_rule_outputs
 
 from .helpers import html
 
@@ -97,6 +97,6 @@ def test_rules_change_the_processed_page():
 
 
 def test_bad_rules_fail_when_the_processor_is_made():
-    from crawler.core.process import PageProcessor
+    from crawler.core.processing.process import PageProcessor
     with pytest.raises(PageRuleSyntaxError):
         PageProcessor(PageProcessingConfig(page_rules="TITLE ="))

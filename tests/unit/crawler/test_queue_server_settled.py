@@ -3,10 +3,11 @@ searchable, so the link analysis that starts when the crawl ends reads them all.
 
 from __future__ import annotations
 
-from crawler.core.crawl import CrawlConfig, SeedSpec
-from crawler.core.indexing import to_index_documents
-from crawler.core.queue_server import QueueServerConfig, QueueServerCore
-from crawler.core.wire import document_to_wire
+from crawler.core.definition.crawl import CrawlConfig, SeedSpec
+from crawler.core.processing.indexing import to_index_documents
+from crawler.core.queue_server.config import QueueServerConfig
+from crawler.core.queue_server.server import QueueServerCore
+from crawler.core.transport.wire import document_to_wire
 from indexer.core.reader import IndexBundleReader
 
 from .helpers import html

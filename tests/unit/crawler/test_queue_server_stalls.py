@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import json
 
-from crawler.core.crawl import CrawlConfig, SeedSpec
-from crawler.core.queue_server import QueueServerConfig, QueueServerCore
+from crawler.core.definition.crawl import CrawlConfig, SeedSpec
+from crawler.core.queue_server.config import QueueServerConfig
+from crawler.core.queue_server.server import QueueServerCore
 
 SLOW = "https://slow.example"
 FAST = "https://fast.example"

@@ -3,7 +3,7 @@ servers' reports, the table rows and the reason a crawl with nothing indexed giv
 
 from __future__ import annotations
 
-from crawler.core.robots_failures import RobotsFailures, end_reason, merge, rows
+from crawler.core.queue_server.robots_failures import RobotsFailures, end_reason, merge, rows
 
 
 def test_only_answers_that_disallow_a_host_for_failing_count():

@@ -2,10 +2,10 @@ from __future__ import annotations
 
 import pytest
 
-from crawler.core.config import PageProcessingConfig
-from crawler.core.crawl import CrawlTimeOptions, ScraperSpec
-from crawler.core.errors import ScraperConfigError
-from crawler.core.scrapers import (
+from crawler.core.definition.crawl import CrawlTimeOptions, ScraperSpec
+from crawler.core.processing.config import PageProcessingConfig
+from crawler.core.processing.errors import ScraperConfigError
+from crawler.core.processing.scrapers import (
     ScraperConfig,
     parse_extract_fields,
     validate_scraper,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from crawler.core.config import PAGE_RANGE_REQUEST
+from crawler.core.processing.config import PAGE_RANGE_REQUEST
 
 from .helpers import html
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from crawler.core.summarizers import SplitBlocks, TextBlock, sentence_parts
-from crawler.core.summarizers.base import MAX_SENTENCE_LEN
+from crawler.core.processing.summarizers import SplitBlocks, TextBlock, sentence_parts
+from crawler.core.processing.summarizers.base import MAX_SENTENCE_LEN
 
 BLOCKS = [
     TextBlock("First sentence. Second one!  Third?", "p", 0),

@@ -4,8 +4,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from crawler.core.errors import ConfigError
-from crawler.core.summarizers import TextBlock, get_summarizer, normalize_weights, split_sentences
+from crawler.core.processing.errors import ConfigError
+from crawler.core.processing.summarizers import (
+    TextBlock,
+    get_summarizer,
+    normalize_weights,
+    split_sentences,
+)
 
 NAMES = ["basic", "centroid", "centroid_weighted", "graph"]
 BLOCKS = [

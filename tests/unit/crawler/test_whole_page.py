@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from lxml import etree
 
-from crawler.core.config import PageProcessingConfig
-from crawler.core.crawl import CrawlTimeOptions
-from crawler.core.indexing import page_summary, to_index_documents
-from crawler.core.page import ScoredSentence
-from crawler.core.processors import boilerplate
-from crawler.core.summarizers import TextBlock, indexed_body
+from crawler.core.definition.crawl import CrawlTimeOptions
+from crawler.core.processing.config import PageProcessingConfig
+from crawler.core.processing.indexing import page_summary, to_index_documents
+from crawler.core.processing.page import ScoredSentence
+from crawler.core.processing.processors import boilerplate
+from crawler.core.processing.summarizers import TextBlock, indexed_body
 from indexer.core.bundle import IndexBundleWriter
 from indexer.core.document import fancy_words
 from indexer.core.reader import IndexBundleReader

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from crawler.core.fetch.body import BodyDecodeError, read_body
+from crawler.core.http.body import BodyDecodeError, read_body
 
 
 def reader(data: bytes, chunk: int = 4096):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from crawler.core.fetch import (
+from crawler.core.http import (
     ERROR_KINDS,
     EgressRefused,
     FetchConfig,
@@ -18,8 +18,8 @@ from crawler.core.fetch import (
     RedirectHop,
     TooManyRedirects,
 )
-from crawler.core.fetch.client import check_url, normalize_url
-from crawler.core.fetch.transport import make_ssl_context
+from crawler.core.http.client import check_url, normalize_url
+from crawler.core.http.transport import make_ssl_context
 
 
 def test_defaults_are_the_seeds() -> None:

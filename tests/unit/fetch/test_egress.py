@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from crawler.core.fetch import EgressPolicy, EgressRefused, FetchConfigError, is_public
-from crawler.core.fetch.egress import parse_address
+from crawler.core.http import EgressPolicy, EgressRefused, FetchConfigError, is_public
+from crawler.core.http.egress import parse_address
 
 NOT_PUBLIC = [
     "127.0.0.1", "127.255.255.254", "10.0.0.1", "172.16.5.4", "172.31.255.255", "192.168.1.1",

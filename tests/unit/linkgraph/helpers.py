@@ -8,9 +8,9 @@ from pathlib import Path
 
 import numpy as np
 
-from crawler.core.indexing import to_index_documents
-from crawler.core.page import FetchedPage
-from crawler.core.process import PageProcessor
+from crawler.core.processing.indexing import to_index_documents
+from crawler.core.processing.page import FetchedPage
+from crawler.core.processing.process import PageProcessor
 from indexer.core.bundle import BundleConfig, IndexBundleWriter
 from indexer.core.urls import hashes_of
 from linkgraph.core import PageLinks, WebGraph, WebGraphBuilder

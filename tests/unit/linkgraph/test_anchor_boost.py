@@ -9,15 +9,16 @@ import json
 import numpy as np
 import pytest
 
-from crawler.core.crawl import CrawlConfig
-from crawler.core.indexing import (
+from crawler.core.definition.crawl import CrawlConfig
+from crawler.core.processing.indexing import (
     anchor_boosts,
     boost_link_documents,
     crawl_link_scores,
     to_index_documents,
 )
-from crawler.core.queue_server import QueueServerConfig, QueueServerCore
-from crawler.core.wire import document_to_wire
+from crawler.core.queue_server.config import QueueServerConfig
+from crawler.core.queue_server.server import QueueServerCore
+from crawler.core.transport.wire import document_to_wire
 from indexer.core.bundle import BundleConfig, IndexBundleWriter
 from indexer.core.ids import DocType
 from indexer.core.link_scores import LinkScores, write_scores

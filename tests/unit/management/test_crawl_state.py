@@ -1,6 +1,6 @@
 import pytest
 
-from crawler.core.crawl import (
+from crawler.core.definition.crawl import (
     TRANSITIONS,
     CrawlStatus,
     InvalidTransition,

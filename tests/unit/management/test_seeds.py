@@ -1,6 +1,6 @@
 import pytest
 
-from crawler.core.seeds import SeedUrlError, canonical_seed_url, parse_seed_lines
+from crawler.core.definition.seeds import SeedUrlError, canonical_seed_url, parse_seed_lines
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,5 @@
-"""Signed envelopes (crawler.core.shipping): what the signature covers (body, kind, route, id,
+"""Signed envelopes (crawler.core.transport.shipping): what the signature covers (body, kind, route,
+id,
 issue time), and the replay guard's window and once-only rule over a store of handled ids."""
 
 import base64
@@ -10,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from crawler.core.shipping import (
+from crawler.core.transport.shipping import (
     CLOCK_SLACK,
     EnvelopeError,
     ReplayGuard,
@@ -158,7 +159,7 @@ def test_sharding_is_stable_and_spreads_hosts():
 def test_sealed_long_lists_are_the_same_json_text() -> None:
     """Long lists are turned into JSON and compressed a slice at a time; the text the queue
     server gets is exactly the whole payload's compact JSON."""
-    from crawler.core.shipping import SEAL_SLICE
+    from crawler.core.transport.shipping import SEAL_SLICE
 
     payload = {"crawl": 1, "docs": [{"s": "é" * (i % 7), "x": i} for i in range(3 * SEAL_SLICE + 5)],
                "discovered": [["https://a.example/", i, 0.5, None, True] for i in range(SEAL_SLICE)],

@@ -1,6 +1,11 @@
 import pytest
 
-from crawler.core.siterules import SiteRuleError, SiteRules, normalize_host, parse_site_rules
+from crawler.core.definition.siterules import (
+    SiteRuleError,
+    SiteRules,
+    normalize_host,
+    parse_site_rules,
+)
 
 
 def test_each_rule_kind_parses():

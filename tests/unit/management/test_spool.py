@@ -1,7 +1,7 @@
 import os
 import time
 
-from crawler.core.spool import Spool
+from crawler.core.transport.spool import Spool
 
 
 def test_put_take_done_in_order(tmp_path):

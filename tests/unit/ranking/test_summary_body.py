@@ -10,9 +10,9 @@ import zlib
 
 import pytest
 
-from crawler.core.indexing import page_summary
-from crawler.core.page import FetchedPage
-from crawler.core.process import PageProcessor
+from crawler.core.processing.indexing import page_summary
+from crawler.core.processing.page import FetchedPage
+from crawler.core.processing.process import PageProcessor
 from indexer.core.reader import IndexBundleReader
 from ranking.core.options import SearchOptions
 from ranking.core.pipeline import Searcher

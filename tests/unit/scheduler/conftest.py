@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from crawler.core.crawl import RobotsBehaviour
+from crawler.core.definition.crawl import RobotsBehaviour
 from crawler.core.scheduler import CrawlQueue, SchedulerConfig
 
 T0 = 1_750_000_000.0

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from crawler.core.scheduler import BloomFilter, CorruptQueueError
-from crawler.core.scheduler.bloom import url_digests, url_hashes
+from crawler.core.scheduler.filters.bloom import url_digests, url_hashes
 from indexer.core.ids import hash8
 
 

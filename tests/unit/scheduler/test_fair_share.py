@@ -5,7 +5,7 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from crawler.core.crawl import CrawlConfig, CrawlTimeOptions, RobotsBehaviour, SeedSpec
+from crawler.core.definition.crawl import CrawlConfig, CrawlTimeOptions, RobotsBehaviour, SeedSpec
 from crawler.core.scheduler import CrawlQueue, DiscoveredUrl, SchedulerConfig
 from indexer.core.urls import company_level_domain, host_of
 

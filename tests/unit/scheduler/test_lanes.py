@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from crawler.core.scheduler.cldtable import CldTable
-from crawler.core.scheduler.journal import JournalWriter, read_journal
+from crawler.core.scheduler.durable.journal import JournalWriter, read_journal
 from crawler.core.scheduler.lanes import Lane, LaneContext
 
 

@@ -4,8 +4,8 @@ and the crawl queue's needy lane."""
 import numpy as np
 import pytest
 
-from crawler.core.crawl import CrawlConfig, CrawlOrder, CrawlTimeOptions, RobotsBehaviour
-from crawler.core.needy import NeedyIndex, NeedyQuery, NeedyQueryError, describe, tokens
+from crawler.core.definition.crawl import CrawlConfig, CrawlOrder, CrawlTimeOptions, RobotsBehaviour
+from crawler.core.definition.needy import NeedyIndex, NeedyQuery, NeedyQueryError, describe, tokens
 from crawler.core.scheduler import CrawlQueue, DiscoveredUrl, SchedulerConfig
 
 
@@ -38,7 +38,7 @@ def test_matching_agrees_with_a_plain_loop():
                for i in range(30)]
     pages = [[list(rng.choice(words, rng.integers(1, 8)))] for _ in range(200)]
     index = NeedyIndex(queries, w=2, rho=0.5)
-    from crawler.core.needy import page_shingles, query_shingles
+    from crawler.core.definition.needy import page_shingles, query_shingles
     expected = []
     for page in pages:
         have = page_shingles([tokens(" ".join(page[0]))], 2)

@@ -1,17 +1,17 @@
-"""Seed policies in the crawl queue (crawler.core.policy): favor sooner, distrust later and
-dropped past its depth, the rule for a url reached under several policies, and the policy
+"""Seed policies in the crawl queue (crawler.core.definition.policy): favor sooner, distrust later
+and dropped past its depth, the rule for a url reached under several policies, and the policy
 carried into schedule entries (so the fetcher can pass it on)."""
 
 import pytest
 
-from crawler.core.crawl import (
+from crawler.core.definition.crawl import (
     CrawlConfig,
     CrawlOrder,
     CrawlTimeOptions,
     RobotsBehaviour,
     SeedSpec,
 )
-from crawler.core.policy import child_policy, more_trusting, page_switch
+from crawler.core.definition.policy import child_policy, more_trusting, page_switch
 from crawler.core.scheduler import CrawlQueue, DiscoveredUrl, InvalidUrlError, SchedulerConfig
 from indexer.core.policies import CrawlPolicy
 

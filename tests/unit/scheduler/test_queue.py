@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from crawler.core.crawl import CrawlOrder, RobotsBehaviour
+from crawler.core.definition.crawl import CrawlOrder, RobotsBehaviour
+from crawler.core.definition.siterules import SiteRules, parse_site_rules
 from crawler.core.scheduler import (
     CorruptQueueError,
     DiscoveredUrl,
@@ -15,8 +16,7 @@ from crawler.core.scheduler import (
     SchedulerConfig,
     SchedulerConfigError,
 )
-from crawler.core.scheduler.opic import url_hash
-from crawler.core.siterules import SiteRules, parse_site_rules
+from crawler.core.scheduler.ordering.opic import url_hash
 
 from .conftest import IGNORE, T0, drain
 

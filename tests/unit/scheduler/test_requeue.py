@@ -6,7 +6,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from crawler.core.crawl import CrawlOrder
+from crawler.core.definition.crawl import CrawlOrder
 from crawler.core.scheduler import CrawlQueue, SchedulerConfig
 
 

@@ -5,9 +5,9 @@ through checkpoints and journal replay like the rest of the queue."""
 
 from __future__ import annotations
 
-from crawler.core.freshness import freshness_figures
+from crawler.core.queue_server.freshness import freshness_figures
 from crawler.core.scheduler import DiscoveredUrl
-from crawler.core.scheduler.opic import url_hash
+from crawler.core.scheduler.ordering.opic import url_hash
 from crawler.core.scheduler.revisits import VisitRow
 from indexer.core.ids import DocType, hash7, make_doc_id
 

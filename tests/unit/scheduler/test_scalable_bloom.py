@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from crawler.core.scheduler import BloomFilter, CorruptQueueError
-from crawler.core.scheduler.bloom import url_digests
-from crawler.core.scheduler.scalable_bloom import ScalableBloomFilter
+from crawler.core.scheduler.filters.bloom import url_digests
+from crawler.core.scheduler.filters.scalable_bloom import ScalableBloomFilter
 
 
 def random_digests(n: int, seed: int) -> np.ndarray:

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from crawler.core.crawl import CrawlOrder
-from crawler.core.scheduler.state import ETAG_MAGIC, FORMAT, STATE_MAGIC
-from crawler.core.scheduler.storage import read_blob
+from crawler.core.definition.crawl import CrawlOrder
+from crawler.core.scheduler.durable.state import ETAG_MAGIC, FORMAT, STATE_MAGIC
+from crawler.core.scheduler.durable.storage import read_blob
 from tests.fixtures.scheduler.legacy_scenario import HERE, resume
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from crawler.core.archive.queue import ArchiveQueue, ArchiveQueueConfig
 from crawler.core.archive.source import ArchiveKind, ArchiveSource
-from crawler.core.freshness import freshness_figures
+from crawler.core.queue_server.freshness import freshness_figures
 from crawler.core.scheduler.revisits import VisitRow
 from tests.integration.archive.helpers import numbered_warc
 

@@ -1,0 +1,278 @@
+"""From processed pages to the index's documents: the fetcher's mini inverted index.
+
+Layer: ``crawler.core`` (uses ``indexer.core.document``, the contract with the index). A batch of
+:func:`to_index_documents` results is what a fetcher ships to a queue server: every document
+already carries its terms with positions, so the queue server only merges.
+
+Per processed page:
+
+* the page document (``DocType.PAGE``, or ``DocType.LOCATION`` for redirects), unless robot
+  metas forbid indexing (NOINDEX, NONE, JUSTFOLLOW); its cached page only when archiving is
+  allowed;
+* the indexing plugins' sub-documents of the page (``DocType.SUBDOC``, :func:`subdocument`),
+  when the page is indexable;
+* one ``DocType.LINK`` document per kept outlink that has useful text: url = the link target,
+  text = the anchor text, terms from that text (analysed in the page's language).
+
+The words of a page's title and of each anchor text are also posted as ``fancy:<term>`` meta
+words (``indexer.core.document.fancy_words``): the short barrel search reads first. Its text hash
+  is the hash of ``url|<target>|text|<anchor>|<eref or iref>|<source>`` (as Yioop names link
+  records), so each (source, target, text) is its own document.
+
+Anchor fields (seed 002's AnchorFields, issue 8): once link analysis has scored the crawl
+(``manage.py score_update`` wrote ``<work>/linkgraph/<ts>/scores.npz``), the indexer boosts
+each link document's anchor text by its source page's score (:func:`boost_link_documents`):
+the region weight of the anchor text, 1 before, becomes ``1 + log10(1 + r)`` with ``r`` the
+source's relative LinkRank (1 = an average page), so the anchors of the best-scored inlinks
+weigh most in the target page's relevance (the search multiplies it by the link weight of
+Page Options). Sources the graph does not know keep weight 1. The boost is stored with the
+document, so it is fixed at indexing time, as a Lucene field boost is.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import replace
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+from urllib.parse import quote
+
+import numpy as np
+
+from crawler.core.processing.meta_words import lang_words, safe_words, site_words
+from crawler.core.processing.page import Link, ProcessedPage
+from crawler.core.processing.plugins import PluginDocument
+from indexer.core.document import IndexDocument, fancy_words
+from indexer.core.ids import DocType, hash7
+from indexer.core.link_scores import LinkScores, cached_link_scores
+from indexer.core.text import TextAnalyzer
+from indexer.core.urls import hashes_of, host_of
+from indexer.core.workdir import scores_path
+
+LINK_KINDS_WITHOUT_DOCUMENT = frozenset({"location", "sitemap", "robots"})
+# Text that quote() changes only by spelling spaces %20 (unreserved characters, "/", " ").
+_QUOTE_SAFE = re.compile(r"[A-Za-z0-9_.~/ \-]*\Z")
+# The host of a URL in canonical form (lower-case host, optional port): host_of's answer.
+_CANONICAL_HOST = re.compile(r"https?://([a-z0-9.\-_]+)(?::[0-9]*)?(?=[/?#]|\Z)")
+
+
+def _host(url: str) -> str:
+    match = _CANONICAL_HOST.match(url)
+    return match.group(1).rstrip(".") if match else host_of(url)
+
+
+def page_summary(page: ProcessedPage) -> dict[str, Any]:
+    """The JSON-serialisable summary stored with a page document, its keys in this order:
+    ``url`` and ``title`` first (the search reads them from the head of the stored summary),
+    then the description and the other small fields, then the page's whole indexed text,
+    ``body``, only when there is one (not in the "summary only" profile, not under
+    NOSNIPPET), and the outlinks, ``links``, always last. A search reads a summary only up to
+    its body (its snippets need the keys before it, never the links) and inflates the body only
+    for a result whose description lacks the query's words, never past its end (the body's
+    closing quote is the first ``","links":[`` in the stored JSON: a JSON string's own quotes
+    are escaped) (``ranking.core.summary``)."""
+    summary: dict[str, Any] = {
+        "url": page.url,
+        "title": page.title,
+        "description": page.description if page.snippetable else "",
+        "lang": page.lang,
+        "mime_type": page.mime_type,
+        "status": page.status,
+        "media": page.media,
+        "size": page.size,
+        "fetched_at": page.fetched_at,
+        "keywords": list(page.keywords),
+        "robot_metas": sorted(page.robot_metas),
+        "location": page.location,
+        "scraper": page.scraper,
+        "fields": {k: v for k, v in page.fields.items() if isinstance(v, str | int | float)},
+        "safe": page.safe,
+        "content_hash": page.content_hash.hex(),
+        # what an archive crawl or a WARC export needs to process the cached page again as it
+        # was fetched (crawler.core.archive): the response headers processing reads, the address
+        "headers": dict(page.headers),
+        "ip": page.ip,
+    }
+    if page.snippetable and page.body:
+        summary["body"] = page.body  # before the links: see above
+    summary["links"] = [[link.url, link.text] for link in page.links]  # last: see above
+    return summary
+
+
+def link_document(
+    page: ProcessedPage, link: Link, analyzer: TextAnalyzer
+) -> IndexDocument | None:
+    """The link document of one outlink, or None when the link has no useful text."""
+    if not link.text or link.kind in LINK_KINDS_WITHOUT_DOCUMENT:
+        return None
+    terms = analyzer.terms(link.text, page.lang)
+    if not terms:
+        return None
+    target_host = _host(link.url)
+    relation = "iref" if target_host == page.host else "eref"
+    text = link.text.replace(" ", "%20") if _QUOTE_SAFE.match(link.text) else quote(link.text)
+    link_id = f"url|{link.url}|text|{text}|{relation}|{page.url}"
+    positions: dict[str, list[int]] = {}
+    for position, term in enumerate(terms):
+        positions.setdefault(term, []).append(position)
+    meta = site_words(target_host) + lang_words(page.lang) + safe_words(page.safe)
+    meta += ["link:all", f"link:{link.url}", f"source:{page.url}", *fancy_words(terms)]
+    return IndexDocument(
+        url=link.url,
+        host=target_host,
+        doc_type=DocType.LINK,
+        text_hash=hash7(link_id),
+        summary=MappingProxyType({
+            "url": link.url,
+            "title": link.url,
+            "description": link.text,
+            "source": page.url,
+            "lang": page.lang,
+            "kind": link.kind,
+            "relation": relation,
+        }),
+        terms=MappingProxyType({t: tuple(p) for t, p in positions.items()}),
+        length=len(terms),
+        meta_words=tuple(dict.fromkeys(meta)),
+        region_weights=((len(terms) - 1, 1.0),),
+    )
+
+
+# meta words of a page that its sub-documents share (the others name the page itself)
+_SHARED_META = ("site:", "path:", "filetype:", "lang:", "media:", "code:", "date:", "modified:",
+                "safe:", "server:", "ip:")
+
+
+def subdocument(page: ProcessedPage, made: PluginDocument,
+                analyzer: TextAnalyzer) -> IndexDocument | None:
+    """The index document of a plugin's sub-document of ``page``: at ``<page url>#<key>``,
+    type ``DocType.SUBDOC``, its title and text indexed (the title's region first, weighing
+    as a page title does), with the page's language, and the page's site, path, language,
+    date and safe-search meta words, ``<plugin>:all``, ``info:`` of its url and its own meta
+    words. None when it has no words."""
+    doc = made.document
+    url = f"{page.url}#{doc.key}"
+    postings, ends = analyzer.positions((doc.title, doc.text), page.lang)
+    if not postings:
+        return None
+    weights = [(ends[0] - 1, page.region_weights[0][1] if page.region_weights else 1.0)]
+    if ends[1] > ends[0]:
+        weights.append((ends[1] - 1, 1.0))
+    meta = [w for w in page.meta_words if w.startswith(_SHARED_META)]
+    meta += [f"{made.plugin}:all", f"info:{url}", *doc.meta_words,
+             *fancy_words(analyzer.terms(doc.title, page.lang))]
+    return IndexDocument(
+        url=url,
+        host=page.host,
+        doc_type=DocType.SUBDOC,
+        text_hash=hash7(f"sub|{made.plugin}|{url}|{doc.title}|{doc.text}"),
+        summary=MappingProxyType({
+            "url": url,
+            "title": doc.title,
+            "description": doc.text,
+            "lang": page.lang,
+            "source": page.url,
+            "subdoctype": made.plugin,
+            "fields": {k: v for k, v in doc.fields.items() if isinstance(v, str | int | float)},
+            "safe": page.safe,
+        }),
+        terms=MappingProxyType({t: tuple(p) for t, p in postings.items()}),
+        length=ends[-1],
+        meta_words=tuple(dict.fromkeys(w for w in meta if w and " " not in w)),
+        region_weights=tuple(weights),
+    )
+
+
+def to_index_documents(
+    page: ProcessedPage, analyzer: TextAnalyzer | None = None
+) -> list[IndexDocument]:
+    """The page's document (if indexable) followed by its link documents."""
+    return list(iter_index_documents(page, analyzer))
+
+
+def iter_index_documents(
+    page: ProcessedPage, analyzer: TextAnalyzer | None = None
+) -> Iterator[IndexDocument]:
+    """:func:`to_index_documents` one at a time: a fetcher encodes each as it comes, so a page
+    with thousands of links never holds all its link documents at once."""
+    analyzer = analyzer or TextAnalyzer()
+    if page.indexable:
+        yield (
+            IndexDocument(
+                url=page.url,
+                host=page.host,
+                doc_type=page.doc_type,
+                text_hash=page.text_hash,
+                summary=MappingProxyType(page_summary(page)),
+                terms=page.terms,
+                length=page.length,
+                meta_words=page.meta_words + tuple(
+                    fancy_words(analyzer.terms(page.title, page.lang))),
+                region_weights=page.region_weights,
+                classifier_scores=page.classifier_scores,
+                cached_page=page.cached_page if page.archivable else None,
+            )
+        )
+        for made in page.subdocuments:
+            sub = subdocument(page, made, analyzer)
+            if sub is not None:
+                yield sub
+    for link in page.links:
+        document = link_document(page, link, analyzer)
+        if document is not None:
+            yield document
+
+
+def batch_documents(
+    pages: Iterable[ProcessedPage], analyzer: TextAnalyzer | None = None
+) -> list[IndexDocument]:
+    """Index documents of a batch of pages, in order (the fetcher's mini inverted index)."""
+    analyzer = analyzer or TextAnalyzer()
+    documents: list[IndexDocument] = []
+    for page in pages:
+        documents.extend(to_index_documents(page, analyzer))
+    return documents
+
+
+def anchor_boosts(sources: Sequence[str], scores: LinkScores) -> np.ndarray:
+    """``1 + log10(1 + relative LinkRank)`` of each source url (1 for unknown urls), in one
+    vectorised lookup."""
+    if not sources:
+        return np.zeros(0)
+    relative = scores.scores_for(hashes_of(list(sources)), "linkrank_relative")
+    return 1.0 + np.log10(1.0 + np.maximum(relative, 0.0))
+
+
+def boost_link_documents(documents: Sequence[IndexDocument],
+                         scores: LinkScores | None) -> list[IndexDocument]:
+    """``documents`` with every link document's anchor-text weight multiplied by its source
+    page's boost (:func:`anchor_boosts`); other documents, and everything when ``scores`` is
+    None, unchanged."""
+    docs = list(documents)
+    if scores is None:
+        return docs
+    rows = [i for i, d in enumerate(docs) if d.doc_type == DocType.LINK
+            and d.summary.get("source")]
+    if not rows:
+        return docs
+    boosts = anchor_boosts([str(docs[i].summary["source"]) for i in rows], scores).tolist()
+    for i, boost in zip(rows, boosts, strict=True):
+        if boost != 1.0:
+            doc = docs[i]
+            docs[i] = replace(doc, region_weights=tuple(
+                (end, weight * boost) for end, weight in doc.region_weights))
+    return docs
+
+
+def crawl_link_scores(work_directory: str | os.PathLike[str],
+                      timestamp: int) -> LinkScores | None:
+    """The crawl's own link scores (``<work>/linkgraph/<ts>/scores.npz``) when link analysis
+    has written them, else None (silently: a crawl is not scored until it has been crawled).
+    Loaded once per version of the file; a corrupt file is logged and gives None."""
+    path = scores_path(Path(work_directory), timestamp)
+    if not path.exists():
+        return None
+    return cached_link_scores(path).get()

@@ -1,0 +1,239 @@
+"""Crawl orders as strategies: which of the queued urls a schedule takes next.
+
+Layer: ``crawler.core.scheduler``. The queue holds one :class:`CrawlOrderStrategy` (made by
+:func:`make_order` from :class:`~crawler.core.definition.crawl.CrawlOrder`) and hands it every url
+that robots allowed (:meth:`~CrawlOrderStrategy.push`); the schedule builder (:mod:`..builder`) asks
+it to fill a schedule after robots.txt urls and the needy lane. Adding an order is adding one
+class here and one entry in :data:`ORDERS`.
+
+* :class:`HostBudgetingOrder` (the seed's host budgeting): urls are filed in tiers by their
+  company-level domain's counters (:func:`.formulas.budget_tier`), FIFO within a tier; a
+  schedule visits the tiers round-robin, starting after the tier the previous one started at.
+* :class:`BreadthFirstOrder`: the tier is the depth; a schedule visits tiers lowest first.
+* :class:`OpicOrder` (OPIC page importance): no tiers; the urls with the most cash go first
+  (:mod:`.opic`). It keeps no needy lane.
+
+Tier files are ``UrlQueue/Tier<k>/`` url files (:mod:`.lanes`). A policy shifts a tiered url's
+tier (favor sooner, distrust later; :func:`crawler.core.definition.policy.tier_adjustment`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+
+from crawler.core.definition.crawl import CrawlOrder
+from crawler.core.scheduler.lanes import Lane, LaneContext
+from crawler.core.scheduler.ordering.formulas import budget_tier
+from crawler.core.scheduler.ordering.opic import OpicOrder
+from crawler.core.scheduler.record import FLAG_NON_HTML, FLAG_SITEMAP, LinkItem, QueuedUrl
+
+if TYPE_CHECKING:
+    from crawler.core.scheduler.builder import ScheduleBuilder
+
+TIER_DIR = "UrlQueue/Tier"
+
+
+class CrawlOrderStrategy(Protocol):
+    """What the queue needs from a crawl order. Call order per ``add``: :meth:`fresh` (links
+    to urls the order already tracks), then :meth:`accepted` per new url, then, once robots
+    allowed it, :meth:`tier` and :meth:`push`; :meth:`forget` when robots refused it."""
+
+    order: ClassVar[CrawlOrder]
+    has_needy_lane: ClassVar[bool]
+
+    def link_cash(self, cash: float, policy: str) -> float:
+        """What a link's cash share is worth under its policy (0 when the order has none)."""
+        ...
+
+    def fresh(self, url_hashes: list[int], items: Sequence[LinkItem],
+              cash: dict[str, float]) -> list[int]:
+        """Positions of the urls new to the order; the others are credited their links'
+        ``cash`` (by url), if the order keeps any."""
+        ...
+
+    def accepted(self, url_hash: int, item: LinkItem, cash: float) -> None:
+        """A url passed the Bloom filter (it may still wait for robots)."""
+        ...
+
+    def tier(self, depth: int, weighted_seen: float, weighted_incoming: float,
+             flags: int) -> int:
+        """The tier of a url robots allowed, before its policy's shift."""
+        ...
+
+    def push(self, record: QueuedUrl) -> None:
+        """A url ready to be scheduled (new, requeued, unparked, or out of the needy lane)."""
+        ...
+
+    def forget(self, url: str) -> None:
+        """A url robots refused."""
+        ...
+
+    def ready(self) -> int:
+        """How many urls are ready to be scheduled."""
+        ...
+
+    def tier_counts(self) -> tuple[tuple[int, int], ...]:
+        ...
+
+    def fill(self, builder: ScheduleBuilder) -> None:
+        """Put urls into the schedule ``builder`` is making until it is full."""
+        ...
+
+    def scores(self, url: str) -> tuple[float, float] | None:
+        """(cash, history) of a url in OPIC order; None in other orders."""
+        ...
+
+    def lanes(self) -> list[Lane]:
+        ...
+
+    def checkpoint(self) -> tuple[dict[str, Any], list[str]]:
+        """The order's state (JSON-able apart from lane states) and the url files read."""
+        ...
+
+    def restore(self, state: dict[str, Any]) -> None:
+        ...
+
+
+class TieredOrder:
+    """Orders that file urls in FIFO tiers; subclasses say how a tier is chosen and in which
+    order a schedule visits the tiers."""
+
+    order: ClassVar[CrawlOrder]
+    has_needy_lane: ClassVar[bool] = True
+
+    def __init__(self, ctx: LaneContext) -> None:
+        self._ctx = ctx
+        self.tiers: dict[int, Lane] = {}
+
+    def link_cash(self, cash: float, policy: str) -> float:
+        return 0.0
+
+    def fresh(self, url_hashes: list[int], items: Sequence[LinkItem],
+              cash: dict[str, float]) -> list[int]:
+        return list(range(len(items)))
+
+    def accepted(self, url_hash: int, item: LinkItem, cash: float) -> None:
+        return None
+
+    def tier(self, depth: int, weighted_seen: float, weighted_incoming: float,
+             flags: int) -> int:
+        raise NotImplementedError
+
+    def visit_order(self, tiers: list[int]) -> list[int]:
+        """The non-empty ``tiers`` (ascending) in the order a schedule takes from them."""
+        raise NotImplementedError
+
+    def push(self, record: QueuedUrl) -> None:
+        self.push_line(record.tier, record.to_line())
+
+    def push_line(self, tier: int, line: str) -> None:
+        lane = self.tiers.get(tier)
+        if lane is None:
+            lane = self.tiers[tier] = Lane(self._ctx, f"{TIER_DIR}{tier}")
+        lane.push(line)
+
+    def forget(self, url: str) -> None:
+        return None
+
+    def ready(self) -> int:
+        return sum(len(lane) for lane in self.tiers.values())
+
+    def tier_counts(self) -> tuple[tuple[int, int], ...]:
+        return tuple((k, len(lane)) for k, lane in sorted(self.tiers.items()))
+
+    def fill(self, builder: ScheduleBuilder) -> None:
+        """Take urls tier by tier in :meth:`visit_order`, FIFO within a tier, reading at most
+        ``4 * schedule size + 1000`` of them; urls the builder deferred go to the back of
+        their tier."""
+        tiers = sorted(tier for tier, lane in self.tiers.items() if len(lane))
+        if not tiers:
+            return
+        scan_limit = 4 * builder.size + 1000
+        scanned = 0
+        for tier in self.visit_order(tiers):
+            lane = self.tiers[tier]
+            while not builder.full() and scanned < scan_limit:
+                line = lane.pop()
+                if line is None:
+                    break
+                scanned += 1
+                builder.consider(tier, line)
+            if builder.full() or scanned >= scan_limit:
+                break
+        for tier, line in builder.deferred:
+            self.push_line(tier, line)
+
+    def scores(self, url: str) -> tuple[float, float] | None:
+        return None
+
+    def lanes(self) -> list[Lane]:
+        return list(self.tiers.values())
+
+    def checkpoint(self) -> tuple[dict[str, Any], list[str]]:
+        garbage: list[str] = []
+        states = {}
+        for tier, lane in self.tiers.items():
+            states[tier], dead = lane.checkpoint()
+            garbage.extend(dead)
+        return {"tiers": states}, garbage
+
+    def restore(self, state: dict[str, Any]) -> None:
+        self.tiers = {int(tier): Lane(self._ctx, s.rel_dir, s)
+                      for tier, s in state["tiers"].items()}
+
+
+class BreadthFirstOrder(TieredOrder):
+    """Tier = depth; lower tiers first."""
+
+    order = CrawlOrder.BREADTH_FIRST
+
+    def tier(self, depth: int, weighted_seen: float, weighted_incoming: float,
+             flags: int) -> int:
+        return max(0, depth)
+
+    def visit_order(self, tiers: list[int]) -> list[int]:
+        return tiers
+
+
+class HostBudgetingOrder(TieredOrder):
+    """Tier = the seed's budget tier; tiers visited round-robin (``next_tier`` is where the
+    next schedule starts)."""
+
+    order = CrawlOrder.HOST_BUDGETING
+
+    def __init__(self, ctx: LaneContext) -> None:
+        super().__init__(ctx)
+        self.next_tier = 0
+
+    def tier(self, depth: int, weighted_seen: float, weighted_incoming: float,
+             flags: int) -> int:
+        return budget_tier(weighted_seen, weighted_incoming,
+                           is_sitemap=bool(flags & FLAG_SITEMAP),
+                           is_html=not flags & FLAG_NON_HTML)
+
+    def visit_order(self, tiers: list[int]) -> list[int]:
+        start = next((i for i, tier in enumerate(tiers) if tier >= self.next_tier), 0)
+        order = tiers[start:] + tiers[:start]
+        self.next_tier = order[0] + 1
+        return order
+
+    def checkpoint(self) -> tuple[dict[str, Any], list[str]]:
+        state, garbage = super().checkpoint()
+        state["next_tier"] = self.next_tier
+        return state, garbage
+
+    def restore(self, state: dict[str, Any]) -> None:
+        super().restore(state)
+        self.next_tier = int(state.get("next_tier", 0))
+
+
+ORDERS: dict[CrawlOrder, type[CrawlOrderStrategy]] = {
+    CrawlOrder.BREADTH_FIRST: BreadthFirstOrder,
+    CrawlOrder.HOST_BUDGETING: HostBudgetingOrder,
+    CrawlOrder.OPIC: OpicOrder,
+}
+
+
+def make_order(order: CrawlOrder, ctx: LaneContext) -> CrawlOrderStrategy:
+    return ORDERS[order](ctx)  # type: ignore[call-arg]
