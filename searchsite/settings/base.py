@@ -94,7 +94,9 @@ INSTALLED_APPS = [
     "indexer",
     "linkgraph",
     "querylog",
+    "searchindex",
     "ranking",
+    "operations",
     "searchsite",
 ]
 
@@ -218,7 +220,7 @@ if ENVELOPE_MAX_AGE <= CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"]:
     raise ValueError("ENVELOPE_MAX_AGE must be longer than the broker's visibility timeout "
                      f"({CELERY_BROKER_TRANSPORT_OPTIONS['visibility_timeout']} s)")
 
-# The default cache (admin login throttling, crawler.login_throttle): the Redis of REDIS_URL
+# The default cache (admin login throttling, operations.login_throttle): the Redis of REDIS_URL
 # when it is set, shared by every web process. Unset (the embedded local run), a per-process
 # memory cache: each gunicorn worker then counts failed logins on its own, so an attacker gets
 # up to WEB_WORKERS times LOGIN_THROTTLE_FAILURES tries per window. Set REDIS_URL in production.
@@ -246,7 +248,7 @@ QUEUE_SERVER_BASE_URL = env.str("QUEUE_SERVER_BASE_URL", default=f"http://{WEB_B
 DOWNLOAD_SIZE_INTERVAL = env.int("DOWNLOAD_SIZE_INTERVAL", default=5000)  # urls per schedule
 QUEUE_SERVER_MAX_SCHEDULES = env.int("QUEUE_SERVER_MAX_SCHEDULES", default=4)
 SCHEDULE_TIMEOUT = env.float("SCHEDULE_TIMEOUT", default=1800.0)  # then handed out again
-# A fetcher claims the schedule it runs (crawler.claim_store); its claim lapses this long after
+# A fetcher claims the schedule it runs (crawler.machines.claim_store); its claim lapses this long after
 # the fetcher stops refreshing it (it died). A schedule nobody claims this long after it was
 # handed out (its message was lost, or its fetcher died) is handed out again, waiting twice as
 # long each further time, at most SCHEDULE_TIMEOUT; one its fetcher gave back (the crawl
@@ -254,14 +256,14 @@ SCHEDULE_TIMEOUT = env.float("SCHEDULE_TIMEOUT", default=1800.0)  # then handed 
 SCHEDULE_CLAIM_SECONDS = env.float("SCHEDULE_CLAIM_SECONDS", default=15.0)
 SCHEDULE_UNCLAIMED_TIMEOUT = env.float("SCHEDULE_UNCLAIMED_TIMEOUT", default=60.0)
 # Each fetcher process (every pool process of a `fetch` worker) reports that it is alive this
-# often, idle or fetching (crawler.fetcher_presence); one silent for 3 of these is shown gone.
+# often, idle or fetching (crawler.machines.presence); one silent for 3 of these is shown gone.
 FETCHER_HEARTBEAT_SECONDS = env.float("FETCHER_HEARTBEAT_SECONDS", default=10.0)
 INDEX_REFRESH_SECONDS = env.float("INDEX_REFRESH_SECONDS", default=10.0)
 # How long a "day" of page recrawl (Page Options page_recrawl_days) and of a crawl's repeat
 # (recrawl_days) is, in seconds. The options stay in days; a demonstration or a test of
 # recrawls shortens the day instead of waiting for it.
 RECRAWL_DAY_SECONDS = env.float("RECRAWL_DAY_SECONDS", default=86400.0)
-# What a crawl did with its urls and hosts, for the admin (crawler.host_models): the newest
+# What a crawl did with its urls and hosts, for the admin (crawler.models.hosts): the newest
 # HOST_LOG_FETCHED_KEEP fetched urls per crawl and HOST_LOG_REFUSED_KEEP refused urls per crawl
 # and reason are kept, trimmed every HOST_LOG_TRIM_SECONDS; a queue server reads the operator's
 # host overrides (slow down, exclude) every HOST_OVERRIDE_SECONDS.

@@ -10,9 +10,9 @@ import pytest
 
 from crawler.core.crawl import CrawlConfig, SeedSpec
 from crawler.core.queue_server import QueueServerConfig, QueueServerCore
-from crawler.host_activity import HostActivityPump, activity_trim
-from crawler.host_models import CrawlHost, FetchedUrl, HostOverride, RefusalCount, RefusedUrl
-from crawler.host_services import host_override_set
+from crawler.hosts.activity import HostActivityPump, activity_trim
+from crawler.hosts.services import host_override_set
+from crawler.models.hosts import CrawlHost, FetchedUrl, HostOverride, RefusalCount, RefusedUrl
 
 pytestmark = pytest.mark.django_db
 

@@ -16,11 +16,9 @@ from crawler.core.fetch import FetchConfig, Fetcher
 from crawler.core.page import FetchedPage
 from crawler.core.page_test import PageTestReport, run_page_test
 from crawler.core.seeds import SeedUrlError, canonical_seed_url
-
-from .fetching import indexing_plugins
-from .models import PageOptions
-from .selectors import crawl_time_options_from
-from .services import page_options_snapshot
+from crawler.machines.fetching import indexing_plugins
+from crawler.models import PageOptions
+from crawler.selectors import crawl_time_options_from, page_options_snapshot
 
 MIME_CHOICES = [
     ("", "Detect from the headers and the content"),

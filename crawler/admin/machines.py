@@ -5,7 +5,7 @@ has its place in the admin's menu (under Crawler); the crawl admin's ``machines/
 same page. ``machines.json`` gives the rows for the page's script
 (``static/crawler/machines.js``), which refreshes them every few seconds. Rows come from
 ``crawler.selectors.machines_list``: one per queue server and one per fetcher process, whose
-heartbeat thread (``crawler.fetcher_presence``) reports even while it is idle.
+heartbeat thread (``crawler.machines.presence``) reports even while it is idle.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from django.http import HttpRequest, JsonResponse
 from django.template.response import TemplateResponse
 from django.urls import path
 
-from . import selectors
-from .fetcher_presence import GONE_AFTER_BEATS
-from .models import Machine
+from crawler import selectors
+from crawler.models import Machine
+from crawler.selectors import GONE_AFTER_BEATS
 
 
 def may_see_machines(request: HttpRequest) -> bool:

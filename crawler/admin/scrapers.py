@@ -18,10 +18,9 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponseNotAllowed, HttpResponseRedirect
 from django.urls import path, reverse
 
+from crawler import selectors, services
 from crawler.core.builtin_scrapers import BUILTIN_NAMES
-
-from . import selectors, services
-from .models import PageOptions, Scraper
+from crawler.models import PageOptions, Scraper
 
 
 class PageOptionsForm(forms.ModelForm):

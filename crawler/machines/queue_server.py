@@ -7,7 +7,7 @@ wrote to the inbox; refreshes the active index partition so new pages become sea
 schedules to the fetchers; and, every few seconds, reports a heartbeat with its counters. A
 separate dictionary-updater process merges closed partitions into the dictionary; it does not
 outlive the queue server, however the queue server ends: the kernel sends it SIGTERM when the
-queue server dies (``crawler.process_death``), and it also exits by itself when its parent
+queue server dies (``operations.process_death``), and it also exits by itself when its parent
 changes (``indexer.core.updater --parent``), so a restarted queue server never runs beside the
 updater of the one before.
 
@@ -36,6 +36,7 @@ from collections.abc import Callable
 from django.conf import settings
 from django.db import transaction
 
+from crawler import services
 from crawler.core import fetch_error_kinds, robots_failures
 from crawler.core.archive import skipped as archive_skipped
 from crawler.core.archive.queue import schedule_message_fields
@@ -45,20 +46,19 @@ from crawler.core.freshness import merge_reports
 from crawler.core.index_order import IndexOrderer
 from crawler.core.queue_server import QueueServerConfig, QueueServerCore
 from crawler.core.wire import schedule_to_wire
+from crawler.hosts.activity import HostActivityPump
+from crawler.identity import robots_agent_name
+from crawler.link_analysis import link_analysis_maybe_periodic
+from crawler.models import Crawl, QueueServer
+from crawler.selectors import crawl_config_get, live_queue_servers
 from indexer.core.bundle import BundleConfig
 from indexer.core.errors import IndexStoreError
 from indexer.core.workdir import queue_server_dir
+from operations.process_death import die_with_parent
 
-from . import services
 from .claim_store import ClaimStore
-from .host_activity import HostActivityPump
-from .identity import robots_agent_name
-from .link_analysis import link_analysis_maybe_periodic
-from .models import Crawl, QueueServer
 from .needy import NeedyRefresher
-from .process_death import die_with_parent
 from .repeats import RepeatKeeper
-from .selectors import crawl_config_get
 
 logger = logging.getLogger(__name__)
 
@@ -352,7 +352,7 @@ class QueueServerProcess:
     def _update_crawl(self, crawl_id: int) -> None:
         """Crawl counters are the sums over the queue servers' latest reports; when every
         live queue server of the crawl is idle, the crawl has finished."""
-        live = [q for q in services.live_queue_servers() if q.counters.get("crawl") == crawl_id]
+        live = [q for q in live_queue_servers() if q.counters.get("crawl") == crawl_id]
         totals = dict.fromkeys(COUNTER_FIELDS.values(), 0)
         for q in live:
             for key, field in COUNTER_FIELDS.items():
@@ -376,7 +376,7 @@ class QueueServerProcess:
                 pass
 
     def _maybe_mark_saved(self, crawl_id: int) -> None:
-        live = services.live_queue_servers()
+        live = live_queue_servers()
         if live and all(q.counters.get("saved") == crawl_id for q in live):
             with transaction.atomic():
                 try:

@@ -1,0 +1,1 @@
+"""``manage.py up``: the whole engine on one machine, supervised."""
