@@ -19,13 +19,12 @@ from django.utils.html import format_html
 from django.utils.http import url_has_allowed_host_and_scheme
 
 from classifiers.admin import ClassifierUseInline
-from crawler import crawl_page, selectors, services
+from crawler import crawl_page, selectors, services, tasks
 from crawler.core.crawl import allowed_actions
 from crawler.core.seeds import SeedUrlError, parse_seed_lines
 from crawler.link_analysis import link_analysis_request
 from crawler.machines.needy import WINDOW, needy_queries_get
 from crawler.models import Crawl, PageOptions, QueueServer, SeedSite
-from crawler.tasks import send_export_warc
 from crawler.warc_export import default_path, exports_list
 from indexer.core.policies import CrawlPolicy
 from linkgraph.models import LinkAnalysis
@@ -363,7 +362,7 @@ class CrawlAdmin(admin.ModelAdmin):
     def export_warc(self, request, queryset):
         for crawl in queryset:
             try:
-                send_export_warc(crawl.pk)
+                tasks.send_export_warc(crawl.pk)
             except Exception as exc:  # the broker: the admin says so, the action does not 500
                 self.message_user(request, f"{crawl.name}: the export could not be queued "
                                   f"({type(exc).__name__}: {exc})", messages.ERROR)

@@ -13,8 +13,8 @@ import pytest
 from django.utils import timezone
 
 from crawler import services
-from crawler.machines import repeats
 from crawler.core.crawl import CrawlStatus
+from crawler.machines import repeats
 from crawler.models import Crawl
 from indexer.core.bundle import BundleConfig, IndexBundleWriter
 from searchindex import services as index_services

@@ -12,10 +12,10 @@ import pytest
 import redis
 
 from crawler import services
-from crawler.machines import fetching
 from crawler.core.claims import DONE, HELD, RETURNED
 from crawler.core.scheduler import Schedule, ScheduleEntry
 from crawler.core.wire import schedule_to_wire
+from crawler.machines import fetching
 from crawler.machines.claim_store import ClaimStore
 from crawler.models import Crawl
 from tests.conftest import free_port
