@@ -1,3 +1,6 @@
+"""The project package as a Django app: what spans the other apps (the deployment check of
+``/metrics``)."""
+
 from django.apps import AppConfig
 from django.core import checks
 

@@ -1,1 +1,2 @@
-"""``manage.py up``: the whole engine on one machine, supervised."""
+"""The operations app's ``manage.py`` commands: ``up`` (the whole engine on one machine,
+supervised) and ``ensure_admin`` (the administrator account, once)."""
