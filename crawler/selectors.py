@@ -4,6 +4,9 @@ Layer: Django glue. This is the only way ``core`` code sees configuration: queue
 and fetchers call these once and pass the result into ``core`` constructors; the search side
 builds its options from :func:`page_options_data_get` and finds the queue servers it reads
 over HTTP with :func:`queue_servers_elsewhere_list`.
+
+Every read of the crawl rows is here, the ones the writes need included (the live queue servers,
+a Page Options profile's snapshot): ``crawler.services`` imports this module, never the reverse.
 """
 
 from __future__ import annotations
@@ -58,6 +61,7 @@ class QueueServerInfo:
 
 
 def live_queue_servers() -> list[QueueServer]:
+    """The queue servers up and heard from within :data:`HEARTBEAT_TIMEOUT`."""
     cutoff = timezone.now() - HEARTBEAT_TIMEOUT
     return list(
         QueueServer.objects.filter(state=QueueServer.State.UP, last_heartbeat__gte=cutoff)

@@ -2,7 +2,9 @@
 
 Layer: Django glue. Each service runs in one transaction, locks the rows it changes, and enforces
 the state machine of ``crawler.core.crawl``; the admin's actions and buttons, the commands and the
-crawl processes all call these.
+crawl processes all call these. What others do as a crawl starts, ends or is replaced (its link
+analysis, the search-index choice) is theirs: the services send the signals of
+:mod:`crawler.signals` and import none of the receivers. Reads come from ``crawler.selectors``.
 """
 
 from __future__ import annotations

@@ -19,7 +19,6 @@ from django.urls import path
 
 from crawler import selectors
 from crawler.models import Machine
-from crawler.selectors import GONE_AFTER_BEATS
 
 
 def may_see_machines(request: HttpRequest) -> bool:
@@ -37,7 +36,7 @@ def machines_page(admin_site: admin.AdminSite, request: HttpRequest) -> Template
     context = {**admin_site.each_context(request), "opts": Machine._meta,
                "title": "Machines", "machines": selectors.machines_list(),
                "heartbeat_seconds": settings.FETCHER_HEARTBEAT_SECONDS,
-               "gone_after": GONE_AFTER_BEATS * settings.FETCHER_HEARTBEAT_SECONDS}
+               "gone_after": selectors.GONE_AFTER_BEATS * settings.FETCHER_HEARTBEAT_SECONDS}
     return TemplateResponse(request, "admin/crawler/machines.html", context)
 
 

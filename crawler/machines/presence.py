@@ -6,10 +6,10 @@ Machines page shows one row per process) runs a small daemon thread that writes 
 (``crawler.services.fetcher_heartbeat``) every ``FETCHER_HEARTBEAT_SECONDS``: its state (idle
 or fetching), the schedule it runs (or ran last), its pages and its pages per second over the
 last :data:`RATE_WINDOW` seconds. An idle fetcher still reports, so a row whose heartbeat is
-older than :data:`GONE_AFTER_BEATS` heartbeats is a process that is gone (the Machines page
-says so, and old rows are pruned, ``services.FETCHER_ROWS_KEPT``). ``run_schedule``
-(``crawler.machines.fetching``) tells the process's :class:`Presence` when a schedule starts, how many
-pages its batches carried, and when it ends.
+older than ``crawler.selectors.GONE_AFTER_BEATS`` heartbeats is a process that is gone (the
+Machines page says so, and old rows are pruned, ``services.FETCHER_ROWS_KEPT``).
+``run_schedule`` (``crawler.machines.fetching``) tells the process's :class:`Presence` when a
+schedule starts, how many pages its batches carried, and when it ends.
 
 Call order in a pool process: :func:`start` (at ``worker_process_init``), then any number of
 :meth:`Presence.schedule_started` / :meth:`Presence.pages` / :meth:`Presence.schedule_done`

