@@ -5,9 +5,9 @@
 
 In a private temporary directory (a fresh SQLite database, migrated): writes ``--urls``
 fetched-url rows and as many refused-url rows (five reasons) of one crawl, over ``--hosts``
-hosts, the way a queue server writes them (``crawler.host_activity.activity_write``, one
+hosts, the way a queue server writes them (``crawler.hosts.activity.activity_write``, one
 transaction per round of 5,000 downloads), then times the first and a middle page of each
-list as the admin reads it (``crawler.host_selectors``: keyset pages of 50): fetched urls,
+list as the admin reads it (``crawler.hosts.selectors``: keyset pages of 50): fetched urls,
 refused urls of one reason, the refused urls' summary, hosts by name, by requests and by
 errors, and one host's page. Each time is the median of 7 reads. Prints ``name: value unit``
 lines and a ``target:`` line: every page under 50 ms on SQLite.
@@ -44,7 +44,7 @@ def setup(directory: Path) -> None:
 def fill(crawl_id: int, urls: int, hosts: int) -> float:
     """Write the rows as queue servers do; returns the seconds it took."""
     from crawler.core.queue_server.activity import Activity, FetchedRow, HostDelta, RefusedRow
-    from crawler.host_activity import activity_write
+    from crawler.hosts.activity import activity_write
 
     started = time.perf_counter()
     t0 = 1_750_000_000.0
@@ -81,7 +81,7 @@ def timed(read) -> float:
 
 def middles(crawl_id: int) -> dict[str, str]:
     """Cursors in the middle of each list (found once, not timed)."""
-    from crawler.host_models import CrawlHost, FetchedUrl, RefusedUrl
+    from crawler.models.hosts import CrawlHost, FetchedUrl, RefusedUrl
 
     fetched = FetchedUrl.objects.filter(crawl_id=crawl_id)
     refused = RefusedUrl.objects.filter(crawl_id=crawl_id, reason="robots")
@@ -101,7 +101,7 @@ def middles(crawl_id: int) -> dict[str, str]:
 
 
 def measure(crawl_id: int) -> dict[str, float]:
-    from crawler import host_selectors as reads
+    from crawler.hosts import selectors as reads
 
     mid = middles(crawl_id)
     some_host = mid["origin"]

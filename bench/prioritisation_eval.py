@@ -24,7 +24,7 @@ engine's ranking pipeline), issues the 120 queries of ../shared/judgments/dev.ts
 stream) against that partial index, logs each query's mean top-10 score (missing results 0, as
 ``querylog.models.QueryLog`` does) and gives the queue the queries whose mean is below
 ``NEEDY_THRESHOLD`` (frequency: how often each was asked so far), exactly what a queue server
-gets from ``crawler.needy``. At the start, with nothing indexed, every query is needy.
+gets from ``crawler.machines.needy``. At the start, with nothing indexed, every query is needy.
 
 After each crawl its pages are indexed (page documents and their link documents, the pipeline
 of a real crawl, Page Options as in relevance_eval) and the judged queries are run; the report

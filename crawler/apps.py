@@ -1,3 +1,5 @@
+"""The crawler app's configuration: what it connects as it loads, once the models are ready."""
+
 from django.apps import AppConfig, apps
 
 
@@ -6,7 +8,12 @@ class CrawlerConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from .link_analysis import FACTS
+        # these modules import the models and the Celery tasks: only once the registry is ready
+        from . import link_analysis, signals, tasks
 
         # link analysis reads crawls only through what the crawler gives it
-        apps.get_app_config("linkgraph").crawl_facts = FACTS
+        apps.get_app_config("linkgraph").crawl_facts = link_analysis.FACTS
+        # the task module queues runs; link analysis is handed its sender, never imports it
+        link_analysis.send_runs_with(tasks.send_link_analysis)
+        signals.crawl_documents_complete.connect(link_analysis.on_documents_complete,
+                                                 dispatch_uid="crawler.link_analysis")

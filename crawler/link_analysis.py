@@ -7,15 +7,23 @@ Layer: Django glue. The runs themselves, their lock and their record are
 services take (:class:`CrawlerFacts`) and sends runs to the crawler's Celery task
 (``crawler.tasks.link_analysis_task``), so that the crawler depends on link analysis and never
 the other way round.
+
+The task module calls this one, not the reverse: the function that queues a run
+(``crawler.tasks.send_link_analysis``) is handed to :func:`send_runs_with` when the app loads
+(``CrawlerConfig.ready``), which also connects :func:`on_documents_complete` to the crawl
+services' ``crawler.signals.crawl_documents_complete``.
 """
 
 from __future__ import annotations
+
+from django.db import transaction
 
 from indexer.core.policies import CrawlPolicy
 from linkgraph import services as analysis
 from linkgraph.core.trust import TrustSeed
 
 from .models import Crawl
+from .selectors import live_queue_servers
 
 
 class CrawlerFacts:
@@ -35,18 +43,32 @@ class CrawlerFacts:
                 for s in crawl.seeds.order_by("id")]
 
     def live_shards(self) -> dict[int, str]:
-        from .services import live_queue_servers
-
         return {q.server_id: q.base_url for q in live_queue_servers() if q.base_url}
 
 
 FACTS = CrawlerFacts()
 
 
-def _default_enqueue(crawl_id: int) -> None:
-    from .tasks import send_link_analysis
+class _Sender:
+    """How this process queues a run: set once as the app loads (:func:`send_runs_with`)."""
 
-    send_link_analysis(crawl_id)
+    def __init__(self) -> None:
+        self.send: analysis.Enqueue | None = None
+
+
+_sender = _Sender()
+
+
+def send_runs_with(send: analysis.Enqueue) -> None:
+    """Queue runs with ``send`` (``crawler.tasks.send_link_analysis``; called by
+    ``CrawlerConfig.ready``)."""
+    _sender.send = send
+
+
+def _default_enqueue(crawl_id: int) -> None:
+    if _sender.send is None:
+        raise RuntimeError("link analysis runs cannot be queued before the crawler app is ready")
+    _sender.send(crawl_id)
 
 
 def link_analysis_request(crawl_id: int, reason: str,
@@ -65,3 +87,10 @@ def link_analysis_maybe_periodic(crawl_id: int) -> str | None:
 def link_analysis_run(crawl_id: int, enqueue: analysis.Enqueue | None = None) -> str:
     """:func:`linkgraph.services.link_analysis_run` of this crawl, in this process."""
     return analysis.link_analysis_run(crawl_id, FACTS, enqueue)
+
+
+def on_documents_complete(sender, crawl_id: int, reason: str, **kwargs) -> None:
+    """Receiver of ``crawler.signals.crawl_documents_complete``: the crawl's documents are all
+    on disk once the sender's transaction commits, so its link analysis is asked for then
+    (:func:`link_analysis_request` never raises)."""
+    transaction.on_commit(lambda: link_analysis_request(crawl_id, reason), robust=True)

@@ -4,19 +4,25 @@ Layer: Django glue. This is the only way ``core`` code sees configuration: queue
 and fetchers call these once and pass the result into ``core`` constructors; the search side
 builds its options from :func:`page_options_data_get` and finds the queue servers it reads
 over HTTP with :func:`queue_servers_elsewhere_list`.
+
+Every read of the crawl rows is here, the ones the writes need included (the live queue servers,
+a Page Options profile's snapshot): ``crawler.services`` imports this module, never the reverse.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
+from urllib.parse import urlsplit
 
 from django.conf import settings
+from django.forms.models import model_to_dict
+from django.utils import timezone
 
 from classifiers.core.apply import ClassifierRef
+from classifiers.selectors import classifier_uses_snapshot
 from crawler.core.archive.source import ArchiveKind, ArchiveSource
 from crawler.core.definition.crawl import (
-    ENDED_STATES,
     CrawlConfig,
     CrawlOrder,
     CrawlStatus,
@@ -33,10 +39,14 @@ from crawler.core.queue_server import robots_failures
 from indexer.core.policies import CrawlPolicy
 
 from . import crawl_page
-from .models import Crawl, CrawlMix, PageOptions, QueueServer, SearchIndex
-from .services import live_queue_servers, page_options_snapshot
+from .models import Crawl, Fetcher, PageOptions, QueueServer
 from .validators import parse_extract_fields, parse_file_types, parse_meta_words
 
+# A queue server that has not reported for this long is treated as gone.
+HEARTBEAT_TIMEOUT = timedelta(seconds=60)
+# A fetcher process silent for this many heartbeats (FETCHER_HEARTBEAT_SECONDS) is shown as
+# gone (``crawler.machines.presence`` writes the heartbeats).
+GONE_AFTER_BEATS = 3
 
 class ConfigNotFound(LookupError):
     """The crawl (or Page Options) asked for does not exist."""
@@ -48,6 +58,26 @@ class QueueServerInfo:
     base_url: str
     state: str
     last_heartbeat: datetime | None
+
+
+def live_queue_servers() -> list[QueueServer]:
+    """The queue servers up and heard from within :data:`HEARTBEAT_TIMEOUT`."""
+    cutoff = timezone.now() - HEARTBEAT_TIMEOUT
+    return list(
+        QueueServer.objects.filter(state=QueueServer.State.UP, last_heartbeat__gte=cutoff)
+    )
+
+
+def page_options_snapshot(options: PageOptions) -> dict:
+    """A JSON copy of a Page Options profile, scrapers and classifiers included (a crawl's
+    copy records the classifier versions it runs)."""
+    data = model_to_dict(options, exclude=["id", "scrapers", "is_default"])
+    data["scrapers"] = [
+        model_to_dict(s, exclude=["id"]) for s in options.scrapers.order_by("-priority", "name")
+    ]
+    data.update(classifier_uses_snapshot(options.pk))
+    data["name"] = options.name
+    return data
 
 
 def _options_dict(crawl: Crawl) -> dict:
@@ -107,8 +137,6 @@ def crawl_config_get(crawl_id: int) -> CrawlConfig:
         SeedSpec(url=s.url, policy=CrawlPolicy(s.policy), trust_weight=s.trust_weight)
         for s in crawl.seeds.order_by("id")
     )
-    from urllib.parse import urlsplit
-
     rules = SiteRules(
         allowed=parse_site_rules(crawl.allowed_sites),
         disallowed=parse_site_rules(crawl.disallowed_sites),
@@ -145,7 +173,7 @@ def active_crawl_get() -> CrawlConfig | None:
 
 
 def page_options_data_get(crawl_id: int | None = None) -> dict | None:
-    """Page Options as plain data (``services.page_options_snapshot``'s dict): crawl
+    """Page Options as plain data (``page_options_snapshot``'s dict): crawl
     ``crawl_id``'s copy if given (ConfigNotFound when there is no such crawl), else the default
     profile's (None when there is no default profile)."""
     if crawl_id is not None:
@@ -166,7 +194,7 @@ def queue_servers_list() -> tuple[QueueServerInfo, ...]:
 
 
 def queue_servers_elsewhere_list(this_machine_url: str) -> tuple[QueueServerInfo, ...]:
-    """The live queue servers (a heartbeat within ``services.HEARTBEAT_TIMEOUT``) that
+    """The live queue servers (a heartbeat within ``HEARTBEAT_TIMEOUT``) that
     registered a url other than ``this_machine_url`` (``settings.QUEUE_SERVER_BASE_URL``, the
     url this machine's queue servers register): the shards a search here reads over HTTP,
     by server number. Urls are compared without their trailing slash."""
@@ -194,8 +222,6 @@ def crawl_disk_pauses(crawl: Crawl) -> list[str]:
 
 def crawl_status_get(crawl: Crawl) -> dict:
     """Counters of a crawl and of the queue servers working on it, for the live status page."""
-    from django.utils import timezone
-
     now = timezone.now()
     elapsed = 0.0
     if crawl.started_at:
@@ -298,12 +324,6 @@ class MachineRow:
 
 def machines_list() -> list[MachineRow]:
     """Queue servers, then one row per fetcher process, with the time since each reported."""
-    from django.conf import settings
-    from django.utils import timezone
-
-    from .fetcher_presence import GONE_AFTER_BEATS
-    from .models import Fetcher
-
     now = timezone.now()
     gone_after = GONE_AFTER_BEATS * settings.FETCHER_HEARTBEAT_SECONDS
 
@@ -332,65 +352,7 @@ def machines_list() -> list[MachineRow]:
     return rows
 
 
-# --- which index the search page answers from ---------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class IndexChoice:
-    """What a search reads: crawls by timestamp with the weight of their scores (``parts``
-    empty: the newest index on disk), and how to name it to the user."""
-
-    kind: str                                # crawl, mix, newest or default
-    label: str
-    parts: tuple[tuple[int, float], ...] = ()
-
-    @property
-    def timestamps(self) -> tuple[int, ...]:
-        return tuple(t for t, _ in self.parts)
-
-
-NEWEST_ON_DISK = IndexChoice("default", "the newest index")
-
-
-def _crawl_label(crawl: Crawl) -> str:
-    return f"crawl {crawl.name!r} ({crawl.timestamp})"
-
-
-def _mix_choice(mix: CrawlMix, kind: str = "mix") -> IndexChoice:
-    members = list(mix.members.select_related("crawl"))
-    return IndexChoice(kind, f"crawl mix {mix.name!r} ("
-                       + ", ".join(_crawl_label(m.crawl) for m in members) + ")",
-                       tuple((m.crawl.timestamp, float(m.weight)) for m in members))
-
-
-def _newest_finished_choice() -> IndexChoice:
-    crawl = (Crawl.objects.filter(status__in=ENDED_STATES, documents_indexed__gt=0)
-             .order_by("-timestamp").first())
-    if crawl is None:
-        return NEWEST_ON_DISK
-    return IndexChoice("newest", _crawl_label(crawl), ((crawl.timestamp, 1.0),))
-
-
-def search_index_get() -> IndexChoice:
-    """The index chosen for search (``SearchIndex``): a crawl, a mix, or the newest finished
-    crawl with documents; without a choice (or when the chosen crawl or mix was deleted), the
-    newest index on disk."""
-    row = SearchIndex.objects.select_related("crawl", "mix").filter(pk=1).first()
-    if row is None:
-        return NEWEST_ON_DISK
-    if row.mode == SearchIndex.Mode.NEWEST:
-        return _newest_finished_choice()
-    if row.mode == SearchIndex.Mode.MIX and row.mix is not None:
-        return _mix_choice(row.mix)
-    if row.mode == SearchIndex.Mode.CRAWL and row.crawl is not None:
-        return IndexChoice("crawl", _crawl_label(row.crawl), ((row.crawl.timestamp, 1.0),))
-    return NEWEST_ON_DISK
-
-
-def crawl_mix_get(name: str) -> IndexChoice | None:
-    """The crawl mix named ``name`` (case-insensitive), or None."""
-    mix = CrawlMix.objects.filter(name__iexact=name.strip()).first()
-    return None if mix is None else _mix_choice(mix)
+# --- crawls by timestamp, for search -----------------------------------------------------
 
 
 def crawl_names_get(timestamps: list[int]) -> dict[int, str]:

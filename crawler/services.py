@@ -1,8 +1,10 @@
 """Writes of crawl management: the only code that changes a crawl's state.
 
 Layer: Django glue. Each service runs in one transaction, locks the rows it changes, and enforces
-the state machine of ``crawler.core.definition.crawl``; the admin's actions and buttons, the
-commands and the crawl processes all call these.
+the state machine of ``crawler.core.definition.crawl``; the admin's actions and buttons, the commands and the
+crawl processes all call these. What others do as a crawl starts, ends or is replaced (its link
+analysis, the search-index choice) is theirs: the services send the signals of
+:mod:`crawler.signals` and import none of the receivers. Reads come from ``crawler.selectors``.
 """
 
 from __future__ import annotations
@@ -13,10 +15,8 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.forms.models import model_to_dict
 from django.utils import timezone
 
-from classifiers.selectors import classifier_uses_snapshot
 from classifiers.services import classifier_uses_copy
 from crawler.core.archive import skipped as archive_skipped
 from crawler.core.definition.crawl import ENDED_STATES, CrawlStatus, InvalidTransition, next_status
@@ -27,25 +27,12 @@ from crawler.core.transport import fetch_error_kinds
 from indexer.core.policies import CrawlPolicy
 from indexer.core.workdir import crawl_bundles
 
-from .models import (
-    Crawl,
-    CrawlMix,
-    CrawlMixMember,
-    CrawlSample,
-    Fetcher,
-    PageOptions,
-    QueueServer,
-    Scraper,
-    SearchIndex,
-    SeedSite,
-)
+from . import signals
+from .models import Crawl, CrawlSample, Fetcher, PageOptions, QueueServer, Scraper, SeedSite
+from .selectors import live_queue_servers, page_options_snapshot
 from .validators import archive_path_errors
 
 logger = logging.getLogger(__name__)
-
-# A queue server that has not reported for this long is treated as gone.
-HEARTBEAT_TIMEOUT = timedelta(seconds=60)
-
 
 class CrawlServiceError(Exception):
     """A crawl operation that cannot be done; the message says why, for the admin."""
@@ -69,18 +56,6 @@ def page_options_default_get() -> PageOptions:
             PageOptions.objects.filter(pk=options.pk).update(is_default=True)
             options.is_default = True
     return options
-
-
-def page_options_snapshot(options: PageOptions) -> dict:
-    """A JSON copy of a Page Options profile, scrapers and classifiers included (a crawl's
-    copy records the classifier versions it runs)."""
-    data = model_to_dict(options, exclude=["id", "scrapers", "is_default"])
-    data["scrapers"] = [
-        model_to_dict(s, exclude=["id"]) for s in options.scrapers.order_by("-priority", "name")
-    ]
-    data.update(classifier_uses_snapshot(options.pk))
-    data["name"] = options.name
-    return data
 
 
 def _locked(crawl_id: int) -> Crawl:
@@ -112,13 +87,6 @@ def _save_active(crawl: Crawl, fields: list[str]) -> None:
             crawl.save(update_fields=fields)
     except IntegrityError:
         raise CrawlServiceError("another crawl was started at the same moment") from None
-
-
-def live_queue_servers() -> list[QueueServer]:
-    cutoff = timezone.now() - HEARTBEAT_TIMEOUT
-    return list(
-        QueueServer.objects.filter(state=QueueServer.State.UP, last_heartbeat__gte=cutoff)
-    )
 
 
 def _check_source(crawl: Crawl) -> None:
@@ -155,7 +123,7 @@ def crawl_start(crawl_id: int) -> Crawl:
     status = _transition(crawl, "start")
     _check_source(crawl)
     _activate(crawl)
-    _search_index_first_choice()  # the index searched so far stays searched
+    signals.crawl_starting.send(sender=Crawl, crawl=crawl)
     crawl.status = status
     crawl.page_options_snapshot = page_options_snapshot(crawl.page_options)
     crawl.started_at = timezone.now()
@@ -169,10 +137,9 @@ def crawl_start(crawl_id: int) -> Crawl:
 
 def _analyse_after_commit(crawl_id: int, reason: str) -> None:
     """The crawl has ended (its documents are all on disk once this transaction commits):
-    ask for its link analysis then (``crawler.link_analysis``; never raises)."""
-    from .link_analysis import link_analysis_request
-
-    transaction.on_commit(lambda: link_analysis_request(crawl_id, reason), robust=True)
+    its link analysis is asked for then (the receiver, ``crawler.link_analysis``, registers
+    the request after the commit; it never raises)."""
+    signals.crawl_documents_complete.send(sender=Crawl, crawl_id=crawl_id, reason=reason)
 
 
 @transaction.atomic
@@ -192,7 +159,7 @@ def crawl_stop(crawl_id: int, analyse: bool = True) -> Crawl:
             _analyse_after_commit(crawl.pk, "crawl stopped")
     crawl.save(update_fields=["status", "stopped_at", "active_lock"])
     if not crawl.active_lock:
-        _search_index_first_choice(crawl)
+        signals.crawl_ended.send(sender=Crawl, crawl=crawl)
     logger.info("crawl stopping crawl=%s status=%s", crawl.pk, crawl.status)
     return crawl
 
@@ -205,7 +172,7 @@ def crawl_mark_saved(crawl_id: int) -> Crawl:
     crawl.status = _transition(crawl, "saved")
     crawl.active_lock = None
     crawl.save(update_fields=["status", "active_lock"])
-    _search_index_first_choice(crawl)
+    signals.crawl_ended.send(sender=Crawl, crawl=crawl)
     _analyse_after_commit(crawl.pk, "crawl stopped")
     return crawl
 
@@ -231,7 +198,7 @@ def crawl_finish(crawl_id: int, analyse: bool = True) -> Crawl:
         logger.warning("crawl finished crawl=%s: %s", crawl.pk, crawl.end_reason)
     if crawl.repeat_of_id is not None:
         _repeat_replaces(crawl)
-    _search_index_first_choice(crawl)
+    signals.crawl_ended.send(sender=Crawl, crawl=crawl)
     if analyse:
         _analyse_after_commit(crawl.pk, "crawl finished")
     return crawl
@@ -265,9 +232,7 @@ def crawl_repeat(crawl_id: int) -> Crawl:
                                 "ended by itself starts over")
     if source.repeats.exists() or source.replaced_at is not None:
         raise CrawlServiceError(f"crawl {source.name!r} was repeated already")
-    if not SearchIndex.objects.filter(pk=1).exists():
-        # without a choice search reads the newest index on disk: the half-built repeat's
-        SearchIndex.objects.create(pk=1, mode=SearchIndex.Mode.CRAWL, crawl=source)
+    signals.crawl_repeating.send(sender=Crawl, crawl=source)
     values = _editable_values(source, {"name", "description"})
     repeat = Crawl.objects.create(name=source.name, repeat_of=source, description=(
         f"Repeat of crawl {source.timestamp} (every {source.recrawl_days} days)."), **values)
@@ -283,9 +248,10 @@ def crawl_repeat(crawl_id: int) -> Crawl:
 
 def _repeat_replaces(repeat: Crawl) -> None:
     """The repeat ended by itself: with documents, it takes the repeated crawl's place
-    wherever search reads that crawl (the index chosen for search, crawl mixes), in the
+    wherever search reads that crawl (``signals.crawl_replaced``: the index chosen for search,
+    crawl mixes), in the
     finishing transaction, and the repeated crawl is closed and marked replaced (its files
-    are removed later, ``crawler.repeats``); without documents nothing changes."""
+    are removed later, ``crawler.machines.repeats``); without documents nothing changes."""
     old = Crawl.objects.select_for_update().filter(pk=repeat.repeat_of_id).first()
     if old is None or old.replaced_at is not None:
         return
@@ -293,10 +259,7 @@ def _repeat_replaces(repeat: Crawl) -> None:
         logger.warning("repeat crawl %s ended without documents: crawl %s stays searched",
                        repeat.pk, old.pk)
         return
-    SearchIndex.objects.filter(pk=1, mode=SearchIndex.Mode.CRAWL, crawl=old).update(
-        crawl=repeat)
-    taken = set(CrawlMixMember.objects.filter(crawl=repeat).values_list("mix_id", flat=True))
-    CrawlMixMember.objects.filter(crawl=old).exclude(mix_id__in=taken).update(crawl=repeat)
+    signals.crawl_replaced.send(sender=Crawl, old=old, repeat=repeat)
     old.replaced_at = timezone.now()
     if old.status == CrawlStatus.STOPPED:
         old.status = next_status(old.status, "close")
@@ -382,7 +345,7 @@ def fetcher_heartbeat(name: str, host: str, pid: int, state: str, *, schedule: s
                       rate: float | None = None) -> None:
     """Record that fetcher process ``name`` is alive, ``state`` (idle, fetching or stopped),
     with the schedule it runs and its pages per second (``rate``) when given (its heartbeat
-    thread, ``crawler.fetcher_presence``, and the fetch task); rows of processes silent for
+    thread, ``crawler.machines.presence``, and the fetch task); rows of processes silent for
     FETCHER_ROWS_KEPT are deleted."""
     now = timezone.now()
     fetcher, _ = Fetcher.objects.get_or_create(
@@ -421,51 +384,6 @@ def crawl_sample_record(crawl_id: int) -> None:
                                fetch_errors=crawl.fetch_errors)
     stale = CrawlSample.objects.filter(crawl_id=crawl_id).order_by("-at")[SAMPLES_KEPT:]
     CrawlSample.objects.filter(pk__in=list(stale.values_list("pk", flat=True))).delete()
-
-
-@transaction.atomic
-def search_index_use(mode: str, crawl_id: int | None = None,
-                     mix_id: int | None = None) -> SearchIndex:
-    """Choose the index the search page answers from: a crawl (``mode`` "crawl"), a crawl mix
-    ("mix") or always the newest finished crawl ("newest"). Kept in the database, so the
-    choice survives restarts; a new crawl never changes it."""
-    try:
-        mode = SearchIndex.Mode(mode)
-    except ValueError:
-        raise CrawlServiceError(f"unknown search index mode {mode!r}") from None
-    crawl = mix = None
-    if mode == SearchIndex.Mode.CRAWL:
-        crawl = Crawl.objects.filter(pk=crawl_id).first()
-        if crawl is None:
-            raise CrawlServiceError(f"crawl {crawl_id} does not exist")
-        if crawl.status == CrawlStatus.NEW:
-            raise CrawlServiceError(f"crawl {crawl.name!r} has not started: it has no index")
-    elif mode == SearchIndex.Mode.MIX:
-        mix = CrawlMix.objects.filter(pk=mix_id).first()
-        if mix is None:
-            raise CrawlServiceError(f"crawl mix {mix_id} does not exist")
-        if not mix.members.exists():
-            raise CrawlServiceError(f"crawl mix {mix.name!r} has no crawls: add at least one")
-    row, _ = SearchIndex.objects.select_for_update().get_or_create(pk=1)
-    row.mode, row.crawl, row.mix = mode, crawl, mix
-    row.save()
-    logger.info("search index is now %s", row)
-    return row
-
-
-def _search_index_first_choice(crawl: Crawl | None = None) -> None:
-    """When no index was chosen for search, the first crawl that ends with documents becomes
-    it: ``crawl`` as it ends, or (as another crawl starts, in case the ended crawl's counters
-    came late) the newest ended crawl with documents. Later crawls then never replace it by
-    themselves."""
-    if SearchIndex.objects.filter(pk=1).exists():
-        return
-    if crawl is None:
-        crawl = (Crawl.objects.filter(status__in=ENDED_STATES, documents_indexed__gt=0)
-                 .order_by("-timestamp").first())
-    if crawl is not None and crawl.documents_indexed > 0:
-        SearchIndex.objects.create(pk=1, mode=SearchIndex.Mode.CRAWL, crawl=crawl)
-        logger.info("search index is now crawl %s (the first crawl with documents)", crawl.pk)
 
 
 def _copy_name(model, name: str, max_length: int) -> str:
@@ -542,8 +460,7 @@ def _pairs_text(pairs: tuple[tuple[str, str], ...]) -> str:
 @transaction.atomic
 def scraper_from_builtin(name: str) -> Scraper:
     """A new admin scraper with every field of the built-in scraper ``name``
-    (``crawler.core.processing.builtin_scrapers``), under the same name: chosen in a profile, it
-    replaces
+    (``crawler.core.processing.builtin_scrapers``), under the same name: chosen in a profile, it replaces
     the built-in one there, and the admin can then change it."""
     builtin = builtin_scraper(name)
     if builtin is None:

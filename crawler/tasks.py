@@ -17,11 +17,11 @@
 * ``export_warc_task`` (queue ``analysis`` too, for the same reasons): a crawl's WARC export
   (``crawler.warc_export``), asked for by the admin's action.
 
-Schedules and batches are signed envelopes (``crawler.core.transport.shipping``), each with a unique
-id, its issue time and its route (queue server and crawl) under the signature. A receiver refuses
+Schedules and batches are signed envelopes (``crawler.core.transport.shipping``), each with a unique id,
+its issue time and its route (queue server and crawl) under the signature. A receiver refuses
 and drops one without the shared QUEUE_SERVER_TOKEN, one delivered on a queue its route does
 not name, one sealed more than ENVELOPE_MAX_AGE seconds ago, and one whose id was handled
-already (a replay: ids live in Redis, :mod:`crawler.seen_envelopes`). An id is recorded only
+already (a replay: ids live in Redis, :mod:`crawler.machines.seen_envelopes`). An id is recorded only
 after its message was handled, so a redelivery after a worker died is still processed; when
 Redis cannot tell whether an id was handled, the task is retried later rather than dropped.
 """
@@ -47,7 +47,10 @@ from crawler.core.transport.shipping import (
     seal,
 )
 from crawler.core.transport.spool import Spool
-from crawler.seen_envelopes import replay_guard
+from crawler.link_analysis import link_analysis_run
+from crawler.machines.fetching import run_schedule
+from crawler.machines.seen_envelopes import replay_guard
+from crawler.warc_export import ExportError, crawl_export_warc
 from indexer.core.workdir import crawl_paths, queue_server_dir
 
 logger = logging.getLogger(__name__)
@@ -153,8 +156,6 @@ def fetch_schedule_task(self, envelope: dict) -> dict:
 
     A schedule is acted on once: a replayed one would make the fetchers fetch its urls again.
     Its body must name the queue server and crawl of its signed route."""
-    from crawler.fetching import run_schedule
-
     guard = replay_guard()
     try:
         opened = open_envelope(envelope, settings.QUEUE_SERVER_TOKEN, "schedule")
@@ -188,8 +189,6 @@ ANALYSIS_QUEUE = "analysis"
 def link_analysis_task(crawl_id: int) -> str:
     """Run crawl ``crawl_id``'s link analysis (or hand it to the run in progress); never
     raises: the outcome is recorded on ``LinkAnalysis`` and returned."""
-    from crawler.link_analysis import link_analysis_run
-
     return link_analysis_run(int(crawl_id), enqueue=send_link_analysis)
 
 
@@ -206,8 +205,6 @@ def export_warc_task(crawl_id: int) -> dict:
     """Export crawl ``crawl_id``'s stored pages to a WARC file (``crawler.warc_export``) on
     the ``analysis`` worker (it runs long, as a link analysis does; acknowledged on receipt for
     the same reason). Never raises: returns the report, or ``{"error": why}``."""
-    from crawler.warc_export import ExportError, crawl_export_warc
-
     try:
         return crawl_export_warc(int(crawl_id)).as_json()
     except (ExportError, OSError) as exc:

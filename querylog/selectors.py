@@ -1,6 +1,6 @@
 """Reads of the query log: the per-query aggregates that needy-query crawling uses.
 
-Layer: Django glue of the ``querylog`` app. ``crawler.needy`` turns these rows into the crawl
+Layer: Django glue of the ``querylog`` app. ``crawler.machines.needy`` turns these rows into the crawl
 queue's needy queries; the plain :class:`QueryStats` value keeps this app free of crawler types.
 """
 

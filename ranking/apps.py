@@ -13,8 +13,8 @@ class RankingConfig(AppConfig):
         # the process's one search service: it owns the search side's caches
         self.search_service = SearchService()
         forget = self.search_service.forget_options
-        for sender in ("crawler.PageOptions", "crawler.Crawl", "crawler.SearchIndex",
-                       "crawler.CrawlMix", "crawler.CrawlMixMember", "ranking.PinnedResult",
+        for sender in ("crawler.PageOptions", "crawler.Crawl", "searchindex.SearchIndex",
+                       "searchindex.CrawlMix", "searchindex.CrawlMixMember", "ranking.PinnedResult",
                        "ranking.HiddenUrl", "classifiers.Classifier", "classifiers.ClassifierUse"):
             post_save.connect(forget, sender=sender, dispatch_uid=f"search-options-{sender}")
             post_delete.connect(forget, sender=sender,

@@ -28,14 +28,7 @@ from django.apps import apps
 from django.conf import settings
 from django.db import DatabaseError
 
-from crawler.selectors import (
-    NEWEST_ON_DISK,
-    ConfigNotFound,
-    IndexChoice,
-    crawl_mix_get,
-    crawl_pages_count,
-    search_index_get,
-)
+from crawler.selectors import ConfigNotFound, crawl_pages_count
 from indexer.core.errors import CorruptIndexError
 from indexer.core.text import TextAnalyzer
 from ranking.core.candidates import ShardClient
@@ -48,6 +41,7 @@ from ranking.core.query import QueryParser
 from ranking.core.relax import search_with_fallback
 from ranking.core.remote_shard import RemoteShard
 from ranking.core.shard import LocalShard
+from searchindex.selectors import NEWEST_ON_DISK, IndexChoice, crawl_mix_get, search_index_get
 
 from .indexes import ReaderPool, locate_index
 from .page import StoredPage, find_stored_page
@@ -158,7 +152,7 @@ class SearchService:
     def index_choice(self, its: int | None, mix: str | None = None) -> IndexChoice:
         """What a search reads: crawl mix ``mix`` (NoIndexError when there is none of that
         name), else crawl ``its``, else the index chosen in the admin
-        (:func:`crawler.selectors.search_index_get`)."""
+        (:func:`searchindex.selectors.search_index_get`)."""
         if mix:
             try:
                 choice = crawl_mix_get(mix)

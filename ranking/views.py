@@ -47,8 +47,8 @@ from django.shortcuts import render
 from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.http import require_GET
 
-from crawler.login_throttle import client_address
 from indexer.core.errors import CorruptIndexError
+from operations.login_throttle import client_address
 from querylog.services import query_log_record
 from ranking.core.candidates import ShardClient
 from ranking.core.errors import NoIndexError, ShardError, public_reason

@@ -1,4 +1,8 @@
+"""The project package as a Django app: what spans the other apps (the deployment check of
+``/metrics``)."""
+
 from django.apps import AppConfig
+from django.core import checks
 
 
 class SearchsiteConfig(AppConfig):
@@ -8,8 +12,7 @@ class SearchsiteConfig(AppConfig):
     name = "searchsite"
 
     def ready(self) -> None:
-        from django.core import checks
-
+        # the metrics module imports the crawler's models: only once the registry is ready
         from .metrics import metrics_token_check
 
         checks.register(metrics_token_check, checks.Tags.security, deploy=True)

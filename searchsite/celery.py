@@ -3,12 +3,13 @@
 Queues: ``fetch`` (fetcher workers) and ``qs.<n>`` (one per queue server, n = 0 ..
 NUM_QUEUE_SERVERS - 1). Messages are JSON only; a message is acknowledged only after the task
 returns (late acknowledgement), and each worker process holds one message at a time. Each
-pool process of a ``fetch`` worker runs a heartbeat thread (``crawler.fetcher_presence``).
+pool process of a ``fetch`` worker runs a heartbeat thread (``crawler.machines.presence``).
 """
 
 from __future__ import annotations
 
 import os
+from types import ModuleType
 
 from celery import Celery
 from celery.signals import (
@@ -17,7 +18,10 @@ from celery.signals import (
     worker_process_init,
     worker_process_shutdown,
 )
+from django.conf import settings
 from kombu import Queue
+
+from crawler.core.memory import limit_malloc_arenas
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "searchsite.settings.base")
 
@@ -32,8 +36,6 @@ def queue_names(num_queue_servers: int) -> list[str]:
 
 @app.on_after_configure.connect
 def _declare_queues(sender: Celery, **_: object) -> None:
-    from django.conf import settings
-
     sender.conf.task_queues = [Queue(name) for name in queue_names(settings.NUM_QUEUE_SERVERS)]
 
 
@@ -42,34 +44,33 @@ def _declare_queues(sender: Celery, **_: object) -> None:
 def _limit_malloc_arenas(**_: object) -> None:
     """A worker's threads share capped malloc arenas (see crawler.core.memory): set in the main
     process before it forks its pool, and again in each pool process."""
-    from crawler.core.memory import limit_malloc_arenas
-
     limit_malloc_arenas()
+
+
+def _presence() -> ModuleType:
+    """``crawler.machines.presence``, imported when a worker signal first needs it."""
+    # it imports the crawler's models: this module is imported as Django's settings load (the
+    # project package imports it), before the app registry is ready; the signals come after
+    from crawler.machines import presence
+
+    return presence
 
 
 @celeryd_after_setup.connect
 def _note_fetch_worker(instance, **_: object) -> None:
     """A worker consuming the ``fetch`` queue: each of its pool processes is a fetcher."""
-    from crawler import fetcher_presence
-
-    fetcher_presence.mark_fetch_worker(instance.app.amqp.queues.consume_from or ())
+    _presence().mark_fetch_worker(instance.app.amqp.queues.consume_from or ())
 
 
 @worker_process_init.connect
 def _start_fetcher_heartbeat(**_: object) -> None:
-    """Each fetch pool process reports it is alive, idle or fetching (crawler.fetcher_presence)."""
-    from django.conf import settings
-
-    from crawler import fetcher_presence
-
-    fetcher_presence.start(settings.FETCHER_HEARTBEAT_SECONDS)
+    """Each fetch pool process reports it is alive, idle or fetching (crawler.machines.presence)."""
+    _presence().start(settings.FETCHER_HEARTBEAT_SECONDS)
 
 
 @worker_process_shutdown.connect
 def _stop_fetcher_heartbeat(**_: object) -> None:
-    from crawler import fetcher_presence
-
-    fetcher_presence.stop()
+    _presence().stop()
 
 
 app.autodiscover_tasks()

@@ -53,9 +53,9 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
 from crawler.core.definition.crawl import ACTIVE_STATES
-from crawler.login_throttle import client_address
 from crawler.models import Crawl, Fetcher, QueueServer
-from crawler.services import HEARTBEAT_TIMEOUT
+from crawler.selectors import HEARTBEAT_TIMEOUT
+from operations.login_throttle import client_address
 from ranking.indexes import list_bundles
 from ranking.metrics import SEARCH_SECONDS
 

@@ -1,6 +1,6 @@
 """docs/architecture.md stays true to the code (issue 32): every file and folder it names (a
 backticked path, always written from the repository's root), every dotted module or name
-(``crawler.core.queue_server.QueueServerCore``), every class (a backticked CamelCase name) and
+(``crawler.core.queue_server.server.QueueServerCore``), every class (a backticked CamelCase name) and
 every ``manage.py`` command exists."""
 
 import ast

@@ -96,7 +96,9 @@ INSTALLED_APPS = [
     "indexer",
     "linkgraph",
     "querylog",
+    "searchindex",
     "ranking",
+    "operations",
     "searchsite",
 ]
 
@@ -212,15 +214,15 @@ CELERY_RESULT_EXPIRES = 3600
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
 # Signed crawl messages (schedules, batches) older than this many seconds are refused, and one
-# already handled within it is refused as a replay (crawler.core.transport.shipping). It must be
-# longer than any wait a legitimate message has in the broker: a redelivery comes after the
+# already handled within it is refused as a replay (crawler.core.transport.shipping). It must be longer
+# than any wait a legitimate message has in the broker: a redelivery comes after the
 # visibility timeout above, and a queue server that was stopped finds its batches waiting.
 ENVELOPE_MAX_AGE = env.float("ENVELOPE_MAX_AGE", default=86400.0)
 if ENVELOPE_MAX_AGE <= CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"]:
     raise ValueError("ENVELOPE_MAX_AGE must be longer than the broker's visibility timeout "
                      f"({CELERY_BROKER_TRANSPORT_OPTIONS['visibility_timeout']} s)")
 
-# The default cache (admin login throttling, crawler.login_throttle): the Redis of REDIS_URL
+# The default cache (admin login throttling, operations.login_throttle): the Redis of REDIS_URL
 # when it is set, shared by every web process. Unset (the embedded local run), a per-process
 # memory cache: each gunicorn worker then counts failed logins on its own, so an attacker gets
 # up to WEB_WORKERS times LOGIN_THROTTLE_FAILURES tries per window. Set REDIS_URL in production.
@@ -249,7 +251,7 @@ DOWNLOAD_SIZE_INTERVAL = env.int("DOWNLOAD_SIZE_INTERVAL", default=schedules.DOW
 QUEUE_SERVER_MAX_SCHEDULES = env.int("QUEUE_SERVER_MAX_SCHEDULES", default=4)
 # then handed out again
 SCHEDULE_TIMEOUT = env.float("SCHEDULE_TIMEOUT", default=schedules.SCHEDULE_TIMEOUT)
-# A fetcher claims the schedule it runs (crawler.claim_store); its claim lapses this long after
+# A fetcher claims the schedule it runs (crawler.machines.claim_store); its claim lapses this long after
 # the fetcher stops refreshing it (it died). A schedule nobody claims this long after it was
 # handed out (its message was lost, or its fetcher died) is handed out again, waiting twice as
 # long each further time, at most SCHEDULE_TIMEOUT; one its fetcher gave back (the crawl
@@ -257,14 +259,14 @@ SCHEDULE_TIMEOUT = env.float("SCHEDULE_TIMEOUT", default=schedules.SCHEDULE_TIME
 SCHEDULE_CLAIM_SECONDS = env.float("SCHEDULE_CLAIM_SECONDS", default=15.0)
 SCHEDULE_UNCLAIMED_TIMEOUT = env.float("SCHEDULE_UNCLAIMED_TIMEOUT", default=60.0)
 # Each fetcher process (every pool process of a `fetch` worker) reports that it is alive this
-# often, idle or fetching (crawler.fetcher_presence); one silent for 3 of these is shown gone.
+# often, idle or fetching (crawler.machines.presence); one silent for 3 of these is shown gone.
 FETCHER_HEARTBEAT_SECONDS = env.float("FETCHER_HEARTBEAT_SECONDS", default=10.0)
 INDEX_REFRESH_SECONDS = env.float("INDEX_REFRESH_SECONDS", default=10.0)
 # How long a "day" of page recrawl (Page Options page_recrawl_days) and of a crawl's repeat
 # (recrawl_days) is, in seconds. The options stay in days; a demonstration or a test of
 # recrawls shortens the day instead of waiting for it.
 RECRAWL_DAY_SECONDS = env.float("RECRAWL_DAY_SECONDS", default=86400.0)
-# What a crawl did with its urls and hosts, for the admin (crawler.host_models): the newest
+# What a crawl did with its urls and hosts, for the admin (crawler.models.hosts): the newest
 # HOST_LOG_FETCHED_KEEP fetched urls per crawl and HOST_LOG_REFUSED_KEEP refused urls per crawl
 # and reason are kept, trimmed every HOST_LOG_TRIM_SECONDS; a queue server reads the operator's
 # host overrides (slow down, exclude) every HOST_OVERRIDE_SECONDS.
@@ -342,10 +344,9 @@ CRAWLER_DNS_PARALLEL = env.int("CRAWLER_DNS_PARALLEL", default=1)
 CRAWLER_BOT_URL = env.str("CRAWLER_BOT_URL", default=f"http://{WEB_BIND}/bot")
 CRAWLER_CONTACT = env.str("CRAWLER_CONTACT", default="")
 CRAWLER_USER_AGENT = env.str("CRAWLER_USER_AGENT", default=f"YioopyBot/0.1 (+{CRAWLER_BOT_URL})")
-# Indexing plugins (crawler.core.processing.plugins): dotted paths of classes run, in order, on
-# every page a fetcher processes, after the summary and scrapers, before it goes to the index. Unset
-# (None): the engine's default list (crawler.core.processing.config.DEFAULT_INDEXING_PLUGINS);
-# empty: none.
+# Indexing plugins (crawler.core.processing.plugins): dotted paths of classes run, in order, on every page
+# a fetcher processes, after the summary and scrapers, before it goes to the index. Unset (None):
+# the engine's default list (crawler.core.processing.config.DEFAULT_INDEXING_PLUGINS); empty: none.
 _plugins = os.environ.get("INDEXING_PLUGINS")
 INDEXING_PLUGINS = (None if _plugins is None
                     else tuple(p.strip() for p in _plugins.split(",") if p.strip()))

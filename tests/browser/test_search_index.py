@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from django.urls import reverse
 
-from crawler.models import Crawl, SearchIndex
+from crawler.models import Crawl
+from searchindex.models import SearchIndex
 from tests.browser.helpers import wait_for
 from tests.unit.ranking.helpers import text_doc
 from tests.web.test_search_index_choice import build, ended_crawl
@@ -83,7 +84,7 @@ def test_choose_an_older_crawl_then_a_mix(admin_browser, live_server, settings, 
     screenshot(browser, "search-index-line", tmp_path)
 
     # a crawl mix of old and new, made in the admin, searched with m:
-    browser.get(live_server.url + reverse("admin:crawler_crawlmix_add"))
+    browser.get(live_server.url + reverse("admin:searchindex_crawlmix_add"))
     browser.find_element(By.NAME, "name").send_keys("both")
     Select(browser.find_element(By.NAME, "members-0-crawl")).select_by_value(str(old.pk))
     Select(browser.find_element(By.NAME, "members-1-crawl")).select_by_value(str(new.pk))

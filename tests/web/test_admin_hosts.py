@@ -13,7 +13,7 @@ from django.urls import reverse
 from django.utils.html import escape
 
 from crawler import services
-from crawler.host_models import CrawlHost, FetchedUrl, HostOverride, RefusalCount, RefusedUrl
+from crawler.models.hosts import CrawlHost, FetchedUrl, HostOverride, RefusalCount, RefusedUrl
 
 pytestmark = pytest.mark.django_db
 

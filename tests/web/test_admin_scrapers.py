@@ -21,7 +21,7 @@ pytestmark = pytest.mark.django_db
 
 def scrapers_of(options: PageOptions):
     """The scrapers a crawl with this profile would use, as the fetchers build them."""
-    data = services.page_options_snapshot(options)
+    data = selectors.page_options_snapshot(options)
     return PageProcessingConfig.from_options(selectors.crawl_time_options_from(data)).scrapers
 
 
@@ -118,7 +118,7 @@ def test_validation_of_the_new_fields(options):
 
 def test_a_crawl_started_before_the_builtin_ones_keeps_running_without_them(make_crawl):
     crawl = make_crawl()
-    snapshot = services.page_options_snapshot(crawl.page_options)
+    snapshot = selectors.page_options_snapshot(crawl.page_options)
     del snapshot["disabled_builtin_scrapers"]
     crawl.page_options_snapshot = snapshot
     crawl.save()
@@ -129,7 +129,7 @@ def test_a_crawl_started_before_the_builtin_ones_keeps_running_without_them(make
 
 def test_a_crawl_reads_wordpress_pages_with_the_builtin_scraper(make_crawl):
     from crawler.core.processing.page import FetchedPage
-    from crawler.fetching import processor_for
+    from crawler.machines.fetching import processor_for
 
     crawl = make_crawl()
     services.crawl_start(crawl.pk)
@@ -143,14 +143,14 @@ def test_a_crawl_reads_wordpress_pages_with_the_builtin_scraper(make_crawl):
 def test_options_nothing_read_are_gone(admin_client, options, name):
     with pytest.raises(FieldDoesNotExist):
         PageOptions._meta.get_field(name)
-    assert name not in services.page_options_snapshot(options)
+    assert name not in selectors.page_options_snapshot(options)
     url = reverse("admin:crawler_pageoptions_change", args=[options.pk])
     assert f'name="{name}"' not in admin_client.get(url).content.decode()
 
 
 def test_indexing_plugins_setting(make_crawl, settings):
     from crawler.core.processing.config import DEFAULT_INDEXING_PLUGINS
-    from crawler.fetching import processor_for
+    from crawler.machines.fetching import processor_for
 
     config = selectors.crawl_config_get(make_crawl().pk)
     settings.INDEXING_PLUGINS = None  # unset: the engine's default plugins

@@ -11,9 +11,9 @@ import pytest
 from crawler.core.definition.crawl import CrawlConfig, SeedSpec
 from crawler.core.queue_server.config import QueueServerConfig
 from crawler.core.queue_server.server import QueueServerCore
-from crawler.host_activity import HostActivityPump, activity_trim
-from crawler.host_models import CrawlHost, FetchedUrl, HostOverride, RefusalCount, RefusedUrl
-from crawler.host_services import host_override_set
+from crawler.hosts.activity import HostActivityPump, activity_trim
+from crawler.hosts.services import host_override_set
+from crawler.models.hosts import CrawlHost, FetchedUrl, HostOverride, RefusalCount, RefusedUrl
 
 pytestmark = pytest.mark.django_db
 

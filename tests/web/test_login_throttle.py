@@ -8,7 +8,7 @@ import logging
 import pytest
 from django.urls import reverse
 
-from crawler.login_throttle import failures_clear
+from operations.login_throttle import failures_clear
 
 pytestmark = pytest.mark.django_db
 PASSWORD = "right-password-1"

@@ -10,7 +10,7 @@ from django.urls import reverse
 from crawler import services
 from crawler.core.definition.crawl import CrawlConfig, CrawlOrder, CrawlTimeOptions, RobotsBehaviour
 from crawler.core.scheduler import CrawlQueue, DiscoveredUrl, SchedulerConfig
-from crawler.needy import NeedyRefresher, needy_queries_get
+from crawler.machines.needy import NeedyRefresher, needy_queries_get
 from querylog.models import QueryLog
 from querylog.services import query_log_record
 

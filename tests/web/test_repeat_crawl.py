@@ -12,10 +12,13 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from crawler import repeats, services
+from crawler import services
 from crawler.core.definition.crawl import CrawlStatus
-from crawler.models import Crawl, CrawlMix, CrawlMixMember, SearchIndex
+from crawler.machines import repeats
+from crawler.models import Crawl
 from indexer.core.bundle import BundleConfig, IndexBundleWriter
+from searchindex import services as index_services
+from searchindex.models import CrawlMix, CrawlMixMember, SearchIndex
 from tests.unit.ranking.helpers import index_document, text_doc
 
 pytestmark = pytest.mark.django_db
@@ -84,9 +87,9 @@ def test_search_answers_from_the_old_index_until_the_repeat_is_complete(
     assert urls(client, "harbour") == ["https://old.example/a"]
     assert client.get("/", {"q": "harbour", "f": "json", "mix": "harbours"}).json()[
         "results"][0]["url"] == "https://old.example/a"
-    services.search_index_use("newest")
+    index_services.search_index_use("newest")
     assert urls(client, "harbour") == ["https://old.example/a"]
-    services.search_index_use("crawl", crawl_id=crawl.pk)
+    index_services.search_index_use("crawl", crawl_id=crawl.pk)
 
     Crawl.objects.filter(pk=repeat.pk).update(documents_indexed=1)
     services.crawl_finish(repeat.pk, analyse=False)           # complete: the swap

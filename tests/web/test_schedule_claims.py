@@ -11,11 +11,12 @@ import time
 import pytest
 import redis
 
-from crawler import fetching, services
-from crawler.claim_store import ClaimStore
+from crawler import services
 from crawler.core.queue_server.claims import DONE, HELD, RETURNED
 from crawler.core.scheduler import Schedule, ScheduleEntry
 from crawler.core.transport.wire import schedule_to_wire
+from crawler.machines import fetching
+from crawler.machines.claim_store import ClaimStore
 from crawler.models import Crawl
 from tests.conftest import free_port
 from tests.fixtures.sites import FixtureServer, normal_site

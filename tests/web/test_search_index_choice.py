@@ -14,8 +14,10 @@ from django.urls import reverse
 
 from crawler import services
 from crawler.core.definition.crawl import CrawlStatus
-from crawler.models import Crawl, CrawlMix, CrawlMixMember, SearchIndex
+from crawler.models import Crawl
 from indexer.core.bundle import BundleConfig, IndexBundleWriter
+from searchindex import services as index_services
+from searchindex.models import CrawlMix, CrawlMixMember, SearchIndex
 from tests.unit.ranking.helpers import index_document, text_doc
 
 pytestmark = pytest.mark.django_db
@@ -64,7 +66,7 @@ def urls(client, query: str, **params) -> list[str]:
 def test_a_chosen_crawl_keeps_answering_when_a_newer_one_starts(client, make_crawl, two_crawls):
     old, new = two_crawls
     assert all("new.example" in u for u in urls(client, "lighthouse"))  # newest on disk
-    services.search_index_use("crawl", crawl_id=old.pk)
+    index_services.search_index_use("crawl", crawl_id=old.pk)
     assert sorted(urls(client, "lighthouse")) == ["https://old.example/a",
                                                   "https://old.example/b"]
     newer = make_crawl(name="newer")
@@ -108,8 +110,8 @@ def test_a_crawl_that_finishes_empty_is_not_chosen(make_crawl, work):
 
 def test_always_the_newest_finished_crawl(client, make_crawl, two_crawls):
     old, new = two_crawls
-    services.search_index_use("crawl", crawl_id=old.pk)
-    services.search_index_use("newest")
+    index_services.search_index_use("crawl", crawl_id=old.pk)
+    index_services.search_index_use("newest")
     assert all("new.example" in u for u in urls(client, "lighthouse"))
     running = make_crawl(name="running")
     services.crawl_start(running.pk)  # running, not finished: not searched
@@ -130,7 +132,7 @@ def test_a_mix_searches_both_crawls_with_weights(client, two_crawls):
     assert all("old.example" in u for u in found[:2])  # weight 50 puts them first
     CrawlMixMember.objects.filter(crawl=old).update(weight=0.01)
     assert all("new.example" in u for u in urls(client, "lighthouse", mix="both")[:3])
-    services.search_index_use("mix", mix_id=mix.pk)
+    index_services.search_index_use("mix", mix_id=mix.pk)
     data = client.get("/", {"q": "lighthouse", "f": "json"}).json()
     assert len(data["results"]) == 5 and data["index"]["kind"] == "mix"
     assert data["index"]["crawls"] == [old.timestamp, new.timestamp]
@@ -167,21 +169,21 @@ def test_admin_use_for_search_action_and_form(admin_client, two_crawls):
                                        "_selected_action": [old.pk]}, follow=True)
     assert "now answers from crawl old" in response.content.decode()
     assert SearchIndex.objects.get(pk=1).crawl == old
-    form = admin_client.get(reverse("admin:crawler_searchindex_changelist"), follow=True)
+    form = admin_client.get(reverse("admin:searchindex_searchindex_changelist"), follow=True)
     assert form.status_code == 200 and f"crawl &#x27;old&#x27; ({old.timestamp})" in \
         form.content.decode()
     empty = CrawlMix.objects.create(name="empty")
-    refused = admin_client.post(reverse("admin:crawler_searchindex_change", args=[1]),
+    refused = admin_client.post(reverse("admin:searchindex_searchindex_change", args=[1]),
                                 {"mode": "mix", "mix": empty.pk, "crawl": ""})
     assert refused.status_code == 200 and "has no crawls" in refused.content.decode()
     assert SearchIndex.objects.get(pk=1).mode == SearchIndex.Mode.CRAWL
-    admin_client.post(reverse("admin:crawler_searchindex_change", args=[1]),
+    admin_client.post(reverse("admin:searchindex_searchindex_change", args=[1]),
                       {"mode": "newest", "mix": "", "crawl": ""})
     assert SearchIndex.objects.get(pk=1).mode == SearchIndex.Mode.NEWEST
 
 
 def test_opening_the_choice_changes_nothing(admin_client, two_crawls):
-    response = admin_client.get(reverse("admin:crawler_searchindex_changelist"), follow=True)
+    response = admin_client.get(reverse("admin:searchindex_searchindex_changelist"), follow=True)
     assert response.status_code == 200 and not SearchIndex.objects.exists()
 
 
@@ -194,12 +196,12 @@ def test_staff_without_the_permission_cannot_choose(client, django_user_model, t
     response = client.post(reverse("admin:crawler_crawl_changelist"),
                            {"action": "use_crawl_for_search", "_selected_action": [old.pk]})
     assert response.status_code in (200, 302) and not SearchIndex.objects.exists()
-    assert client.get(reverse("admin:crawler_searchindex_changelist")).status_code == 403
+    assert client.get(reverse("admin:searchindex_searchindex_changelist")).status_code == 403
 
 
 def test_suggestions_come_from_the_chosen_crawl(client, two_crawls):
     old, _ = two_crawls
-    services.search_index_use("crawl", crawl_id=old.pk)
+    index_services.search_index_use("crawl", crawl_id=old.pk)
     assert "harbour" in client.get("/suggest", {"q": "harb"}).json()["suggestions"]
-    services.search_index_use("newest")
+    index_services.search_index_use("newest")
     assert client.get("/suggest", {"q": "harb"}).json()["suggestions"] == []

@@ -66,13 +66,13 @@ def test_search_options_match_the_model_defaults(options):
 def test_crawl_time_options_match_the_model_defaults(options):
     """The default Page Options row a user gets is what the benchmarks measure as "the
     defaults" (CrawlTimeOptions())."""
-    assert selectors.crawl_time_options_from(services.page_options_snapshot(options)) == \
+    assert selectors.crawl_time_options_from(selectors.page_options_snapshot(options)) == \
         CrawlTimeOptions()
 
 
 def test_summary_only_profile_keeps_the_seed_indexing():
     summary_only = PageOptions.objects.get(name="Summary only")
-    page = selectors.crawl_time_options_from(services.page_options_snapshot(summary_only))
+    page = selectors.crawl_time_options_from(selectors.page_options_snapshot(summary_only))
     assert not page.index_whole_page
     assert (page.max_links_to_extract, page.max_description_len) == (50, 2000)
     assert page.byte_range == 1_000_000
@@ -81,7 +81,7 @@ def test_summary_only_profile_keeps_the_seed_indexing():
 
 def test_a_snapshot_without_the_whole_page_option_indexed_summaries(make_crawl, options):
     """Crawls started before the option existed are resumed as they ran."""
-    snapshot = services.page_options_snapshot(options)
+    snapshot = selectors.page_options_snapshot(options)
     del snapshot["index_whole_page"]
     assert not selectors.crawl_time_options_from(snapshot).index_whole_page
 

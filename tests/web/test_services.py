@@ -3,7 +3,7 @@
 import pytest
 from django.utils import timezone
 
-from crawler import services
+from crawler import selectors, services
 from crawler.models import Crawl, QueueServer, SeedSite
 
 pytestmark = pytest.mark.django_db
@@ -107,4 +107,4 @@ def test_heartbeat_registers_queue_server():
     services.queue_server_heartbeat(2, "http://127.0.0.1:9002/", {"urls_queued": 5})
     server = QueueServer.objects.get(server_id=2)
     assert server.state == "up" and server.counters == {"urls_queued": 5}
-    assert services.live_queue_servers() == [server]
+    assert selectors.live_queue_servers() == [server]

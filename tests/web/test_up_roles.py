@@ -5,7 +5,7 @@ so that two machines with NUM_QUEUE_SERVERS=2 run queue server 0 and queue serve
 import pytest
 from django.core.management.base import CommandError
 
-from crawler.management.commands.up import queue_server_numbers, worker_specs
+from operations.management.commands.up import queue_server_numbers, worker_specs
 
 
 def test_the_machine_of_queue_server_1_runs_it_alone():

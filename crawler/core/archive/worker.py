@@ -1,7 +1,7 @@
 """The fetcher side of an archive crawl: one schedule of record pointers, read and processed.
 
 Layer: ``crawler.core.archive``, beside :class:`crawler.core.fetcher.ScheduleWorker` and built
-the same way by the same glue (``crawler.fetching`` for the Celery fetchers,
+the same way by the same glue (``crawler.machines.fetching`` for the Celery fetchers,
 :class:`crawler.core.local_crawl.LocalCrawl` in one process), which picks this worker when the
 crawl has an archive source. For each url of the schedule, in order, the record its pointer
 names is read (:class:`.records.RecordReader`) and handed, as the answer a fetcher would have

@@ -2,7 +2,7 @@
 index answers badly.
 
 Layer: ``crawler.core`` (pure Python + numpy). The search side logs every query with its top-K
-scores (``querylog.models.QueryLog``); the glue (``crawler.needy``) turns the log into
+scores (``querylog.models.QueryLog``); the glue (``crawler.machines.needy``) turns the log into
 :class:`NeedyQuery` values: a query is *needy* when the mean of its top-K relevance scores
 (missing results count 0) is below the crawl's threshold, and ``frequency`` is how often it was
 asked. The queue server hands them to its crawl queue, which scores every uncrawled url with

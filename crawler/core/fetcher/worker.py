@@ -1,6 +1,6 @@
 """The schedule worker: runs one schedule through the fetcher's parts, and only orchestrates.
 
-Layer: ``crawler.core.fetcher``. The glue (``crawler.fetching``, ``crawler.core.local_crawl``)
+Layer: ``crawler.core.fetcher``. The glue (``crawler.machines.fetching``, ``crawler.core.local_crawl``)
 builds a :class:`ScheduleWorker` with the crawl's config and two callbacks, ``ship(server,
 batch)`` and ``should_continue()``, and calls :meth:`ScheduleWorker.run`:
 

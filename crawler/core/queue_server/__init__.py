@@ -1,6 +1,6 @@
 """The queue server: one shard of one crawl, its crawl queue and its index.
 
-Runs in: the queue-server process (``manage.py run_queue_server``, ``crawler.queue_servers``)
+Runs in: the queue-server process (``manage.py run_queue_server``, ``crawler.machines.queue_server``)
 and, for a whole crawl in one process, :mod:`crawler.core.local_crawl`. The facade is
 :class:`.server.QueueServerCore`; applying one fetcher batch is :mod:`.applying`, host stalls,
 drops and operator overrides :mod:`.hosts`; the queue it serves from is any

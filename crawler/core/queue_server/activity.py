@@ -7,7 +7,7 @@ row per download), the urls the fetcher refused (egress allow-list, noindex), th
 answers, and the urls its crawl queue refused (robots.txt, depth, site rules, policy, an
 excluded host: ``crawler.core.scheduler.machine``). The glue takes it all at once
 (:meth:`ActivityLog.take`, an :class:`Activity`) after each round of batches and writes it to
-the database in bulk (``crawler.host_activity``); the admin reads only the database, so it
+the database in bulk (``crawler.hosts.activity``); the admin reads only the database, so it
 works for queue servers on other machines.
 
 Refusal reasons are short codes (:data:`REASONS` gives their labels). A failed download is

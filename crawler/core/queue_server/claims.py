@@ -1,6 +1,6 @@
 """Schedule claims: which schedules a fetcher holds, and which outstanding ones nobody does.
 
-Layer: ``crawler.core`` (pure Python; the store is the glue's ``crawler.claim_store``). A
+Layer: ``crawler.core`` (pure Python; the store is the glue's ``crawler.machines.claim_store``). A
 fetcher *claims* a schedule before it runs it and keeps the claim fresh while it works (it
 lapses a few seconds after the fetcher dies); when it ends, the claim says *done*, or
 *returned* when the fetcher gave the schedule back unfinished (the crawl stopped, or the run

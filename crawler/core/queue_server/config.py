@@ -1,6 +1,6 @@
 """A queue server's configuration: one frozen value the queue-server process builds once.
 
-Layer: ``crawler.core.queue_server``. The process (``crawler.queue_servers``) fills it from the
+Layer: ``crawler.core.queue_server``. The process (``crawler.machines.queue_server``) fills it from the
 crawl's row and the site's settings; :mod:`crawler.core.local_crawl` from its arguments. The
 schedule size and timeout default to :mod:`crawler.core.definition.schedules`.
 """

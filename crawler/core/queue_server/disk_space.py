@@ -2,7 +2,7 @@
 resumes by itself when space returns.
 
 Layer: ``crawler.core`` (pure Python: ``os.statvfs``, no Django). The queue-server process
-(``crawler.queue_servers``) owns one :class:`DiskGuard` for the filesystem of its work
+(``crawler.machines.queue_server``) owns one :class:`DiskGuard` for the filesystem of its work
 directory and asks it, every tick, whether new schedules may go out; the state goes into the
 queue server's heartbeat counters (:meth:`DiskState.as_counters`), which the admin shows.
 

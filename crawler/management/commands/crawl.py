@@ -38,9 +38,9 @@ from crawler.core.memory import limit_malloc_arenas
 from crawler.core.queue_server import robots_failures
 from crawler.core.queue_server.freshness import merge_reports
 from crawler.core.transport import fetch_error_kinds
-from crawler.fetching import fetch_config_for, processor_for
-from crawler.host_activity import activity_flush
+from crawler.hosts.activity import activity_flush
 from crawler.link_analysis import link_analysis_run
+from crawler.machines.fetching import fetch_config_for, processor_for
 from crawler.models import Crawl
 from crawler.selectors import crawl_config_get
 from linkgraph.models import LinkAnalysis

@@ -4,7 +4,7 @@ Runs beside a Celery worker on queue ``qs.N`` (which fills its inbox); ``manage.
 both for every queue server of this machine.
 
 One process per queue-server directory: it holds ``queue_server.lock`` there for its whole life
-(``crawler.instance_lock``), so a second ``run_queue_server`` of the same server, started by
+(``operations.instance_lock``), so a second ``run_queue_server`` of the same server, started by
 ``up`` or by hand, refuses to run, naming the running one's pid.
 """
 
@@ -15,9 +15,9 @@ import signal
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from crawler.instance_lock import AlreadyRunning, InstanceLock
-from crawler.queue_servers import QueueServerProcess
+from crawler.machines.queue_server import QueueServerProcess
 from crawler.tasks import send_schedule
+from operations.instance_lock import AlreadyRunning, InstanceLock
 
 LOCK_FILE = "queue_server.lock"  # in the queue server's directory
 

@@ -14,8 +14,8 @@ from django.urls import reverse
 from crawler import services
 from crawler.core.queue_server.disk_space import MB, DiskGuard, Watermarks
 from crawler.core.transport.spool import Spool
+from crawler.machines.queue_server import QueueServerProcess
 from crawler.models import Crawl, QueueServer, SeedSite
-from crawler.queue_servers import QueueServerProcess
 from indexer.core.workdir import crawl_paths
 from tests.fixtures.sites import unique_word
 from tests.fixtures.small_fs import Filler, leftover_temporaries, small_filesystem

@@ -59,7 +59,7 @@ def pages_fetched_metric(engine) -> float:
 
 def exclude(engine, origin):
     engine.django(f"""
-        from crawler.host_services import host_override_set
+        from crawler.hosts.services import host_override_set
         from crawler.models import Crawl
         host_override_set(Crawl.objects.get().pk, "{origin}", excluded=True)
     """)

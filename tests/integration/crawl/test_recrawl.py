@@ -21,7 +21,7 @@ from django.urls import reverse
 from crawler import services
 from crawler.core.local_crawl import LocalCrawl
 from crawler.core.queue_server.freshness import merge_reports
-from crawler.fetching import fetch_config_for, processor_for
+from crawler.machines.fetching import fetch_config_for, processor_for
 from crawler.models import Crawl, PageOptions, SeedSite
 from crawler.selectors import crawl_config_get
 from indexer.core.ids import DOC_TYPE, DocType, hash8

@@ -18,8 +18,8 @@ from django.utils.html import escape
 
 from crawler import services
 from crawler.core.queue_server.robots_failures import RobotsFailures
+from crawler.machines.queue_server import QueueServerProcess
 from crawler.models import Crawl
-from crawler.queue_servers import QueueServerProcess
 from tests.fixtures.sites import FixtureServer, normal_site
 
 pytestmark = pytest.mark.django_db

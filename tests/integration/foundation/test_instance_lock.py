@@ -1,4 +1,4 @@
-"""crawler.instance_lock with real processes: the lock names its holder, and is free again the
+"""operations.instance_lock with real processes: the lock names its holder, and is free again the
 moment the holder is killed with -9."""
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ import textwrap
 
 import pytest
 
-from crawler.instance_lock import AlreadyRunning, InstanceLock
+from operations.instance_lock import AlreadyRunning, InstanceLock
 from tests.conftest import ROOT
 
 HOLDER = textwrap.dedent("""
     import sys, time
-    from crawler.instance_lock import InstanceLock
+    from operations.instance_lock import InstanceLock
     lock = InstanceLock(sys.argv[1])
     print("held", flush=True)
     time.sleep(60)

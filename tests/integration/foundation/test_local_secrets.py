@@ -21,7 +21,7 @@ SETTINGS_OF_A_PROCESS = """
 import json, django
 django.setup()
 from django.conf import settings
-from crawler.management.commands.up import embedded_redis_spec
+from operations.management.commands.up import embedded_redis_spec
 argv = settings.EMBEDDED_REDIS and list(embedded_redis_spec(
     settings.EMBEDDED_REDIS_PORT, settings.VAR_DIRECTORY / "redis",
     settings.EMBEDDED_REDIS_PASSWORD).argv)

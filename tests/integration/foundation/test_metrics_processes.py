@@ -11,7 +11,7 @@ from pathlib import Path
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from crawler.management.commands.up import web_metrics_env
+from operations.management.commands.up import web_metrics_env
 
 ROOT = Path(__file__).resolve().parents[3]
 SEARCHES = """

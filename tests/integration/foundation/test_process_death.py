@@ -1,4 +1,4 @@
-"""Children that do not outlive their parent (crawler.process_death), with real processes: the
+"""Children that do not outlive their parent (operations.process_death), with real processes: the
 supervisor's children get their own stop signal when the supervisor is killed with -9, and a
 child whose parent died before it could arm the signal does not start its program at all."""
 
@@ -31,7 +31,7 @@ CHILD = textwrap.dedent("""
 
 SUPERVISOR = textwrap.dedent("""
     import signal, sys
-    from crawler.supervisor import ChildSpec, Supervisor
+    from operations.supervisor import ChildSpec, Supervisor
     child, term, intr = sys.argv[1:]
     Supervisor([ChildSpec("term", [sys.executable, "-c", child, term]),
                 ChildSpec("int", [sys.executable, "-c", child, intr], stop_signal=signal.SIGINT)],
@@ -83,7 +83,7 @@ def test_children_get_their_stop_signal_when_the_supervisor_is_killed(tmp_path):
 # starts a child.
 PARENT = textwrap.dedent("""
     import os, subprocess, sys, time
-    from crawler.process_death import die_with_parent
+    from operations.process_death import die_with_parent
     pid_file, marker = sys.argv[1:]
     arm = die_with_parent()
     def slow_arm():

@@ -5,7 +5,7 @@ import sys
 import threading
 import time
 
-from crawler.supervisor import ChildSpec, Supervisor
+from operations.supervisor import ChildSpec, Supervisor
 
 PY = sys.executable
 

@@ -11,7 +11,7 @@ import pytest
 import requests
 from django.conf import settings
 
-from crawler.management.commands.up import web_server_argv
+from operations.management.commands.up import web_server_argv
 from tests.conftest import ROOT, free_port, wait_for_port
 
 

@@ -54,7 +54,7 @@ def test_updater_runs_beside_writer_and_reader(tmp_path: Path) -> None:
 
 
 # A process that starts the updater as the queue server does, with --parent, but without the
-# parent-death signal (crawler.process_death): the updater's own check alone must end it.
+# parent-death signal (operations.process_death): the updater's own check alone must end it.
 PARENT = """
 import os, subprocess, sys, time
 updater = subprocess.Popen([sys.executable, "-m", "indexer.core.updater", sys.argv[1], "--loop",

@@ -5,7 +5,7 @@ has its place in the admin's menu (under Crawler); the crawl admin's ``machines/
 same page. ``machines.json`` gives the rows for the page's script
 (``static/crawler/machines.js``), which refreshes them every few seconds. Rows come from
 ``crawler.selectors.machines_list``: one per queue server and one per fetcher process, whose
-heartbeat thread (``crawler.fetcher_presence``) reports even while it is idle.
+heartbeat thread (``crawler.machines.presence``) reports even while it is idle.
 """
 
 from __future__ import annotations
@@ -17,9 +17,8 @@ from django.http import HttpRequest, JsonResponse
 from django.template.response import TemplateResponse
 from django.urls import path
 
-from . import selectors
-from .fetcher_presence import GONE_AFTER_BEATS
-from .models import Machine
+from crawler import selectors
+from crawler.models import Machine
 
 
 def may_see_machines(request: HttpRequest) -> bool:
@@ -37,7 +36,7 @@ def machines_page(admin_site: admin.AdminSite, request: HttpRequest) -> Template
     context = {**admin_site.each_context(request), "opts": Machine._meta,
                "title": "Machines", "machines": selectors.machines_list(),
                "heartbeat_seconds": settings.FETCHER_HEARTBEAT_SECONDS,
-               "gone_after": GONE_AFTER_BEATS * settings.FETCHER_HEARTBEAT_SECONDS}
+               "gone_after": selectors.GONE_AFTER_BEATS * settings.FETCHER_HEARTBEAT_SECONDS}
     return TemplateResponse(request, "admin/crawler/machines.html", context)
 
 

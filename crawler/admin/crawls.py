@@ -1,12 +1,10 @@
 """Admin for crawl management: crawls (with start/stop/resume/close), seeds, Page Options,
-scrapers (``crawler.admin_scrapers``) and queue servers.
+scrapers (``crawler.admin.scrapers``) and queue servers.
 
 Actions and buttons only call ``crawler.services``; every refusal comes back as a message.
 """
 
 from __future__ import annotations
-
-import threading
 
 from django import forms
 from django.contrib import admin, messages
@@ -21,21 +19,21 @@ from django.utils.html import format_html
 from django.utils.http import url_has_allowed_host_and_scheme
 
 from classifiers.admin import ClassifierUseInline
+from crawler import crawl_page, selectors, services, tasks
 from crawler.core.definition.crawl import allowed_actions
 from crawler.core.definition.seeds import SeedUrlError, parse_seed_lines
+from crawler.link_analysis import link_analysis_request
+from crawler.machines.needy import WINDOW, needy_queries_get
+from crawler.models import Crawl, PageOptions, QueueServer, SeedSite
+from crawler.warc_export import default_path, exports_list
 from indexer.core.policies import CrawlPolicy
 from linkgraph.models import LinkAnalysis
 from linkgraph.selectors import link_analysis_status_get
 
-from . import crawl_page, selectors, services
-from .admin_hosts import host_urls
-from .admin_machines import machines_page
-from .admin_scrapers import PageOptionsForm  # also registers the Scrapers page
-from .admin_search import may_choose_index, use_for_search
-from .link_analysis import link_analysis_request
-from .login_throttle import ThrottledAdminAuthenticationForm
-from .models import Crawl, PageOptions, QueueServer, SeedSite
-from .warc_export import default_path, exports_list
+from .hosts import host_urls
+from .machines import machines_page
+from .page_testing import PageTestForm, run_test
+from .scrapers import PageOptionsForm
 
 CRAWL_ACTIONS = {
     "start": services.crawl_start,
@@ -43,8 +41,6 @@ CRAWL_ACTIONS = {
     "resume": services.crawl_resume,
     "close": services.crawl_close,
 }
-# Failed logins are logged and throttled (crawler.login_throttle).
-admin.site.login_form = ThrottledAdminAuthenticationForm
 
 COUNTERS = ("pages_fetched", "urls_seen", "urls_queued", "documents_indexed", "fetch_errors",
             "bytes_downloaded", "hosts_seen")
@@ -123,13 +119,12 @@ class CrawlAdmin(admin.ModelAdmin):
     form = CrawlForm
     inlines = [SeedSiteInline]
     list_display = ("name", "timestamp", "status_shown", "order", "pages_fetched",
-                    "documents_indexed", "started_at", "searched", "crawl_buttons")
+                    "documents_indexed", "started_at", "crawl_buttons")
     list_filter = ("status", "order")
     search_fields = ("name", "description")
     readonly_fields = ("timestamp", "status", "started_at", "stopped_at", *COUNTERS)
     actions = ["start_crawls", "stop_crawls", "resume_crawls", "close_crawls",
-               "use_crawl_for_search", "new_crawl_from", "new_archive_crawl", "export_warc"]
-    _searched = threading.local()  # per request thread: see changelist_view
+               "new_crawl_from", "new_archive_crawl", "export_warc"]
     fieldsets = (
         (None, {"fields": ("name", "description", "page_options")}),
         ("Source: fetch the web, or index pages already fetched again", {
@@ -268,11 +263,9 @@ class CrawlAdmin(admin.ModelAdmin):
     def needy_view(self, request: HttpRequest, crawl_id: int):
         """The needy queries of the query log and what each live queue server is crawling
         first because of them (its needy lane's best urls and the queries they match)."""
-        from .needy import WINDOW, needy_queries_get
-
         crawl = get_object_or_404(Crawl, pk=crawl_id)
         self._require(self.has_view_permission(request, crawl))
-        servers = [(q.server_id, q.counters) for q in services.live_queue_servers()
+        servers = [(q.server_id, q.counters) for q in selectors.live_queue_servers()
                    if q.counters.get("crawl") == crawl.pk]
         context = {
             **self.admin_site.each_context(request), "opts": self.model._meta,
@@ -286,7 +279,7 @@ class CrawlAdmin(admin.ModelAdmin):
 
     def machines_view(self, request: HttpRequest):
         """Queue servers and fetcher processes, with their heartbeats (also the menu's
-        Machines, ``crawler.admin_machines``)."""
+        Machines, ``crawler.admin.machines``)."""
         self._require(self.has_view_permission(request))
         return machines_page(self.admin_site, request)
 
@@ -340,14 +333,6 @@ class CrawlAdmin(admin.ModelAdmin):
     def close_crawls(self, request, queryset):
         self._run_all(request, queryset, "close")
 
-    def has_use_for_search_permission(self, request: HttpRequest) -> bool:
-        return may_choose_index(request)
-
-    @admin.action(description="Use the selected crawl for search",
-                  permissions=["use_for_search"])
-    def use_crawl_for_search(self, request, queryset):
-        use_for_search(self, request, "crawl", queryset)
-
     @admin.action(description="New crawl from the selected crawl (same seeds and options)",
                   permissions=["add"])
     def new_crawl_from(self, request, queryset):
@@ -375,11 +360,9 @@ class CrawlAdmin(admin.ModelAdmin):
     @admin.action(description="Export the selected crawls to WARC files (in the background)",
                   permissions=["change"])
     def export_warc(self, request, queryset):
-        from .tasks import send_export_warc
-
         for crawl in queryset:
             try:
-                send_export_warc(crawl.pk)
+                tasks.send_export_warc(crawl.pk)
             except Exception as exc:  # the broker: the admin says so, the action does not 500
                 self.message_user(request, f"{crawl.name}: the export could not be queued "
                                   f"({type(exc).__name__}: {exc})", messages.ERROR)
@@ -388,15 +371,6 @@ class CrawlAdmin(admin.ModelAdmin):
                               f"written to {default_path(crawl)} (with its .cdxj index) by "
                               "the analysis worker, and listed on the crawl's status page.",
                               messages.SUCCESS)
-
-    @admin.display(description="searched", boolean=True)
-    def searched(self, crawl: Crawl) -> bool:
-        return crawl.timestamp in self._searched.timestamps
-
-    def changelist_view(self, request, extra_context=None):
-        # the "searched" column's choice, read once per list rather than once per row
-        self._searched.timestamps = selectors.search_index_get().timestamps
-        return super().changelist_view(request, extra_context)
 
 
 @admin.register(SeedSite)
@@ -442,8 +416,6 @@ class PageOptionsAdmin(admin.ModelAdmin):
 
     def test_view(self, request: HttpRequest, options_id: int):
         """Page Options "Test": one page through every processing step, with timings."""
-        from .page_testing import PageTestForm, run_test
-
         options = get_object_or_404(PageOptions, pk=options_id)
         if not self.has_change_permission(request, options):
             raise PermissionDenied  # the test fetches urls: change_pageoptions only

@@ -6,10 +6,10 @@ Machines page shows one row per process) runs a small daemon thread that writes 
 (``crawler.services.fetcher_heartbeat``) every ``FETCHER_HEARTBEAT_SECONDS``: its state (idle
 or fetching), the schedule it runs (or ran last), its pages and its pages per second over the
 last :data:`RATE_WINDOW` seconds. An idle fetcher still reports, so a row whose heartbeat is
-older than :data:`GONE_AFTER_BEATS` heartbeats is a process that is gone (the Machines page
-says so, and old rows are pruned, ``services.FETCHER_ROWS_KEPT``). ``run_schedule``
-(``crawler.fetching``) tells the process's :class:`Presence` when a schedule starts, how many
-pages its batches carried, and when it ends.
+older than ``crawler.selectors.GONE_AFTER_BEATS`` heartbeats is a process that is gone (the
+Machines page says so, and old rows are pruned, ``services.FETCHER_ROWS_KEPT``).
+``run_schedule`` (``crawler.machines.fetching``) tells the process's :class:`Presence` when a
+schedule starts, how many pages its batches carried, and when it ends.
 
 Call order in a pool process: :func:`start` (at ``worker_process_init``), then any number of
 :meth:`Presence.schedule_started` / :meth:`Presence.pages` / :meth:`Presence.schedule_done`
@@ -27,10 +27,12 @@ from collections import deque
 
 from django.db import DatabaseError, close_old_connections, connection
 
+from crawler import services
+
 logger = logging.getLogger(__name__)
 
 RATE_WINDOW = 60.0   # seconds: a fetcher's pages per second are over the last minute
-GONE_AFTER_BEATS = 3  # a process silent for this many heartbeats is shown as gone
+
 
 
 class Presence:
@@ -78,8 +80,6 @@ class Presence:
 
     def beat(self) -> None:
         """Write this process's row now (a database error is logged: the next beat retries)."""
-        from . import services
-
         with self._lock:
             state, schedule = self._state, self._schedule
         try:
@@ -107,8 +107,6 @@ class Presence:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=self.interval + 5)
-        from . import services
-
         try:
             services.fetcher_heartbeat(self.name, self.host, self.pid, "stopped",
                                        rate=0.0)

@@ -1,6 +1,5 @@
 """Glue of the Page Options "Test" tool: the form, and the fetch through the crawler's own
-fetch code and egress rules (settings), before ``crawler.core.processing.page_test`` runs the
-steps."""
+fetch code and egress rules (settings), before ``crawler.core.processing.page_test`` runs the steps."""
 
 from __future__ import annotations
 
@@ -17,11 +16,9 @@ from crawler.core.processing import mime
 from crawler.core.processing.config import PageProcessingConfig
 from crawler.core.processing.page import FetchedPage
 from crawler.core.processing.page_test import PageTestReport, run_page_test
-
-from .fetching import indexing_plugins
-from .models import PageOptions
-from .selectors import crawl_time_options_from
-from .services import page_options_snapshot
+from crawler.machines.fetching import indexing_plugins
+from crawler.models import PageOptions
+from crawler.selectors import crawl_time_options_from, page_options_snapshot
 
 MIME_CHOICES = [
     ("", "Detect from the headers and the content"),

@@ -4,8 +4,8 @@ operator's actions (slow it down, exclude it, lift the override).
 
 Layer: Django glue. ``CrawlAdmin.get_urls`` adds :func:`host_urls`. Every page needs the
 crawl's view permission; the actions need its change permission (403 otherwise). Reads go
-through ``crawler.host_selectors`` (keyset paging; a bad cursor is a 400), writes through
-``crawler.host_services``.
+through ``crawler.hosts.selectors`` (keyset paging; a bad cursor is a 400), writes through
+``crawler.hosts.services``.
 """
 
 from __future__ import annotations
@@ -21,15 +21,15 @@ from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.http import urlencode
 
-from . import host_selectors as reads
-from .core.queue_server.activity import REASONS, reason_label
-from .host_services import (
+from crawler.core.queue_server.activity import REASONS, reason_label
+from crawler.hosts import selectors as reads
+from crawler.hosts.services import (
     HostOverrideError,
     host_origin_check,
     host_override_lift,
     host_override_set,
 )
-from .models import Crawl
+from crawler.models import Crawl
 
 
 class HostPages:

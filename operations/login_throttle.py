@@ -12,6 +12,9 @@ process), else a per-process memory cache (see ``searchsite.settings.base``: eac
 worker then counts on its own). When that cache cannot be reached (Redis down), the throttle is
 skipped, with an ERROR logged for each attempt: an administrator can still log in to see what
 is wrong, and the failed logins are still logged.
+
+Layer: the operations app (web processes). The admin site uses the form through
+``operations.admin``; ``client_address`` is also what search's query log and ``/metrics`` read.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from django.core.exceptions import ValidationError
 from django.dispatch import receiver
 from django.http import HttpRequest
 
+# the logger keeps its name from before this module left the crawler app: operators filter on it
 logger = logging.getLogger("crawler.login")
 KEY_PREFIX = "login-failures"
 
@@ -84,7 +88,7 @@ def _failure_add(username: str, address: str) -> None:
         _cache_unreachable("counting a failure", exc)
 
 
-@receiver(user_login_failed, dispatch_uid="crawler.login_throttle.failed")
+@receiver(user_login_failed, dispatch_uid="operations.login_throttle.failed")
 def login_failed_record(sender, credentials: dict, request: HttpRequest | None = None,
                         **kwargs) -> None:
     username = str(credentials.get("username", ""))
@@ -94,7 +98,7 @@ def login_failed_record(sender, credentials: dict, request: HttpRequest | None =
                    username, address, failure_count(username, address))
 
 
-@receiver(user_logged_in, dispatch_uid="crawler.login_throttle.succeeded")
+@receiver(user_logged_in, dispatch_uid="operations.login_throttle.succeeded")
 def login_succeeded_clear(sender, request: HttpRequest | None, user, **kwargs) -> None:
     failures_clear(user.get_username(), client_address(request))
 

@@ -1,9 +1,9 @@
 """Rows of what a crawl did with its urls and hosts, and the operator's host overrides
-(imported into ``crawler.models``).
+(part of ``crawler.models``).
 
 Layer: Django glue. The queue servers write the first four in bulk after each round of batches
-(``crawler.host_activity``); the admin reads them (``crawler.host_selectors``,
-``crawler.admin_hosts``) and writes :class:`HostOverride`, which the owning queue server polls
+(``crawler.hosts.activity``); the admin reads them (``crawler.hosts.selectors``,
+``crawler.admin.hosts``) and writes :class:`HostOverride`, which the owning queue server polls
 and applies to its crawl queue. Every list is read newest first or in key order with keyset
 pagination, on the indexes below, so a page costs the same at a million rows.
 

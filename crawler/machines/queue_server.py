@@ -7,12 +7,12 @@ wrote to the inbox; refreshes the active index partition so new pages become sea
 schedules to the fetchers; and, every few seconds, reports a heartbeat with its counters. A
 separate dictionary-updater process merges closed partitions into the dictionary; it does not
 outlive the queue server, however the queue server ends: the kernel sends it SIGTERM when the
-queue server dies (``crawler.process_death``), and it also exits by itself when its parent
+queue server dies (``operations.process_death``), and it also exits by itself when its parent
 changes (``indexer.core.updater --parent``), so a restarted queue server never runs beside the
 updater of the one before.
 
-Disk space (``crawler.core.queue_server.disk_space``): below the low-water mark of free space on the
-work directory's filesystem (``DISK_PAUSE_FREE_BYTES`` / ``_PERCENT``) no new schedules go out (the
+Disk space (``crawler.core.queue_server.disk_space``): below the low-water mark of free space on the work
+directory's filesystem (``DISK_PAUSE_FREE_BYTES`` / ``_PERCENT``) no new schedules go out (the
 crawl pauses: fetchers finish what they hold, and their batches are still applied) and no
 finished partition is re-ordered; above the high-water mark (``DISK_RESUME_FREE_*``) work
 resumes by itself. A write that fails for lack of space anyway (applying a batch, refreshing
@@ -36,6 +36,7 @@ from collections.abc import Callable
 from django.conf import settings
 from django.db import transaction
 
+from crawler import services
 from crawler.core.archive import skipped as archive_skipped
 from crawler.core.archive.queue import schedule_message_fields
 from crawler.core.definition.crawl import CrawlStatus
@@ -47,20 +48,19 @@ from crawler.core.queue_server.index_order import IndexOrderer
 from crawler.core.queue_server.server import QueueServerCore
 from crawler.core.transport import fetch_error_kinds
 from crawler.core.transport.wire import schedule_to_wire
+from crawler.hosts.activity import HostActivityPump
+from crawler.identity import robots_agent_name
+from crawler.link_analysis import link_analysis_maybe_periodic
+from crawler.models import Crawl, QueueServer
+from crawler.selectors import crawl_config_get, live_queue_servers
 from indexer.core.bundle import BundleConfig
 from indexer.core.errors import IndexStoreError
 from indexer.core.workdir import queue_server_dir
+from operations.process_death import die_with_parent
 
-from . import services
 from .claim_store import ClaimStore
-from .host_activity import HostActivityPump
-from .identity import robots_agent_name
-from .link_analysis import link_analysis_maybe_periodic
-from .models import Crawl, QueueServer
 from .needy import NeedyRefresher
-from .process_death import die_with_parent
 from .repeats import RepeatKeeper
-from .selectors import crawl_config_get
 
 logger = logging.getLogger(__name__)
 
@@ -314,8 +314,7 @@ class QueueServerProcess:
     def _close(self, finish: bool = False) -> None:
         """Stop the dictionary updater and close the crawl; ``finish``: the crawl has ended
         (its last index partition is finished, and re-ordered here by importance once link
-        analysis scores the crawl, see ``crawler.core.queue_server.index_order``). Raises
-        ``OSError`` (a
+        analysis scores the crawl, see ``crawler.core.queue_server.index_order``). Raises ``OSError`` (a
         full disk) with the crawl still open: the caller shuts it (:meth:`_out_of_space`)."""
         self._stop_updater()
         if self.core is not None:
@@ -355,7 +354,7 @@ class QueueServerProcess:
     def _update_crawl(self, crawl_id: int) -> None:
         """Crawl counters are the sums over the queue servers' latest reports; when every
         live queue server of the crawl is idle, the crawl has finished."""
-        live = [q for q in services.live_queue_servers() if q.counters.get("crawl") == crawl_id]
+        live = [q for q in live_queue_servers() if q.counters.get("crawl") == crawl_id]
         totals = dict.fromkeys(COUNTER_FIELDS.values(), 0)
         for q in live:
             for key, field in COUNTER_FIELDS.items():
@@ -379,7 +378,7 @@ class QueueServerProcess:
                 pass
 
     def _maybe_mark_saved(self, crawl_id: int) -> None:
-        live = services.live_queue_servers()
+        live = live_queue_servers()
         if live and all(q.counters.get("saved") == crawl_id for q in live):
             with transaction.atomic():
                 try:

@@ -3,7 +3,7 @@ reason, what is queued, hosts, one host.
 
 Layer: Django glue (reads only). Lists are paged by key, never by OFFSET: a page is the rows
 after (or before) a cursor taken from the previous page, on the indexes of
-``crawler.host_models``, so the thousandth page costs what the first does. Cursors come from
+``crawler.models.hosts``, so the thousandth page costs what the first does. Cursors come from
 the query string and are checked here: a bad one raises :class:`BadCursor` (the view answers
 400).
 """
@@ -16,9 +16,8 @@ from typing import Any
 from django.db.models import Q, QuerySet, Sum
 
 from crawler.core.queue_server.activity import reason_label
-
-from . import services
-from .host_models import CrawlHost, FetchedUrl, HostOverride, RefusalCount, RefusedUrl
+from crawler.models import CrawlHost, FetchedUrl, HostOverride, RefusalCount, RefusedUrl
+from crawler.selectors import live_queue_servers
 
 PAGE_SIZE = 50
 EXAMPLES = 5            # example urls per reason on the refused urls' summary
@@ -113,7 +112,7 @@ def queued_get(crawl_id: int) -> dict[str, Any]:
     lanes = ("robots_txt_queued", "waiting_robots", "crawl_delayed", "needy_queued")
     tiers: dict[int, int] = {}
     servers = []
-    for q in services.live_queue_servers():
+    for q in live_queue_servers():
         counters = q.counters or {}
         if counters.get("crawl") != crawl_id:
             continue

@@ -1,7 +1,7 @@
-"""A small process supervisor for ``manage.py up`` (``crawler.management.commands.up``): start
+"""A small process supervisor for ``manage.py up`` (``operations.management.commands.up``): start
 children in order, restart the ones that crash (with exponential back-off), and stop them all
-cleanly on Ctrl-C or SIGTERM. Plain Python (no Django): it lives beside the command that uses
-it, below ``searchsite``, which no app imports.
+cleanly on Ctrl-C or SIGTERM. Plain Python (no Django), in the operations app, which every app
+may import and which imports none of them.
 
 It reads no settings: the command builds the list of :class:`ChildSpec` and passes it in.
 
@@ -10,7 +10,7 @@ then stops the children in reverse start order (SIGTERM, then SIGKILL after a gr
 
 A supervisor that is itself killed (kill -9, the out-of-memory killer) cannot stop anything, so
 each child is started armed with its ``stop_signal`` as its parent-death signal
-(:mod:`crawler.process_death`): the kernel sends it the moment the supervisor dies, and every
+(:mod:`operations.process_death`): the kernel sends it the moment the supervisor dies, and every
 child shuts down as it does on an ordinary stop, taking its own workers along. The supervisor's
 ``run`` must therefore be called in a thread that lives as long as the children (the main
 thread in ``manage.py up``).

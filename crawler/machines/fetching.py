@@ -13,9 +13,11 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+import numpy as np
 from django.conf import settings
 
 from classifiers.selectors import trained_classifiers_get
+from crawler import services
 from crawler.core.archive.source import pointers_from_wire
 from crawler.core.archive.worker import ArchiveWorker
 from crawler.core.definition.crawl import CrawlConfig
@@ -26,14 +28,15 @@ from crawler.core.processing.process import PageProcessor
 from crawler.core.scheduler import Schedule
 from crawler.core.transport.batch import FetcherBatch
 from crawler.core.transport.wire import schedule_from_wire
+from crawler.identity import robots_agent_name
+from crawler.models import Crawl
+from crawler.selectors import crawl_config_get
+from indexer.core.ids import hash8
 from indexer.core.link_scores import LinkScores
 from indexer.core.workdir import score_files, scores_path
 
-from . import fetcher_presence, services
+from . import presence as fetcher_presence
 from .claim_store import ClaimStore
-from .identity import robots_agent_name
-from .models import Crawl
-from .selectors import crawl_config_get
 
 logger = logging.getLogger(__name__)
 
@@ -137,10 +140,6 @@ class _LinkScoresCache:
         scores = self._scores
 
         def scores_for(urls: list[str]) -> Any:
-            import numpy as np
-
-            from indexer.core.ids import hash8
-
             hashes = np.frombuffer(b"".join(hash8(u) for u in urls), dtype="S8")
             return scores.scores_for(hashes, field="linkrank_relative", default=0.0)
 
@@ -168,7 +167,7 @@ _claims = _ClaimStoreCache()
 def run_schedule(message: dict[str, Any], ship: Callable[[int, dict], None]) -> dict:
     """Run one schedule message; ``ship(server, batch)`` sends a batch's JSON form.
 
-    The schedule is claimed first (``crawler.claim_store``): a copy of a schedule another
+    The schedule is claimed first (``crawler.machines.claim_store``): a copy of a schedule another
     fetcher holds or finished is dropped; a schedule received while the crawl is not running,
     or stopped by a crawl stop, is given back, so that its queue server hands it out again at
     once when the crawl runs."""

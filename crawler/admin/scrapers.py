@@ -2,9 +2,9 @@
 field that chooses which built-in scrapers a profile uses.
 
 Layer: Django glue. The Scrapers page lists the admin's scrapers and, above them, the built-in
-ones (``crawler.core.processing.builtin_scrapers``) with their signature, paths, fields and meta
-words, the profiles that turn each off and those where an admin scraper replaces it. "Copy to my
-scrapers" makes an admin scraper with the built-in one's name and fields (``services.
+ones (``crawler.core.processing.builtin_scrapers``) with their signature, paths, fields and meta words, the
+profiles that turn each off and those where an admin scraper replaces it. "Copy to my scrapers"
+makes an admin scraper with the built-in one's name and fields (``services.
 scraper_from_builtin``): chosen in a profile, it replaces the built-in one there and can be
 edited. A profile turns built-in scrapers off with the checkboxes of
 :class:`PageOptionsForm`.
@@ -18,10 +18,9 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponseNotAllowed, HttpResponseRedirect
 from django.urls import path, reverse
 
+from crawler import selectors, services
 from crawler.core.processing.builtin_scrapers import BUILTIN_NAMES
-
-from . import selectors, services
-from .models import PageOptions, Scraper
+from crawler.models import PageOptions, Scraper
 
 
 class PageOptionsForm(forms.ModelForm):

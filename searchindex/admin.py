@@ -2,21 +2,29 @@
 
 The choice is one row (``SearchIndex``, pk 1): its list page opens the row's form, which offers
 a crawl, a crawl mix or "always the newest finished crawl". Crawls and mixes also carry a
-"Use for search" action. Every write goes through ``crawler.services.search_index_use``;
-refusals come back as messages. Needs the "change search index" permission.
+"Use for search" action, and the crawl list a "searched" column: the crawler's ``CrawlAdmin``
+is registered again here as :class:`SearchedCrawlAdmin`, its subclass with those two (the crawler
+app does not know the search-index choice). Every write goes through
+``searchindex.services.search_index_use``; refusals come back as messages. Needs the "change
+search index" permission.
 """
 
 from __future__ import annotations
+
+import threading
 
 from django import forms
 from django.contrib import admin, messages
 from django.http import HttpRequest, HttpResponseRedirect
 from django.urls import reverse
 
-from . import selectors, services
-from .models import Crawl, CrawlMix, CrawlMixMember, SearchIndex
+from crawler.admin.crawls import CrawlAdmin
+from crawler.models import Crawl
 
-USE_PERMISSION = "crawler.change_searchindex"
+from . import selectors, services
+from .models import CrawlMix, CrawlMixMember, SearchIndex
+
+USE_PERMISSION = "searchindex.change_searchindex"
 
 
 def may_choose_index(request: HttpRequest) -> bool:
@@ -34,7 +42,7 @@ def use_for_search(admin_view: admin.ModelAdmin, request: HttpRequest, mode: str
     chosen = queryset.first()
     try:
         row = services.search_index_use(mode, **{f"{mode}_id": chosen.pk})
-    except services.CrawlServiceError as exc:
+    except services.SearchIndexError as exc:
         admin_view.message_user(request, f"{chosen}: {exc}", messages.ERROR)
         return
     admin_view.message_user(request, f"The search page now answers from {row}.",
@@ -125,13 +133,50 @@ class SearchIndexAdmin(admin.ModelAdmin):
         if not self.has_view_or_change_permission(request):
             return super().changelist_view(request, extra_context)  # answers 403
         if SearchIndex.objects.filter(pk=1).exists():
-            return HttpResponseRedirect(reverse("admin:crawler_searchindex_change", args=[1]))
-        return HttpResponseRedirect(reverse("admin:crawler_searchindex_add"))
+            return HttpResponseRedirect(reverse("admin:searchindex_searchindex_change", args=[1]))
+        return HttpResponseRedirect(reverse("admin:searchindex_searchindex_add"))
 
     def save_model(self, request, obj: SearchIndex, form, change) -> None:
         try:
             row = services.search_index_use(obj.mode, crawl_id=obj.crawl_id, mix_id=obj.mix_id)
-        except services.CrawlServiceError as exc:  # the form checked it; a race lands here
+        except services.SearchIndexError as exc:  # the form checked it; a race lands here
             self.message_user(request, str(exc), messages.ERROR)
         else:
             obj.pk = row.pk
+
+
+def _with(names: tuple[str, ...] | list[str], name: str, before: str) -> list[str]:
+    """``names`` with ``name`` put just before ``before``."""
+    names = list(names)
+    names.insert(names.index(before), name)
+    return names
+
+
+class SearchedCrawlAdmin(CrawlAdmin):
+    """The crawl admin, with which crawl search answers from: a "searched" column and the
+    "Use for search" action."""
+
+    list_display = tuple(_with(CrawlAdmin.list_display, "searched", before="crawl_buttons"))
+    actions = _with(CrawlAdmin.actions, "use_crawl_for_search", before="new_crawl_from")
+    _searched = threading.local()  # per request thread: see changelist_view
+
+    def has_use_for_search_permission(self, request: HttpRequest) -> bool:
+        return may_choose_index(request)
+
+    @admin.action(description="Use the selected crawl for search",
+                  permissions=["use_for_search"])
+    def use_crawl_for_search(self, request, queryset):
+        use_for_search(self, request, "crawl", queryset)
+
+    @admin.display(description="searched", boolean=True)
+    def searched(self, crawl: Crawl) -> bool:
+        return crawl.timestamp in self._searched.timestamps
+
+    def changelist_view(self, request, extra_context=None):
+        # the "searched" column's choice, read once per list rather than once per row
+        self._searched.timestamps = selectors.search_index_get().timestamps
+        return super().changelist_view(request, extra_context)
+
+
+admin.site.unregister(Crawl)
+admin.site.register(Crawl, SearchedCrawlAdmin)

@@ -2,7 +2,7 @@
 and hosts (``crawler.core.queue_server.activity``) to the database in bulk, trims the logs to their
 retention, and applies the operator's host overrides.
 
-Layer: Django glue, called by ``crawler.queue_servers`` (:class:`HostActivityPump`, once per
+Layer: Django glue, called by ``crawler.machines.queue_server`` (:class:`HostActivityPump`, once per
 tick of an open crawl). One round of applied batches becomes one transaction: one bulk insert
 of fetched urls, one of refused urls, the refusal counts and the touched hosts' rows upserted
 (a host belongs to one queue server, so its row has one writer). The log is for people: a
@@ -23,8 +23,7 @@ from django.utils import timezone
 
 from crawler.core.queue_server.activity import Activity, HostDelta, host_state
 from crawler.core.queue_server.server import QueueServerCore
-
-from .host_models import CrawlHost, FetchedUrl, HostOverride, RefusalCount, RefusedUrl
+from crawler.models import CrawlHost, FetchedUrl, HostOverride, RefusalCount, RefusedUrl
 
 logger = logging.getLogger(__name__)
 

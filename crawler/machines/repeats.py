@@ -1,7 +1,7 @@
 """Repeat crawls in the running engine: start the crawls due to start over, and remove the
 files of the crawls their repeats replaced.
 
-Layer: Django glue, driven by the queue-server process (``crawler.queue_servers``) on its
+Layer: Django glue, driven by the queue-server process (``crawler.machines.queue_server``) on its
 ticks without an open crawl. A crawl with ``recrawl_days`` starts over that many days after it started, once it has
 ended by itself (``services.crawl_repeat``): its repeat is a new crawl that builds a new
 index while search keeps answering from the old one, which it replaces in one transaction
@@ -23,10 +23,9 @@ from pathlib import Path
 from django.conf import settings
 from django.utils import timezone
 
+from crawler import services
+from crawler.models import Crawl
 from indexer.core.workdir import LINKGRAPH_DIR, crawl_paths
-
-from . import services
-from .models import Crawl
 
 logger = logging.getLogger(__name__)
 

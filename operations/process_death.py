@@ -1,8 +1,8 @@
 """Child processes that do not outlive their parent (Linux ``prctl(PR_SET_PDEATHSIG)``).
 
 Plain Python, no Django. Used where the engine starts long-running children: the supervisor of
-``manage.py up`` (``crawler.supervisor``) and the queue server for its dictionary updater
-(``crawler.queue_servers``).
+``manage.py up`` (``operations.supervisor``) and the queue server for its dictionary updater
+(``crawler.machines.queue_server``).
 
 A handler in the parent cannot help when the parent is killed with SIGKILL (or by the kernel's
 out-of-memory killer); the kernel can: a child that asked with ``PR_SET_PDEATHSIG`` receives the

@@ -2,7 +2,7 @@
 
 Layer: Django glue (writes). An override is one ``HostOverride`` row per crawl and origin: a
 minimum delay between the host's requests and whether it is excluded. The queue server that
-owns the host polls them (``crawler.host_activity``, every ``HOST_OVERRIDE_SECONDS``), applies
+owns the host polls them (``crawler.hosts.activity``, every ``HOST_OVERRIDE_SECONDS``), applies
 them to its crawl queue and marks them applied. Lifting an override keeps its row with no
 delay and no exclusion, so a queue server that was down meanwhile lifts it too. Excluding a
 host refuses its queued urls for good: lifting the exclusion lets only new urls in.
@@ -11,8 +11,7 @@ host refuses its queued urls for good: lifting the exclusion lets only new urls 
 from __future__ import annotations
 
 from crawler.core.urls import origin_of
-
-from .host_models import HostOverride
+from crawler.models import HostOverride
 
 MAX_MIN_DELAY = 3600.0  # seconds
 

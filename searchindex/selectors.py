@@ -1,0 +1,73 @@
+"""Reads of the search-index choice: which crawls a search reads, with their weights.
+
+Layer: Django glue of the ``searchindex`` app (reads only). The search service
+(``ranking.search_service``) caches :func:`search_index_get` and asks :func:`crawl_mix_get` for
+a query's ``m:NAME``; the admin shows the choice's label.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from crawler.core.definition.crawl import ENDED_STATES
+from crawler.models import Crawl
+
+from .models import CrawlMix, SearchIndex
+
+
+@dataclass(frozen=True, slots=True)
+class IndexChoice:
+    """What a search reads: crawls by timestamp with the weight of their scores (``parts``
+    empty: the newest index on disk), and how to name it to the user."""
+
+    kind: str                                # crawl, mix, newest or default
+    label: str
+    parts: tuple[tuple[int, float], ...] = ()
+
+    @property
+    def timestamps(self) -> tuple[int, ...]:
+        return tuple(t for t, _ in self.parts)
+
+
+NEWEST_ON_DISK = IndexChoice("default", "the newest index")
+
+
+def _crawl_label(crawl: Crawl) -> str:
+    return f"crawl {crawl.name!r} ({crawl.timestamp})"
+
+
+def _mix_choice(mix: CrawlMix, kind: str = "mix") -> IndexChoice:
+    members = list(mix.members.select_related("crawl"))
+    return IndexChoice(kind, f"crawl mix {mix.name!r} ("
+                       + ", ".join(_crawl_label(m.crawl) for m in members) + ")",
+                       tuple((m.crawl.timestamp, float(m.weight)) for m in members))
+
+
+def _newest_finished_choice() -> IndexChoice:
+    crawl = (Crawl.objects.filter(status__in=ENDED_STATES, documents_indexed__gt=0)
+             .order_by("-timestamp").first())
+    if crawl is None:
+        return NEWEST_ON_DISK
+    return IndexChoice("newest", _crawl_label(crawl), ((crawl.timestamp, 1.0),))
+
+
+def search_index_get() -> IndexChoice:
+    """The index chosen for search (``SearchIndex``): a crawl, a mix, or the newest finished
+    crawl with documents; without a choice (or when the chosen crawl or mix was deleted), the
+    newest index on disk."""
+    row = SearchIndex.objects.select_related("crawl", "mix").filter(pk=1).first()
+    if row is None:
+        return NEWEST_ON_DISK
+    if row.mode == SearchIndex.Mode.NEWEST:
+        return _newest_finished_choice()
+    if row.mode == SearchIndex.Mode.MIX and row.mix is not None:
+        return _mix_choice(row.mix)
+    if row.mode == SearchIndex.Mode.CRAWL and row.crawl is not None:
+        return IndexChoice("crawl", _crawl_label(row.crawl), ((row.crawl.timestamp, 1.0),))
+    return NEWEST_ON_DISK
+
+
+def crawl_mix_get(name: str) -> IndexChoice | None:
+    """The crawl mix named ``name`` (case-insensitive), or None."""
+    mix = CrawlMix.objects.filter(name__iexact=name.strip()).first()
+    return None if mix is None else _mix_choice(mix)
