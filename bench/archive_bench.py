@@ -67,9 +67,9 @@ from crawler.core.fetch import FetchConfig  # noqa: E402
 from crawler.core.local_crawl import LocalCrawl, LocalCrawlResult  # noqa: E402
 from crawler.core.process import PageProcessor  # noqa: E402
 from crawler.core.siterules import SiteRules  # noqa: E402
+from indexer.core.bundle.reader import IndexBundleReader  # noqa: E402
 from indexer.core.policies import CrawlPolicy  # noqa: E402
-from indexer.core.reader import IndexBundleReader  # noqa: E402
-from indexer.core.workdir import crawl_bundles, queue_server_number  # noqa: E402
+from indexer.core.runtime.workdir import crawl_bundles, queue_server_number  # noqa: E402
 from linkgraph.core import TrustSeed  # noqa: E402
 from linkgraph.core.analysis import AnalysisConfig, LocalShardSource, run_link_analysis  # noqa: E402
 from ranking.core.options import SearchOptions  # noqa: E402

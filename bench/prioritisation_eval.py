@@ -71,8 +71,8 @@ from crawler.core.process import PageProcessor  # noqa: E402
 from crawler.core.scheduler import CrawlQueue, DiscoveredUrl, SchedulerConfig  # noqa: E402
 from crawler.core.siterules import SiteRules  # noqa: E402
 from crawler.core.wire import document_from_wire, document_to_wire  # noqa: E402
-from indexer.core.bundle import BundleConfig, IndexBundleWriter  # noqa: E402
-from indexer.core.reader import IndexBundleReader  # noqa: E402
+from indexer.core.bundle.reader import IndexBundleReader  # noqa: E402
+from indexer.core.bundle.writer import BundleConfig, IndexBundleWriter  # noqa: E402
 from indexer.core.text import TextAnalyzer  # noqa: E402
 from ranking.core.pipeline import Searcher  # noqa: E402
 from ranking.core.shard import LocalShard  # noqa: E402

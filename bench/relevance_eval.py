@@ -66,10 +66,10 @@ from crawler.core.fetch import FetchConfig  # noqa: E402
 from crawler.core.local_crawl import LocalCrawl  # noqa: E402
 from crawler.core.process import PageProcessor  # noqa: E402
 from crawler.core.siterules import SiteRules  # noqa: E402
+from indexer.core.bundle.reader import IndexBundleReader  # noqa: E402
 from indexer.core.ids import DOC_TYPE, DocType  # noqa: E402
 from indexer.core.policies import CrawlPolicy  # noqa: E402
-from indexer.core.reader import IndexBundleReader  # noqa: E402
-from indexer.core.workdir import crawl_bundles, queue_server_number, scores_path  # noqa: E402
+from indexer.core.runtime.workdir import crawl_bundles, queue_server_number, scores_path  # noqa: E402
 from linkgraph.core import TrustSeed  # noqa: E402
 from linkgraph.core.analysis import (  # noqa: E402
     AnalysisConfig,

@@ -38,7 +38,7 @@ from crawler.core.config import MAX_LINKS_PER_PAGE, PageProcessingConfig
 from crawler.core.indexing import iter_index_documents
 from crawler.core.meta_words import page_meta_words
 from crawler.core.page import Link, ProcessedPage
-from indexer.core.document import IndexDocument
+from indexer.core.documents.document import IndexDocument
 from indexer.core.ids import hash8
 from indexer.core.text import TextAnalyzer
 

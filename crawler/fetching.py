@@ -26,8 +26,8 @@ from crawler.core.fetcher import ScheduleWorker, WorkerReport
 from crawler.core.process import PageProcessor
 from crawler.core.scheduler import Schedule
 from crawler.core.wire import schedule_from_wire
-from indexer.core.link_scores import LinkScores
-from indexer.core.workdir import score_files, scores_path
+from indexer.core.runtime.workdir import score_files, scores_path
+from indexer.core.signals.link_scores import LinkScores
 
 from . import fetcher_presence, services
 from .claim_store import ClaimStore

@@ -23,7 +23,7 @@ from pathlib import Path
 from django.conf import settings
 from django.utils import timezone
 
-from indexer.core.workdir import LINKGRAPH_DIR, crawl_paths
+from indexer.core.runtime.workdir import LINKGRAPH_DIR, crawl_paths
 
 from . import services
 from .models import Crawl

@@ -24,7 +24,7 @@ from crawler.core.builtin_scrapers import builtin_scraper
 from crawler.core.crawl import ENDED_STATES, CrawlStatus, InvalidTransition, next_status
 from crawler.core.seeds import SeedUrlError, parse_seed_lines
 from indexer.core.policies import CrawlPolicy
-from indexer.core.workdir import crawl_bundles
+from indexer.core.runtime.workdir import crawl_bundles
 
 from .models import (
     Crawl,

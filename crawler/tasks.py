@@ -48,7 +48,7 @@ from crawler.core.shipping import (
 )
 from crawler.core.spool import Spool
 from crawler.seen_envelopes import replay_guard
-from indexer.core.workdir import crawl_paths, queue_server_dir
+from indexer.core.runtime.workdir import crawl_paths, queue_server_dir
 
 logger = logging.getLogger(__name__)
 

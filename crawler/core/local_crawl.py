@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from indexer.core.reorder import ReorderResult
+from indexer.core.bundle.reorder import ReorderResult
+from indexer.core.runtime.workdir import queue_server_dir
 from indexer.core.text import TextAnalyzer
-from indexer.core.workdir import queue_server_dir
 
 from .archive.queue import ArchiveSchedule
 from .archive.worker import ArchiveWorker

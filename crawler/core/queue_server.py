@@ -7,7 +7,7 @@ disk, so it is testable without Django, Celery or a network.
 
 Work directory of queue server n (``WORK_DIRECTORY/qs<n>``): its crawl queue, its
 IndexDocumentBundle, the spool of received batches and its counters, laid out as
-:mod:`indexer.core.workdir` says.
+:mod:`indexer.core.runtime.workdir` says.
 
 Call order: ``QueueServerCore(config)``, then ``add_seeds`` (at crawl start), then repeatedly
 ``ingest()``, ``maybe_refresh()``, ``maybe_reorder()``, ``release_lost()`` (now and then, with
@@ -35,10 +35,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from indexer.core.bundle import BundleConfig, IndexBundleWriter
-from indexer.core.encoding import EncodedDocument, scale_regions
-from indexer.core.reorder import ReorderResult
-from indexer.core.workdir import crawl_paths, scores_path
+from indexer.core.bundle.reorder import ReorderResult
+from indexer.core.bundle.writer import BundleConfig, IndexBundleWriter
+from indexer.core.documents.encoding import EncodedDocument, scale_regions
+from indexer.core.runtime.workdir import crawl_paths, scores_path
 
 from .activity import Activity, ActivityLog
 from .archive.ordering import OrderedInbox

@@ -19,8 +19,8 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from indexer.core.document import IndexDocument
-from indexer.core.encoding import EncodedDocument, encode_document
+from indexer.core.documents.document import IndexDocument
+from indexer.core.documents.encoding import EncodedDocument, encode_document
 from indexer.core.ids import DocType
 
 from .scheduler import DiscoveredUrl, Schedule, ScheduleEntry

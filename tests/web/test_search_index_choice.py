@@ -15,7 +15,7 @@ from django.urls import reverse
 from crawler import services
 from crawler.core.crawl import CrawlStatus
 from crawler.models import Crawl, CrawlMix, CrawlMixMember, SearchIndex
-from indexer.core.bundle import BundleConfig, IndexBundleWriter
+from indexer.core.bundle.writer import BundleConfig, IndexBundleWriter
 from tests.unit.ranking.helpers import index_document, text_doc
 
 pytestmark = pytest.mark.django_db

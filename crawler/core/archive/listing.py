@@ -26,10 +26,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from indexer.core.documents import BlobReader, partition_paths
+from indexer.core.bundle.layout import DOCUMENTS
+from indexer.core.documents.store import BlobReader, partition_paths
 from indexer.core.errors import IndexStoreError
 from indexer.core.ids import hash8
-from indexer.core.layout import DOCUMENTS
 
 from . import skipped
 from .source import ArchiveSource, Pointer, StoredPointer, WarcPointer

@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from indexer.core.workdir import crawl_bundles
+from indexer.core.runtime.workdir import crawl_bundles
 
 from ..freshness import CopyTimes, freshness_report
 from ..scheduler import QueueStats, Schedule, ScheduleEntry

@@ -13,7 +13,7 @@ import struct
 import zlib
 from pathlib import Path
 
-from indexer.core.storage import fsync_dir
+from indexer.core.files.storage import fsync_dir
 
 from .errors import CorruptQueueError
 

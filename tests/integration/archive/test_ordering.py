@@ -13,11 +13,11 @@ from warcio.warcwriter import WARCWriter
 from crawler.core.archive.worker import ArchiveWorker
 from crawler.core.process import PageProcessor
 from crawler.core.queue_server import QueueServerConfig, QueueServerCore
-from indexer.core.documents import PartitionDocumentBundle
+from indexer.core.bundle.layout import DOCUMENTS
+from indexer.core.bundle.reader import IndexBundleReader
+from indexer.core.documents.store import PartitionDocumentBundle
 from indexer.core.ids import DOC_TYPE, DocType
-from indexer.core.layout import DOCUMENTS
-from indexer.core.reader import IndexBundleReader
-from indexer.core.workdir import queue_server_dir
+from indexer.core.runtime.workdir import queue_server_dir
 from tests.integration.archive.helpers import crawl_config, html, response, warc_source
 
 TS = 1_700_000_800

@@ -15,9 +15,9 @@ from crawler.core.page import FetchedPage
 from crawler.core.process import PageProcessor
 from crawler.core.queue_server import QueueServerConfig, QueueServerCore
 from crawler.core.wire import encoded_document_to_wire
-from indexer.core.documents import PartitionDocumentBundle
-from indexer.core.layout import DOCUMENTS
-from indexer.core.workdir import queue_server_dir
+from indexer.core.bundle.layout import DOCUMENTS
+from indexer.core.documents.store import PartitionDocumentBundle
+from indexer.core.runtime.workdir import queue_server_dir
 
 TS = 1_700_000_900
 

@@ -7,7 +7,7 @@ from crawler.core.crawl import CrawlConfig, SeedSpec
 from crawler.core.indexing import to_index_documents
 from crawler.core.queue_server import QueueServerConfig, QueueServerCore
 from crawler.core.wire import document_to_wire
-from indexer.core.reader import IndexBundleReader
+from indexer.core.bundle.reader import IndexBundleReader
 
 from .helpers import html
 from .test_queue_server_stalls import FAST, put
