@@ -31,6 +31,7 @@ from crawler.core.crawl import (
 from crawler.core.scrapers import ScraperConfig
 from crawler.core.siterules import SiteRules, parse_site_rules
 from indexer.core.policies import CrawlPolicy
+from indexer.core.urls import url_host
 
 from . import crawl_page
 from .models import Crawl, CrawlMix, PageOptions, QueueServer, SearchIndex
@@ -107,13 +108,11 @@ def crawl_config_get(crawl_id: int) -> CrawlConfig:
         SeedSpec(url=s.url, policy=CrawlPolicy(s.policy), trust_weight=s.trust_weight)
         for s in crawl.seeds.order_by("id")
     )
-    from urllib.parse import urlsplit
-
     rules = SiteRules(
         allowed=parse_site_rules(crawl.allowed_sites),
         disallowed=parse_site_rules(crawl.disallowed_sites),
         restrict=crawl.restrict_to_seeds,
-        seed_hosts=frozenset((urlsplit(s.url).hostname or "") for s in seeds),
+        seed_hosts=frozenset(url_host(s.url) for s in seeds),
     )
     return CrawlConfig(
         crawl_id=crawl.pk,

@@ -33,12 +33,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from indexer.core.bundle.reorder import ReorderResult
 from indexer.core.bundle.writer import BundleConfig, IndexBundleWriter
 from indexer.core.documents.encoding import EncodedDocument, scale_regions
 from indexer.core.runtime.workdir import crawl_paths, scores_path
+from indexer.core.urls import server_of_url
 
 from .activity import Activity, ActivityLog
 from .archive.ordering import OrderedInbox
@@ -55,7 +55,6 @@ from .recrawl import RetiredPublisher, replaces_active_copy, visit_rows
 from .robots_failures import RobotsFailures
 from .scheduler import CrawlQueue, Schedule, SchedulerConfig
 from .scheduler.errors import InvalidUrlError
-from .shipping import shard_of_host
 from .spool import Spool
 from .urls import origin_of
 from .visits import Visit
@@ -231,8 +230,7 @@ class QueueServerCore:
     # --- input --------------------------------------------------------------------------
 
     def owns(self, url: str) -> bool:
-        host = (urlsplit(url).hostname or "").lower()
-        return shard_of_host(host, self.config.num_servers) == self.config.server
+        return server_of_url(url, self.config.num_servers) == self.config.server
 
     def add_seeds(self, urls: Iterable[str]) -> int:
         """Queue this shard's seed urls (the others belong to other queue servers)."""

@@ -20,6 +20,8 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
+from indexer.core.urls import url_host
+
 from .linear_regex import LinearRegexError, compile_linear
 
 _HOST_RE = re.compile(
@@ -136,7 +138,7 @@ class SiteRules:
 
     def permits(self, url: str) -> bool:
         """True when the crawl may fetch ``url``."""
-        host = (urlsplit(url).hostname or "").lower()
+        host = url_host(url)
         if any(rule.matches(url, host) for rule in self.disallowed):
             return False
         if not self.restrict:

@@ -101,7 +101,7 @@ import numpy as np
 import numpy.typing as npt
 
 from indexer.core.text import TextAnalyzer
-from indexer.core.urls import company_level_domain, is_ip_address
+from indexer.core.urls import company_level_domain, is_ip_address, url_host
 
 from .options import SearchOptions
 
@@ -320,7 +320,7 @@ class UrlItems:
 
 def url_items(url: str, title: str, analyzer: TextAnalyzer, lang: str) -> UrlItems:
     parts = urlsplit(url)
-    host = (parts.hostname or "").lower()
+    host = url_host(url)
     path = parts.path or "/"
     is_root = path == "/" and not parts.query
     bare = host.removeprefix("www.")

@@ -36,6 +36,8 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 import urllib3
 from urllib3 import exceptions as u3
 
+from indexer.core.urls import host_of
+
 from .body import BodyDecodeError, read_body
 from .config import FetchConfig
 from .egress import Resolver, system_resolver
@@ -90,7 +92,7 @@ def check_url(url: str) -> str:
 
 
 def _host_key(url: str) -> str:
-    return (urlsplit(url).hostname or "").lower().rstrip(".")
+    return host_of(url)
 
 
 def _chain(exc: BaseException) -> Iterable[BaseException]:

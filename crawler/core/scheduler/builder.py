@@ -22,10 +22,11 @@ import math
 from collections.abc import Callable
 from dataclasses import replace
 
+from indexer.core.urls import url_hash
+
 from .config import SchedulerConfig
 from .formulas import split_origin
 from .needy_lane import HeapEntry, NeedyLane
-from .opic import url_hash
 from .politeness import Politeness
 from .record import QueuedUrl
 from .revisits import UrlVisit, Validators

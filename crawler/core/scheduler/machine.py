@@ -33,10 +33,9 @@ import secrets
 import time
 from typing import Any
 
-from indexer.core.urls import company_level_domain
+from indexer.core.urls import company_level_domain, hashes_from_halves, md5_halves
 
 from .. import policy as pol
-from .bloom import url_digests, url_hashes
 from .builder import ScheduleBuilder
 from .cldtable import CldTable
 from .config import SchedulerConfig
@@ -209,8 +208,8 @@ class QueueMachine:
         kept = self._admissible(merged)
         if not kept:
             return 0
-        digests = url_digests([item.url for item, _, _ in kept])
-        hashes = url_hashes(digests).tolist()
+        digests = md5_halves([item.url for item, _, _ in kept])
+        hashes = hashes_from_halves(digests).tolist()
         fresh = self.order.fresh(hashes, [item for item, _, _ in kept], cash)
         if len(fresh) != len(kept):
             kept = [kept[p] for p in fresh]

@@ -27,8 +27,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from indexer.core.urls import hashes_from_halves, md5_halves, url_hash
+
 from ..crawl import CrawlOrder
-from .bloom import url_digests, url_hashes
 from .lanes import Lane, LaneContext
 from .record import DEFAULT_POLICY, LinkItem, QueuedUrl
 
@@ -136,14 +137,10 @@ class CashPool:
             column[:n] = data[name]
             setattr(pool, name, column)
         if n:
-            hashes = url_hashes(url_digests(pool.urls))
+            hashes = hashes_from_halves(md5_halves(pool.urls))
             pool.index = {int(h): row for row, h in enumerate(hashes.tolist())}
         pool.ready_count = int(np.count_nonzero(pool.state[:n] == READY))
         return pool
-
-
-def url_hash(url: str) -> int:
-    return int(url_hashes(url_digests([url]))[0])
 
 
 _CASH_FACTOR = {"f": 2.0, "x": 0.5}

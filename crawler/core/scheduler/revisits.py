@@ -37,9 +37,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from indexer.core.urls import url_hash
+
 from ..freshness import CopyTimes
 from .lanes import Lane, LaneContext, LaneState
-from .opic import url_hash
 from .record import QueuedUrl
 
 REVISIT_DIR = "UrlQueue/Revisit"

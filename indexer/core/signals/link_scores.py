@@ -34,7 +34,6 @@ import json
 import logging
 import os
 import tempfile
-import threading
 import zipfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -46,6 +45,7 @@ import numpy.typing as npt
 
 from ..errors import CorruptGraphError, GraphFormatTooNew, GraphNotFound, LinkGraphError
 from ..files.storage import atomic_stream, fsync_dir
+from ..runtime.reloading import ReloadingFile, SharedPerPath
 from ..urls import as_hash_array, hashes_of, url_hash
 
 logger = logging.getLogger(__name__)
@@ -237,66 +237,34 @@ class LinkScores:
                                      default)[0])
 
 
-class CachedLinkScores:
-    """A crawl's ``scores.npz``, loaded once and reloaded when the file changes (a new inode,
-    mtime, ctime or size: the link-analysis job replaces the file by a rename, so every new
-    version is noticed at the next search, without a restart): what the search pipeline
-    reads on every query.
+class CachedLinkScores(ReloadingFile[LinkScores]):
+    """A crawl's ``scores.npz``, loaded once per version of the file (the rule of
+    :mod:`indexer.core.runtime.reloading`: the link-analysis job replaces the file by a rename,
+    so every new version is noticed at the next search, without a restart): what the search
+    pipeline reads on every query.
 
     :meth:`get` never raises. A missing file is the normal state of a crawl whose link
-    analysis has not run yet: it gives ``None`` and logs nothing above DEBUG. An unreadable
-    file is logged as an error once per state of the file (not once per query) and gives
-    ``None``, so search goes on without the link boost. Thread-safe; share one instance per
-    path through :func:`cached_link_scores`.
+    analysis has not run yet: it gives ``None`` and logs nothing. An unreadable file is logged
+    as an error once per version of the file (not once per query) and gives ``None``, so
+    search goes on without the link boost. Thread-safe; share one instance per path through
+    :func:`cached_link_scores`.
     """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
-        self.path = Path(path)
-        self._lock = threading.Lock()
-        self._key: tuple[int, ...] | None = None
-        self._scores: LinkScores | None = None
-        self._failed: tuple[int, ...] | None = None  # state of the file whose failure we saw
-        self.error: str | None = None
+        super().__init__(path, LinkScores, errors=(LinkGraphError,))
 
-    def get(self) -> LinkScores | None:
-        try:
-            st = self.path.stat()
-            key: tuple[int, ...] = (st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_size)
-        except OSError:
-            key = (-1,)
-        with self._lock:
-            if key == self._key:
-                return self._scores
-            if key == self._failed:
-                return None
-            try:
-                scores = LinkScores(self.path)
-            except LinkGraphError as exc:
-                self._failed, self._key, self._scores = key, None, None
-                if isinstance(exc, GraphNotFound):
-                    self.error = None  # not yet computed: normal, not an error
-                    logger.debug("no link scores yet at %s; searching without the link boost",
-                                 self.path)
-                else:
-                    self.error = str(exc)
-                    logger.error("link scores unusable: %s; searching without the link boost "
-                                 "until link analysis writes the file again", exc)
-                return None
-            self._key, self._scores, self._failed, self.error = key, scores, None, None
-            logger.info("link scores loaded: %s (%d urls)", self.path, len(scores))
-            return scores
+    def loaded(self, value: LinkScores) -> None:
+        logger.info("link scores loaded: %s (%d urls)", self.path, len(value))
+
+    def failed(self, exc: BaseException) -> str | None:
+        if isinstance(exc, GraphNotFound):
+            logger.debug("no link scores yet at %s; searching without the link boost", self.path)
+            return None  # not yet computed: normal, not an error
+        logger.error("link scores unusable: %s; searching without the link boost "
+                     "until link analysis writes the file again", exc)
+        return str(exc)
 
 
-_CACHE: dict[Path, CachedLinkScores] = {}
-_CACHE_LOCK = threading.Lock()
-
-
-def cached_link_scores(path: str | os.PathLike[str]) -> CachedLinkScores:
-    """The process-wide :class:`CachedLinkScores` of ``path`` (one load per file version,
-    however many searchers are built)."""
-    key = Path(path).resolve()
-    with _CACHE_LOCK:
-        got = _CACHE.get(key)
-        if got is None:
-            got = _CACHE[key] = CachedLinkScores(key)
-        return got
+cached_link_scores = SharedPerPath(CachedLinkScores)
+"""The process-wide :class:`CachedLinkScores` of a path (one load per file version, however
+many searchers are built)."""

@@ -51,7 +51,6 @@ import json
 import logging
 import os
 import re
-import threading
 import zipfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -64,6 +63,7 @@ import numpy.typing as npt
 from ..bundle.reader import IndexBundleReader, iter_members
 from ..files.storage import atomic_stream, fsync_dir
 from ..ids import DocType
+from ..runtime.reloading import ReloadingFile
 from ..runtime.workdir import phrases_path
 from ..text import TextAnalyzer
 
@@ -351,39 +351,20 @@ class PhraseLexicon:
         return PhraseLexicon(hashes, counts, lengths, meta if isinstance(meta, dict) else {})
 
 
-class CachedPhraseLexicon:
-    """A bundle's ``phrases.npz``, loaded once and reloaded when the file's mtime (or size)
-    changes. :meth:`get` never raises: without a file (the normal state before the first
-    build) it gives None quietly; an unusable file is logged once per state of the file and
-    gives None, so search goes on without the phrase bonus. Thread-safe; owned by the shard
-    that reads the bundle."""
+class CachedPhraseLexicon(ReloadingFile[PhraseLexicon]):
+    """A bundle's ``phrases.npz``, loaded once per version of the file (the rule of
+    :mod:`indexer.core.runtime.reloading`). :meth:`get` never raises: without a file (the
+    normal state before the first build) it gives None quietly; an unusable file is logged
+    once per version of the file and gives None, so search goes on without the phrase bonus.
+    Thread-safe; owned by the shard that reads the bundle."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
-        self.path = Path(path)
-        self._lock = threading.Lock()
-        self._key: tuple[int, int] | None = None
-        self._lexicon: PhraseLexicon | None = None
-        self.error: str | None = None
+        super().__init__(path, PhraseLexicon.load, errors=(PhraseLexiconError,))
 
-    def get(self) -> PhraseLexicon | None:
-        try:
-            st = self.path.stat()
-            key = (st.st_mtime_ns, st.st_size)
-        except OSError:
-            key = (-1, -1)
-        with self._lock:
-            if key == self._key:
-                return self._lexicon
-            self._key, self._lexicon, self.error = key, None, None
-            if key == (-1, -1):
-                return None
-            try:
-                self._lexicon = PhraseLexicon.load(self.path)
-            except PhraseLexiconError as exc:
-                self.error = str(exc)
-                logger.warning("common phrases unusable: %s; searching without the phrase "
-                               "bonus (run `manage.py build_phrases` again)", exc)
-                return None
-            logger.info("common phrases loaded: %s (%d phrases)", self.path,
-                        len(self._lexicon))
-            return self._lexicon
+    def loaded(self, value: PhraseLexicon) -> None:
+        logger.info("common phrases loaded: %s (%d phrases)", self.path, len(value))
+
+    def failed(self, exc: BaseException) -> str | None:
+        logger.warning("common phrases unusable: %s; searching without the phrase "
+                       "bonus (run `manage.py build_phrases` again)", exc)
+        return str(exc)

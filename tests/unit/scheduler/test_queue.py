@@ -15,8 +15,8 @@ from crawler.core.scheduler import (
     SchedulerConfig,
     SchedulerConfigError,
 )
-from crawler.core.scheduler.opic import url_hash
 from crawler.core.siterules import SiteRules, parse_site_rules
+from indexer.core.urls import url_hash
 
 from .conftest import IGNORE, T0, drain
 
