@@ -51,7 +51,6 @@ import sys
 import tempfile
 from dataclasses import replace
 from pathlib import Path
-from urllib.parse import urlsplit
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
@@ -68,9 +67,10 @@ from crawler.core.http import FetchConfig  # noqa: E402
 from crawler.core.local_crawl import LocalCrawl, LocalCrawlResult  # noqa: E402
 from crawler.core.processing.config import PageProcessingConfig  # noqa: E402
 from crawler.core.processing.process import PageProcessor  # noqa: E402
+from indexer.core.bundle.reader import IndexBundleReader  # noqa: E402
 from indexer.core.policies import CrawlPolicy  # noqa: E402
-from indexer.core.reader import IndexBundleReader  # noqa: E402
-from indexer.core.workdir import crawl_bundles, queue_server_number  # noqa: E402
+from indexer.core.runtime.workdir import crawl_bundles, queue_server_number  # noqa: E402
+from indexer.core.urls import url_host  # noqa: E402
 from linkgraph.core import TrustSeed  # noqa: E402
 from linkgraph.core.analysis import AnalysisConfig, LocalShardSource, run_link_analysis  # noqa: E402
 from ranking.core.options import SearchOptions  # noqa: E402
@@ -102,7 +102,7 @@ def crawl_config(timestamp: int, name: str, archive: ArchiveSource | None,
                        max_pages=max_pages,
                        order=CrawlOrder.HOST_BUDGETING, restrict_to_seeds=True,
                        site_rules=SiteRules(restrict=True, seed_hosts=frozenset(
-                           urlsplit(url).hostname or "" for url in seeds)),
+                           url_host(url) for url in seeds)),
                        seeds=tuple(SeedSpec(url) for url in seeds),
                        page_options=rel.crawl_options("default"), archive=archive)
 

@@ -38,7 +38,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from indexer.core.reader import IndexBundleReader  # noqa: E402
+from indexer.core.bundle.reader import IndexBundleReader  # noqa: E402
 
 SHARED = ROOT.parent / "shared"
 LOCALWEB = SHARED / "localweb"

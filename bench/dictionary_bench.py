@@ -3,8 +3,8 @@
 Usage: ``python bench/dictionary_bench.py [--sizes 1500000,5000000] [--work DIR] [--keep]``.
 
 Synthetic partitions go through the updater's own merge (``_merge_term_table`` of
-:mod:`indexer.core.updater`: a framed last_entries file decoded and merged into
-:class:`indexer.core.dictionary.BPlusTreeWriter`, then ``commit``), as ``DictionaryUpdater``
+:mod:`indexer.core.dictionary.updater`: a framed last_entries file decoded and merged into
+:class:`indexer.core.dictionary.tree.BPlusTreeWriter`, then ``commit``), as ``DictionaryUpdater``
 merges a closed partition. A partition holds ``--partition-terms`` terms (default 590,000, what
 a partition of 50,000 pages of ``bench/scale_bench.py`` has), ``--new-terms`` of them (default
 220,000) new to the dictionary and the rest drawn from it at random, so the merge touches every
@@ -37,11 +37,11 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from indexer.core.dictionary import BPlusTreeWriter  # noqa: E402
-from indexer.core.packed_columns import pack_columns  # noqa: E402
-from indexer.core.partition_index import LAST_ENTRIES_TOOL  # noqa: E402
-from indexer.core.storage import atomic_write, frame  # noqa: E402
-from indexer.core.updater import _merge_term_table  # noqa: E402
+from indexer.core.dictionary.tree import BPlusTreeWriter  # noqa: E402
+from indexer.core.dictionary.updater import _merge_term_table  # noqa: E402
+from indexer.core.files.packed_columns import pack_columns  # noqa: E402
+from indexer.core.files.storage import atomic_write, frame  # noqa: E402
+from indexer.core.partition.build import LAST_ENTRIES_TOOL  # noqa: E402
 
 MIB = 1024 * 1024
 SEED = 20

@@ -39,11 +39,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from indexer.core.bundle import BundleConfig, IndexBundleWriter  # noqa: E402
-from indexer.core.document import IndexDocument  # noqa: E402
+from indexer.core.bundle.reader import IndexBundleReader  # noqa: E402
+from indexer.core.bundle.writer import BundleConfig, IndexBundleWriter  # noqa: E402
+from indexer.core.dictionary.updater import DictionaryUpdater  # noqa: E402
+from indexer.core.documents.document import IndexDocument  # noqa: E402
 from indexer.core.ids import DocType, hash7  # noqa: E402
-from indexer.core.reader import IndexBundleReader  # noqa: E402
-from indexer.core.updater import DictionaryUpdater  # noqa: E402
 
 SHARED = ROOT.parent / "shared"
 SUMMARY_CHARS = 2000

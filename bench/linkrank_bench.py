@@ -35,7 +35,7 @@ import tempfile
 import textwrap
 import time
 from pathlib import Path
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin
 
 import numpy as np
 import scipy.sparse as sp
@@ -45,6 +45,7 @@ sys.path.insert(0, str(ROOT))
 LOCALWEB = ROOT.parent / "shared" / "localweb"
 IGRAPH_VENV = Path(tempfile.gettempdir()) / "igraph-venv"
 
+from indexer.core.urls import url_host  # noqa: E402
 from linkgraph.core import (  # noqa: E402
     PLAIN_PAGERANK,
     LinkRankConfig,
@@ -104,7 +105,7 @@ def localweb_records() -> tuple[list[PageLinks], str]:
                 target = urljoin(url, html.unescape(href))
             except ValueError:
                 continue
-            host = (urlsplit(target).hostname or "").lower()
+            host = url_host(target)
             canonical = M.canonical(target, by_host) if host in by_host else \
                 target.split("#")[0]
             if canonical and canonical != url:

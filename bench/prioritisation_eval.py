@@ -53,7 +53,6 @@ from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
-from urllib.parse import urlsplit
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -71,9 +70,10 @@ from crawler.core.processing.page import FetchedPage  # noqa: E402
 from crawler.core.processing.process import PageProcessor  # noqa: E402
 from crawler.core.scheduler import CrawlQueue, DiscoveredUrl, SchedulerConfig  # noqa: E402
 from crawler.core.transport.wire import document_from_wire, document_to_wire  # noqa: E402
-from indexer.core.bundle import BundleConfig, IndexBundleWriter  # noqa: E402
-from indexer.core.reader import IndexBundleReader  # noqa: E402
+from indexer.core.bundle.reader import IndexBundleReader  # noqa: E402
+from indexer.core.bundle.writer import BundleConfig, IndexBundleWriter  # noqa: E402
 from indexer.core.text import TextAnalyzer  # noqa: E402
+from indexer.core.urls import url_host  # noqa: E402
 from ranking.core.pipeline import Searcher  # noqa: E402
 from ranking.core.shard import LocalShard  # noqa: E402
 
@@ -323,7 +323,7 @@ def crawl(web: Web, order: CrawlOrder, pages: int, schedule_size: int, folder: P
           every: int = 250, threshold: float = NEEDY_THRESHOLD) -> tuple[list[int], dict]:
     """Fetch ids in the queue's order until ``pages`` fetches; with ``needy``, index and query
     every ``every`` fetches and hand the needy queries to the queue."""
-    hosts = frozenset(urlsplit(url).hostname or "" for url in web.roots())
+    hosts = frozenset(url_host(url) for url in web.roots())
     config = SchedulerConfig(order=order, schedule_size=schedule_size,
                              robots=RobotsBehaviour.IGNORE, fsync=False,
                              site_rules=SiteRules(restrict=True, seed_hosts=hosts),

@@ -49,8 +49,8 @@ sys.path.insert(0, str(HERE.parent))
 import relevance_eval as rel  # noqa: E402
 from latency import median_of_runs, percentiles, report_percentiles  # noqa: E402
 
-from indexer.core.link_scores import LinkScores  # noqa: E402
-from indexer.core.reader import IndexBundleReader  # noqa: E402
+from indexer.core.bundle.reader import IndexBundleReader  # noqa: E402
+from indexer.core.signals.link_scores import LinkScores  # noqa: E402
 from ranking.core.pipeline import Searcher  # noqa: E402
 from ranking.core.remote_shard import RemoteShard  # noqa: E402
 from ranking.core.shard import LocalShard  # noqa: E402
@@ -252,7 +252,7 @@ def http_bench(bundle: Path, queries: list[str], runs: int) -> int:
 
 SHARD_SERVER = """
 import sys
-from indexer.core.reader import IndexBundleReader
+from indexer.core.bundle.reader import IndexBundleReader
 from tests.fixtures.shard_server import ShardHTTPServer
 from ranking.core.shard import LocalShard
 srv = ShardHTTPServer(LocalShard(IndexBundleReader(sys.argv[1])), sys.argv[2])

@@ -53,7 +53,6 @@ from collections.abc import Callable
 from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -68,10 +67,11 @@ from crawler.core.http import FetchConfig  # noqa: E402
 from crawler.core.local_crawl import LocalCrawl  # noqa: E402
 from crawler.core.processing.config import PageProcessingConfig  # noqa: E402
 from crawler.core.processing.process import PageProcessor  # noqa: E402
+from indexer.core.bundle.reader import IndexBundleReader  # noqa: E402
 from indexer.core.ids import DOC_TYPE, DocType  # noqa: E402
 from indexer.core.policies import CrawlPolicy  # noqa: E402
-from indexer.core.reader import IndexBundleReader  # noqa: E402
-from indexer.core.workdir import crawl_bundles, queue_server_number, scores_path  # noqa: E402
+from indexer.core.runtime.workdir import crawl_bundles, queue_server_number, scores_path  # noqa: E402
+from indexer.core.urls import url_host  # noqa: E402
 from linkgraph.core import TrustSeed  # noqa: E402
 from linkgraph.core.analysis import (  # noqa: E402
     AnalysisConfig,
@@ -237,7 +237,7 @@ def crawl_index(tier: str = "default", servers: int = 1, rebuild: bool = False,
     crawl = CrawlConfig(crawl_id=1, timestamp=CRAWL_TIMESTAMP, name=f"relevance-{tier}",
                         order=CrawlOrder.HOST_BUDGETING, restrict_to_seeds=True,
                         site_rules=SiteRules(restrict=True, seed_hosts=frozenset(
-                            urlsplit(url).hostname or "" for url in seeds)),
+                            url_host(url) for url in seeds)),
                         seeds=tuple(SeedSpec(url) for url in seeds), page_options=options)
     fetch = FetchConfig(allowed_networks=("127.0.0.0/8",), ca_bundle=str(CA_BUNDLE),
                         user_agent=USER_AGENT, byte_range=options.byte_range)

@@ -6,9 +6,9 @@ Usage: ``python bench/scale_bench.py [--docs 100000,300000,1000000] [--runs N] [
 For each size N, the first N pages of the synthetic web of ``bench/synthetic_corpus.py`` (fixed
 seed: Zipf-Mandelbrot vocabulary, log-normal page lengths, Pareto host sizes, power-law link
 graph; page documents made by the crawler's own code) are indexed as a queue server indexes
-them: by :class:`indexer.core.bundle.IndexBundleWriter` in batches of 400 (one fetcher
+them: by :class:`indexer.core.bundle.writer.IndexBundleWriter` in batches of 400 (one fetcher
 shipment each), partitions of 50,000 documents (``INDEX_PARTITION_DOCUMENTS``' default), with
-the dictionary updater (``python -m indexer.core.updater --loop``) running beside it in its
+the dictionary updater (``python -m indexer.core.dictionary.updater --loop``) running beside it in its
 own process, as the queue server runs it. Left out, as the numbers are of the index alone: the
 queue server's periodic refreshes of the active partition (at most 15 % of its time), the
 re-order of finished partitions by link analysis' scores and the phrase lexicon built at the
@@ -72,9 +72,9 @@ from index_bench import BATCH, dir_size  # noqa: E402
 from latency import measure, percentiles, report_percentiles  # noqa: E402
 from synthetic_corpus import QUERY_KINDS, Corpus, page_document, query_mix  # noqa: E402
 
-from indexer.core.bundle import BundleConfig, IndexBundleWriter  # noqa: E402
-from indexer.core.reader import IndexBundleReader  # noqa: E402
-from indexer.core.updater import DictionaryUpdater  # noqa: E402
+from indexer.core.bundle.reader import IndexBundleReader  # noqa: E402
+from indexer.core.bundle.writer import BundleConfig, IndexBundleWriter  # noqa: E402
+from indexer.core.dictionary.updater import DictionaryUpdater  # noqa: E402
 from ranking.core.pipeline import Searcher  # noqa: E402
 from ranking.core.shard import LocalShard  # noqa: E402
 
@@ -109,7 +109,7 @@ def build_child(bundle: Path, total: int, shard: int, shards: int) -> dict[str, 
     writer = IndexBundleWriter(bundle, BundleConfig(max_partition_docs=PARTITION_DOCS,
                                                     refresh_every_docs=0))
     updater = subprocess.Popen(
-        [sys.executable, "-m", "indexer.core.updater", str(bundle), "--loop", "--poll", "1",
+        [sys.executable, "-m", "indexer.core.dictionary.updater", str(bundle), "--loop", "--poll", "1",
          "--parent", str(os.getpid())], cwd=HERE.parent, stdin=subprocess.DEVNULL)
     start_rss = rss_bytes()
     generate = append = 0.0

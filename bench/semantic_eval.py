@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from indexer.core.reader import IndexBundleReader
+from indexer.core.bundle.reader import IndexBundleReader
 from ranking.core.embedder import SemanticUnavailable, default_embedder
 from ranking.core.options import SearchOptions
 from ranking.core.pipeline import Searcher

@@ -38,7 +38,7 @@ from crawler.core.processing.config import MAX_LINKS_PER_PAGE, PageProcessingCon
 from crawler.core.processing.indexing import iter_index_documents
 from crawler.core.processing.meta_words import page_meta_words
 from crawler.core.processing.page import Link, ProcessedPage
-from indexer.core.document import IndexDocument
+from indexer.core.documents.document import IndexDocument
 from indexer.core.ids import hash8
 from indexer.core.text import TextAnalyzer
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.forms.models import model_to_dict
@@ -37,6 +36,7 @@ from crawler.core.processing.builtin_scrapers import BUILTIN_NAMES, BUILTIN_SCRA
 from crawler.core.processing.scrapers import ScraperConfig
 from crawler.core.queue_server import robots_failures
 from indexer.core.policies import CrawlPolicy
+from indexer.core.urls import url_host
 
 from . import crawl_page
 from .models import Crawl, Fetcher, PageOptions, QueueServer
@@ -141,7 +141,7 @@ def crawl_config_get(crawl_id: int) -> CrawlConfig:
         allowed=parse_site_rules(crawl.allowed_sites),
         disallowed=parse_site_rules(crawl.disallowed_sites),
         restrict=crawl.restrict_to_seeds,
-        seed_hosts=frozenset((urlsplit(s.url).hostname or "") for s in seeds),
+        seed_hosts=frozenset(url_host(s.url) for s in seeds),
     )
     return CrawlConfig(
         crawl_id=crawl.pk,

@@ -25,7 +25,7 @@ from crawler.core.processing.builtin_scrapers import builtin_scraper
 from crawler.core.queue_server import robots_failures
 from crawler.core.transport import fetch_error_kinds
 from indexer.core.policies import CrawlPolicy
-from indexer.core.workdir import crawl_bundles
+from indexer.core.runtime.workdir import crawl_bundles
 
 from . import signals
 from .models import Crawl, CrawlSample, Fetcher, PageOptions, QueueServer, Scraper, SeedSite

@@ -51,7 +51,7 @@ from crawler.link_analysis import link_analysis_run
 from crawler.machines.fetching import run_schedule
 from crawler.machines.seen_envelopes import replay_guard
 from crawler.warc_export import ExportError, crawl_export_warc
-from indexer.core.workdir import crawl_paths, queue_server_dir
+from indexer.core.runtime.workdir import crawl_paths, queue_server_dir
 
 logger = logging.getLogger(__name__)
 

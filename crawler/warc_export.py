@@ -20,7 +20,7 @@ from pathlib import Path
 from django.conf import settings
 
 from crawler.core.archive.export import ExportReport, export_crawl
-from indexer.core.workdir import crawl_bundles
+from indexer.core.runtime.workdir import crawl_bundles
 
 from .models import Crawl
 

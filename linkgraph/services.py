@@ -46,7 +46,7 @@ from django.conf import settings
 from django.db.models import F, Q
 from django.utils import timezone
 
-from indexer.core.workdir import crawl_bundles, queue_server_number
+from indexer.core.runtime.workdir import crawl_bundles, queue_server_number
 from linkgraph.core.analysis import (
     AnalysisConfig,
     AnalysisReport,

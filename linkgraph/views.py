@@ -12,7 +12,7 @@ search endpoints do (``ranking.api``).
   it cannot be read.
 * ``POST /api/shard/scores?crawl=TS`` with a ``scores.npz`` as the body -> installed at
   ``WORK_DIRECTORY/linkgraph/TS/scores.npz`` once checked (temp file, fsync, rename:
-  :func:`indexer.core.link_scores.receive_scores`), where this queue server's indexer
+  :func:`indexer.core.signals.link_scores.receive_scores`), where this queue server's indexer
   and searches read it.
 """
 
@@ -26,9 +26,9 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
 from indexer.core.errors import CorruptGraphError, IndexStoreError
-from indexer.core.link_scores import receive_scores
+from indexer.core.runtime.workdir import crawl_bundles, queue_server_dir, scores_path
 from indexer.core.shard_token import TOKEN_HEADER, shard_request_refusal
-from indexer.core.workdir import crawl_bundles, queue_server_dir, scores_path
+from indexer.core.signals.link_scores import receive_scores
 from linkgraph.core.bundles import read_shard_links
 from linkgraph.core.transfer import CONTENT_TYPE, encode_shard_links
 

@@ -2,7 +2,7 @@
 
 Layer: glue of the ``ranking`` app (no Django imports here; ``views.py`` passes
 ``settings.WORK_DIRECTORY``). Layout, one IndexDocumentBundle per queue server N and crawl
-timestamp (:mod:`indexer.core.workdir`)::
+timestamp (:mod:`indexer.core.runtime.workdir`)::
 
     WORK_DIRECTORY/qs<N>/IndexData<timestamp>/
 
@@ -19,11 +19,11 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from indexer.core.bundle.layout import DOCUMENTS, POSITIONS_DOC_MAP
+from indexer.core.bundle.reader import IndexBundleReader
+from indexer.core.bundle.retired import RETIRED_FILE
 from indexer.core.errors import CorruptIndexError
-from indexer.core.layout import DOCUMENTS, POSITIONS_DOC_MAP
-from indexer.core.reader import IndexBundleReader
-from indexer.core.retired import RETIRED_FILE
-from indexer.core.workdir import bundle_timestamp, queue_server_number
+from indexer.core.runtime.workdir import bundle_timestamp, queue_server_number
 from ranking.core.errors import NoIndexError, public_reason
 from ranking.core.shard import LocalShard
 
@@ -72,7 +72,7 @@ def locate_index(work_directory: str | os.PathLike[str],
 
 def bundle_signature(path: Path) -> tuple[int, ...]:
     """Modification times of the files that change when a bundle grows or merges, or when
-    its retired set (:mod:`indexer.core.retired`: copies a recrawl replaced) changes."""
+    its retired set (:mod:`indexer.core.bundle.retired`: copies a recrawl replaced) changes."""
     stamps = []
     try:
         stamps.append(os.stat(path / RETIRED_FILE).st_mtime_ns)

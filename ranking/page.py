@@ -29,9 +29,9 @@ from urllib.parse import urlencode
 
 import numpy as np
 
+from indexer.core.bundle.reader import IndexBundleReader
 from indexer.core.errors import CorruptIndexError
 from indexer.core.ids import DOC_TYPE, DocType
-from indexer.core.reader import IndexBundleReader
 from indexer.core.urls import host_of
 from ranking.core.candidates import ShardClient
 from ranking.core.mixes import crawl_of, unwrap

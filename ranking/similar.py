@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from indexer.core.ids import hash8
+from indexer.core.urls import url_hash
 from ranking.core.candidates import ShardClient
 from ranking.core.mixes import unwrap
 from ranking.core.semantic import similar_pages
@@ -57,11 +57,6 @@ def has_embeddings(shards: Sequence[ShardClient]) -> bool:
     return bool(embedded_shards(shards))
 
 
-def url_key(url: str) -> int:
-    """The uint64 key of ``url`` in the stored embeddings (its 8-byte hash, big-endian)."""
-    return int(np.frombuffer(hash8(url), dtype=">u8")[0])
-
-
 def similar_to(shards: Sequence[ShardClient], url: str, n: int,
                hidden: frozenset[str] = frozenset()) -> list[SimilarPage] | None:
     """The ``n`` pages nearest ``url``'s page, most similar first, without pages whose robot
@@ -70,7 +65,7 @@ def similar_to(shards: Sequence[ShardClient], url: str, n: int,
     indexed = embedded_shards(shards)
     if not indexed:
         return None
-    found = similar_pages([i for _, i in indexed], url_key(url), n + SLACK)
+    found = similar_pages([i for _, i in indexed], url_hash(url), n + SLACK)
     if not found:
         return None
     out: list[SimilarPage] = []

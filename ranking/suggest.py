@@ -40,8 +40,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
+from indexer.core.bundle.reader import IndexBundleReader
 from indexer.core.errors import CorruptIndexError
-from indexer.core.reader import IndexBundleReader
 from indexer.core.text import TextAnalyzer
 from ranking.core.numerals import is_ascii_digits
 

@@ -35,9 +35,9 @@ from crawler.core.queue_server.config import QueueServerConfig
 from crawler.core.queue_server.index_order import reorder_ended_bundle
 from crawler.core.queue_server.server import QueueServerCore
 from crawler.core.transport.batch import FetcherBatch
-from indexer.core.reorder import ReorderResult
+from indexer.core.bundle.reorder import ReorderResult
+from indexer.core.runtime.workdir import queue_server_dir
 from indexer.core.text import TextAnalyzer
-from indexer.core.workdir import queue_server_dir
 
 logger = logging.getLogger(__name__)
 

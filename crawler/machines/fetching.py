@@ -13,7 +13,6 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-import numpy as np
 from django.conf import settings
 
 from classifiers.selectors import trained_classifiers_get
@@ -31,9 +30,10 @@ from crawler.core.transport.wire import schedule_from_wire
 from crawler.identity import robots_agent_name
 from crawler.models import Crawl
 from crawler.selectors import crawl_config_get
-from indexer.core.ids import hash8
-from indexer.core.link_scores import LinkScores
-from indexer.core.workdir import score_files, scores_path
+from indexer.core.runtime.reloading import ReloadingFile
+from indexer.core.runtime.workdir import score_files, scores_path
+from indexer.core.signals.link_scores import LinkScores
+from indexer.core.urls import hashes_of
 
 from . import presence as fetcher_presence
 from .claim_store import ClaimStore
@@ -120,11 +120,11 @@ class CrawlRunningCheck:
 class _LinkScoresCache:
     """The link-analysis scores a fetcher ranks discovered links by: the crawl's own
     ``manage.py score_update`` output if there is one, else the newest crawl's. Reloaded when the
-    file changes. Fetchers on machines without that file rank links by page order."""
+    file changes (:class:`indexer.core.runtime.reloading.ReloadingFile`). Fetchers on machines
+    without that file rank links by page order."""
 
     def __init__(self) -> None:
-        self._key: tuple[str, float] | None = None
-        self._scores: Any = None
+        self._file: ReloadingFile[LinkScores] | None = None
 
     def lookup(self, crawl_timestamp: int) -> Callable[[list[str]], Any] | None:
         own = scores_path(settings.WORK_DIRECTORY, crawl_timestamp)
@@ -133,15 +133,14 @@ class _LinkScoresCache:
             reverse=True)[:1]
         if not candidates:
             return None
-        path = candidates[0]
-        key = (str(path), path.stat().st_mtime)
-        if key != self._key:
-            self._scores, self._key = LinkScores(path), key
-        scores = self._scores
+        if self._file is None or self._file.path != candidates[0]:
+            self._file = ReloadingFile(candidates[0], LinkScores)
+        scores = self._file.get()
+        if scores is None:
+            return None
 
         def scores_for(urls: list[str]) -> Any:
-            hashes = np.frombuffer(b"".join(hash8(u) for u in urls), dtype="S8")
-            return scores.scores_for(hashes, field="linkrank_relative", default=0.0)
+            return scores.scores_for(hashes_of(urls), field="linkrank_relative", default=0.0)
 
         return scores_for
 

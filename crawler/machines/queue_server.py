@@ -8,7 +8,7 @@ schedules to the fetchers; and, every few seconds, reports a heartbeat with its 
 separate dictionary-updater process merges closed partitions into the dictionary; it does not
 outlive the queue server, however the queue server ends: the kernel sends it SIGTERM when the
 queue server dies (``operations.process_death``), and it also exits by itself when its parent
-changes (``indexer.core.updater --parent``), so a restarted queue server never runs beside the
+changes (``indexer.core.dictionary.updater --parent``), so a restarted queue server never runs beside the
 updater of the one before.
 
 Disk space (``crawler.core.queue_server.disk_space``): below the low-water mark of free space on the work
@@ -53,9 +53,9 @@ from crawler.identity import robots_agent_name
 from crawler.link_analysis import link_analysis_maybe_periodic
 from crawler.models import Crawl, QueueServer
 from crawler.selectors import crawl_config_get, live_queue_servers
-from indexer.core.bundle import BundleConfig
+from indexer.core.bundle.writer import BundleConfig
 from indexer.core.errors import IndexStoreError
-from indexer.core.workdir import queue_server_dir
+from indexer.core.runtime.workdir import queue_server_dir
 from operations.process_death import die_with_parent
 
 from .claim_store import ClaimStore
@@ -258,7 +258,7 @@ class QueueServerProcess:
         logger.info("queue server %d: crawl %s open, %d seed urls queued", self.server,
                     config.timestamp, added)
         self._updater = subprocess.Popen(
-            [sys.executable, "-m", "indexer.core.updater", str(self.core.paths["index"]),
+            [sys.executable, "-m", "indexer.core.dictionary.updater", str(self.core.paths["index"]),
              "--loop", "--parent", str(os.getpid())],
             stdin=subprocess.DEVNULL, preexec_fn=die_with_parent(signal.SIGTERM))
 

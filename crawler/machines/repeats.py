@@ -25,7 +25,7 @@ from django.utils import timezone
 
 from crawler import services
 from crawler.models import Crawl
-from indexer.core.workdir import LINKGRAPH_DIR, crawl_paths
+from indexer.core.runtime.workdir import LINKGRAPH_DIR, crawl_paths
 
 logger = logging.getLogger(__name__)
 

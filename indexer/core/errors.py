@@ -12,7 +12,7 @@ Hierarchy::
     └── IndexStateError        a call made in the wrong state (append after close, ...)
 
 The files of link analysis (the web graph of ``linkgraph.core`` and the per-url score file of
-:mod:`indexer.core.link_scores`, which the crawler and search read) raise their own::
+:mod:`indexer.core.signals.link_scores`, which the crawler and search read) raise their own::
 
     LinkGraphError
     ├── GraphNotFound          no graph (or score file) where one was expected

@@ -1,7 +1,7 @@
 """Document and term identifiers, as the seed document 000 gives them.
 
-Layer: ``indexer.core`` (pure Python). Used by the fetcher side (``crawler.core``) to name what it
-ships, by the bundle writer to key documents, and by the query side to look terms up.
+Layer: ``indexer.core`` (pure Python + numpy). Used by the fetcher side (``crawler.core``) to name
+what it ships, by the bundle writer to key documents, and by the query side to look terms up.
 
 * 8-byte hashes are md5 with its two 8-byte halves xored; 7-byte hashes are the first 7 bytes
   of that.
@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import hashlib
 from enum import IntEnum
+
+import numpy as np
 
 DOC_ID_LEN = 24
 URL_HASH = slice(0, 8)
@@ -66,8 +68,6 @@ def term_ids(terms: list[str]) -> list[bytes]:
     (nearly all) are laid out as one byte array, the others made one by one."""
     if not terms:
         return []
-    import numpy as np  # only this batch helper needs numpy: the rest of the module is plain
-
     md5 = hashlib.md5
     digests = np.frombuffer(b"".join([md5(t.encode("utf-8", "surrogatepass"),
                                           usedforsecurity=False).digest() for t in terms]),

@@ -29,6 +29,6 @@ META_PREFIXES = frozenset({
 # ``source:`` on link documents, ``info:`` and ``location:``): its case is kept
 URL_META_PREFIXES = frozenset({"info", "link", "location", "source"})
 # prefixes written for the engine's own use, never read as a query's filter: ``fancy:<term>``,
-# the short barrel of title and anchor words (indexer.core.document.fancy_words) that
+# the short barrel of title and anchor words (indexer.core.documents.document.fancy_words) that
 # ranking.core.tiers reads before the full posting lists
 INTERNAL_PREFIXES = frozenset({"fancy"})

@@ -1,21 +1,35 @@
-"""The url facts every app shares: a url's host, a host's company level domain, url hashes.
+"""The url facts every app shares: a url's host, a host's company level domain, url hashes,
+and the queue server that owns a url. Each fact has its home here and nowhere else.
 
 Layer: ``indexer.core`` (pure Python + numpy), below all their users: the crawler (page
 processing, the fetcher's crawl-delay lanes, the scheduler's host budgets), link analysis (the
 web graph's node and host hashes) and search (url bonuses, the per-url score file's lookups).
 See ``docs/architecture.md`` ("indexer/").
 
-* :func:`host_of`: the lower-case host name of a url, without a trailing dot;
+* :func:`url_host`: the host name as the url spells it (``urlsplit(url).hostname``: lower-case,
+  without userinfo, port or IPv6 brackets, a trailing dot KEPT; '' when it has none; a malformed
+  url raises ``ValueError`` as ``urlsplit`` does). The host the ownership rule hashes, the site
+  rules match and search's url bonuses read;
+* :func:`host_of`: the same host without its trailing dot, '' for a malformed url (never
+  raises): the host of politeness lanes, link analysis's host hashes and archive keys;
 * :func:`company_level_domain`: the seed's CLD (seed document 000, "Queue Servers and their
   Effect on Search Ranking"): ``something.2chars.2chars`` for hosts of that shape (or longer),
   else ``2ndlevel.tld``; an IP address is its own CLD;
 * :func:`url_hash`, :func:`hashes_of`, :func:`as_hash_array`: the url hash, the first 8 bytes
-  of a doc_id (:func:`indexer.core.ids.hash8` of the url) read as a big-endian ``uint64``.
+  of a doc_id (:func:`indexer.core.ids.hash8` of the url) read as a big-endian ``uint64``;
+  :func:`md5_halves` and :func:`hashes_from_halves` are the same hash in two steps, for the
+  scheduler's Bloom filter, which double-hashes with both md5 halves and keys its tables by
+  the url hash from one md5 per url;
+* :func:`server_of_host`, :func:`server_of_url`: the ownership rule of a crawl of ``n`` queue
+  servers: a url belongs to server ``first 4 bytes of hash8(url_host(url)), big-endian, mod n``,
+  so every url of a host, and all of that host's politeness state, lives on one queue server.
+  Stored crawls depend on it: a change re-assigns hosts between servers.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import ipaddress
 from collections.abc import Sequence
 from typing import Any
@@ -29,12 +43,31 @@ from .ids import hash8
 U64 = npt.NDArray[np.uint64]
 
 
+def url_host(url: str) -> str:
+    """The host name as ``url`` spells it: lower-case, no userinfo, port or brackets, a trailing
+    dot kept ('' when it has none; ``ValueError`` for a url ``urlsplit`` refuses)."""
+    return urlsplit(url).hostname or ""
+
+
 def host_of(url: str) -> str:
-    """The lower-case host name of a url ('' when it has none or cannot be parsed)."""
+    """:func:`url_host` without a trailing dot ('' when it has none or cannot be parsed)."""
     try:
-        return (urlsplit(url).hostname or "").rstrip(".")
+        return url_host(url).rstrip(".")
     except ValueError:
         return ""
+
+
+def server_of_host(host: str, num_servers: int) -> int:
+    """The queue server (0 .. num_servers - 1) that owns ``host`` (case ignored)."""
+    if num_servers < 1:
+        raise ValueError("there must be at least one queue server")
+    return int.from_bytes(hash8(host.lower())[:4], "big") % num_servers
+
+
+def server_of_url(url: str, num_servers: int) -> int:
+    """The queue server that owns ``url``: the owner of its :func:`url_host` (trailing dot
+    kept); a url without a host is owned by the owner of ''."""
+    return server_of_host(url_host(url), num_servers)
 
 
 def is_ip_address(host: str) -> bool:
@@ -77,8 +110,21 @@ def url_hash(url: str) -> int:
 
 def hashes_of(urls: Sequence[str]) -> U64:
     """``url_hash`` of each url, as a ``uint64`` array."""
-    raw = b"".join(hash8(u) for u in urls)
-    return np.frombuffer(raw, dtype=">u8").astype(np.uint64)
+    return hashes_from_halves(md5_halves(urls))
+
+
+def md5_halves(urls: Sequence[str]) -> U64:
+    """``(len(urls), 2)``: the two 8-byte halves of each url's md5 (UTF-8, surrogates passed),
+    each read big-endian, as native ``uint64``."""
+    md5 = hashlib.md5
+    raw = b"".join([md5(u.encode("utf-8", "surrogatepass"), usedforsecurity=False).digest()
+                    for u in urls])
+    return np.frombuffer(raw, dtype=">u8").astype(np.uint64).reshape(-1, 2)
+
+
+def hashes_from_halves(halves: U64) -> U64:
+    """The url hash of each row of :func:`md5_halves` (the halves xored: :func:`hash8`)."""
+    return np.bitwise_xor(halves[:, 0], halves[:, 1])
 
 
 def as_hash_array(hashes: Any) -> U64:

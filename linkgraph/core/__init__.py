@@ -2,9 +2,9 @@
 
 Layer: ``linkgraph.core`` (pure Python + numpy/scipy; no Django). The ``linkgraph`` app's
 services and commands are the glue. What other apps read of its results lives below it, in
-``indexer.core``: the per-url score file (:mod:`indexer.core.link_scores`), url hashes
+``indexer.core``: the per-url score file (:mod:`indexer.core.signals.link_scores`), url hashes
 (:mod:`indexer.core.urls`), where a crawl's bundles, graph and scores live
-(:mod:`indexer.core.workdir`) and the seed policies (:mod:`indexer.core.policies`).
+(:mod:`indexer.core.runtime.workdir`) and the seed policies (:mod:`indexer.core.policies`).
 
 Flow, per crawl (timestamp ``ts``, work directory ``work``)::
 

@@ -10,10 +10,10 @@ commands call the steps one by one (:func:`read_links` + :func:`build_web_graph`
 :func:`run_link_analysis`, which runs them all and then hands the scores file to every shard
 that is not on this machine (:meth:`ShardSource.publish_scores`).
 
-Files, under the work directory of the machine that runs it (see :mod:`indexer.core.workdir`):
+Files, under the work directory of the machine that runs it (see :mod:`indexer.core.runtime.workdir`):
 ``linkgraph/<ts>/webgraph/`` (the graph, updated in place generation by generation: links of
 a newer fetch replace a page's older ones) and ``linkgraph/<ts>/scores.npz``, replaced
-atomically (temp file, fsync, rename: :func:`indexer.core.link_scores.write_scores`), so a
+atomically (temp file, fsync, rename: :func:`indexer.core.signals.link_scores.write_scores`), so a
 search reading it sees the old file or the new one, never half of one.
 
 Progress: ``progress(stage, done, total)`` with ``stage`` one of ``documents`` (documents
@@ -34,8 +34,8 @@ from typing import Protocol
 import numpy as np
 
 from indexer.core.errors import GraphNotFound
-from indexer.core.link_scores import write_scores
-from indexer.core.workdir import graph_dir, scores_path
+from indexer.core.runtime.workdir import graph_dir, scores_path
+from indexer.core.signals.link_scores import write_scores
 
 from .builder import WebGraphBuilder
 from .bundles import CrawlLinks, ShardLinks, count_documents, merge_shard_links, read_shard_links

@@ -1,7 +1,7 @@
 """A crawl's link records, read from its IndexDocumentBundles.
 
-Layer: ``linkgraph.core`` (uses ``indexer.core.reader``). Where a crawl's bundles, graph and
-score file live is :mod:`indexer.core.workdir`'s to say; nothing here reads settings.
+Layer: ``linkgraph.core`` (uses ``indexer.core.bundle.reader``). Where a crawl's bundles, graph and
+score file live is :mod:`indexer.core.runtime.workdir`'s to say; nothing here reads settings.
 
 What a bundle gives (see ``crawler.core.processing.indexing``):
 
@@ -23,8 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from indexer.core.bundle.reader import IndexBundleReader, iter_members
 from indexer.core.ids import DocType
-from indexer.core.reader import IndexBundleReader, iter_members
 
 from .builder import PageLinks, page_links
 

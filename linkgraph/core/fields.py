@@ -2,7 +2,7 @@
 
 Layer: ``linkgraph.core``. Called with a scored :class:`.graph.WebGraph`. BasicFields'
 representative urls are read from the score file alone
-(:func:`indexer.core.link_scores.representative_urls`).
+(:func:`indexer.core.signals.link_scores.representative_urls`).
 """
 
 from __future__ import annotations

@@ -41,7 +41,7 @@ import numpy as np
 import numpy.typing as npt
 
 from indexer.core.errors import CorruptGraphError, GraphFormatTooNew, GraphNotFound
-from indexer.core.storage import atomic_stream, fsync_dir
+from indexer.core.files.storage import atomic_stream, fsync_dir
 from indexer.core.urls import as_hash_array, hashes_of, host_of, url_hash
 
 logger = logging.getLogger(__name__)

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from indexer.core.postings import PostingBlock
-from indexer.core.reader import PostingsCursor
+from indexer.core.bundle.reader import PostingsCursor
+from indexer.core.partition.postings import PostingBlock
 
 IntArray = npt.NDArray[np.int64]
 KEY_SHIFT = 32

@@ -8,10 +8,10 @@ Links") scans a query's posting lists only until it has the first ``n`` matches 
 results to group"), assuming they hold the most important documents. In crawl order that is
 :func:`~ranking.core.iterators.collect`: the first n keys in (partition, doc_map index) order.
 
-Once partitions are re-ordered by importance (:mod:`indexer.core.reorder`), each partition's
+Once partitions are re-ordered by importance (:mod:`indexer.core.bundle.reorder`), each partition's
 doc_map is sorted by a key, highest first, but the key does not grow with the partition number:
 partition 1's best page may beat all of partition 0. The first n matches in *global key order*
-(key descending, ties by partition then index; :class:`indexer.core.grouping.ImportanceRanks`)
+(key descending, ties by partition then index; :class:`indexer.core.partition.grouping.ImportanceRanks`)
 are then the n-way merge of each partition's matches, and :func:`collect_by_key` finds them as
 impact-ordered indexes terminate early:
 

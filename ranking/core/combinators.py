@@ -16,7 +16,7 @@ from functools import reduce
 
 import numpy as np
 
-from indexer.core.reader import PostingsCursor
+from indexer.core.bundle.reader import PostingsCursor
 
 from .blocks import (
     KEY_SHIFT,

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from indexer.core.reader import PostingsCursor
+from indexer.core.bundle.reader import PostingsCursor
 
 from .blocks import (
     Block,

@@ -11,7 +11,7 @@ shard of a million pages that is not enough: three frequent words that rarely me
 quoted phrase of frequent words, match few of the documents their lists hold, so the first
 ``n`` matches may lie anywhere in lists of hundreds of thousands of postings, and the work
 (and the latency) grows with the shard. Yioop bounds it with its results per block and its
-intersect timer; here the bound is in posting blocks (``indexer.core.postings.BLOCK_SIZE``
+intersect timer; here the bound is in posting blocks (``indexer.core.partition.postings.BLOCK_SIZE``
 postings each, the unit a list is decoded in) and in phrase checks:
 
 * a list longer than the shard keeps decoded (``LocalShard.WHOLE_LIST_DOCS``) reads at most

@@ -28,10 +28,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from indexer.core.grouping import ImportanceRanks, documents_after
+from indexer.core.bundle.reader import CollectionStats
 from indexer.core.ids import DOC_ID_LEN
-from indexer.core.phrases import CachedPhraseLexicon
-from indexer.core.reader import CollectionStats
+from indexer.core.partition.grouping import ImportanceRanks, documents_after
+from indexer.core.signals.phrases import CachedPhraseLexicon
 
 from .blocks import Block, Column, decode_column_positions, key_index, key_partition
 from .candidates import Candidates
@@ -291,7 +291,7 @@ def _phrase_bonus(phrases: CachedPhraseLexicon | None, parsed: ParsedQuery,
                   options: SearchOptions) -> FloatArray:
     """The common phrase bonus of every candidate: the query's runs of adjacent words that
     the bundle's lexicon knows as common phrases, found in order in the positions decoded for
-    scoring (:mod:`indexer.core.phrases`)."""
+    scoring (:mod:`indexer.core.signals.phrases`)."""
     lexicon = phrases.get() if phrases is not None and options.common_phrase_bonus else None
     runs = [run for d in parsed.disjuncts for run in d.runs]
     if lexicon is None or not runs or not m:

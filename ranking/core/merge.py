@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from indexer.core.ids import DOC_TYPE, DocType
-from indexer.core.link_scores import LinkScores
+from indexer.core.signals.link_scores import LinkScores
 
 from .candidates import Candidates
 from .grouping import Groups

@@ -41,7 +41,7 @@ class SearchOptions:
     title_bonus: float = 2.0
     path_bonus: float = 1.0
     # the seed's common phrases: added when the result holds a query phrase common in the
-    # crawl's titles and anchor texts with its words in order (indexer.core.phrases)
+    # crawl's titles and anchor texts with its words in order (indexer.core.signals.phrases)
     common_phrase_bonus: float = 3.0
     # bonuses added to doc rank
     cld_url_bonus: float = 2.0

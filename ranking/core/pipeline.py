@@ -29,9 +29,9 @@ Steps of :meth:`Searcher.search`:
 page of results shown (:meth:`Searcher._choose`), make each result (:meth:`Searcher._result`).
 
 Link scores come from ``link_scores`` (anything with a ``get()`` returning a
-:class:`indexer.core.link_scores.LinkScores` or None), by default the scores file of the crawl
+:class:`indexer.core.signals.link_scores.LinkScores` or None), by default the scores file of the crawl
 the first local shard's bundle belongs to (``<work>/linkgraph/<ts>/scores.npz``), loaded once
-per file version (:func:`indexer.core.link_scores.cached_link_scores`). Without a file,
+per file version (:func:`indexer.core.signals.link_scores.cached_link_scores`). Without a file,
 or with Page Options' link score weight 0, the link score is 0 and nothing is looked up.
 """
 
@@ -44,14 +44,14 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from indexer.core.link_scores import (
+from indexer.core.runtime.workdir import bundle_scores_path
+from indexer.core.signals.link_scores import (
     LinkScores,
     cached_link_scores,
     link_score,
     representative_urls,
 )
 from indexer.core.text import TextAnalyzer
-from indexer.core.workdir import bundle_scores_path
 
 from .candidates import ShardClient
 from .errors import ShardError

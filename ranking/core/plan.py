@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from indexer.core.reader import IndexBundleReader, PostingsCursor, TermStats
+from indexer.core.bundle.reader import IndexBundleReader, PostingsCursor, TermStats
 
 from .blocks import IntArray
 from .combinators import DifferenceIterator, IntersectIterator, PhraseIterator, UnionIterator

@@ -72,7 +72,7 @@ class Conjunct:
     auto_meta: tuple[str, ...] = ()      # lang:/safe: words the parser added
     # runs of two or more loose terms (in ``terms``) that stood side by side in the query:
     # a meta word, a quoted phrase, a negated word or a dropped stop word ends a run. The
-    # candidates of the seed's common phrases (:mod:`indexer.core.phrases`)
+    # candidates of the seed's common phrases (:mod:`indexer.core.signals.phrases`)
     runs: tuple[tuple[str, ...], ...] = ()
 
     @property

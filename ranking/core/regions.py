@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from indexer.core.bundle.reader import IndexBundleReader
 from indexer.core.ids import DOC_TYPE, DocType
-from indexer.core.reader import IndexBundleReader
 
 from .blocks import key_index, key_partition
 from .iterators import DecodedList

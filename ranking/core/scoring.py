@@ -4,7 +4,7 @@ Layer: ``ranking.core``. Pure functions over numpy arrays (and, for the url and 
 strings of the few results whose summaries are read). :mod:`ranking.core.pipeline` feeds them;
 the unit tests check each against values worked out by hand from the formulas.
 
-* Doc Rank: ``log10(number_of_documents_after)`` (:mod:`indexer.core.grouping`); a group takes
+* Doc Rank: ``log10(number_of_documents_after)`` (:mod:`indexer.core.partition.grouping`); a group takes
   the maximum of its members'.
 * Relevance (DFR, Amati and van Rijsbergen 2002, "Probabilistic models of information
   retrieval based on measuring the divergence from randomness"; the seed, "Yioop Search Engine
@@ -60,7 +60,7 @@ the unit tests check each against values worked out by hand from the formulas.
   (:func:`title_keyword_bonus`).
 * Common phrase bonus (the seed: a query whose words form a phrase "common enough to have a
   Wikipedia page" prefers results with the words in that order; here a phrase common in the
-  crawl's own titles and anchor texts, :mod:`indexer.core.phrases`)::
+  crawl's own titles and anchor texts, :mod:`indexer.core.signals.phrases`)::
 
       Phrase(d) = common_phrase_bonus * (the query's common phrases d holds in order, at
                   consecutive positions) / (the query's common phrases)
@@ -71,7 +71,7 @@ the unit tests check each against values worked out by hand from the formulas.
   classifier slots, the scores the crawl stored in the doc_map entry
   (:meth:`ranking.core.regions.PartitionRegions.classifier_bonus`); a bonus beside Doc Rank.
 * Link score (seed 002's document boost from LinkRank, seed 004's trust), from the crawl's
-  ``scores.npz`` (:func:`indexer.core.link_scores.link_score`)::
+  ``scores.npz`` (:func:`indexer.core.signals.link_scores.link_score`)::
 
       Link(d) = log10(1 + linkrank_relative(d)) + trust(d)
 
@@ -101,7 +101,7 @@ import numpy as np
 import numpy.typing as npt
 
 from indexer.core.text import TextAnalyzer
-from indexer.core.urls import company_level_domain, is_ip_address
+from indexer.core.urls import company_level_domain, is_ip_address, url_host
 
 from .options import SearchOptions
 
@@ -320,7 +320,7 @@ class UrlItems:
 
 def url_items(url: str, title: str, analyzer: TextAnalyzer, lang: str) -> UrlItems:
     parts = urlsplit(url)
-    host = (parts.hostname or "").lower()
+    host = url_host(url)
     path = parts.path or "/"
     is_root = path == "/" and not parts.query
     bare = host.removeprefix("www.")

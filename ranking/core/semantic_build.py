@@ -1,7 +1,7 @@
 """Embedding a bundle's pages for the semantic signal: what ``manage.py embed_index`` runs.
 
 Layer: ``ranking.core`` (pure Python). Reads the page documents of an
-:class:`~indexer.core.reader.IndexBundleReader` (the newest copy of each url), embeds each
+:class:`~indexer.core.bundle.reader.IndexBundleReader` (the newest copy of each url), embeds each
 page's title and stored description (the summary the crawl kept, the first
 ``MAX_TEXT_CHARS`` characters) with a :class:`~ranking.core.embedder.TextEmbedder`, in batches,
 and writes the arrays beside the bundle (:func:`ranking.core.semantic_store.write_semantic_index`).
@@ -21,8 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
+from indexer.core.bundle.reader import IndexBundleReader
 from indexer.core.ids import DOC_TYPE, DocType
-from indexer.core.reader import IndexBundleReader
 
 from .embedder import TextEmbedder
 from .semantic_store import load_semantic_index, semantic_dir, url_keys, write_semantic_index

@@ -27,13 +27,14 @@ import json
 import logging
 import os
 import shutil
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
+
+from indexer.core.runtime.reloading import ReloadingFile, SharedPerPath
 
 logger = logging.getLogger(__name__)
 
@@ -147,42 +148,21 @@ def write_semantic_index(folder: Path, model: str, doc_ids: npt.NDArray[np.uint8
     return int(keys.size)
 
 
-class CachedSemanticIndex:
-    """The semantic index of one bundle folder, loaded again when its ``meta.json`` changes;
+class CachedSemanticIndex(ReloadingFile[SemanticIndex]):
+    """The semantic index of one bundle folder, loaded again when its ``meta.json`` changes
+    (the rule of :mod:`indexer.core.runtime.reloading`; a rebuild swaps the whole folder);
     None while there is none (or it cannot be read: logged once per version)."""
 
     def __init__(self, bundle: str | os.PathLike[str]) -> None:
-        self.folder = semantic_dir(bundle)
-        self._lock = threading.Lock()
-        self._key: tuple[int, ...] | None = None
-        self._index: SemanticIndex | None = None
+        folder = semantic_dir(bundle)
+        super().__init__(folder, load_semantic_index, errors=(OSError, ValueError),
+                         stamped=folder / META)
+        self.folder = folder
 
-    def get(self) -> SemanticIndex | None:
-        try:
-            st = (self.folder / META).stat()
-            key: tuple[int, ...] = (st.st_ino, st.st_mtime_ns, st.st_size)
-        except OSError:
-            return None
-        with self._lock:
-            if key != self._key:
-                self._key = key
-                try:
-                    self._index = load_semantic_index(self.folder)
-                except (OSError, ValueError) as exc:
-                    logger.error("page embeddings unusable: %s; searching without them", exc)
-                    self._index = None
-            return self._index
+    def failed(self, exc: BaseException) -> str | None:
+        logger.error("page embeddings unusable: %s; searching without them", exc)
+        return str(exc)
 
 
-_CACHE: dict[Path, CachedSemanticIndex] = {}
-_CACHE_LOCK = threading.Lock()
-
-
-def cached_semantic_index(bundle: str | os.PathLike[str]) -> CachedSemanticIndex:
-    """The process-wide :class:`CachedSemanticIndex` of a bundle folder."""
-    key = Path(bundle).resolve()
-    with _CACHE_LOCK:
-        got = _CACHE.get(key)
-        if got is None:
-            got = _CACHE[key] = CachedSemanticIndex(key)
-        return got
+cached_semantic_index = SharedPerPath(CachedSemanticIndex)
+"""The process-wide :class:`CachedSemanticIndex` of a bundle folder."""

@@ -2,9 +2,9 @@
 
 "First" is the seed's posting order (partition, then doc_map index) while the bundle is in
 crawl order; once link analysis has re-ordered partitions by importance
-(:mod:`indexer.core.reorder`), it is the global importance order: the first n by key across
+(:mod:`indexer.core.bundle.reorder`), it is the global importance order: the first n by key across
 every partition (:mod:`ranking.core.collect`), and Doc Rank counts the documents after a match in
-that order (:meth:`LocalShard.importance_ranks`, :class:`indexer.core.grouping.ImportanceRanks`).
+that order (:meth:`LocalShard.importance_ranks`, :class:`indexer.core.partition.grouping.ImportanceRanks`).
 
 Layer: ``ranking.core``. The shard search endpoint (``ranking/api.py``, through
 :mod:`ranking.core.shard_server`) serves it to a name server, whose
@@ -28,12 +28,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from indexer.core.bundle.reader import CollectionStats, IndexBundleReader, TermStats
 from indexer.core.errors import CorruptIndexError
-from indexer.core.grouping import ImportanceRanks, crawl_order_keys, is_key_ordered
-from indexer.core.phrases import CachedPhraseLexicon
-from indexer.core.reader import CollectionStats, IndexBundleReader, TermStats
+from indexer.core.partition.grouping import ImportanceRanks, crawl_order_keys, is_key_ordered
+from indexer.core.runtime.workdir import phrases_path
+from indexer.core.signals.phrases import CachedPhraseLexicon
 from indexer.core.text import TextAnalyzer
-from indexer.core.workdir import phrases_path
 
 from .blocks import make_keys
 from .candidates import Candidates
@@ -104,7 +104,7 @@ class LocalShard:
 
     def importance_ranks(self) -> ImportanceRanks | None:
         """The global key order of this snapshot's doc_map entries
-        (:class:`indexer.core.grouping.ImportanceRanks`), built once per snapshot like
+        (:class:`indexer.core.partition.grouping.ImportanceRanks`), built once per snapshot like
         :meth:`collection_stats`, or None when no partition is importance-ordered (the seed's
         crawl order then holds, and candidates and Doc Rank are as the seed computes them).
 

@@ -17,9 +17,9 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
+from indexer.core.bundle.reader import IndexBundleReader
 from indexer.core.errors import CorruptIndexError
 from indexer.core.ids import DOC_TYPE, DocType
-from indexer.core.reader import IndexBundleReader
 
 from .doc_cache import DocumentCache
 from .options import SearchOptions

@@ -1,7 +1,7 @@
 """Reading a stored page summary without its whole text.
 
 Layer: ``ranking.core`` (pure Python). A page's summary is stored as one gzip member of compact
-JSON (``indexer.core.encoding``, written with ``ensure_ascii=False``). With whole-page indexing it
+JSON (``indexer.core.documents.encoding``, written with ``ensure_ascii=False``). With whole-page indexing it
 carries, besides the 2,000-character description, the page's whole indexed text under
 ``"body"``, written after every other key but the outlinks (``"links"``, a list of ``[url,
 text]`` pairs), which come last (``crawler.core.processing.indexing.page_summary``):

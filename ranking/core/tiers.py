@@ -11,7 +11,7 @@ the anchor text that points at it (a back-of-book index, a contents page). Brin 
 Anatomy of a Large-Scale Hypertextual Web Search Engine", hit lists and barrels) keep these
 *fancy hits* in short barrels that a query reads first, and the full barrels only for more.
 Here every title word and anchor-text word is also posted as the meta word ``fancy:<term>``
-(:func:`indexer.core.document.fancy_words`; a page's link documents fold into its doc_map entry,
+(:func:`indexer.core.documents.document.fancy_words`; a page's link documents fold into its doc_map entry,
 so an entry holds the fancy words of its title and of the anchor texts pointing at it).
 :func:`candidate_block` takes the first ``n`` matches of the query and the first ``n`` matches
 of the query whose every word is also a fancy hit, in the same order (crawl or importance),
@@ -28,9 +28,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from indexer.core.document import fancy_words
-from indexer.core.grouping import ImportanceRanks
-from indexer.core.reader import IndexBundleReader
+from indexer.core.bundle.reader import IndexBundleReader
+from indexer.core.documents.document import fancy_words
+from indexer.core.partition.grouping import ImportanceRanks
 
 from .blocks import Block, union_blocks
 from .collect import collect_by_key

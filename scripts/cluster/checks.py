@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from indexer.core.link_scores import LinkScores
-from indexer.core.reader import IndexBundleReader
-from indexer.core.workdir import crawl_paths, scores_path
+from indexer.core.bundle.reader import IndexBundleReader
+from indexer.core.runtime.workdir import crawl_paths, scores_path
+from indexer.core.signals.link_scores import LinkScores
 
 from .sites import Host
 

@@ -21,7 +21,7 @@ import time
 from dataclasses import asdict, dataclass
 from html import escape
 
-from crawler.core.transport.shipping import shard_of_host
+from indexer.core.urls import server_of_host
 from tests.fixtures.sites import unique_word
 
 NAMES = ("alpha", "beta", "gamma", "delta")
@@ -58,7 +58,7 @@ def choose_hosts(shards: int, subnet: str = "198.18.1.") -> list[Host]:
     picked: dict[int, list[str]] = {s: [] for s in range(shards)}
     for last in range(1, 255):
         address = f"{subnet}{last}"
-        shard = shard_of_host(address, shards)
+        shard = server_of_host(address, shards)
         if len(picked[shard]) < per_shard:
             picked[shard].append(address)
         if all(len(v) == per_shard for v in picked.values()):
@@ -66,7 +66,7 @@ def choose_hosts(shards: int, subnet: str = "198.18.1.") -> list[Host]:
     # interleave the shards, so that the delayed host is not always on the same one
     order = [a for group in zip(*picked.values(), strict=True) for a in group]
     return [Host(name, address, PAGES[name], CRAWL_DELAY if name == DELAYED else 0.0,
-                 shard_of_host(address, shards)) for name, address in zip(NAMES, order,
+                 server_of_host(address, shards)) for name, address in zip(NAMES, order,
                                                                           strict=True)]
 
 

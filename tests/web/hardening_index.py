@@ -9,7 +9,7 @@ from pathlib import Path
 from crawler.core.processing.indexing import batch_documents
 from crawler.core.processing.page import FetchedPage
 from crawler.core.processing.process import PageProcessor
-from indexer.core.bundle import IndexBundleWriter
+from indexer.core.bundle.writer import IndexBundleWriter
 from tests.web.test_search_page import FETCHED_AT, ITS, site_pages
 
 

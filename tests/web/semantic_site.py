@@ -11,7 +11,7 @@ from pathlib import Path
 from crawler.core.processing.indexing import batch_documents
 from crawler.core.processing.page import FetchedPage
 from crawler.core.processing.process import PageProcessor
-from indexer.core.bundle import IndexBundleWriter
+from indexer.core.bundle.writer import IndexBundleWriter
 
 ITS = 1_700_000_000
 CONCEPT_QUERY = "fixing a flat tire"

@@ -20,8 +20,8 @@ from crawler.core.processing.indexing import to_index_documents
 from crawler.core.processing.page import FetchedPage
 from crawler.core.processing.process import PageProcessor
 from crawler.models import Crawl
-from indexer.core.bundle import BundleConfig, IndexBundleWriter
-from indexer.core.workdir import crawl_paths, queue_server_dir
+from indexer.core.bundle.writer import BundleConfig, IndexBundleWriter
+from indexer.core.runtime.workdir import crawl_paths, queue_server_dir
 
 pytestmark = pytest.mark.django_db
 PAGES = {

@@ -8,8 +8,8 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from indexer.core.phrases import PhraseLexicon
-from indexer.core.workdir import phrases_path
+from indexer.core.runtime.workdir import phrases_path
+from indexer.core.signals.phrases import PhraseLexicon
 from tests.unit.linkgraph.helpers import write_bundle
 
 PAGES = [

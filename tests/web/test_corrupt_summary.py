@@ -1,7 +1,7 @@
 """Issue 18: one corrupted stored summary costs only its own result. The index is written by
 the engine's own writer (the fixture site of :mod:`tests.web.test_search_page`), then bytes
 inside one page's gzip summary member in ``documents/partition_0.txt.gz`` are flipped (the
-layout of :mod:`indexer.core.documents`), and the site is searched through the test client."""
+layout of :mod:`indexer.core.documents.store`), and the site is searched through the test client."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from indexer.core.documents import PartitionDocumentBundle
+from indexer.core.documents.store import PartitionDocumentBundle
 from tests.web.test_search_page import build_site_index
 from tests.web.test_search_page import work as work  # the fixture, re-exported for pytest
 

@@ -21,9 +21,9 @@ from crawler.link_analysis import (
 )
 from crawler.models import Crawl, QueueServer, SeedSite
 from crawler.tasks import ANALYSIS_QUEUE
-from indexer.core.link_scores import LinkScores
+from indexer.core.runtime.workdir import scores_path
+from indexer.core.signals.link_scores import LinkScores
 from indexer.core.urls import hashes_of
-from indexer.core.workdir import scores_path
 from linkgraph import services as analysis_services
 from linkgraph.models import LinkAnalysis
 from linkgraph.selectors import link_analysis_status_get

@@ -11,8 +11,8 @@ import logging
 import numpy as np
 import pytest
 
-from indexer.core.link_scores import LinkScores, write_scores
-from indexer.core.workdir import scores_path
+from indexer.core.runtime.workdir import scores_path
+from indexer.core.signals.link_scores import LinkScores, write_scores
 from linkgraph.core.bundles import read_shard_links
 from linkgraph.core.transfer import decode_shard_links
 from ranking.search_service import search_service
@@ -109,7 +109,7 @@ def _link_scores(client) -> dict[str, float]:
 
 
 def test_search_picks_up_new_scores_without_a_restart(client, searchable, caplog):
-    with caplog.at_level(logging.DEBUG, logger="indexer.core.link_scores"):
+    with caplog.at_level(logging.DEBUG, logger="indexer.core.signals.link_scores"):
         for _ in range(3):  # no scores yet: normal, and not one warning per search
             assert set(_link_scores(client).values()) == {0.0}
     assert [r for r in caplog.records if r.levelno >= logging.WARNING] == []

@@ -10,9 +10,9 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from crawler.models import SeedSite
-from indexer.core.link_scores import LinkScores
+from indexer.core.runtime.workdir import scores_path
+from indexer.core.signals.link_scores import LinkScores
 from indexer.core.urls import hashes_of
-from indexer.core.workdir import scores_path
 from linkgraph.core import load_graph
 from tests.unit.linkgraph.helpers import GARDEN_AND_SPAM, GOOD, GOOD_A, SPAM, SPAM_A, write_bundle
 

@@ -15,7 +15,7 @@ from django.urls import reverse
 from crawler import services
 from crawler.core.definition.crawl import CrawlStatus
 from crawler.models import Crawl
-from indexer.core.bundle import BundleConfig, IndexBundleWriter
+from indexer.core.bundle.writer import BundleConfig, IndexBundleWriter
 from searchindex import services as index_services
 from searchindex.models import CrawlMix, CrawlMixMember, SearchIndex
 from tests.unit.ranking.helpers import index_document, text_doc

@@ -9,8 +9,8 @@ import pytest
 from django.urls import reverse
 
 from crawler.models import PageOptions
-from indexer.core.link_scores import write_scores
-from indexer.core.workdir import scores_path
+from indexer.core.runtime.workdir import scores_path
+from indexer.core.signals.link_scores import write_scores
 from ranking.search_service import search_service
 from tests.unit.linkgraph.helpers import graph_of
 from tests.unit.ranking.helpers import build, text_doc

@@ -13,7 +13,7 @@ import pytest
 from crawler.core.processing.indexing import batch_documents
 from crawler.core.processing.page import FetchedPage
 from crawler.core.processing.process import PageProcessor
-from indexer.core.bundle import IndexBundleWriter
+from indexer.core.bundle.writer import IndexBundleWriter
 from ranking import page as glue
 from ranking.core.errors import ShardError
 from ranking.core.pipeline import Searcher, SearchResult

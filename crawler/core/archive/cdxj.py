@@ -18,11 +18,13 @@ import json
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from indexer.core.urls import host_of
+
 
 def surt(url: str) -> str:
     """The SURT url key of ``url`` (see the module)."""
     parts = urlsplit(url.strip())
-    host = (parts.hostname or "").lower().rstrip(".")
+    host = host_of(url.strip())
     if host.startswith("www."):
         host = host[4:]
     labels = host.split(".") if host else []

@@ -30,10 +30,10 @@ from crawler.core.archive import skipped
 from crawler.core.archive.source import ArchiveSource, Pointer, StoredPointer, WarcPointer
 from crawler.core.archive.stored import StoredPosition, iter_stored
 from crawler.core.archive.warc_scan import BadRecord, ScannedRecord, ScanPosition, scan
-from indexer.core.documents import BlobReader, partition_paths
+from indexer.core.bundle.layout import DOCUMENTS
+from indexer.core.documents.store import BlobReader, partition_paths
 from indexer.core.errors import IndexStoreError
 from indexer.core.ids import hash8
-from indexer.core.layout import DOCUMENTS
 
 HTTP_SCHEMES = ("http://", "https://")
 PAGE_TYPES = ("response", "revisit", "resource")

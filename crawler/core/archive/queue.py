@@ -42,7 +42,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from crawler.core.archive.listing import Item, Listed, Other, Skip, StoredListing, WarcListing
 from crawler.core.archive.skipped import SkippedRecords
@@ -57,9 +56,9 @@ from crawler.core.definition.schedules import LOCAL_SCHEDULE_SIZE, SCHEDULE_TIME
 from crawler.core.queue_server.freshness import CopyTimes, freshness_report
 from crawler.core.scheduler import QueueStats, Schedule, ScheduleEntry
 from crawler.core.scheduler.outstanding import Outstanding, ScheduleBook
-from crawler.core.transport.shipping import shard_of_host
 from crawler.core.transport.visits import INDEXED
-from indexer.core.workdir import crawl_bundles
+from indexer.core.runtime.workdir import crawl_bundles
+from indexer.core.urls import server_of_host, url_host
 
 logger = logging.getLogger(__name__)
 
@@ -235,10 +234,10 @@ class ArchiveQueue:
     # --- the listing ------------------------------------------------------------------------
 
     def owns(self, url: str) -> bool:
-        host = (urlsplit(url).hostname or "").lower() if "://" in url else ""
+        host = url_host(url) if "://" in url else ""
         if not host:  # a place in a file, not a url: the first queue server counts it
             return self.config.server == 0
-        return shard_of_host(host, self.config.num_servers) == self.config.server
+        return server_of_host(host, self.config.num_servers) == self.config.server
 
     def _listing(self) -> Any:
         if self._items is None:
@@ -257,7 +256,7 @@ class ArchiveQueue:
             if self.owns(item.url):
                 self.pending.append((item.url, item.pointer))
                 self.listed += 1
-                self.hosts.add((urlsplit(item.url).hostname or "").lower())
+                self.hosts.add(url_host(item.url))
         elif isinstance(item, Skip):
             if self.owns(item.url):
                 self.skipped.record(item.reason, item.url, item.message)

@@ -15,7 +15,7 @@ record is (JSON lists on the wire, :func:`pointers_to_wire` / :func:`pointers_fr
 * ``["c", shard, partition, start, summary_length, cache_offset, cache_length, end, crc,
   doc_type]``: a page an earlier crawl stored, in its queue server ``shard``'s (``qs<n>``)
   bundle: its bytes ``start`` to ``end`` (crc32 ``crc``) of ``documents/partition_<p>.txt.gz``
-  (:mod:`indexer.core.documents`).
+  (:mod:`indexer.core.documents.store`).
 
 Pointers name files by relative path only, checked to stay inside the source's folder.
 """

@@ -1,6 +1,6 @@
 """An earlier crawl's stored pages: listing them in the order they were stored, reading one.
 
-Layer: ``crawler.core.archive``, on :mod:`indexer.core.documents` (the partitions' ``.ix``
+Layer: ``crawler.core.archive``, on :mod:`indexer.core.documents.store` (the partitions' ``.ix``
 records and ``.txt.gz`` blobs, read-only). Used by an archive crawl of an earlier crawl (its
 queue servers list pointers with :func:`iter_stored`, its fetchers read them with
 :func:`read_stored`) and by the WARC export (:mod:`.export`).
@@ -30,10 +30,10 @@ from isal import isal_zlib
 
 from crawler.core.archive import skipped
 from crawler.core.archive.source import StoredPointer
-from indexer.core.documents import BlobReader, PartitionDocumentBundle, partition_paths
+from indexer.core.bundle.layout import DOCUMENTS
+from indexer.core.documents.store import BlobReader, PartitionDocumentBundle, partition_paths
 from indexer.core.errors import IndexStoreError
 from indexer.core.ids import DOC_TYPE, DocType
-from indexer.core.layout import DOCUMENTS
 
 PAGE_TYPES = (DocType.PAGE, DocType.LOCATION)
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from crawler.core.processing.linear_regex import LinearRegexError, compile_linear
+from indexer.core.urls import url_host
 
 _HOST_RE = re.compile(
     r"^(?=.{1,253}$)(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))*\.?$"
@@ -136,7 +137,7 @@ class SiteRules:
 
     def permits(self, url: str) -> bool:
         """True when the crawl may fetch ``url``."""
-        host = (urlsplit(url).hostname or "").lower()
+        host = url_host(url)
         if any(rule.matches(url, host) for rule in self.disallowed):
             return False
         if not self.restrict:

@@ -19,11 +19,10 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
 
 from crawler.core.transport.batch import FetcherBatch
 from crawler.core.transport.fetch_error_kinds import FetchErrorKinds
-from crawler.core.transport.shipping import shard_of_host
+from indexer.core.urls import server_of_url
 
 SEEN_URLS_BEFORE_UPDATE_SCHEDULER = 380   # MEMORY_PROFILE (4) x 95
 SHIP_SECONDS = 4.0   # ...or after this long, so that discovered links return to the queue soon
@@ -86,10 +85,10 @@ class Outboxes:
 
     def server_of(self, url: str) -> int:
         """The queue server that owns ``url``'s host (the rule of the queue server's own
-        ``owns``: the host name as it is, a trailing dot kept)."""
+        ``owns``: :func:`indexer.core.urls.server_of_url`)."""
         if self.num_servers == 1:  # every document and url of a one-server crawl (no parse)
             return 0
-        return shard_of_host((urlsplit(url).hostname or "").lower(), self.num_servers)
+        return server_of_url(url, self.num_servers)
 
     def of(self, server: int) -> Outbox:
         return self._boxes[server]

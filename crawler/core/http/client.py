@@ -56,6 +56,7 @@ from crawler.core.http.errors import (
 )
 from crawler.core.http.result import FetchRequest, FetchResult, RedirectHop
 from crawler.core.http.transport import PageClock, VettedPoolManager
+from indexer.core.urls import host_of
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +91,7 @@ def check_url(url: str) -> str:
 
 
 def _host_key(url: str) -> str:
-    return (urlsplit(url).hostname or "").lower().rstrip(".")
+    return host_of(url)
 
 
 def _chain(exc: BaseException) -> Iterable[BaseException]:

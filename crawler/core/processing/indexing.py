@@ -1,6 +1,6 @@
 """From processed pages to the index's documents: the fetcher's mini inverted index.
 
-Layer: ``crawler.core`` (uses ``indexer.core.document``, the contract with the index). A batch of
+Layer: ``crawler.core`` (uses ``indexer.core.documents.document``, the contract with the index). A batch of
 :func:`to_index_documents` results is what a fetcher ships to a queue server: every document
 already carries its terms with positions, so the queue server only merges.
 
@@ -15,7 +15,7 @@ Per processed page:
   text = the anchor text, terms from that text (analysed in the page's language).
 
 The words of a page's title and of each anchor text are also posted as ``fancy:<term>`` meta
-words (``indexer.core.document.fancy_words``): the short barrel search reads first. Its text hash
+words (``indexer.core.documents.document.fancy_words``): the short barrel search reads first. Its text hash
   is the hash of ``url|<target>|text|<anchor>|<eref or iref>|<source>`` (as Yioop names link
   records), so each (source, target, text) is its own document.
 
@@ -45,12 +45,12 @@ import numpy as np
 from crawler.core.processing.meta_words import lang_words, safe_words, site_words
 from crawler.core.processing.page import Link, ProcessedPage
 from crawler.core.processing.plugins import PluginDocument
-from indexer.core.document import IndexDocument, fancy_words
+from indexer.core.documents.document import IndexDocument, fancy_words
 from indexer.core.ids import DocType, hash7
-from indexer.core.link_scores import LinkScores, cached_link_scores
+from indexer.core.runtime.workdir import scores_path
+from indexer.core.signals.link_scores import LinkScores, cached_link_scores
 from indexer.core.text import TextAnalyzer
 from indexer.core.urls import hashes_of, host_of
-from indexer.core.workdir import scores_path
 
 LINK_KINDS_WITHOUT_DOCUMENT = frozenset({"location", "sitemap", "robots"})
 # Text that quote() changes only by spelling spaces %20 (unreserved characters, "/", " ").

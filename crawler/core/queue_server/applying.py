@@ -37,8 +37,8 @@ from crawler.core.transport.wire import (
     encoded_document_from_wire,
     is_encoded_document,
 )
-from indexer.core.bundle import IndexBundleWriter
-from indexer.core.encoding import EncodedDocument, scale_regions
+from indexer.core.bundle.writer import IndexBundleWriter
+from indexer.core.documents.encoding import EncodedDocument, scale_regions
 
 logger = logging.getLogger(__name__)
 

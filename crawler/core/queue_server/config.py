@@ -12,7 +12,7 @@ from pathlib import Path
 
 from crawler.core.definition.crawl import CrawlConfig
 from crawler.core.definition.schedules import DOWNLOAD_SIZE_INTERVAL, SCHEDULE_TIMEOUT
-from indexer.core.bundle import BundleConfig
+from indexer.core.bundle.writer import BundleConfig
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,17 +1,17 @@
 """Keep a queue server's index in importance order: re-order its finished partitions whenever
 link analysis writes a new score file for the crawl.
 
-Layer: ``crawler.core``. Adapts the crawl's link scores (:mod:`indexer.core.link_scores`) into
-the importance function :mod:`indexer.core.reorder` takes (url hashes -> importance), and
+Layer: ``crawler.core``. Adapts the crawl's link scores (:mod:`indexer.core.signals.link_scores`) into
+the importance function :mod:`indexer.core.bundle.reorder` takes (url hashes -> importance), and
 paces the work for the queue server's loop: one partition per :meth:`IndexOrderer.step`.
 
 Importance of a url: its link score ``log10(1 + relative LinkRank) + trust``
-(:func:`indexer.core.link_scores.link_score`, the same boost search adds beside Doc Rank), 0 for a
-url the graph does not know. :func:`indexer.core.grouping.importance_order` adds it to the
+(:func:`indexer.core.signals.link_scores.link_score`, the same boost search adds beside Doc Rank), 0 for a
+url the graph does not know. :func:`indexer.core.partition.grouping.importance_order` adds it to the
 group's crawl-order Doc Rank within the partition, so both are on Doc Rank's log10 scale.
 
 Once every finished partition is ordered by a score file, the bundle's common-phrase lexicon
-(:mod:`indexer.core.phrases`: the word runs of its titles and anchor texts, which search
+(:mod:`indexer.core.signals.phrases`: the word runs of its titles and anchor texts, which search
 prefers in order) is rebuilt, so each queue server keeps its own shard's lexicon current on its
 own machine; a lexicon newer than the score file is current.
 
@@ -41,20 +41,20 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from indexer.core.bundle import IndexBundleWriter
-from indexer.core.documents import PartitionDocumentBundle
-from indexer.core.grouping import Importance
-from indexer.core.layout import DOCUMENTS, LOCK
-from indexer.core.link_scores import LinkScores, cached_link_scores, link_score
-from indexer.core.phrases import count_bundle_phrases
-from indexer.core.reorder import (
+from indexer.core.bundle.layout import DOCUMENTS, LOCK
+from indexer.core.bundle.reorder import (
     ReorderResult,
     partitions_to_reorder,
     reorder_partition,
     rewrite_partition,
 )
-from indexer.core.storage import FileLock
-from indexer.core.workdir import phrases_path
+from indexer.core.bundle.writer import IndexBundleWriter
+from indexer.core.documents.store import PartitionDocumentBundle
+from indexer.core.files.storage import FileLock
+from indexer.core.partition.grouping import Importance
+from indexer.core.runtime.workdir import phrases_path
+from indexer.core.signals.link_scores import LinkScores, cached_link_scores, link_score
+from indexer.core.signals.phrases import count_bundle_phrases
 
 logger = logging.getLogger(__name__)
 

@@ -7,7 +7,7 @@ it applies a batch:
    new copy of a page whose current copy may still be in the *active* partition, the active
    partition is closed first. Within one partition, documents of one url form one group
    whose representative is the first page appended (the seed's grouping,
-   ``indexer.core.grouping``), so a new copy there would hide behind the old one; in separate
+   ``indexer.core.partition.grouping``), so a new copy there would hide behind the old one; in separate
    partitions they are separate doc_map entries, and the old one can be retired alone. A
    revisit comes ``page_recrawl_days`` after the first visit, so this is rare but for small
    crawls (about one partition closed per recrawl round).
@@ -15,7 +15,7 @@ it applies a batch:
    (:class:`crawler.core.transport.visits.Visit`) as the crawl queue journals them, with the
    partition now active (the newest partition their documents can be in).
 3. :class:`RetiredPublisher` publishes the queue's retired set beside the index
-   (:mod:`indexer.core.retired`) whenever it changed, before the active partition is
+   (:mod:`indexer.core.bundle.retired`) whenever it changed, before the active partition is
    refreshed, so search never shows an old copy beside its new one.
 """
 
@@ -29,8 +29,8 @@ from crawler.core.definition import policy as pol
 from crawler.core.queue_server.source import QueueSource
 from crawler.core.scheduler.revisits import VisitRow
 from crawler.core.transport.visits import Visit
+from indexer.core.bundle.retired import write_retired
 from indexer.core.ids import DOC_TYPE, DocType
-from indexer.core.retired import write_retired
 
 logger = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ tallies saved across restarts (:mod:`.state`), the configuration (:mod:`.config`
 
 Work directory of queue server n (``WORK_DIRECTORY/qs<n>``): its crawl queue, its
 IndexDocumentBundle, the spool of received batches and its counters, laid out as
-:mod:`indexer.core.workdir` says.
+:mod:`indexer.core.runtime.workdir` says.
 
 Call order: ``QueueServerCore(config)``, then ``add_seeds`` (at crawl start), then repeatedly
 ``ingest()``, ``maybe_refresh()``, ``maybe_reorder()``, ``release_lost()`` (now and then, with
@@ -36,7 +36,6 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from crawler.core.queue_server.activity import Activity, ActivityLog
 from crawler.core.queue_server.applying import BatchApplier
@@ -50,12 +49,12 @@ from crawler.core.queue_server.state import QueueServerState
 from crawler.core.scheduler import Schedule
 from crawler.core.scheduler.errors import InvalidUrlError
 from crawler.core.transport.batch import FetcherBatch
-from crawler.core.transport.shipping import shard_of_host
 from crawler.core.transport.spool import Spool
 from crawler.core.transport.wire import WireError
-from indexer.core.bundle import IndexBundleWriter
-from indexer.core.reorder import ReorderResult
-from indexer.core.workdir import crawl_paths, scores_path
+from indexer.core.bundle.reorder import ReorderResult
+from indexer.core.bundle.writer import IndexBundleWriter
+from indexer.core.runtime.workdir import crawl_paths, scores_path
+from indexer.core.urls import server_of_url
 
 logger = logging.getLogger(__name__)
 
@@ -148,8 +147,7 @@ class QueueServerCore:
     # --- input --------------------------------------------------------------------------
 
     def owns(self, url: str) -> bool:
-        host = (urlsplit(url).hostname or "").lower()
-        return shard_of_host(host, self.config.num_servers) == self.config.server
+        return server_of_url(url, self.config.num_servers) == self.config.server
 
     def add_seeds(self, urls: Iterable[str]) -> int:
         """Queue this shard's seed urls (the others belong to other queue servers)."""

@@ -25,11 +25,11 @@ from dataclasses import replace
 from crawler.core.scheduler.config import SchedulerConfig
 from crawler.core.scheduler.needy_lane import HeapEntry, NeedyLane
 from crawler.core.scheduler.ordering.formulas import split_origin
-from crawler.core.scheduler.ordering.opic import url_hash
 from crawler.core.scheduler.politeness import Politeness
 from crawler.core.scheduler.record import QueuedUrl
 from crawler.core.scheduler.revisits import UrlVisit, Validators
 from crawler.core.scheduler.values import ScheduleEntry
+from indexer.core.urls import url_hash
 
 
 class ScheduleBuilder:

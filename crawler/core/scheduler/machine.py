@@ -39,7 +39,6 @@ from crawler.core.scheduler.cldtable import CldTable
 from crawler.core.scheduler.config import SchedulerConfig
 from crawler.core.scheduler.durable.state import QueueSnapshot
 from crawler.core.scheduler.errors import CorruptQueueError, InvalidUrlError
-from crawler.core.scheduler.filters.bloom import url_digests, url_hashes
 from crawler.core.scheduler.filters.scalable_bloom import ScalableBloomFilter
 from crawler.core.scheduler.lanes import Lane, LaneContext
 from crawler.core.scheduler.needy_lane import NeedyLane
@@ -57,7 +56,7 @@ from crawler.core.scheduler.record import LinkItem, QueuedUrl
 from crawler.core.scheduler.revisits import Revisits, UrlVisit, Validators, VisitRow
 from crawler.core.scheduler.robots import DISALLOW_ALL, RobotsRules
 from crawler.core.scheduler.values import Schedule
-from indexer.core.urls import company_level_domain
+from indexer.core.urls import company_level_domain, hashes_from_halves, md5_halves
 
 logger = logging.getLogger(__name__)
 
@@ -208,8 +207,8 @@ class QueueMachine:
         kept = self._admissible(merged)
         if not kept:
             return 0
-        digests = url_digests([item.url for item, _, _ in kept])
-        hashes = url_hashes(digests).tolist()
+        digests = md5_halves([item.url for item, _, _ in kept])
+        hashes = hashes_from_halves(digests).tolist()
         fresh = self.order.fresh(hashes, [item for item, _, _ in kept], cash)
         if len(fresh) != len(kept):
             kept = [kept[p] for p in fresh]

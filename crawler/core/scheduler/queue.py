@@ -258,7 +258,7 @@ class CrawlQueue:
             self._call(("fetched", self._now(), rows))
 
     def visit_of(self, url_hash: int) -> UrlVisit | None:
-        """The visit table's row of a url hash (:func:`.ordering.opic.url_hash`; the first 8 bytes
+        """The visit table's row of a url hash (:func:`indexer.core.urls.url_hash`; the first 8 bytes
         of a doc_id, big-endian), or None."""
         return self._m.validators.get(url_hash)
 

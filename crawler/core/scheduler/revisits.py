@@ -22,7 +22,7 @@ crawled". Here, with page recrawl on (Page Options ``page_recrawl_days`` > 0):
 * the *retired set*: doc_ids of copies a newer copy replaced, or of pages that are now 404/410
   or noindex, and the url hashes of those removed urls (every document filed under such a url
   leaves the results). The queue server publishes it beside its index
-  (:mod:`indexer.core.retired`), where search leaves those documents out.
+  (:mod:`indexer.core.bundle.retired`), where search leaves those documents out.
 
 Whether recrawl is on or not, the fetch times of the copies in the index (a
 :class:`crawler.core.queue_server.freshness.CopyTimes`) and the urls by the outcome of their last
@@ -39,8 +39,8 @@ from typing import Any
 
 from crawler.core.queue_server.freshness import CopyTimes
 from crawler.core.scheduler.lanes import Lane, LaneContext, LaneState
-from crawler.core.scheduler.ordering.opic import url_hash
 from crawler.core.scheduler.record import QueuedUrl
+from indexer.core.urls import url_hash
 
 REVISIT_DIR = "UrlQueue/Revisit"
 INDEXED = frozenset({"new", "changed"})

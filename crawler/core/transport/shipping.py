@@ -5,8 +5,7 @@ them and checks that they come from a process that knows the shared QUEUE_SERVER
 they were sealed recently, and that none is acted on twice. The glue (``crawler.tasks``) gives
 it the token, the time window and a store of handled ids (:class:`SeenIds`, in Redis).
 
-* Sharding: a url belongs to queue server ``first 4 bytes of hash8(host), big-endian, mod n``,
-  so every url of a host, and all of that host's politeness state, lives on one queue server.
+* Sharding: which queue server owns a url is :func:`indexer.core.urls.server_of_url`.
 * Envelope, version 2: ``{"v": 2, "head": <JSON text>, "body": <base64 of zlib(JSON)>,
   "sig": <hex HMAC-SHA256>}``. The head is ``{"kind", "id", "issued", "route"}``: the message's
   kind, a random id (32 hex digits) unique to this envelope, the time it was sealed (Unix
@@ -36,8 +35,6 @@ import zlib
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
-
-from indexer.core.ids import hash8
 
 ENVELOPE_VERSION = 2
 MAX_BODY_BYTES = 512 * 1024 * 1024  # refuse to inflate a body beyond this
@@ -82,13 +79,6 @@ class Opened:
         if type(value) is not int:
             raise EnvelopeError(f"the signed route has no integer {key!r}")
         return value
-
-
-def shard_of_host(host: str, num_shards: int) -> int:
-    """The queue server (0 .. num_shards - 1) that owns ``host``."""
-    if num_shards < 1:
-        raise ValueError("there must be at least one queue server")
-    return int.from_bytes(hash8(host.lower())[:4], "big") % num_shards
 
 
 def _signature(token: str, head: bytes, body: bytes) -> str:

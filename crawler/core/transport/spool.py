@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from indexer.core.storage import fsync_dir
+from indexer.core.files.storage import fsync_dir
 
 logger = logging.getLogger(__name__)
 MAGIC = b"SPOOL1"

@@ -20,8 +20,8 @@ import base64
 from typing import Any
 
 from crawler.core.scheduler import DiscoveredUrl, Schedule, ScheduleEntry
-from indexer.core.document import IndexDocument
-from indexer.core.encoding import EncodedDocument, encode_document
+from indexer.core.documents.document import IndexDocument
+from indexer.core.documents.encoding import EncodedDocument, encode_document
 from indexer.core.ids import DocType
 
 

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from functools import cache
 from urllib.parse import urlsplit
 
+from ..urls import url_host
 from .langtags import CHARSET_LANGUAGES, COUNTRY_DOMAINS, major, normalize_tag
 from .tokenize import has_unspaced, simple_words
 from .wordlists import SPACED, UNSPACED, frequent_words
@@ -164,7 +165,7 @@ def language_from_url(url: str | None) -> str | None:
         return None
     try:
         parts = urlsplit(url)
-        host = parts.hostname or ""
+        host = url_host(url)
     except ValueError:
         return None
     tld = host.rstrip(".").rsplit(".", 1)[-1].lower() if "." in host else ""

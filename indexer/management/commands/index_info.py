@@ -6,8 +6,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from indexer.core.bundle.verify import bundle_info
 from indexer.core.errors import IndexStoreError
-from indexer.core.verify import bundle_info
 
 
 class Command(BaseCommand):

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from indexer.core.verify import verify_bundle
+from indexer.core.bundle.verify import verify_bundle
 
 
 class Command(BaseCommand):

@@ -1,7 +1,7 @@
 """``manage.py score_update [--crawl TS]``: write the crawl's link scores file.
 
 The file (``WORK_DIRECTORY/linkgraph/<ts>/scores.npz``, read with
-:class:`indexer.core.link_scores.LinkScores`) is what search and the scheduler use. Glue for the
+:class:`indexer.core.signals.link_scores.LinkScores`) is what search and the scheduler use. Glue for the
 ScoreUpdater step of ``linkgraph.core.analysis`` (the code the engine's own runs use);
 the file is replaced atomically, so a search never reads half of it.
 """

@@ -21,7 +21,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from indexer.core.errors import GraphNotFound, IndexStoreError, LinkGraphError
-from indexer.core.workdir import graph_dir, newest_crawl
+from indexer.core.runtime.workdir import graph_dir, newest_crawl
 from linkgraph.core import WebGraph, load_graph
 from linkgraph.core.analysis import build_web_graph, read_links
 from linkgraph.core.progress import ProgressBar

@@ -1,6 +1,6 @@
 """``manage.py build_phrases [--crawl TS] [--min-count K]``: a crawl's common phrases.
 
-Glue for :mod:`indexer.core.phrases`: reads the titles and anchor texts of every bundle of the
+Glue for :mod:`indexer.core.signals.phrases`: reads the titles and anchor texts of every bundle of the
 crawl on this machine (``WORK_DIRECTORY/qs<n>/IndexData<ts>``, default the newest crawl) and
 writes the lexicon of the phrases at least K of them hold into each bundle
 (``phrases.npz``), where that bundle's shard picks it up at its next query.
@@ -14,8 +14,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from indexer.core.errors import IndexStoreError
-from indexer.core.phrases import DEFAULT_MIN_COUNT, write_crawl_phrases
-from indexer.core.workdir import crawl_bundles, phrases_path
+from indexer.core.runtime.workdir import crawl_bundles, phrases_path
+from indexer.core.signals.phrases import DEFAULT_MIN_COUNT, write_crawl_phrases
 from linkgraph.core.bundles import count_documents
 from linkgraph.management.commands.webgraph import (
     add_crawl_argument,

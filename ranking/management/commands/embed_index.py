@@ -16,9 +16,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from indexer.core.bundle.reader import IndexBundleReader
 from indexer.core.errors import IndexStoreError
-from indexer.core.reader import IndexBundleReader
-from indexer.core.workdir import crawl_bundles
+from indexer.core.runtime.workdir import crawl_bundles
 from linkgraph.management.commands.webgraph import (
     add_crawl_argument,
     crawl_timestamp,

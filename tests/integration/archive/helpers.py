@@ -17,7 +17,7 @@ from crawler.core.definition.crawl import CrawlConfig, CrawlTimeOptions, SeedSpe
 from crawler.core.http import FetchConfig
 from crawler.core.local_crawl import LocalCrawl, LocalCrawlResult
 from crawler.core.processing.process import PageProcessor
-from indexer.core.workdir import crawl_bundles
+from indexer.core.runtime.workdir import crawl_bundles
 from tests.fixtures.sites import unique_word
 
 FETCH = FetchConfig(allowed_networks=("127.0.0.0/8",), connect_timeout=2.0, read_timeout=2.0,

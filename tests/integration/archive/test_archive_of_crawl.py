@@ -11,12 +11,12 @@ from crawler.core.archive import skipped
 from crawler.core.archive.export import export_crawl
 from crawler.core.processing.config import PageProcessingConfig
 from crawler.core.processing.process import PageProcessor
-from indexer.core.documents import PartitionDocumentBundle
+from indexer.core.bundle.layout import DOCUMENTS
+from indexer.core.bundle.reader import IndexBundleReader
+from indexer.core.documents.store import PartitionDocumentBundle
 from indexer.core.ids import DOC_TYPE, DocType
-from indexer.core.layout import DOCUMENTS
-from indexer.core.reader import IndexBundleReader
+from indexer.core.runtime.workdir import crawl_bundles
 from indexer.core.text import TextAnalyzer
-from indexer.core.workdir import crawl_bundles
 from tests.fixtures.sites import FixtureServer
 from tests.integration.archive.helpers import (
     bundle,

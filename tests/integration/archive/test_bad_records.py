@@ -7,7 +7,7 @@ import gzip
 
 from crawler.core.archive import skipped
 from crawler.core.archive.source import ArchiveKind, ArchiveSource
-from indexer.core.reader import IndexBundleReader
+from indexer.core.bundle.reader import IndexBundleReader
 from indexer.core.text import TextAnalyzer
 from tests.integration.archive.helpers import (
     builder,

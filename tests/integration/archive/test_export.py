@@ -16,7 +16,7 @@ from warcio.archiveiterator import ArchiveIterator
 from crawler.core.archive import skipped
 from crawler.core.archive.cdxj import parse_line
 from crawler.core.archive.export import export_crawl
-from indexer.core.workdir import crawl_bundles
+from indexer.core.runtime.workdir import crawl_bundles
 from tests.fixtures.sites import FixtureServer
 from tests.integration.archive.helpers import crawl_config, run
 from tests.integration.archive.sites import archive_site, seeds_of

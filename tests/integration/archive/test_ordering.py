@@ -14,11 +14,11 @@ from crawler.core.archive.worker import ArchiveWorker
 from crawler.core.processing.process import PageProcessor
 from crawler.core.queue_server.config import QueueServerConfig
 from crawler.core.queue_server.server import QueueServerCore
-from indexer.core.documents import PartitionDocumentBundle
+from indexer.core.bundle.layout import DOCUMENTS
+from indexer.core.bundle.reader import IndexBundleReader
+from indexer.core.documents.store import PartitionDocumentBundle
 from indexer.core.ids import DOC_TYPE, DocType
-from indexer.core.layout import DOCUMENTS
-from indexer.core.reader import IndexBundleReader
-from indexer.core.workdir import queue_server_dir
+from indexer.core.runtime.workdir import queue_server_dir
 from tests.integration.archive.helpers import crawl_config, html, response, warc_source
 
 TS = 1_700_000_800

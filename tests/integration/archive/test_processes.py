@@ -12,9 +12,9 @@ import time
 
 import pytest
 
-from indexer.core.reader import IndexBundleReader
+from indexer.core.bundle.reader import IndexBundleReader
+from indexer.core.runtime.workdir import crawl_paths
 from indexer.core.text import TextAnalyzer
-from indexer.core.workdir import crawl_paths
 from tests.fixtures.sites import unique_word
 from tests.integration.archive.helpers import numbered_warc
 from tests.integration.crawl.test_processes import Engine

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from warcio.warcwriter import WARCWriter
 
+from indexer.core.bundle.reader import IndexBundleReader
 from indexer.core.ids import DOC_TYPE, DocType
-from indexer.core.reader import IndexBundleReader
 from indexer.core.text import TextAnalyzer
 from tests.integration.archive.helpers import (
     bundle,

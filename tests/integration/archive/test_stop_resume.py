@@ -8,9 +8,9 @@ import json
 import threading
 
 from crawler.core.processing.process import PageProcessor
-from indexer.core.reader import IndexBundleReader
+from indexer.core.bundle.reader import IndexBundleReader
+from indexer.core.runtime.workdir import crawl_paths, queue_server_dir
 from indexer.core.text import TextAnalyzer
-from indexer.core.workdir import crawl_paths, queue_server_dir
 from tests.fixtures.sites import unique_word
 from tests.integration.archive.helpers import (
     bundle,

@@ -12,7 +12,7 @@ from crawler.core.definition.crawl import CrawlConfig, CrawlOrder, SeedSpec
 from crawler.core.http import FetchConfig
 from crawler.core.local_crawl import LocalCrawl
 from crawler.core.processing.process import PageProcessor
-from indexer.core.reader import IndexBundleReader
+from indexer.core.bundle.reader import IndexBundleReader
 from indexer.core.text import TextAnalyzer
 from tests.fixtures.sites import FixtureServer, hostile_router, normal_site
 

@@ -66,7 +66,7 @@ def test_sigterm_stops_the_crawl_resumable_and_exits(tmp_path, migrated_sqlite):
         from crawler.core.queue_server.server import QueueServerCore
         from crawler.models import Crawl
         from crawler.selectors import crawl_config_get
-        from indexer.core.workdir import queue_server_dir
+        from indexer.core.runtime.workdir import queue_server_dir
         crawl = Crawl.objects.get()
         print(crawl.status, crawl.active_lock, crawl.pages_fetched)
         services.crawl_resume(crawl.pk)

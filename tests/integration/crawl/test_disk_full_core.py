@@ -20,12 +20,12 @@ from crawler.core.queue_server.server import QueueServerCore
 from crawler.core.scheduler.durable.storage import write_blob
 from crawler.core.transport.spool import Spool
 from crawler.core.transport.wire import document_to_wire
-from indexer.core.bundle import BundleConfig, IndexBundleWriter
-from indexer.core.reader import IndexBundleReader
-from indexer.core.storage import atomic_write, atomic_write_many
+from indexer.core.bundle.reader import IndexBundleReader
+from indexer.core.bundle.verify import verify_bundle
+from indexer.core.bundle.writer import BundleConfig, IndexBundleWriter
+from indexer.core.dictionary.updater import DictionaryUpdater
+from indexer.core.files.storage import atomic_write, atomic_write_many
 from indexer.core.text import TextAnalyzer
-from indexer.core.updater import DictionaryUpdater
-from indexer.core.verify import verify_bundle
 from tests.fixtures.sites import unique_word
 from tests.fixtures.small_fs import Filler, leftover_temporaries, small_filesystem
 from tests.unit.crawler.helpers import html
@@ -171,7 +171,7 @@ def test_the_dictionary_updater_waits_for_space(full_disk, caplog) -> None:
     # the running updater: it logs the failure, keeps going, and merges once space returns
     stop = threading.Event()
     failures = []
-    caplog.set_level(logging.WARNING, logger="indexer.core.updater")
+    caplog.set_level(logging.WARNING, logger="indexer.core.dictionary.updater")
     thread = threading.Thread(target=lambda: _run(updater, stop, failures), daemon=True)
     thread.start()
     try:

@@ -15,9 +15,9 @@ import time
 
 import pytest
 
-from indexer.core.reader import IndexBundleReader
+from indexer.core.bundle.reader import IndexBundleReader
+from indexer.core.runtime.workdir import crawl_paths
 from indexer.core.text import TextAnalyzer
-from indexer.core.workdir import crawl_paths
 from tests.fixtures.sites import FixtureServer, normal_site
 from tests.fixtures.small_fs import MB, Filler, leftover_temporaries, small_filesystem
 from tests.integration.crawl.test_processes import Engine, start_crawl

@@ -16,7 +16,7 @@ from crawler.core.queue_server.disk_space import MB, DiskGuard, Watermarks
 from crawler.core.transport.spool import Spool
 from crawler.machines.queue_server import QueueServerProcess
 from crawler.models import Crawl, QueueServer, SeedSite
-from indexer.core.workdir import crawl_paths
+from indexer.core.runtime.workdir import crawl_paths
 from tests.fixtures.sites import unique_word
 from tests.fixtures.small_fs import Filler, leftover_temporaries, small_filesystem
 from tests.integration.crawl.test_disk_full_core import SITE, docs_with, page_docs

@@ -15,7 +15,7 @@ import redis
 from crawler.core.transport.shipping import CLOCK_SLACK, seal
 from crawler.core.transport.spool import Spool
 from crawler.machines.seen_envelopes import KEY_PREFIX
-from indexer.core.workdir import crawl_paths, queue_server_dir
+from indexer.core.runtime.workdir import crawl_paths, queue_server_dir
 from searchsite.celery import app
 from tests.conftest import ROOT
 

@@ -17,9 +17,9 @@ from crawler.core.queue_server.config import QueueServerConfig
 from crawler.core.queue_server.server import QueueServerCore
 from crawler.core.transport.batch import FetcherBatch
 from crawler.core.transport.wire import encoded_document_to_wire
-from indexer.core.documents import PartitionDocumentBundle
-from indexer.core.layout import DOCUMENTS
-from indexer.core.workdir import queue_server_dir
+from indexer.core.bundle.layout import DOCUMENTS
+from indexer.core.documents.store import PartitionDocumentBundle
+from indexer.core.runtime.workdir import queue_server_dir
 
 TS = 1_700_000_900
 

@@ -17,9 +17,9 @@ import time
 import pytest
 import redis
 
-from indexer.core.reader import IndexBundleReader
+from indexer.core.bundle.reader import IndexBundleReader
+from indexer.core.runtime.workdir import crawl_paths
 from indexer.core.text import TextAnalyzer
-from indexer.core.workdir import crawl_paths
 from tests.conftest import ROOT, migrated_sqlite_template, sqlite_copy
 from tests.fixtures.sites import FixtureServer, hostile_router, normal_site
 from tests.integration.crawl.test_core_crawl import indexed_urls

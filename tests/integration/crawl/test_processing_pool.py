@@ -22,7 +22,7 @@ from crawler.core.processing.config import PageProcessingConfig
 from crawler.core.processing.process import PageProcessor
 from crawler.core.scheduler import ScheduleEntry
 from crawler.core.transport.visits import Outcome
-from indexer.core.reader import IndexBundleReader
+from indexer.core.bundle.reader import IndexBundleReader
 from tests.fixtures.sites import FixtureServer, normal_site
 
 PAGE = b"""<html><head><title>Pooled page</title></head><body>

@@ -21,7 +21,7 @@ from tests.processes import Family
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 
-UPDATER = "indexer.core.updater"
+UPDATER = "indexer.core.dictionary.updater"
 
 
 def private_database(redis_url: str, number: int = 13) -> str:

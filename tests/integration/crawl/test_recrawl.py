@@ -24,8 +24,8 @@ from crawler.core.queue_server.freshness import merge_reports
 from crawler.machines.fetching import fetch_config_for, processor_for
 from crawler.models import Crawl, PageOptions, SeedSite
 from crawler.selectors import crawl_config_get
+from indexer.core.bundle.reader import IndexBundleReader
 from indexer.core.ids import DOC_TYPE, DocType, hash8
-from indexer.core.reader import IndexBundleReader
 from ranking.search_service import search_service
 from tests.fixtures.sites import FixtureServer
 from tests.fixtures.sites.server import Request, Response

@@ -10,7 +10,7 @@ from crawler.core.definition.crawl import CrawlConfig, SeedSpec
 from crawler.core.http import FetchConfig
 from crawler.core.local_crawl import LocalCrawl
 from crawler.core.processing.process import PageProcessor
-from indexer.core.reader import IndexBundleReader
+from indexer.core.bundle.reader import IndexBundleReader
 from tests.fixtures.sites import FixtureServer, Router, html_page, normal_site
 from tests.fixtures.sites.sites import html, trickle_route
 from tests.integration.crawl.test_core_crawl import find

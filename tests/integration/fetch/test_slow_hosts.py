@@ -16,7 +16,7 @@ from crawler.core.processing.process import PageProcessor
 from crawler.core.scheduler import Schedule, ScheduleEntry
 from crawler.core.transport.wire import deferred_from_wire
 from crawler.core.urls import origin_of
-from indexer.core.reader import IndexBundleReader
+from indexer.core.bundle.reader import IndexBundleReader
 from tests.fixtures.sites import FixtureServer, Router, hostile_router, html_page, normal_site
 from tests.fixtures.sites.sites import html
 from tests.integration.crawl.test_core_crawl import find

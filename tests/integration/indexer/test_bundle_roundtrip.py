@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from helpers import make_doc
 
-from indexer.core.bundle import BundleConfig, IndexBundleWriter
+from indexer.core.bundle.reader import IndexBundleReader
+from indexer.core.bundle.writer import BundleConfig, IndexBundleWriter
+from indexer.core.dictionary.updater import DictionaryUpdater
 from indexer.core.errors import IndexLockedError
 from indexer.core.ids import DocType
-from indexer.core.reader import IndexBundleReader
-from indexer.core.updater import DictionaryUpdater
 
 
 def read_term(reader: IndexBundleReader, term: str) -> list[tuple[int, int, list[int]]]:

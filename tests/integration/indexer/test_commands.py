@@ -10,8 +10,8 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from helpers import make_doc
 
-from indexer.core.bundle import BundleConfig, IndexBundleWriter
-from indexer.core.updater import DictionaryUpdater
+from indexer.core.bundle.writer import BundleConfig, IndexBundleWriter
+from indexer.core.dictionary.updater import DictionaryUpdater
 
 
 @pytest.fixture

@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 from helpers import make_doc
 
-from indexer.core.bundle import BundleConfig, IndexBundleWriter
-from indexer.core.dictionary_format import generation_of
+from indexer.core.bundle.reader import IndexBundleReader
+from indexer.core.bundle.verify import verify_bundle
+from indexer.core.bundle.writer import BundleConfig, IndexBundleWriter
+from indexer.core.dictionary.node_format import generation_of
+from indexer.core.dictionary.updater import DictionaryUpdater
 from indexer.core.errors import CorruptIndexError
-from indexer.core.reader import IndexBundleReader
-from indexer.core.updater import DictionaryUpdater
-from indexer.core.verify import verify_bundle
 
 DOCS = [make_doc(i, words=(i * 5) % 30 + 2) for i in range(90)]
 TERMS = sorted({t for d in DOCS for t in d.terms} | {m for d in DOCS for m in d.meta_words})

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from helpers import make_doc
 
-from indexer.core.bundle import BundleConfig, IndexBundleWriter
-from indexer.core.reader import IndexBundleReader
-from indexer.core.updater import DictionaryUpdater
-from indexer.core.verify import verify_bundle
+from indexer.core.bundle.reader import IndexBundleReader
+from indexer.core.bundle.verify import verify_bundle
+from indexer.core.bundle.writer import BundleConfig, IndexBundleWriter
+from indexer.core.dictionary.updater import DictionaryUpdater
 
 ROOT = Path(__file__).resolve().parents[3]
 HELPERS = Path(__file__).resolve().parents[2] / "unit" / "indexer"
@@ -27,8 +27,8 @@ CHILD = """
 import sys
 sys.path[:0] = [{root!r}, {helpers!r}]
 from helpers import make_doc
-from indexer.core.bundle import BundleConfig, IndexBundleWriter
-from indexer.core.updater import DictionaryUpdater
+from indexer.core.bundle.writer import BundleConfig, IndexBundleWriter
+from indexer.core.dictionary.updater import DictionaryUpdater
 path, start = sys.argv[1], int(sys.argv[2])
 writer = IndexBundleWriter(path, BundleConfig(max_partition_docs=40, refresh_every_docs=9))
 print("ready", flush=True)

@@ -15,10 +15,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from indexer.core.dictionary import BPlusTree, BPlusTreeWriter
-from indexer.core.packed_columns import pack_columns
-from indexer.core.partition_index import LAST_ENTRIES_TOOL
-from indexer.core.storage import atomic_write, frame
+from indexer.core.dictionary.tree import BPlusTree, BPlusTreeWriter
+from indexer.core.files.packed_columns import pack_columns
+from indexer.core.files.storage import atomic_write, frame
+from indexer.core.partition.build import LAST_ENTRIES_TOOL
 
 ROOT = Path(__file__).resolve().parents[3]
 TERMS = 60_000
@@ -26,8 +26,8 @@ TERMS = 60_000
 CHILD = """
 import sys
 sys.path.insert(0, {root!r})
-from indexer.core.dictionary import BPlusTreeWriter
-from indexer.core.updater import _merge_term_table
+from indexer.core.dictionary.tree import BPlusTreeWriter
+from indexer.core.dictionary.updater import _merge_term_table
 mode, directory, first, second = sys.argv[1:]
 print("ready", flush=True)
 i = 0

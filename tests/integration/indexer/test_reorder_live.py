@@ -16,13 +16,13 @@ import numpy as np
 import pytest
 
 from crawler.core.queue_server.index_order import IndexOrderer, reorder_ended_bundle, scores_tag
-from indexer.core.bundle import BundleConfig, IndexBundleWriter
+from indexer.core.bundle.reader import IndexBundleReader
+from indexer.core.bundle.reorder import partitions_to_reorder, reorder_partition
+from indexer.core.bundle.verify import verify_bundle
+from indexer.core.bundle.writer import BundleConfig, IndexBundleWriter
+from indexer.core.dictionary.updater import DictionaryUpdater
 from indexer.core.ids import hash8
-from indexer.core.reader import IndexBundleReader
-from indexer.core.reorder import partitions_to_reorder, reorder_partition
-from indexer.core.updater import DictionaryUpdater
-from indexer.core.verify import verify_bundle
-from indexer.core.workdir import phrases_path
+from indexer.core.runtime.workdir import phrases_path
 from ranking.core.options import SearchOptions
 from ranking.core.pipeline import search
 from ranking.indexes import BundleLocation, ReaderPool
@@ -81,7 +81,7 @@ import sys
 sys.path[:0] = [{root!r}]
 import numpy as np
 from indexer.core.ids import hash8
-from indexer.core.reorder import reorder_partition
+from indexer.core.bundle.reorder import reorder_partition
 path = sys.argv[1]
 urls = [f"https://early.example/p{{i}}" for i in range({pages} - 1)] + ["{star}"]
 hashes = np.frombuffer(b"".join(hash8(u) for u in urls), dtype=">u8").astype(np.uint64)

@@ -12,9 +12,9 @@ from pathlib import Path
 import psutil
 from helpers import make_doc
 
-from indexer.core.bundle import BundleConfig, IndexBundleWriter
-from indexer.core.reader import IndexBundleReader
-from indexer.core.verify import verify_bundle
+from indexer.core.bundle.reader import IndexBundleReader
+from indexer.core.bundle.verify import verify_bundle
+from indexer.core.bundle.writer import BundleConfig, IndexBundleWriter
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -23,7 +23,7 @@ def test_updater_runs_beside_writer_and_reader(tmp_path: Path) -> None:
     path = tmp_path / "bundle"
     writer = IndexBundleWriter(path, BundleConfig(max_partition_docs=25, refresh_every_docs=5))
     writer.append([make_doc(i) for i in range(10)])
-    updater = subprocess.Popen([sys.executable, "-m", "indexer.core.updater", str(path),
+    updater = subprocess.Popen([sys.executable, "-m", "indexer.core.dictionary.updater", str(path),
                                 "--loop", "--poll", "0.05"], cwd=ROOT)
     try:
         reader = IndexBundleReader(path)
@@ -57,7 +57,7 @@ def test_updater_runs_beside_writer_and_reader(tmp_path: Path) -> None:
 # parent-death signal (operations.process_death): the updater's own check alone must end it.
 PARENT = """
 import os, subprocess, sys, time
-updater = subprocess.Popen([sys.executable, "-m", "indexer.core.updater", sys.argv[1], "--loop",
+updater = subprocess.Popen([sys.executable, "-m", "indexer.core.dictionary.updater", sys.argv[1], "--loop",
                             "--poll", "0.05", "--parent", str(os.getpid())])
 print(updater.pid, flush=True)
 time.sleep(60)

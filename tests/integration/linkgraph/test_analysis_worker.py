@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-from indexer.core.link_scores import LinkScores
-from indexer.core.workdir import scores_path
+from indexer.core.runtime.workdir import scores_path
+from indexer.core.signals.link_scores import LinkScores
 from tests.fixtures.sites import FixtureServer, normal_site
 from tests.integration.crawl.test_processes import Engine, start_crawl
 

@@ -4,8 +4,8 @@ import pytest
 from django.core.management import call_command
 
 from crawler.models import Crawl
-from indexer.core.link_scores import LinkScores
-from indexer.core.workdir import scores_path
+from indexer.core.runtime.workdir import scores_path
+from indexer.core.signals.link_scores import LinkScores
 from linkgraph.models import LinkAnalysis
 from tests.fixtures.sites import FixtureServer, normal_site
 

@@ -19,9 +19,9 @@ import time
 import pytest
 
 from crawler.core.queue_server.index_order import scores_tag
-from indexer.core.reader import IndexBundleReader
-from indexer.core.reorder import partitions_to_reorder
-from indexer.core.workdir import crawl_paths, phrases_path, scores_path
+from indexer.core.bundle.reader import IndexBundleReader
+from indexer.core.bundle.reorder import partitions_to_reorder
+from indexer.core.runtime.workdir import crawl_paths, phrases_path, scores_path
 from ranking.core.options import SearchOptions
 from ranking.core.pipeline import Searcher
 from ranking.core.shard import LocalShard

@@ -18,9 +18,9 @@ from django.utils import timezone
 from crawler import services
 from crawler.link_analysis import link_analysis_run
 from crawler.models import Crawl, QueueServer, SeedSite
-from indexer.core.link_scores import LinkScores
 from indexer.core.policies import CrawlPolicy
-from indexer.core.workdir import crawl_bundles, scores_path
+from indexer.core.runtime.workdir import crawl_bundles, scores_path
+from indexer.core.signals.link_scores import LinkScores
 from linkgraph.core import TrustSeed
 from linkgraph.core.analysis import LocalShardSource, run_link_analysis
 from linkgraph.models import LinkAnalysis

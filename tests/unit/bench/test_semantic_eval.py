@@ -11,7 +11,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import semantic_eval as se  # noqa: E402
 
-from indexer.core.reader import IndexBundleReader  # noqa: E402
+from indexer.core.bundle.reader import IndexBundleReader  # noqa: E402
 from ranking.core.options import SearchOptions  # noqa: E402
 from ranking.core.semantic_store import semantic_dir  # noqa: E402
 from ranking.core.shard import LocalShard  # noqa: E402

@@ -8,7 +8,7 @@ from crawler.core.processing.indexing import to_index_documents
 from crawler.core.queue_server.config import QueueServerConfig
 from crawler.core.queue_server.server import QueueServerCore
 from crawler.core.transport.wire import document_to_wire
-from indexer.core.reader import IndexBundleReader
+from indexer.core.bundle.reader import IndexBundleReader
 
 from .helpers import html
 from .test_queue_server_stalls import FAST, put

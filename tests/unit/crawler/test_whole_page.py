@@ -12,9 +12,9 @@ from crawler.core.processing.indexing import page_summary, to_index_documents
 from crawler.core.processing.page import ScoredSentence
 from crawler.core.processing.processors import boilerplate
 from crawler.core.processing.summarizers import TextBlock, indexed_body
-from indexer.core.bundle import IndexBundleWriter
-from indexer.core.document import fancy_words
-from indexer.core.reader import IndexBundleReader
+from indexer.core.bundle.reader import IndexBundleReader
+from indexer.core.bundle.writer import IndexBundleWriter
+from indexer.core.documents.document import fancy_words
 from indexer.core.text import TextAnalyzer
 from ranking.core.options import SearchOptions
 from ranking.core.pipeline import Searcher

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from indexer.core.document import IndexDocument
+from indexer.core.documents.document import IndexDocument
 from indexer.core.ids import DocType, hash7
 
 WORDS = [f"w{i}" for i in range(3000)]
@@ -51,9 +51,9 @@ def synthetic_partition(ndocs: int, seed: int = 20):
     array operations and kept as the writer keeps it: ``(ActiveDocs, Vocabulary)``."""
     import numpy as np
 
-    from indexer.core.doc_index import DocBatch
+    from indexer.core.documents.doc_index import DocBatch
     from indexer.core.ids import hash8
-    from indexer.core.partition_index import ActiveDocs, Vocabulary
+    from indexer.core.partition.build import ActiveDocs, Vocabulary
 
     rng = np.random.default_rng(seed)
     lengths = rng.integers(150, 750, ndocs)

@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from indexer.core.doc_index import encode_blobs, encode_doc_index
-from indexer.core.doc_map import PSL_TOOL, pack_psl
-from indexer.core.document import IndexDocument
-from indexer.core.encoding import SUMMARY_COMPRESSION_LEVEL, prepare_documents
+from indexer.core.documents.doc_index import encode_blobs, encode_doc_index
+from indexer.core.documents.document import IndexDocument
+from indexer.core.documents.encoding import SUMMARY_COMPRESSION_LEVEL, prepare_documents
 from indexer.core.ids import DocType, hash7, term_id, term_ids
+from indexer.core.partition.doc_map import PSL_TOOL, pack_psl
 
 ints = st.one_of(st.integers(0, 300), st.integers(-(2 ** 40), 2 ** 40),
                  st.sampled_from([0xFE, 0xFF, 0xFEFF, 0xFFFF, 0xFFFE, 2 ** 31, -1]))

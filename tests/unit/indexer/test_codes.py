@@ -4,8 +4,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from indexer.core.codes import BitReader, choose_rice_k, gamma_width, pack_fields, to_bits
-from indexer.core.positions import decode_positions, encode_positions
+from indexer.core.files.codes import BitReader, choose_rice_k, gamma_width, pack_fields, to_bits
+from indexer.core.partition.positions import decode_positions, encode_positions
 
 
 @given(st.lists(st.integers(min_value=1, max_value=2 ** 40), min_size=1, max_size=200))

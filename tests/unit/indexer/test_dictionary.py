@@ -6,7 +6,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from indexer.core.dictionary import BPlusTree, BPlusTreeWriter
+from indexer.core.dictionary.tree import BPlusTree, BPlusTreeWriter
 from indexer.core.ids import term_id
 
 

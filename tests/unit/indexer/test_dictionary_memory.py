@@ -13,11 +13,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from indexer.core.dictionary import BPlusTree, BPlusTreeWriter
-from indexer.core.packed_columns import pack_columns
-from indexer.core.partition_index import LAST_ENTRIES_TOOL
-from indexer.core.storage import atomic_write, frame
-from indexer.core.updater import _merge_term_table
+from indexer.core.dictionary.tree import BPlusTree, BPlusTreeWriter
+from indexer.core.dictionary.updater import _merge_term_table
+from indexer.core.files.packed_columns import pack_columns
+from indexer.core.files.storage import atomic_write, frame
+from indexer.core.partition.build import LAST_ENTRIES_TOOL
 
 SMALL, LARGE = 30_000, 240_000
 PARTITION = 8_000

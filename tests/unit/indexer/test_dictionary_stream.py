@@ -1,4 +1,4 @@
-"""The dictionary's streaming merge (indexer.core.dictionary_stream) and its use by the writer:
+"""The dictionary's streaming merge (indexer.core.dictionary.stream) and its use by the writer:
 every term reads back as a dict model says, overlapping terms keep the right records, the tree
 written bottom up has the B+-tree's shape, and a streamed merge leaves no dead nodes."""
 
@@ -12,13 +12,13 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from indexer.core.dictionary import BPlusTree, BPlusTreeWriter
-from indexer.core.dictionary_format import INTERNAL, LEAF
-from indexer.core.dictionary_stream import TermBlock, combine, merge_streams
-from indexer.core.packed_columns import pack_columns
-from indexer.core.partition_index import LAST_ENTRIES_TOOL
-from indexer.core.storage import HEADER_SIZE, atomic_write, frame
-from indexer.core.updater import _merge_term_table, term_blocks
+from indexer.core.dictionary.node_format import INTERNAL, LEAF
+from indexer.core.dictionary.stream import TermBlock, combine, merge_streams
+from indexer.core.dictionary.tree import BPlusTree, BPlusTreeWriter
+from indexer.core.dictionary.updater import _merge_term_table, term_blocks
+from indexer.core.files.packed_columns import pack_columns
+from indexer.core.files.storage import HEADER_SIZE, atomic_write, frame
+from indexer.core.partition.build import LAST_ENTRIES_TOOL
 
 Model = dict[bytes, dict[int, tuple[int, ...]]]
 

@@ -6,8 +6,13 @@ import math
 
 import numpy as np
 
-from indexer.core.grouping import doc_rank, documents_after, group_doc_rank, group_partition
 from indexer.core.ids import DocType, hash7, make_doc_id
+from indexer.core.partition.grouping import (
+    doc_rank,
+    documents_after,
+    group_doc_rank,
+    group_partition,
+)
 
 
 def did(url: str, kind: DocType, text: str) -> bytes:

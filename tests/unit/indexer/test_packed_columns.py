@@ -1,4 +1,4 @@
-"""The column-wise fast path (indexer.core.packed_columns) writes exactly the record codec's
+"""The column-wise fast path (indexer.core.files.packed_columns) writes exactly the record codec's
 bytes and hands damaged tables to the record-by-record decoder, which names the problem."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from indexer.core.packed_columns import _unpack_columns_fast, pack_columns, unpack_columns
-from indexer.core.packed_table import PackedTableTool, RecordFormatError
+from indexer.core.files.packed_columns import _unpack_columns_fast, pack_columns, unpack_columns
+from indexer.core.files.packed_table import PackedTableTool, RecordFormatError
 
 INTS = st.integers(min_value=-(2 ** 63), max_value=2 ** 63 - 1)
 

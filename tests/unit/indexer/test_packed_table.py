@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from indexer.core.packed_table import (
+from indexer.core.files.packed_table import (
     PackedTableTool,
     RecordFormatError,
     escape,

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import tracemalloc
 
-from indexer.core.partition_index import build_partition
+from indexer.core.partition.build import build_partition
 from tests.unit.indexer.helpers import synthetic_partition
 
 MAX_BYTES_PER_POSITION = 64

@@ -10,7 +10,8 @@ import os
 import numpy as np
 import pytest
 
-from indexer.core.phrases import (
+from indexer.core.runtime.workdir import phrases_path
+from indexer.core.signals.phrases import (
     DEFAULT_MIN_COUNT,
     CachedPhraseLexicon,
     PhraseCounts,
@@ -23,7 +24,6 @@ from indexer.core.phrases import (
     write_crawl_phrases,
 )
 from indexer.core.text import TextAnalyzer
-from indexer.core.workdir import phrases_path
 from ranking.core.query import QueryParser
 
 from ..linkgraph.helpers import write_bundle
@@ -132,7 +132,7 @@ def test_write_read_round_trip_and_checks(tmp_path):
 def test_cached_lexicon_reloads_on_change_and_is_quiet_without_file(tmp_path, caplog):
     path = tmp_path / "phrases.npz"
     cache = CachedPhraseLexicon(path)
-    with caplog.at_level(logging.DEBUG, logger="indexer.core.phrases"):
+    with caplog.at_level(logging.DEBUG, logger="indexer.core.signals.phrases"):
         assert cache.get() is None  # not built yet: the normal state, nothing logged
     assert [r for r in caplog.records if r.levelno >= logging.WARNING] == []
     first = PhraseLexicon(A([phrase_hash(["a", "b"])], "u8"), A([2], "u4"), A([2], "u1"))
@@ -145,7 +145,7 @@ def test_cached_lexicon_reloads_on_change_and_is_quiet_without_file(tmp_path, ca
     os.utime(path, ns=(1, 1))  # a new version even within the clock's resolution
     assert len(cache.get()) == 2
     path.write_bytes(b"garbage")
-    with caplog.at_level(logging.WARNING, logger="indexer.core.phrases"):
+    with caplog.at_level(logging.WARNING, logger="indexer.core.signals.phrases"):
         assert cache.get() is None
         assert cache.get() is None
     assert len([r for r in caplog.records if "unusable" in r.getMessage()]) == 1

@@ -4,9 +4,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from indexer.core.doc_map import DocMap, DocMapEntry, MemberRow, encode_doc_map
-from indexer.core.positions import decode_positions, encode_positions
-from indexer.core.postings import PostingListReader, encode_postings
+from indexer.core.partition.doc_map import DocMap, DocMapEntry, MemberRow, encode_doc_map
+from indexer.core.partition.positions import decode_positions, encode_positions
+from indexer.core.partition.postings import PostingListReader, encode_postings
 
 
 def _build(lists: list[list[tuple[int, list[int]]]], block_size: int):

@@ -1,5 +1,5 @@
-"""Importance order of finished partitions (indexer.core.grouping.importance_order and
-indexer.core.reorder): a late-crawled, well-linked page becomes one of the first n matches."""
+"""Importance order of finished partitions (indexer.core.partition.grouping.importance_order and
+indexer.core.bundle.reorder): a late-crawled, well-linked page becomes one of the first n matches."""
 
 from __future__ import annotations
 
@@ -10,18 +10,22 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from indexer.core.bundle import BundleConfig, IndexBundleWriter
-from indexer.core.documents import PartitionDocumentBundle
+from indexer.core.bundle.layout import (
+    partition_dir,
+    read_partition_manifest,
+    write_partition_manifest,
+)
+from indexer.core.bundle.reader import IndexBundleReader
+from indexer.core.bundle.reorder import partitions_to_reorder, reorder_partition
+from indexer.core.bundle.verify import verify_bundle
+from indexer.core.bundle.writer import BundleConfig, IndexBundleWriter
+from indexer.core.dictionary.updater import DictionaryUpdater
+from indexer.core.documents.store import PartitionDocumentBundle
 from indexer.core.errors import IndexStateError
-from indexer.core.grouping import Group, importance_order
+from indexer.core.files.storage import atomic_write_many, frame
 from indexer.core.ids import hash8
-from indexer.core.layout import partition_dir, read_partition_manifest, write_partition_manifest
-from indexer.core.partition_index import build_partition, load_partition_docs
-from indexer.core.reader import IndexBundleReader
-from indexer.core.reorder import partitions_to_reorder, reorder_partition
-from indexer.core.storage import atomic_write_many, frame
-from indexer.core.updater import DictionaryUpdater
-from indexer.core.verify import verify_bundle
+from indexer.core.partition.build import build_partition, load_partition_docs
+from indexer.core.partition.grouping import Group, importance_order
 from ranking.core.options import SearchOptions
 from ranking.core.pipeline import search
 from ranking.core.shard import LocalShard

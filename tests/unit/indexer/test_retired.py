@@ -7,11 +7,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from indexer.core.bundle import BundleConfig, IndexBundleWriter
+from indexer.core.bundle.reader import IndexBundleReader
+from indexer.core.bundle.retired import RETIRED_FILE, read_retired, write_retired
+from indexer.core.bundle.writer import BundleConfig, IndexBundleWriter
 from indexer.core.errors import CorruptIndexError
 from indexer.core.ids import DocType, hash8
-from indexer.core.reader import IndexBundleReader
-from indexer.core.retired import RETIRED_FILE, read_retired, write_retired
 
 from .helpers import make_doc
 

@@ -1,4 +1,4 @@
-"""A partition's term lists encoded a chunk of lists at a time (indexer.core.term_lists): the
+"""A partition's term lists encoded a chunk of lists at a time (indexer.core.partition.term_lists): the
 bytes do not depend on the chunk size, they read back through the postings and positions
 readers, and the sort by term is a stable sort."""
 
@@ -7,19 +7,19 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from indexer.core.encoding import prepare_documents
+from indexer.core.documents.encoding import prepare_documents
+from indexer.core.files.packed_columns import unpack_columns
 from indexer.core.ids import DocType, term_id
-from indexer.core.packed_columns import unpack_columns
-from indexer.core.partition_index import (
+from indexer.core.partition.build import (
     LAST_ENTRIES_TOOL,
     ActiveDocs,
     BuiltPartition,
     Vocabulary,
     build_partition,
 )
-from indexer.core.positions import decode_positions
-from indexer.core.postings import PostingListReader
-from indexer.core.term_lists import stable_rank_order
+from indexer.core.partition.positions import decode_positions
+from indexer.core.partition.postings import PostingListReader
+from indexer.core.partition.term_lists import stable_rank_order
 from tests.unit.indexer.helpers import make_doc
 
 WHOLE = 10 ** 12  # a chunk size that holds every list: the lists encoded at once

@@ -1,14 +1,30 @@
 """The url facts every app shares (indexer.core.urls): a url's host, the seed's company level
-domain (one rule for the scheduler's host budgets and search's url bonuses), url hashes."""
+domain (one rule for the scheduler's host budgets and search's url bonuses), url hashes, and the
+queue server that owns a url. Hashes and owners are pinned to known values: stored indexes and
+the queue-server assignment of existing crawls depend on them."""
 
 from __future__ import annotations
+
+import hashlib
+from collections import Counter
 
 import numpy as np
 import pytest
 
 from indexer.core.ids import hash8
 from indexer.core.text import TextAnalyzer
-from indexer.core.urls import as_hash_array, company_level_domain, hashes_of, host_of, url_hash
+from indexer.core.urls import (
+    as_hash_array,
+    company_level_domain,
+    hashes_from_halves,
+    hashes_of,
+    host_of,
+    md5_halves,
+    server_of_host,
+    server_of_url,
+    url_hash,
+    url_host,
+)
 from ranking.core.scoring import url_items
 
 
@@ -66,3 +82,75 @@ def test_url_hashes_are_the_doc_id_prefix():
     assert as_hash_array(as_bytes).tolist() == hashes.tolist()
     with pytest.raises(ValueError):
         as_hash_array(np.zeros((2, 4), dtype=np.uint8))
+
+
+@pytest.mark.parametrize(("url", "spelled", "host"), [
+    ("https://example.com/", "example.com", "example.com"),
+    ("HTTP://Docs.Python.ORG/3/", "docs.python.org", "docs.python.org"),     # uppercase
+    ("http://example.com:8080/a", "example.com", "example.com"),              # port
+    ("http://user:secret@a.b.org:8080/p", "a.b.org", "a.b.org"),              # userinfo
+    ("http://u@Example.COM./x", "example.com.", "example.com"),               # trailing dot
+    ("http://[2001:DB8::1]:80/", "2001:db8::1", "2001:db8::1"),               # IPv6 literal
+    ("http://1.2.3.4/", "1.2.3.4", "1.2.3.4"),
+    ("mailto:someone@example.com", "", ""),
+    ("/relative/path", "", ""),
+    ("file.warc#12", "", ""),
+    ("", "", ""),
+])
+def test_url_host_and_host_of(url: str, spelled: str, host: str) -> None:
+    assert url_host(url) == spelled
+    assert host_of(url) == host
+
+
+def test_a_malformed_url_raises_in_url_host_but_not_in_host_of():
+    with pytest.raises(ValueError):
+        url_host("http://[::1/")
+    assert host_of("http://[::1/") == ""
+
+
+@pytest.mark.parametrize(("url", "owners"), [
+    # (url, its owner among 2, 3, 5, 7 queue servers): the values of the crawls on disk
+    ("https://example.com/", [1, 1, 1, 6]),
+    ("http://Example.COM./x", [1, 2, 0, 0]),       # a trailing dot is part of the owned host
+    ("http://user:pw@a.b.org:8080/p", [0, 0, 2, 0]),
+    ("http://[2001:db8::1]:80/", [0, 2, 3, 0]),
+    ("http://1.2.3.4/", [1, 2, 0, 5]),
+    ("file.warc#12", [1, 2, 1, 6]),                # no host: the owner of ''
+])
+def test_the_owner_of_a_url_is_pinned(url: str, owners: list[int]) -> None:
+    assert [server_of_url(url, n) for n in (2, 3, 5, 7)] == owners
+    assert server_of_url(url, 1) == 0
+
+
+def test_ownership_is_by_host_stable_and_spreads_hosts():
+    assert server_of_host("Example.COM", 4) == server_of_host("example.com", 4)
+    assert server_of_url("https://A.example/x", 4) == server_of_url("http://a.example:81/y", 4)
+    assert all(server_of_host(f"h{i}.com", 1) == 0 for i in range(50))
+    counts = Counter(server_of_host(f"host{i}.example", 3) for i in range(3000))
+    assert set(counts) == {0, 1, 2} and min(counts.values()) > 800
+    with pytest.raises(ValueError):
+        server_of_host("a.com", 0)
+
+
+@pytest.mark.parametrize(("url", "value"), [
+    ("https://example.com/", 12050708365516732942),
+    ("http://Example.COM./x", 18291387629643381827),
+    ("http://user:pw@a.b.org:8080/p", 8275344385840781869),
+    ("https://\u00e9t\u00e9.fr/\udcff", 596433769300626353),   # non-ASCII, a lone surrogate
+    ("", 4439851323553804410),
+    ("file.warc#12", 2728120340446227476),
+])
+def test_the_url_hash_is_pinned(url: str, value: int) -> None:
+    assert url_hash(url) == value
+    assert hashes_of([url]).tolist() == [value]
+    assert hashes_from_halves(md5_halves([url])).tolist() == [value]
+
+
+def test_md5_halves_are_the_two_big_endian_halves():
+    urls = ["https://a.org/", "https://b.org/\u00e9"]
+    halves = md5_halves(urls)
+    assert halves.shape == (2, 2) and halves.dtype == np.uint64
+    for row, url in zip(halves.tolist(), urls, strict=True):
+        digest = hashlib.md5(url.encode()).digest()
+        assert row == [int.from_bytes(digest[:8], "big"), int.from_bytes(digest[8:], "big")]
+    assert md5_halves([]).shape == (0, 2) and hashes_of([]).tolist() == []

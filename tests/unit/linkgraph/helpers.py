@@ -11,7 +11,7 @@ import numpy as np
 from crawler.core.processing.indexing import to_index_documents
 from crawler.core.processing.page import FetchedPage
 from crawler.core.processing.process import PageProcessor
-from indexer.core.bundle import BundleConfig, IndexBundleWriter
+from indexer.core.bundle.writer import BundleConfig, IndexBundleWriter
 from indexer.core.urls import hashes_of
 from linkgraph.core import PageLinks, WebGraph, WebGraphBuilder
 

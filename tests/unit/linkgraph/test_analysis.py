@@ -15,10 +15,15 @@ import numpy as np
 import pytest
 
 from indexer.core.errors import CorruptGraphError
-from indexer.core.link_scores import CachedLinkScores, LinkScores, receive_scores, write_scores
 from indexer.core.policies import CrawlPolicy
+from indexer.core.runtime.workdir import crawl_bundles, scores_path
+from indexer.core.signals.link_scores import (
+    CachedLinkScores,
+    LinkScores,
+    receive_scores,
+    write_scores,
+)
 from indexer.core.urls import hashes_of
-from indexer.core.workdir import crawl_bundles, scores_path
 from linkgraph.core import LoopsConfig, PageLinks, TrustSeed, load_graph, read_bundle_links
 from linkgraph.core.analysis import (
     AnalysisConfig,
@@ -191,7 +196,7 @@ def test_a_received_scores_file_is_checked_before_it_replaces_the_old_one(tmp_pa
 def test_search_cache_sees_each_new_file_and_logs_nothing_while_it_is_missing(tmp_path, caplog):
     path = scores_path(tmp_path, TS)
     cached = CachedLinkScores(path)
-    with caplog.at_level(logging.DEBUG, logger="indexer.core.link_scores"):
+    with caplog.at_level(logging.DEBUG, logger="indexer.core.signals.link_scores"):
         assert cached.get() is None and cached.get() is None
     assert [r for r in caplog.records if r.levelno >= logging.WARNING] == []
     graph = graph_of([("https://a.org/", "https://b.org/")])

@@ -19,11 +19,11 @@ from crawler.core.processing.indexing import (
 from crawler.core.queue_server.config import QueueServerConfig
 from crawler.core.queue_server.server import QueueServerCore
 from crawler.core.transport.wire import document_to_wire
-from indexer.core.bundle import BundleConfig, IndexBundleWriter
+from indexer.core.bundle.reader import IndexBundleReader
+from indexer.core.bundle.writer import BundleConfig, IndexBundleWriter
 from indexer.core.ids import DocType
-from indexer.core.link_scores import LinkScores, write_scores
-from indexer.core.reader import IndexBundleReader
-from indexer.core.workdir import scores_path
+from indexer.core.runtime.workdir import scores_path
+from indexer.core.signals.link_scores import LinkScores, write_scores
 from ranking.core.pipeline import Searcher
 from ranking.core.shard import LocalShard
 

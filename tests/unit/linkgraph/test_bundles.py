@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from indexer.core.workdir import crawl_bundles, crawl_timestamps, newest_crawl
+from indexer.core.runtime.workdir import crawl_bundles, crawl_timestamps, newest_crawl
 from linkgraph.core import (
     PLAIN_PAGERANK,
     WebGraphBuilder,

@@ -5,7 +5,7 @@ import pytest
 
 from indexer.core.errors import CorruptGraphError, GraphNotFound
 from indexer.core.ids import DocType, hash7, make_doc_id
-from indexer.core.link_scores import (
+from indexer.core.signals.link_scores import (
     LinkScores,
     representative_url,
     representative_urls,

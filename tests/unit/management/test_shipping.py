@@ -5,7 +5,6 @@ issue time), and the replay guard's window and once-only rule over a store of ha
 import base64
 import json
 import zlib
-from collections import Counter
 
 import pytest
 from hypothesis import given
@@ -17,7 +16,6 @@ from crawler.core.transport.shipping import (
     ReplayGuard,
     open_envelope,
     seal,
-    shard_of_host,
 )
 
 ROUTE = {"server": 1, "crawl": 1700000000}
@@ -145,15 +143,6 @@ def message_issued(message):
                     max_leaves=20))
 def test_any_json_round_trips(payload):
     assert open_envelope(seal("x", payload, "t"), "t", "x").payload() == payload
-
-
-def test_sharding_is_stable_and_spreads_hosts():
-    assert shard_of_host("Example.COM", 4) == shard_of_host("example.com", 4)
-    assert all(shard_of_host(f"h{i}.com", 1) == 0 for i in range(50))
-    counts = Counter(shard_of_host(f"host{i}.example", 3) for i in range(3000))
-    assert set(counts) == {0, 1, 2} and min(counts.values()) > 800
-    with pytest.raises(ValueError):
-        shard_of_host("a.com", 0)
 
 
 def test_sealed_long_lists_are_the_same_json_text() -> None:

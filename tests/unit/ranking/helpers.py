@@ -9,10 +9,10 @@ from pathlib import Path
 
 import numpy as np
 
-from indexer.core.bundle import BundleConfig, IndexBundleWriter
-from indexer.core.document import IndexDocument
+from indexer.core.bundle.reader import IndexBundleReader
+from indexer.core.bundle.writer import BundleConfig, IndexBundleWriter
+from indexer.core.documents.document import IndexDocument
 from indexer.core.ids import DocType, hash7
-from indexer.core.reader import IndexBundleReader
 from indexer.core.text import TextAnalyzer
 from ranking.core.blocks import make_keys
 

@@ -8,8 +8,8 @@ from dataclasses import replace
 
 import pytest
 
-from indexer.core.bundle import BundleConfig, IndexBundleWriter
-from indexer.core.reader import IndexBundleReader
+from indexer.core.bundle.reader import IndexBundleReader
+from indexer.core.bundle.writer import BundleConfig, IndexBundleWriter
 from ranking.core.options import SearchOptions
 from ranking.core.pipeline import Searcher
 from ranking.core.shard import LocalShard

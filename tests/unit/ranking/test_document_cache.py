@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from indexer.core.reader import IndexBundleReader
+from indexer.core.bundle.reader import IndexBundleReader
 from ranking.core.doc_cache import DocumentCache
 from ranking.core.pipeline import Searcher
 from ranking.core.shard import LocalShard

@@ -1,6 +1,6 @@
 """Global importance order across partitions: the first n candidates (ranking.core.collect) and
-Doc Rank (indexer.core.grouping.ImportanceRanks), against brute-force references and on a
-two-partition bundle re-ordered with indexer.core.reorder."""
+Doc Rank (indexer.core.partition.grouping.ImportanceRanks), against brute-force references and on a
+two-partition bundle re-ordered with indexer.core.bundle.reorder."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from indexer.core.bundle import BundleConfig, IndexBundleWriter
-from indexer.core.grouping import ImportanceRanks, crawl_order_keys, is_key_ordered
+from indexer.core.bundle.reader import IndexBundleReader
+from indexer.core.bundle.reorder import reorder_partition
+from indexer.core.bundle.writer import BundleConfig, IndexBundleWriter
 from indexer.core.ids import hash8
-from indexer.core.reader import IndexBundleReader
-from indexer.core.reorder import reorder_partition
+from indexer.core.partition.grouping import ImportanceRanks, crawl_order_keys, is_key_ordered
 from ranking.core.blocks import key_index, key_partition, make_keys
 from ranking.core.collect import collect_by_key
 from ranking.core.combinators import IntersectIterator

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from indexer.core.ids import DocType
-from indexer.core.link_scores import LinkScores, cached_link_scores, write_scores
-from indexer.core.workdir import scores_path
+from indexer.core.runtime.workdir import scores_path
+from indexer.core.signals.link_scores import LinkScores, cached_link_scores, write_scores
 from ranking.core.options import SearchOptions
 from ranking.core.pipeline import Searcher
 from ranking.core.shard import LocalShard
@@ -140,7 +140,7 @@ def test_representative_url_keeps_the_target_when_it_scores_higher(tmp_path):
 
 def test_missing_scores_file_is_normal_and_search_works(tmp_path, caplog):
     reader = _bundle(tmp_path, _docs())
-    with caplog.at_level(logging.DEBUG, logger="indexer.core.link_scores"):
+    with caplog.at_level(logging.DEBUG, logger="indexer.core.signals.link_scores"):
         res = Searcher([LocalShard(reader)], OPTIONS).search("widget frobnicator")
         Searcher([LocalShard(reader)], OPTIONS).search("widget frobnicator")
     assert _urls(res)[:2] == [PLAIN, POPULAR]
@@ -163,7 +163,7 @@ def test_corrupt_scores_file_is_logged_and_search_works(tmp_path, caplog):
     data[len(data) // 2:] = b"\0" * (len(data) - len(data) // 2)  # a torn write
     path.write_bytes(bytes(data))
     os.utime(path, ns=(1, 1))  # a new state of the file, whatever the clock's resolution
-    with caplog.at_level(logging.ERROR, logger="indexer.core.link_scores"):
+    with caplog.at_level(logging.ERROR, logger="indexer.core.signals.link_scores"):
         res = Searcher([LocalShard(reader)], OPTIONS).search("widget frobnicator")
     assert _urls(res)[:2] == [PLAIN, POPULAR]
     assert any("link scores unusable" in r.getMessage() and str(path) in r.getMessage()

@@ -8,9 +8,9 @@ from dataclasses import replace
 
 import pytest
 
-from indexer.core.phrases import write_crawl_phrases
-from indexer.core.reader import IndexBundleReader
-from indexer.core.workdir import phrases_path
+from indexer.core.bundle.reader import IndexBundleReader
+from indexer.core.runtime.workdir import phrases_path
+from indexer.core.signals.phrases import write_crawl_phrases
 from ranking.core.options import SearchOptions
 from ranking.core.pipeline import Searcher
 from ranking.core.shard import LocalShard

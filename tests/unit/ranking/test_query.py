@@ -2,7 +2,7 @@
 
 import pytest
 
-from indexer.core.reader import IndexBundleReader
+from indexer.core.bundle.reader import IndexBundleReader
 from ranking.core.pipeline import Searcher
 from ranking.core.query import Controls, QueryParser
 from ranking.core.shard import LocalShard

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from indexer.core.grouping import ImportanceRanks, crawl_order_keys
-from indexer.core.reader import IndexBundleReader
+from indexer.core.bundle.reader import IndexBundleReader
+from indexer.core.partition.grouping import ImportanceRanks, crawl_order_keys
 from ranking.core.blocks import key_partition
 from ranking.core.combinators import IntersectIterator, PhraseIterator
 from ranking.core.iterators import (

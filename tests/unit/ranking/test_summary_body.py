@@ -13,7 +13,7 @@ import pytest
 from crawler.core.processing.indexing import page_summary
 from crawler.core.processing.page import FetchedPage
 from crawler.core.processing.process import PageProcessor
-from indexer.core.reader import IndexBundleReader
+from indexer.core.bundle.reader import IndexBundleReader
 from ranking.core.options import SearchOptions
 from ranking.core.pipeline import Searcher
 from ranking.core.shard import LocalShard

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from indexer.core.document import fancy_words
+from indexer.core.documents.document import fancy_words
 from ranking.core.options import SearchOptions
 from ranking.core.pipeline import Searcher
 from ranking.core.query import QueryParser

@@ -10,24 +10,24 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from crawler.core.scheduler import BloomFilter, CorruptQueueError
-from crawler.core.scheduler.filters.bloom import url_digests, url_hashes
 from indexer.core.ids import hash8
+from indexer.core.urls import hashes_from_halves, md5_halves
 
 
 @settings(max_examples=50, deadline=None)
 @given(st.lists(st.text(min_size=1, max_size=60), min_size=1, max_size=200, unique=True))
 def test_no_false_negatives(urls: list[str]) -> None:
     bloom = BloomFilter.for_capacity(1000, 0.01)
-    new = bloom.add_many(url_digests(urls))
-    assert bloom.contains_many(url_digests(urls)).all()
+    new = bloom.add_many(md5_halves(urls))
+    assert bloom.contains_many(md5_halves(urls)).all()
     assert int(new.sum()) == bloom.count
-    assert not bloom.add_many(url_digests(urls)).any()
+    assert not bloom.add_many(md5_halves(urls)).any()
 
 
 def test_false_positive_rate_is_near_the_configured_one() -> None:
     bloom = BloomFilter.for_capacity(20_000, 0.01)
-    bloom.add_many(url_digests([f"http://in.example/{i}" for i in range(20_000)]))
-    probes = url_digests([f"http://out.example/{i}" for i in range(50_000)])
+    bloom.add_many(md5_halves([f"http://in.example/{i}" for i in range(20_000)]))
+    probes = md5_halves([f"http://out.example/{i}" for i in range(50_000)])
     rate = float(bloom.contains_many(probes).mean())
     assert 0.004 < rate < 0.02, rate
 
@@ -41,7 +41,7 @@ def test_sizing() -> None:
 
 def test_url_hash_is_the_seed_hash8() -> None:
     urls = ["http://a.com/", "https://b.org/x?y=1"]
-    assert [h.to_bytes(8, "big") for h in url_hashes(url_digests(urls)).tolist()] == [
+    assert [h.to_bytes(8, "big") for h in hashes_from_halves(md5_halves(urls)).tolist()] == [
         hash8(u) for u in urls]
 
 

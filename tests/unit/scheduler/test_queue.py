@@ -16,7 +16,7 @@ from crawler.core.scheduler import (
     SchedulerConfig,
     SchedulerConfigError,
 )
-from crawler.core.scheduler.ordering.opic import url_hash
+from indexer.core.urls import url_hash
 
 from .conftest import IGNORE, T0, drain
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from crawler.core.queue_server.freshness import freshness_figures
 from crawler.core.scheduler import DiscoveredUrl
-from crawler.core.scheduler.ordering.opic import url_hash
 from crawler.core.scheduler.revisits import VisitRow
 from indexer.core.ids import DocType, hash7, make_doc_id
+from indexer.core.urls import url_hash
 
 from .conftest import IGNORE, T0, drain
 

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from crawler.core.scheduler import BloomFilter, CorruptQueueError
-from crawler.core.scheduler.filters.bloom import url_digests
 from crawler.core.scheduler.filters.scalable_bloom import ScalableBloomFilter
+from indexer.core.urls import md5_halves
 
 
 def random_digests(n: int, seed: int) -> np.ndarray:
@@ -22,11 +22,11 @@ def random_digests(n: int, seed: int) -> np.ndarray:
 def test_no_false_negatives_across_slices():
     bloom = ScalableBloomFilter(1000, 0.01)
     urls = [f"http://a.example/{i}" for i in range(9000)]
-    new = bloom.add_many(url_digests(urls))
+    new = bloom.add_many(md5_halves(urls))
     assert new.all() or new.mean() > 0.98
     assert bloom.slices >= 4  # 1000 + 2000 + 4000 + 8000 > 9000 > 7000
-    assert bloom.contains_many(url_digests(urls)).all()
-    assert not bloom.add_many(url_digests(urls)).any()
+    assert bloom.contains_many(md5_halves(urls)).all()
+    assert not bloom.add_many(md5_halves(urls)).any()
     assert bloom.count == int(new.sum())
 
 
@@ -44,12 +44,12 @@ def test_rate_stays_under_target_at_twenty_times_the_first_slice():
 def test_round_trip_clear_and_corruption(tmp_path: Path):
     bloom = ScalableBloomFilter(100, 0.01)
     urls = [f"http://b.example/{i}" for i in range(500)]
-    bloom.add_many(url_digests(urls))
+    bloom.add_many(md5_halves(urls))
     path = tmp_path / "bloom.bin"
     bloom.save(path)
     loaded = ScalableBloomFilter.load(path)
     assert loaded.slices == bloom.slices and loaded.count == 500
-    assert loaded.contains_many(url_digests(urls)).all()
+    assert loaded.contains_many(md5_halves(urls)).all()
     assert "http://c.example/" not in loaded
     loaded.clear()
     assert loaded.count == 0 and loaded.slices == 1 and "http://b.example/1" not in loaded
@@ -63,9 +63,9 @@ def test_round_trip_clear_and_corruption(tmp_path: Path):
 def test_a_fixed_filters_checkpoint_loads_as_a_full_slice(tmp_path: Path):
     fixed = BloomFilter.for_capacity(1000, 0.001)
     old = [f"http://old.example/{i}" for i in range(300)]
-    fixed.add_many(url_digests(old))
+    fixed.add_many(md5_halves(old))
     path = tmp_path / "bloom.0.bin"
     fixed.save(path)
     loaded = ScalableBloomFilter.load(path)
-    assert loaded.contains_many(url_digests(old)).all() and loaded.count == 300
+    assert loaded.contains_many(md5_halves(old)).all() and loaded.count == 300
     assert loaded.add("http://new.example/") and loaded.slices == 2

@@ -14,7 +14,7 @@ import zlib
 from pathlib import Path
 
 from crawler.core.scheduler.errors import CorruptQueueError
-from indexer.core.storage import fsync_dir
+from indexer.core.files.storage import fsync_dir
 
 _BLOB_HEADER = struct.Struct("<8sIQI")
 TMP_SUFFIX = ".tmp"

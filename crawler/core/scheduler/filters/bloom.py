@@ -2,7 +2,7 @@
 
 Layer: ``crawler.core.scheduler``. Bits live in a numpy ``uint8`` array; a batch of urls is
 tested and inserted with vectorised index arithmetic (double hashing: index_j = h1 + j*h2 mod m,
-with h1, h2 the two 64-bit halves of the url's md5).
+with h1, h2 the two 64-bit halves of the url's md5: :func:`indexer.core.urls.md5_halves`).
 
 Sizing: for ``n`` expected urls and false-positive rate ``p``, ``m = ceil(-n ln p / ln2^2)``
 bits and ``k = round(m/n ln 2)`` hashes. The trade-off: no false negatives (a queued url is
@@ -17,37 +17,23 @@ On-disk format (``UrlExistsFilterBundle/bloom.<generation>.bin``): a checksummed
 from __future__ import annotations
 
 import abc
-import hashlib
 import math
 import struct
-from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
 from crawler.core.scheduler.durable.storage import read_blob, write_blob
 from crawler.core.scheduler.errors import CorruptQueueError
+from indexer.core.urls import md5_halves
 
 _MAGIC = b"YQBLOOM1"
 _VERSION = 1
 _HEAD = struct.Struct("<QIQ")
 
 
-def url_digests(urls: Sequence[str]) -> np.ndarray:
-    """``(len(urls), 2)`` big-endian uint64 halves of each url's md5 (as native uint64)."""
-    md5 = hashlib.md5
-    raw = b"".join(md5(u.encode("utf-8", "surrogatepass"), usedforsecurity=False).digest()
-                   for u in urls)
-    return np.frombuffer(raw, dtype=">u8").astype(np.uint64).reshape(-1, 2)
-
-
-def url_hashes(digests: np.ndarray) -> np.ndarray:
-    """The seed's 8-byte url hash (md5 halves xored) as uint64, from :func:`url_digests`."""
-    return np.bitwise_xor(digests[:, 0], digests[:, 1])
-
-
 class UrlSet(abc.ABC):
-    """A set of urls given as :func:`url_digests`, with one-url conveniences over its
+    """A set of urls given as :func:`indexer.core.urls.md5_halves`, with one-url conveniences over its
     ``contains_many`` / ``add_many``."""
 
     @abc.abstractmethod
@@ -59,10 +45,10 @@ class UrlSet(abc.ABC):
         """Insert urls; boolean array of which were (probably) new."""
 
     def __contains__(self, url: str) -> bool:
-        return bool(self.contains_many(url_digests([url]))[0])
+        return bool(self.contains_many(md5_halves([url]))[0])
 
     def add(self, url: str) -> bool:
-        return bool(self.add_many(url_digests([url]))[0])
+        return bool(self.add_many(md5_halves([url]))[0])
 
 
 class BloomFilter(UrlSet):
@@ -97,7 +83,7 @@ class BloomFilter(UrlSet):
             return (h1 + self._steps[None, :] * h2) % np.uint64(self.num_bits)
 
     def contains_many(self, digests: np.ndarray) -> np.ndarray:
-        """Boolean array: which of the urls (given as :func:`url_digests`) may be present."""
+        """Boolean array: which of the urls (given as :func:`indexer.core.urls.md5_halves`) may be present."""
         if len(digests) == 0:
             return np.zeros(0, dtype=bool)
         pos = self._positions(digests)

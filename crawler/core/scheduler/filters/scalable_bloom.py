@@ -56,7 +56,7 @@ class _Slice:
 class ScalableBloomFilter(UrlSet):
     """Seen urls with a false-positive rate below ``target_rate`` at any size; the first slice
     holds ``initial_capacity`` urls. Same interface as :class:`.bloom.BloomFilter`: urls are
-    given as :func:`.bloom.url_digests`; ``count`` is the number of urls inserted."""
+    given as :func:`indexer.core.urls.md5_halves`; ``count`` is the number of urls inserted."""
 
     def __init__(self, initial_capacity: int, target_rate: float,
                  slices: list[_Slice] | None = None) -> None:

@@ -28,9 +28,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from crawler.core.definition.crawl import CrawlOrder
-from crawler.core.scheduler.filters.bloom import url_digests, url_hashes
 from crawler.core.scheduler.lanes import Lane, LaneContext
 from crawler.core.scheduler.record import DEFAULT_POLICY, LinkItem, QueuedUrl
+from indexer.core.urls import hashes_from_halves, md5_halves, url_hash
 
 if TYPE_CHECKING:
     from crawler.core.scheduler.builder import ScheduleBuilder
@@ -136,14 +136,10 @@ class CashPool:
             column[:n] = data[name]
             setattr(pool, name, column)
         if n:
-            hashes = url_hashes(url_digests(pool.urls))
+            hashes = hashes_from_halves(md5_halves(pool.urls))
             pool.index = {int(h): row for row, h in enumerate(hashes.tolist())}
         pool.ready_count = int(np.count_nonzero(pool.state[:n] == READY))
         return pool
-
-
-def url_hash(url: str) -> int:
-    return int(url_hashes(url_digests([url]))[0])
 
 
 _CASH_FACTOR = {"f": 2.0, "x": 0.5}
