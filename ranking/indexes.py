@@ -25,7 +25,7 @@ from indexer.core.reader import IndexBundleReader
 from indexer.core.retired import RETIRED_FILE
 from indexer.core.workdir import bundle_timestamp, queue_server_number
 from ranking.core.errors import NoIndexError, public_reason
-from ranking.core.shard import LocalShard
+from ranking.core.shard.local import LocalShard
 
 logger = logging.getLogger(__name__)
 

@@ -18,7 +18,7 @@ URLs and parameters:
   (:mod:`ranking.feeds`). A query with no result shows a spelling correction's results
   (``fallback: "corrected"``, ``searched``: the correction; ``nfpr=1`` forces the query as
   typed) or the pages with most of its words (``fallback: "partial"``); ``fallback`` is null
-  otherwise (:mod:`ranking.core.relax`). ``partial`` is about shards: true when a shard did
+  otherwise (:mod:`ranking.core.search.relax`). ``partial`` is about shards: true when a shard did
   not answer or a time budget ran out.
 * ``GET /cache?url=&its=&q=`` the stored copy of a page under a banner; the copy itself comes
   from ``GET /cache/frame?...`` into a sandboxed iframe, with a restrictive CSP
@@ -50,10 +50,10 @@ from django.views.decorators.http import require_GET
 from crawler.login_throttle import client_address
 from indexer.core.errors import CorruptIndexError
 from querylog.services import query_log_record
-from ranking.core.candidates import ShardClient
 from ranking.core.errors import NoIndexError, ShardError, public_reason
 from ranking.core.options import SearchOptions
-from ranking.core.pipeline import NO_SHARD_ANSWERED, SearchResult
+from ranking.core.search.pipeline import NO_SHARD_ANSWERED, SearchResult
+from ranking.core.shard.candidates import ShardClient
 
 from . import cached, feeds, page
 from . import similar as similar_pages

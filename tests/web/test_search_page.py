@@ -16,7 +16,7 @@ from crawler.core.process import PageProcessor
 from indexer.core.bundle import IndexBundleWriter
 from ranking import page as glue
 from ranking.core.errors import ShardError
-from ranking.core.pipeline import Searcher, SearchResult
+from ranking.core.search.pipeline import Searcher, SearchResult
 from ranking.search_service import search_service
 from ranking.suggest import Lexicon, damerau, lexicon_path, read_lexicon
 

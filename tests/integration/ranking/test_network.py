@@ -7,12 +7,12 @@ import threading
 import pytest
 
 from ranking.core.errors import ShardError
-from ranking.core.fanout import per_shard_results
 from ranking.core.options import SearchOptions
-from ranking.core.pipeline import Searcher
-from ranking.core.query import QueryParser
-from ranking.core.remote_shard import RemoteShard
-from ranking.core.shard import LocalShard
+from ranking.core.query.parser import QueryParser
+from ranking.core.remote.client import RemoteShard
+from ranking.core.search.fanout import per_shard_results
+from ranking.core.search.pipeline import Searcher
+from ranking.core.shard.local import LocalShard
 from tests.fixtures.shard_server import ShardHTTPServer
 from tests.unit.ranking.helpers import Doc, build
 

@@ -12,11 +12,11 @@ import pytest
 
 from ranking.core.errors import ShardError
 from ranking.core.options import SearchOptions
-from ranking.core.pipeline import Searcher
-from ranking.core.protocol import SEARCH_PATH
-from ranking.core.query import QueryParser
-from ranking.core.remote_shard import RemoteShard
-from ranking.core.shard import LocalShard
+from ranking.core.query.parser import QueryParser
+from ranking.core.remote.client import RemoteShard
+from ranking.core.remote.protocol import SEARCH_PATH
+from ranking.core.search.pipeline import Searcher
+from ranking.core.shard.local import LocalShard
 from tests.fixtures.shard_server import ShardHTTPServer
 from tests.unit.ranking.helpers import Doc, build
 

@@ -17,8 +17,8 @@ from indexer.core.document import fancy_words
 from indexer.core.reader import IndexBundleReader
 from indexer.core.text import TextAnalyzer
 from ranking.core.options import SearchOptions
-from ranking.core.pipeline import Searcher
-from ranking.core.shard import LocalShard
+from ranking.core.search.pipeline import Searcher
+from ranking.core.shard.local import LocalShard
 
 from .helpers import html
 

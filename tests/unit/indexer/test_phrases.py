@@ -24,7 +24,7 @@ from indexer.core.phrases import (
 )
 from indexer.core.text import TextAnalyzer
 from indexer.core.workdir import phrases_path
-from ranking.core.query import QueryParser
+from ranking.core.query.parser import QueryParser
 
 from ..linkgraph.helpers import write_bundle
 

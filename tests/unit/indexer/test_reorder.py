@@ -23,8 +23,8 @@ from indexer.core.storage import atomic_write_many, frame
 from indexer.core.updater import DictionaryUpdater
 from indexer.core.verify import verify_bundle
 from ranking.core.options import SearchOptions
-from ranking.core.pipeline import search
-from ranking.core.shard import LocalShard
+from ranking.core.search.pipeline import search
+from ranking.core.shard.local import LocalShard
 from tests.unit.indexer.helpers import first_doc_ids
 from tests.unit.ranking.helpers import Doc, index_document
 

@@ -9,7 +9,7 @@ import pytest
 from indexer.core.ids import hash8
 from indexer.core.text import TextAnalyzer
 from indexer.core.urls import as_hash_array, company_level_domain, hashes_of, host_of, url_hash
-from ranking.core.scoring import url_items
+from ranking.core.scoring.formulas import url_items
 
 
 @pytest.mark.parametrize(("host", "cld"), [

@@ -23,8 +23,8 @@ from indexer.core.ids import DocType
 from indexer.core.link_scores import LinkScores, write_scores
 from indexer.core.reader import IndexBundleReader
 from indexer.core.workdir import scores_path
-from ranking.core.pipeline import Searcher
-from ranking.core.shard import LocalShard
+from ranking.core.search.pipeline import Searcher
+from ranking.core.shard.local import LocalShard
 
 from .helpers import graph_of, page
 

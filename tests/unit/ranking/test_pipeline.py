@@ -8,8 +8,8 @@ import pytest
 
 from indexer.core.ids import DocType
 from ranking.core.options import SearchOptions
-from ranking.core.pipeline import Searcher
-from ranking.core.shard import LocalShard
+from ranking.core.search.pipeline import Searcher
+from ranking.core.shard.local import LocalShard
 
 from .helpers import Doc, build, text_doc
 

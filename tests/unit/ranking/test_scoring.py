@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from indexer.core.text import TextAnalyzer
 from ranking.core.options import SearchOptions
-from ranking.core.scoring import (
+from ranking.core.scoring.formulas import (
     combine,
     dense_ranks,
     dfr_relevance,

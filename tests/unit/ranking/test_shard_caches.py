@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from indexer.core.ids import DocType
-from ranking.core.pipeline import Searcher
-from ranking.core.shard import LocalShard
+from ranking.core.search.pipeline import Searcher
+from ranking.core.shard.local import LocalShard
 
 from .helpers import Doc, build, text_doc
 
