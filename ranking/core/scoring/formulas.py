@@ -93,7 +93,7 @@ the unit tests check each against values worked out by hand from the formulas.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -277,34 +277,6 @@ BONUS_NAMES = ("host_url", "cld_url", "wiki", "num_slashes", "host_keyword", "ti
 
 
 @dataclass(frozen=True, slots=True)
-class UrlBonuses:
-    host_url: float
-    cld_url: float
-    wiki: float
-    num_slashes: float
-    host_keyword: float
-    title_keyword: float
-    path_keyword: float
-    inputs: Mapping[str, object]
-
-    @property
-    def total(self) -> float:
-        return (self.host_url + self.cld_url + self.wiki + self.num_slashes + self.host_keyword
-                + self.title_keyword + self.path_keyword)
-
-    def as_dict(self) -> dict[str, object]:
-        return {"host_url": self.host_url, "cld_url": self.cld_url, "wiki": self.wiki,
-                "num_slashes": self.num_slashes, "host_keyword": self.host_keyword,
-                "title_keyword": self.title_keyword, "path_keyword": self.path_keyword,
-                "total": self.total, "inputs": dict(self.inputs)}
-
-
-def keyword_share(item_terms: Sequence[str], query_terms: set[str]) -> tuple[int, int]:
-    """(query terms in the item, terms in the item)."""
-    return sum(1 for t in item_terms if t in query_terms), len(item_terms)
-
-
-@dataclass(frozen=True, slots=True)
 class UrlItems:
     """The query-independent inputs of the url and title bonuses of one result."""
 
@@ -375,32 +347,6 @@ def common_phrase_bonus(bonus: float, in_order: Sequence[IntArray], rows: int) -
         return np.zeros(rows, dtype=np.float64)
     held = np.stack([np.asarray(c) > 0 for c in in_order]).sum(axis=0)
     return bonus * held / len(in_order)
-
-
-def bonuses_of(items: UrlItems, query_terms: Sequence[str], options: SearchOptions) -> UrlBonuses:
-    qset = set(query_terms)
-    hm, hn = keyword_share(items.host_words, qset)
-    tm, tn = keyword_share(items.title_words, qset)
-    pm, pn = keyword_share(items.path_words, qset)
-    return UrlBonuses(
-        host_url=options.host_url_bonus if items.is_root else 0.0,
-        cld_url=options.cld_url_bonus if items.is_cld else 0.0,
-        wiki=options.wiki_bonus if "wikipedia" in items.host else 0.0,
-        num_slashes=options.num_slashes_bonus / (1 + items.slashes),
-        host_keyword=options.host_keyword_bonus * hm / hn if hn else 0.0,
-        title_keyword=options.title_bonus * tm / tn * len(qset & set(items.title_words))
-        / max(len(qset), 1) if tn else 0.0,
-        path_keyword=options.path_bonus * pm / pn if pn else 0.0,
-        inputs={"host": items.host, "root": items.is_root, "cld": items.is_cld,
-                "slashes": items.slashes, "host_terms": [hm, hn], "title_terms": [tm, tn],
-                "path_terms": [pm, pn]},
-    )
-
-
-def url_bonuses(url: str, title: str, query_terms: Sequence[str], options: SearchOptions,
-                analyzer: TextAnalyzer, lang: str) -> UrlBonuses:
-    """The seed's bonus factors of one result (url and title are from its summary)."""
-    return bonuses_of(url_items(url, title, analyzer, lang), query_terms, options)
 
 
 def combine(doc_rank: FloatArray, relevance: FloatArray, prox: FloatArray,

@@ -45,7 +45,7 @@ from ranking.core.shard.doc_cache import DocumentCache
 from ranking.core.shard.matching import score_matches
 from ranking.core.shard.regions import PartitionRegions, list_regions
 from ranking.core.shard.summaries import ShardSummaries
-from ranking.core.shard.url_features import UrlFeatures, candidate_bonuses
+from ranking.core.shard.url_features import BonusInputs, UrlFeatures, candidate_bonuses
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -144,15 +144,12 @@ class LocalShard:
             features.add(i, url_items(url, "", self.analyzer, lang), self._word_ids)
         return features
 
-    def _bonuses(self, parts: IntArray, index: IntArray, terms: Sequence[str],
-                 title_hits: FloatArray, title_len: FloatArray, lang: str,
-                 options: SearchOptions, title_terms: FloatArray) -> FloatArray:
+    def bonuses(self, inputs: BonusInputs) -> FloatArray:
         """The bonus factors of every candidate, rows in BONUS_NAMES order
-        (:func:`ranking.core.shard.url_features.candidate_bonuses`)."""
-        return candidate_bonuses(lambda p, rows: self._features(p, rows, lang), self._word_ids,
-                                 parts, index, terms, title_hits, title_len, options,
-                                 title_terms)
-
+        (:func:`ranking.core.shard.url_features.candidate_bonuses`, over this shard's url
+        features kept per partition and language)."""
+        return candidate_bonuses(lambda p, rows: self._features(p, rows, inputs.lang),
+                                 self._word_ids, inputs)
 
     def term_occurrences(self, term: str) -> int:
         """The number of occurrences of ``term`` in the bundle (l_t), kept like summaries."""

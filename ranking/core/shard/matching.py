@@ -1,7 +1,10 @@
 """One shard's matching and scoring of a query: the first n matches, scored (no grouping).
 
 Layer: ``ranking.core``. :func:`score_matches` is :meth:`ranking.core.shard.local.LocalShard.candidates`
-in named steps, in the spirit of tantivy's query -> weight -> scorer layering:
+in named steps, in the spirit of tantivy's query -> weight -> scorer layering. It reads the shard
+through :class:`MatchSource`, the public interface :class:`~ranking.core.shard.local.LocalShard`
+implements (its kept decoded lists, regions, statistics and url features), so that this module
+does not depend on the class that calls it:
 
 1. match: the first ``n`` matches in posting order and the first ``n`` anchor-text matches
    (:func:`ranking.core.postings.tiers.candidate_block`; collecting is apart from matching,
@@ -23,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -31,7 +34,7 @@ import numpy.typing as npt
 from indexer.core.grouping import ImportanceRanks, documents_after
 from indexer.core.ids import DOC_ID_LEN
 from indexer.core.phrases import CachedPhraseLexicon
-from indexer.core.reader import CollectionStats
+from indexer.core.reader import CollectionStats, IndexBundleReader
 from ranking.core.options import SearchOptions
 from ranking.core.postings.blocks import (
     Block,
@@ -41,7 +44,7 @@ from ranking.core.postings.blocks import (
     key_partition,
 )
 from ranking.core.postings.iterators import Budget, DecodedList, DecodedWordIterator
-from ranking.core.postings.limits import TRUNCATED_MESSAGE
+from ranking.core.postings.limits import TRUNCATED_MESSAGE, ReadLimits
 from ranking.core.postings.plan import Plan
 from ranking.core.postings.tiers import candidate_block
 from ranking.core.query.parser import ParsedQuery, query_word_terms
@@ -58,12 +61,48 @@ from ranking.core.scoring.formulas import (
 )
 from ranking.core.shard.candidates import Candidates
 from ranking.core.shard.regions import PartitionRegions, record_lengths
-
-if TYPE_CHECKING:
-    from ranking.core.shard.local import LocalShard
+from ranking.core.shard.url_features import BonusInputs
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
+
+
+class MatchSource(Protocol):
+    """What :func:`score_matches` reads of a shard (:class:`~ranking.core.shard.local.
+    LocalShard` keeps each between queries): its reader and name, the bounds and clock of a
+    query's reads, the bundle's common phrases, and the decoded data it caches."""
+
+    name: str
+    reader: IndexBundleReader
+    limits: ReadLimits
+    phrases: CachedPhraseLexicon | None
+
+    def clock(self) -> float:
+        """The time of the query's time budget, in seconds."""
+
+    def collection_stats(self) -> CollectionStats:
+        """The bundle's collection statistics (N, l_avg, partition sizes)."""
+
+    def importance_ranks(self) -> ImportanceRanks | None:
+        """The global importance order, or None in crawl order."""
+
+    def filter_keys(self, term: str) -> IntArray | None:
+        """The decoded keys of a filter meta word, else None."""
+
+    def decoded_list(self, term: str, positional: bool) -> DecodedList | None:
+        """A short posting list decoded whole, else None."""
+
+    def term_occurrences(self, term: str) -> int:
+        """l_t: the occurrences of ``term`` in the bundle."""
+
+    def partition_regions(self, partition: int) -> PartitionRegions:
+        """The regions of a partition's doc_map entries."""
+
+    def list_regions(self, decoded: DecodedList, decoder: Any) -> dict[str, np.ndarray]:
+        """The region of every position of a decoded list."""
+
+    def bonuses(self, inputs: BonusInputs) -> FloatArray:
+        """The url and title bonus factors of the candidates, rows in BONUS_NAMES order."""
 
 
 @dataclass(slots=True)
@@ -93,7 +132,7 @@ class _TermCounts:
     link_hits: list[tuple[IntArray, IntArray, IntArray, FloatArray]]
 
 
-def score_matches(shard: LocalShard, parsed: ParsedQuery, n: int,
+def score_matches(shard: MatchSource, parsed: ParsedQuery, n: int,
                   options: SearchOptions) -> Candidates:
     """The first ``n`` matches of ``parsed`` in ``shard``, scored (see the module docstring);
     called under the shard's lock."""
@@ -123,8 +162,9 @@ def score_matches(shard: LocalShard, parsed: ParsedQuery, n: int,
         prox = prox_raw = np.zeros(m)
     messages = (("search stopped at the time budget; results are partial",)
                 if budget.partial else ()) + ((TRUNCATED_MESSAGE,) if plan.truncated else ())
-    bonuses = shard._bonuses(parts, index, terms, counts.title_hits, entries.title_length,
-                             parsed.lang, options, counts.title_terms)
+    bonuses = shard.bonuses(BonusInputs(parts, index, terms, counts.title_hits,
+                                        entries.title_length, counts.title_terms, parsed.lang,
+                                        options))
     bonuses[BONUS_NAMES.index("common_phrase")] = _phrase_bonus(
         shard.phrases, parsed, terms, counts.positions, m, options)
     if any(options.classifier_weights):
@@ -139,7 +179,7 @@ def score_matches(shard: LocalShard, parsed: ParsedQuery, n: int,
                       exhausted, partial, shard.name, messages, bonuses)
 
 
-def _entries(shard: LocalShard, parts: IntArray, index: IntArray,
+def _entries(shard: MatchSource, parts: IntArray, index: IntArray,
              ranks: ImportanceRanks | None, stats: CollectionStats) -> _Entries:
     reader = shard.reader
     m = parts.size
@@ -176,7 +216,7 @@ def _entries(shard: LocalShard, parts: IntArray, index: IntArray,
     return _Entries(ids, dr, after, ld, page_len, title_len, entry_part, loaded, loaded_at)
 
 
-def _term_counts(shard: LocalShard, block: Block, plan: Plan, terms: Sequence[str],
+def _term_counts(shard: MatchSource, block: Block, plan: Plan, terms: Sequence[str],
                  entries: _Entries, index: IntArray, options: SearchOptions) -> _TermCounts:
     m = len(block)
     kind_weight = np.array([options.title_weight, options.description_weight,
@@ -216,7 +256,7 @@ def _term_positions(block: Block, plan: Plan, term: str
     return pos, counts, None, None
 
 
-def _position_weights(shard: LocalShard, entries: _Entries, index: IntArray, pos: IntArray,
+def _position_weights(shard: MatchSource, entries: _Entries, index: IntArray, pos: IntArray,
                       prow: IntArray, decoded: DecodedList | None, flat: IntArray | None,
                       plan: Plan, kind_weight: FloatArray, options: SearchOptions
                       ) -> tuple[FloatArray, IntArray, IntArray]:

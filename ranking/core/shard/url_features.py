@@ -3,13 +3,15 @@
 Layer: ``ranking.core``. The url inputs of the seed's bonuses (host root, company-level domain,
 wiki host, slashes, host and path words) are query-independent: :class:`UrlFeatures` keeps them
 per partition as arrays, filled from the head of each entry's stored summary on first use
-(:meth:`ranking.core.shard.local.LocalShard._features`), so that :func:`candidate_bonuses` computes
-every candidate's bonuses with numpy (:mod:`ranking.core.scoring.formulas` has the formulas).
+(:meth:`ranking.core.shard.local.LocalShard.bonuses`), so that :func:`candidate_bonuses` computes
+every candidate's bonuses with numpy (:mod:`ranking.core.scoring.formulas` has the formulas) from
+the per-query inputs of :class:`BonusInputs`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
@@ -77,15 +79,31 @@ class UrlFeatures:
 
 
 
+@dataclass(frozen=True, slots=True)
+class BonusInputs:
+    """The per-query inputs of the url and title bonuses of a shard's candidates: each
+    candidate's partition ``parts`` and doc_map entry ``index``, the query's ``terms``, its
+    title hits (query term occurrences in the title region), title length and distinct query
+    terms in the title, the query's language and the options holding the bonus values."""
+
+    parts: IntArray
+    index: IntArray
+    terms: Sequence[str]
+    title_hits: FloatArray
+    title_length: FloatArray
+    title_terms: FloatArray
+    lang: str
+    options: SearchOptions
+
+
 def candidate_bonuses(features: Callable[[int, IntArray], UrlFeatures], word_ids: dict[str, int],
-                      parts: IntArray, index: IntArray, terms: Sequence[str],
-                      title_hits: FloatArray, title_len: FloatArray, options: SearchOptions,
-                      title_terms: FloatArray) -> FloatArray:
-    """The bonus factors of every candidate (partition ``parts``, entry ``index``), rows in
-    BONUS_NAMES order: the url bonuses from its url features (``features(partition,
-    entries)``, which fills ``word_ids`` with the words of the urls it reads), the title
-    keyword bonus from its positions in the title region (title words that are query terms /
-    title words, times the distinct query terms in the title / distinct query terms)."""
+                      inputs: BonusInputs) -> FloatArray:
+    """The bonus factors of every candidate (``inputs``), rows in BONUS_NAMES order: the url
+    bonuses from its url features (``features(partition, entries)``, which fills ``word_ids``
+    with the words of the urls it reads), the title keyword bonus from its positions in the
+    title region (title words that are query terms / title words, times the distinct query
+    terms in the title / distinct query terms)."""
+    parts, index, terms, options = inputs.parts, inputs.index, inputs.terms, inputs.options
     m = parts.size
     out = np.zeros((len(BONUS_NAMES), m))
     for p in np.unique(parts).tolist():
@@ -103,6 +121,6 @@ def candidate_bonuses(features: Callable[[int, IntArray], UrlFeatures], word_ids
             n = length[rows]
             hits = f.hits(at[rows], n, query_ids)
             out[row, sel] = np.divide(bonus * hits, n, out=np.zeros(sel.size), where=n > 0)
-    out[5] = title_keyword_bonus(options.title_bonus, title_hits, title_len, title_terms,
-                                 len(terms))
+    out[5] = title_keyword_bonus(options.title_bonus, inputs.title_hits, inputs.title_length,
+                                 inputs.title_terms, len(terms))
     return out

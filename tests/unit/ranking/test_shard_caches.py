@@ -28,9 +28,9 @@ class UncachedShard(LocalShard):
     HEAD_CACHE = 0
     DOCUMENT_CACHE = 0
 
-    def _bonuses(self, *args, **kwargs):
+    def bonuses(self, inputs):
         self._url_features.clear()
-        return super()._bonuses(*args, **kwargs)
+        return super().bonuses(inputs)
 
     def collection_stats(self):
         return self.reader.collection_stats()
