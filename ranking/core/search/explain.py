@@ -3,28 +3,56 @@
 Layer: ``ranking.core``. :mod:`ranking.core.search.pipeline` attaches :func:`explain`'s answer to each
 result shown (``Result.explanation``): Doc Rank, relevance (DFR, per term), proximity, link
 score, bonuses and, for fused queries, the reciprocal rank fusion (:mod:`ranking.core.scoring.formulas`).
+The pipeline scores every group once into a :class:`ScoredGroups` value; the explanation of a
+group reads only that value and the group's rows.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ranking.core.options import SearchOptions
 from ranking.core.query.parser import ParsedQuery
-from ranking.core.scoring.formulas import DFR_FORMULA, RRF_K
+from ranking.core.scoring.formulas import BONUS_NAMES, DFR_FORMULA, RRF_K
 from ranking.core.scoring.grouping import Groups
 from ranking.core.search.merge import LinkValues, Merged
 
 
-def explain(o: SearchOptions, parsed: ParsedQuery, merged: Merged, groups: Groups, g: int,
-             members: np.ndarray, rep: int, bonus: dict[str, Any], final: float,
-             links: LinkValues, k: int,
-             fusion: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
-             ) -> dict[str, Any]:
-    """Every input of group ``g``'s score (``members``: its rows, ``rep`` its
-    representative's; ``k``: the number of query terms)."""
+@dataclass(frozen=True, slots=True)
+class ScoredGroups:
+    """One search's groups as scored, everything the explanation of a group reads: the
+    options and parsed query, the merged candidates and their groups, each group's final score,
+    the fusion's inputs (score, its rank, the proximity's rank; None: not fused), the link
+    values, every row's bonus total and the number of query terms (repeats counted)."""
+
+    options: SearchOptions
+    parsed: ParsedQuery
+    merged: Merged
+    groups: Groups
+    final: np.ndarray
+    fusion: tuple[np.ndarray, np.ndarray, np.ndarray] | None
+    links: LinkValues
+    bonus_rows: np.ndarray
+    terms: int
+
+    def best_bonus_row(self, members: np.ndarray) -> int:
+        """The member with the largest bonuses (the first of equals): the bonuses shown."""
+        return int(members[int(np.argmax(self.bonus_rows[members]))])
+
+
+def row_bonuses(merged: Merged, row: int) -> dict[str, Any]:
+    """The bonus factors of candidate ``row`` by name, and their total."""
+    values = dict(zip(BONUS_NAMES, merged.bonuses[:, row].tolist(), strict=True))
+    return {**values, "total": float(sum(values.values()))}
+
+
+def explain(scored: ScoredGroups, g: int, members: np.ndarray) -> dict[str, Any]:
+    """Every input of group ``g``'s score (``members``: its rows)."""
+    o, merged, groups, k = scored.options, scored.merged, scored.groups, scored.terms
+    rep = int(groups.rep[g])
     c = merged.cands[int(merged.shard_of[rep])]
     r = int(merged.local_row[rep])
     ld = max(int(c.doc_length[r]), 1)
@@ -58,8 +86,8 @@ def explain(o: SearchOptions, parsed: ParsedQuery, merged: Merged, groups: Group
                    "over the group (normalised: span sum * k / (l_d - k + 1) * proximity "
                    "bonus)"}
     out: dict[str, Any] = {
-        "score": final,
-        "weight": parsed.controls.weight,
+        "score": float(scored.final[g]),
+        "weight": scored.parsed.controls.weight,
         "doc_rank": {"value": float(groups.doc_rank[g]), "weight": o.doc_rank_weight,
                      "representative": float(c.doc_rank[r]),
                      "documents_after": int(c.docs_after[r]),
@@ -68,12 +96,12 @@ def explain(o: SearchOptions, parsed: ParsedQuery, merged: Merged, groups: Group
                      "formula": "log10(documents after); max over the group"},
         "relevance": relevance,
         "proximity": proximity,
-        "link_score": _explain_link(o, links, g),
-        "bonuses": bonus,
+        "link_score": _explain_link(o, scored.links, g),
+        "bonuses": row_bonuses(merged, scored.best_bonus_row(members)),
         "shard": c.shard,
     }
-    if fusion is not None:
-        s, rank_s, rank_p = fusion
+    if scored.fusion is not None:
+        s, rank_s, rank_p = scored.fusion
         out["fusion"] = {
             "score": float(s[g]), "score_rank": int(rank_s[g]),
             "proximity_rank": int(rank_p[g]), "k": RRF_K,

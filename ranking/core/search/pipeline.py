@@ -56,9 +56,8 @@ from ranking.core.display.snippets import snippet, title_html, title_text
 from ranking.core.errors import ShardError
 from ranking.core.options import SearchOptions
 from ranking.core.query.parser import ParsedQuery, QueryParser, query_word_terms
-from ranking.core.scoring.formulas import BONUS_NAMES
 from ranking.core.scoring.grouping import Groups, group_bonus, group_rows, score_groups
-from ranking.core.search.explain import explain
+from ranking.core.search.explain import ScoredGroups, explain
 from ranking.core.search.fanout import FanOut, per_shard_results
 from ranking.core.search.merge import GroupRows, LinkValues, Merged, coverage
 from ranking.core.search.mixes import group_weights
@@ -92,15 +91,10 @@ def default_link_scores(shards: Sequence[ShardClient]) -> LinkScoreSource:
 
 @dataclass(frozen=True, slots=True)
 class _Ranked:
-    """The groups' scores and what a result is made with: the final score, the fusion's
-    inputs (None: not fused), the link values, every row's bonus total, the number of query
-    terms, the words to highlight and whether to make snippets."""
+    """The groups as scored (what an explanation reads) and what a result is made with: the
+    words to highlight and whether to make snippets."""
 
-    final: np.ndarray
-    fusion: tuple[np.ndarray, np.ndarray, np.ndarray] | None
-    links: LinkValues
-    bonus_rows: np.ndarray
-    terms: int
+    scored: ScoredGroups
     words: list[str]
     snippets: bool
 
@@ -257,9 +251,11 @@ class Searcher:
         words = list(dict.fromkeys([*parsed.highlight, *terms]))
         chosen = self._choose(merged, groups, order, offset, num, snippets, words)
         shown = self._representatives(links.scores, [str(s.get("url", "")) for _, s in chosen])
-        ranked = _Ranked(final, fusion, links, bonus_rows, int(sum(mult)), words, snippets)
+        scored = ScoredGroups(self.options, parsed, merged, groups, final, fusion, links,
+                              bonus_rows, int(sum(mult)))
+        ranked = _Ranked(scored, words, snippets)
         rows_of = GroupRows(groups)
-        results = [self._result(parsed, merged, groups, g, rows_of.of(g), summary, rep_url, ranked)
+        results = [self._result(ranked, g, rows_of.of(g), summary, rep_url)
                    for (g, summary), rep_url in zip(chosen, shown, strict=True)]
         for (g, _), result in zip(chosen, results, strict=True):
             if g in semantic:  # what the semantic signal's fusion used
@@ -297,16 +293,13 @@ class Searcher:
                     break
         return chosen
 
-    def _result(self, parsed: ParsedQuery, merged: Merged, groups: Groups, g: int,
-                members: np.ndarray, summary: dict[str, Any], rep_url: dict[str, Any] | None,
-                ranked: _Ranked) -> Result:
+    def _result(self, ranked: _Ranked, g: int, members: np.ndarray, summary: dict[str, Any],
+                rep_url: dict[str, Any] | None) -> Result:
         """The result of group ``g`` (its candidate rows ``members``) from its summary."""
         options = self.options
         words = ranked.words
-        rep = int(groups.rep[g])
-        # the member with the largest bonuses (the first of equals)
-        best = int(members[int(np.argmax(ranked.bonus_rows[members]))])
-        bonus = self._url_bonuses(merged, best)
+        merged = ranked.scored.merged
+        rep = int(ranked.scored.groups.rep[g])
         description = str(summary.get("description", ""))
         if ranked.snippets:
             description = self._group_description(merged, members, rep, description)
@@ -314,9 +307,7 @@ class Searcher:
         title = str(summary.get("title", ""))
         if summary.get("kind") and summary.get("source") and title == url:
             title = ""  # a link document's "title" is its target url
-        explanation = explain(self.options, parsed, merged, groups, g, members, rep, bonus,
-                                    float(ranked.final[g]), ranked.links, ranked.terms,
-                                    ranked.fusion)
+        explanation = explain(ranked.scored, g, members)
         if rep_url is not None:
             explanation["representative_url"] = rep_url
             url = rep_url["url"]
@@ -327,7 +318,7 @@ class Searcher:
             title=title_html(title, description, url, words),
             snippet=snippet(description, words, options, metas,
                             str(summary.get("body_excerpt", ""))) if ranked.snippets else "",
-            score=float(ranked.final[g]),
+            score=float(ranked.scored.final[g]),
             explanation=explanation,
             doc_id=merged.doc_ids[rep].tobytes().hex(),
             shard=shard.shard,
@@ -394,11 +385,6 @@ class Searcher:
                 if source not in found:
                     found.append(source)
         return found
-
-    @staticmethod
-    def _url_bonuses(merged: Merged, row: int) -> dict[str, Any]:
-        values = dict(zip(BONUS_NAMES, merged.bonuses[:, row].tolist(), strict=True))
-        return {**values, "total": float(sum(values.values()))}
 
     def _summaries(self, merged: Merged, rows: np.ndarray, heads: bool = False,
                    words: Sequence[str] | None = None) -> list[dict[str, Any] | None]:
