@@ -52,6 +52,8 @@ class RemoteShard:
     (``fmt=bin``); a server that answers JSON instead is understood too."""
 
     MAX_IDLE = 8  # idle connections kept per shard
+    weight = 1.0  # a shard searched on its own (ShardClient)
+    bundle_path = None  # its bundle is on another machine: no link scores or embeddings here
 
     def __init__(self, base_url: str, token: str, *, timeout: float = 5.0,
                  name: str | None = None, its: int | None = None) -> None:
@@ -218,6 +220,19 @@ class RemoteShard:
             for i, head in zip(missing, fetched, strict=True):
                 out[i] = head
         return out
+
+    def snippet_summaries(self, doc_ids: Sequence[bytes], words: Sequence[str],
+                          options: SearchOptions | None) -> list[dict[str, Any] | None]:
+        """The plain summaries: the shard protocol has no body excerpts."""
+        return self.summaries(doc_ids)
+
+    def redirect_sources(self, url: str) -> tuple[str, ...]:
+        """None known: a remote shard's index is not read here."""
+        return ()
+
+    def document_frequency(self, term: str) -> None:
+        """Unknown: the shard protocol does not carry term statistics."""
+        return None
 
     def _summaries(self, doc_ids: Sequence[bytes], heads: bool) -> list[dict[str, Any] | None]:
         request = SummariesRequest(tuple(doc_ids), heads)

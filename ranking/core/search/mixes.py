@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -27,7 +28,8 @@ from ranking.core.shard.candidates import Candidates, ShardClient
 class MixedShard:
     """``inner``, one shard of crawl ``its`` in a mix, with the crawl's ``weight``.
 
-    Everything but the name and the candidates' shard label is the inner shard's."""
+    Everything but the name, the weight and the candidates' shard label is the inner
+    shard's (every :class:`ShardClient` member is passed on)."""
 
     def __init__(self, inner: ShardClient, its: int, weight: float) -> None:
         self.inner = inner
@@ -39,19 +41,32 @@ class MixedShard:
                    options: SearchOptions) -> Candidates:
         return replace(self.inner.candidates(query, parsed, n, options), shard=self.name)
 
+    @property
+    def bundle_path(self) -> Path | None:
+        return self.inner.bundle_path
+
     def summaries(self, doc_ids: Sequence[bytes]) -> list[dict[str, Any] | None]:
         return self.inner.summaries(doc_ids)
 
-    def __getattr__(self, attribute: str) -> Any:
-        # optional shard abilities (summary_heads, snippet_summaries, redirect_sources, close)
-        return getattr(self.inner, attribute)
+    def summary_heads(self, doc_ids: Sequence[bytes]) -> list[dict[str, Any] | None]:
+        return self.inner.summary_heads(doc_ids)
+
+    def snippet_summaries(self, doc_ids: Sequence[bytes], words: Sequence[str],
+                          options: SearchOptions | None) -> list[dict[str, Any] | None]:
+        return self.inner.snippet_summaries(doc_ids, words, options)
+
+    def redirect_sources(self, url: str) -> Sequence[str]:
+        return self.inner.redirect_sources(url)
+
+    def document_frequency(self, term: str) -> int | None:
+        return self.inner.document_frequency(term)
 
 
 def group_weights(shards: Sequence[ShardClient], cands: Sequence[Candidates],
                   shard_of_rep: npt.NDArray[np.int64]) -> npt.NDArray[np.float64] | None:
     """The weight of each group (by the shard of its representative row; ``shard_of_rep``
     indexes ``cands``), or None when every shard weighs 1 (no mix)."""
-    weight_of = {s.name: float(getattr(s, "weight", 1.0)) for s in shards}
+    weight_of = {s.name: float(s.weight) for s in shards}
     per_answer = np.array([weight_of.get(c.shard, 1.0) for c in cands], dtype=np.float64)
     if not per_answer.size or np.all(per_answer == 1.0):
         return None

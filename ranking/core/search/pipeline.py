@@ -79,10 +79,10 @@ class _NoLinkScores:
 
 
 def default_link_scores(shards: Sequence[ShardClient]) -> LinkScoreSource:
-    """The scores file of the crawl of the first local shard (one whose ``reader`` has a
-    ``path`` laid out as ``<work>/qs<n>/IndexData<ts>``), else none."""
+    """The scores file of the crawl of the first local shard (one whose bundle path is laid
+    out as ``<work>/qs<n>/IndexData<ts>``), else none."""
     for shard in shards:
-        path = getattr(getattr(shard, "reader", None), "path", None)
+        path = shard.bundle_path
         scores = bundle_scores_path(path) if path is not None else None
         if scores is not None:
             return cached_link_scores(scores)
@@ -378,10 +378,7 @@ class Searcher:
         shard's index is not read here)."""
         found: list[str] = []
         for shard in self.shards:
-            sources = getattr(shard, "redirect_sources", None)
-            if sources is None:
-                continue
-            for source in sources(url):
+            for source in shard.redirect_sources(url):
                 if source not in found:
                     found.append(source)
         return found
@@ -402,12 +399,12 @@ class Searcher:
                 continue
             ids = [merged.doc_ids[int(rows[i])].tobytes() for i in positions]
             try:
-                reader = getattr(shard, "summary_heads", None) if heads else None
-                snippeted = getattr(shard, "snippet_summaries", None) \
-                    if words is not None else None
-                got = reader(ids) if reader is not None else \
-                    snippeted(ids, words, self.options) if snippeted is not None else \
-                    shard.summaries(ids)
+                if heads:
+                    got = shard.summary_heads(ids)
+                elif words is not None:
+                    got = shard.snippet_summaries(ids, words, self.options)
+                else:
+                    got = shard.summaries(ids)
             except ShardError:  # a shard failing now only loses its results on this page
                 continue
             for i, summary in zip(positions, got, strict=True):

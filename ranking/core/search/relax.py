@@ -162,15 +162,11 @@ def search_with_fallback(searcher: Searcher, query: str, *, num: int = 10, offse
                                searched=fixed, elapsed=result.elapsed + found.elapsed)
     parsed = searcher.parser.parse(query, ui_lang=ui_lang, safe_search=safe_search)
     analyzer = searcher.analyzer
-    local = [s for s in searcher.shards if getattr(s, "reader", None) is not None
-             and getattr(s, "lock", None) is not None]
-    remote = len(local) < len(searcher.shards)
 
     def doc_freq(term: str) -> int | None:
-        docs = 0
-        for shard in local:
-            with shard.lock:  # type: ignore[attr-defined]  # a LocalShard's reader and lock
-                docs += shard.reader.term_stats(term).docs  # type: ignore[attr-defined]
+        known = [s.document_frequency(term) for s in searcher.shards]
+        docs = sum(d for d in known if d is not None)
+        remote = any(d is None for d in known)  # a shard that cannot tell
         return None if remote and not docs else docs
 
     elapsed = result.elapsed

@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ranking.core.search.mixes import unwrap
+from ranking.core.options import SearchOptions
 from ranking.core.semantic.embedder import (
     SemanticUnavailable,
     TextEmbedder,
@@ -163,11 +163,11 @@ class SemanticReranker:
 
 
 def shard_bundles(shards: Sequence[ShardClient]) -> list[str]:
-    """The bundle folders of the local shards among ``shards`` (those with a ``reader`` that
-    has a ``path``; a crawl mix's shards unwrapped), each once."""
+    """The bundle folders of the local shards among ``shards`` (those with a bundle path; a
+    crawl mix's shards give their inner shard's), each once."""
     found: list[str] = []
-    for shard in map(unwrap, shards):
-        path = getattr(getattr(shard, "reader", None), "path", None)
+    for shard in shards:
+        path = shard.bundle_path
         if path is not None and str(path) not in found:
             found.append(str(path))
     return found
@@ -180,13 +180,13 @@ def default_semantic(shards: Sequence[ShardClient]) -> SemanticReranker:
 
 
 def rerank_groups(reranker: SemanticReranker | None, text: str, doc_ids: npt.NDArray[np.uint8],
-                  rep: IntArray, order: IntArray, options: Any
+                  rep: IntArray, order: IntArray, options: SearchOptions
                   ) -> tuple[IntArray, dict[int, dict[str, Any]]]:
     """The pipeline's hook: ``order`` (groups by score) with its first
     ``options.semantic_depth`` groups re-ranked (their representatives' rows ``rep``,
     doc_ids ``doc_ids``), and for each of those groups what the fusion used (empty when
     the order stays: no reranker, weight 0, or see :meth:`SemanticReranker.rerank`)."""
-    weight = float(getattr(options, "semantic_weight", 0.0))
+    weight = float(options.semantic_weight)
     if reranker is None or weight <= 0 or order.size < 2:
         return order, {}
     head = order[:max(2, int(options.semantic_depth))]

@@ -17,6 +17,7 @@ import json
 import struct
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
@@ -205,9 +206,22 @@ class Candidates:
 
 
 class ShardClient(Protocol):
-    """What the pipeline needs of a shard, local or remote."""
+    """What the pipeline needs of a shard. Every shard client implements each member:
+    :class:`~ranking.core.shard.local.LocalShard` (in-process),
+    :class:`~ranking.core.remote.client.RemoteShard` (over HTTP, with the answers a remote
+    shard cannot give here: no bundle path, no redirect sources, unknown document
+    frequencies) and :class:`~ranking.core.search.mixes.MixedShard` (a crawl mix's wrapper,
+    which answers with its inner shard's)."""
 
     name: str
+    # the factor on the final scores of the results this shard represents: a crawl mix's
+    # weight of the shard's crawl, 1 for a shard searched on its own
+    weight: float
+
+    @property
+    def bundle_path(self) -> Path | None:
+        """The folder of the bundle this process reads the shard from (the crawl's link
+        scores and the bundle's embeddings lie beside it); None for a remote shard."""
 
     def candidates(self, query: str, parsed: ParsedQuery, n: int,
                    options: SearchOptions) -> Candidates:
@@ -215,4 +229,22 @@ class ShardClient(Protocol):
 
     def summaries(self, doc_ids: Sequence[bytes]) -> list[dict[str, Any] | None]:
         """Stored summaries of ``doc_ids`` (None where unknown)."""
+
+    def summary_heads(self, doc_ids: Sequence[bytes]) -> list[dict[str, Any] | None]:
+        """Only each summary's url and title, where the shard can read just those (else
+        whole summaries): for a result page without snippets."""
+
+    def snippet_summaries(self, doc_ids: Sequence[bytes], words: Sequence[str],
+                          options: SearchOptions | None) -> list[dict[str, Any] | None]:
+        """Summaries for snippets of the query ``words``: with an excerpt of the body of a
+        page whose description holds none, where the shard can make one (else the plain
+        summaries)."""
+
+    def redirect_sources(self, url: str) -> Sequence[str]:
+        """Urls whose redirect documents in this shard point at ``url`` (empty where the
+        shard's index is not read in this process)."""
+
+    def document_frequency(self, term: str) -> int | None:
+        """The number of documents holding ``term`` in this shard; None where unknown (a
+        remote shard)."""
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -63,6 +64,7 @@ class LocalShard:
     # bounds of a query's reads (ranking.core.postings.limits) and the clock of its time budget
     limits: ReadLimits = ReadLimits()
     clock: Callable[[], float] = staticmethod(time.monotonic)
+    weight = 1.0  # a shard searched on its own: its results' scores as they are (ShardClient)
 
     def __init__(self, reader: IndexBundleReader, name: str = "local") -> None:
         self.reader = reader
@@ -79,7 +81,8 @@ class LocalShard:
         self._stats: tuple[object, CollectionStats] | None = None
         self._ranks: tuple[object, ImportanceRanks | None] | None = None
         # the bundle's common phrases (phrases.npz), reloaded when the file changes
-        path = getattr(reader, "path", None)
+        path: Path | None = getattr(reader, "path", None)
+        self.bundle_path = path
         self.phrases = CachedPhraseLexicon(phrases_path(path)) if path is not None else None
         # a reader loads files lazily and shares file handles: one query at a time
         self.lock = threading.RLock()
@@ -150,6 +153,11 @@ class LocalShard:
         features kept per partition and language)."""
         return candidate_bonuses(lambda p, rows: self._features(p, rows, inputs.lang),
                                  self._word_ids, inputs)
+
+    def document_frequency(self, term: str) -> int:
+        """The number of documents of the bundle holding ``term``."""
+        with self.lock:
+            return self.reader.term_stats(term).docs
 
     def term_occurrences(self, term: str) -> int:
         """The number of occurrences of ``term`` in the bundle (l_t), kept like summaries."""
