@@ -43,6 +43,7 @@ from ranking.core.options import SearchOptions
 from ranking.core.query.parser import QueryParser
 from ranking.core.remote.client import RemoteShard
 from ranking.core.search.curation import Curation, place_pins
+from ranking.core.search.messages import SearchMessage
 from ranking.core.search.mixes import MixedShard, unwrap
 from ranking.core.search.pipeline import Searcher, SearchResult
 from ranking.core.search.relax import search_with_fallback
@@ -292,7 +293,8 @@ class SearchService:
                                           safe_search=params.safe, correct=correct)
         except (NoIndexError, CorruptIndexError) as exc:
             logger.warning("search of %r failed: %s", searched, exc, exc_info=True)
-            result = SearchResult(searched, searched, (), 0, 0.0, False, (public_reason(exc),),
+            result = SearchResult(searched, searched, (), 0, 0.0, False,
+                                  (SearchMessage.error(public_reason(exc)),),
                                   params.offset, params.num)
         log = None
         if params.offset == 0 and params.num > 0:  # the query log needy-query crawling reads
@@ -303,7 +305,8 @@ class SearchService:
         if pins:
             result = self._with_pins(result, pins, self.searcher(shards, options), params)
         if params.messages:
-            result = replace(result, messages=(*params.messages, *result.messages))
+            result = replace(result, messages=(*map(SearchMessage.notice, params.messages),
+                                               *result.messages))
         index = self.index_info(params.its, params.mix, its) if shards else None
         return SearchAnswer(params, result, its, shards, log, index)
 

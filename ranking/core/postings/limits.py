@@ -84,6 +84,9 @@ class ReadLimits:
 
 UNBOUNDED = ReadLimits(0, 0, 0, 0)
 
+# the message of an answer stopped by the shard's time budget (ranking.core.postings.iterators.
+# Budget)
+TIME_BUDGET_MESSAGE = "search stopped at the time budget; results are partial"
 # the message of an answer cut by these bounds
 TRUNCATED_MESSAGE = ("frequent words: only the first documents of each part of the index were "
                      "read; results may be incomplete")

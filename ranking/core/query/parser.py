@@ -170,7 +170,7 @@ class QueryParser:
         disjuncts: list[Conjunct] = []
         rewritten_parts: list[str] = []
         guessed = False
-        for raw in _split_disjuncts(body):
+        for raw in split_disjuncts(body):
             part = raw.strip()
             if not part:
                 continue
@@ -198,7 +198,7 @@ class QueryParser:
     def _controls(self, text: str, messages: list[str]) -> tuple[str, Controls]:
         controls = Controls()
         kept: list[str] = []
-        for token in _tokens_keep_quotes(text):
+        for token in tokens_keep_quotes(text):
             match = _META_RE.match(token)
             if not match or token.startswith('"'):
                 kept.append(token)
@@ -237,7 +237,7 @@ class QueryParser:
         explicit = re.search(r"(?:^|\s)lang:([a-zA-Z]{2,3}(?:-[a-zA-Z0-9]+)?)", body)
         if explicit:
             return explicit.group(1).lower()
-        words = " ".join(t for t in _tokens_keep_quotes(body) if not _META_RE.match(t))
+        words = " ".join(t for t in tokens_keep_quotes(body) if not _META_RE.match(t))
         if len(words.encode()) >= 32:
             guess = guess_text_language(words.replace('"', " "), None)
             if guess:
@@ -246,7 +246,7 @@ class QueryParser:
 
     def _guess(self, part: str, lang: str) -> list[str]:
         """guessSemantics: domain-like terms become site:, a lone letter becomes 'letter x'."""
-        tokens = _tokens_keep_quotes(part)
+        tokens = tokens_keep_quotes(part)
         plain = [t for t in tokens if not t.startswith(("-", '"'))]
         if len(part) > 4:
             out = []
@@ -266,7 +266,7 @@ class QueryParser:
 
     def _conjunct(self, part: str, lang: str, messages: list[str]) -> Conjunct:
         builder = _Builder()
-        for token in _tokens_keep_quotes(part):
+        for token in tokens_keep_quotes(part):
             negate = token.startswith("-") and len(token) > 1
             body = token[1:] if negate else token
             if negate or body.startswith('"') or _META_RE.match(body):
@@ -369,7 +369,7 @@ def meta_word(prefix: str, value: str) -> str:
     return f"{prefix}:{value}"
 
 
-def _split_disjuncts(text: str) -> list[str]:
+def split_disjuncts(text: str) -> list[str]:
     parts, current, quoted = [], [], False
     for char in text:
         if char == '"':
@@ -383,14 +383,14 @@ def _split_disjuncts(text: str) -> list[str]:
     return parts
 
 
-def _tokens_keep_quotes(text: str) -> list[str]:
+def tokens_keep_quotes(text: str) -> list[str]:
     """Split on white space, keeping ``"quoted phrases"`` (and ``-"negated ones"``) whole."""
     return [m.group(0) for m in re.finditer(r'-?"[^"]*"?|[^\s"]+', text)]
 
 
 def _highlight_words(body: str) -> tuple[str, ...]:
     words: list[str] = []
-    for token in _tokens_keep_quotes(body):
+    for token in tokens_keep_quotes(body):
         if token.startswith("-") or token == "|":
             continue
         if _META_RE.match(token):

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
@@ -60,6 +60,12 @@ from ranking.core.scoring.grouping import Groups, group_bonus, group_rows, score
 from ranking.core.search.explain import ScoredGroups, explain
 from ranking.core.search.fanout import FanOut, per_shard_results
 from ranking.core.search.merge import GroupRows, LinkValues, Merged, coverage
+from ranking.core.search.messages import (
+    MessageKind,
+    SearchMessage,
+    message_texts,
+    shard_message,
+)
 from ranking.core.search.mixes import group_weights
 from ranking.core.semantic.rerank import SemanticReranker, default_semantic, rerank_groups
 from ranking.core.shard.candidates import ShardClient
@@ -133,10 +139,9 @@ class SearchResult:
     total: int            # estimated number of matching (grouped) results
     elapsed: float        # seconds
     partial: bool         # a time budget ran out or a shard was skipped
-    messages: tuple[str, ...] = ()
+    messages: tuple[SearchMessage, ...] = ()  # sorted by kind on the page
     offset: int = 0
     num: int = 10
-    failed_shards: tuple[str, ...] = field(default=())
     # what a query with no result showed instead (ranking.core.search.relax): "" (nothing),
     # "corrected" (a spelling correction's results) or "partial" (pages with most of the
     # words); ``searched`` is then the query actually searched
@@ -147,7 +152,7 @@ class SearchResult:
         return {"query": self.query, "rewritten": self.rewritten,
                 "results": [r.as_dict() for r in self.results], "total": self.total,
                 "time": round(self.elapsed, 6), "partial": self.partial,
-                "messages": list(self.messages), "offset": self.offset, "num": self.num,
+                "messages": message_texts(self.messages), "offset": self.offset, "num": self.num,
                 "searched": self.searched or self.query, "fallback": self.fallback or None}
 
 
@@ -193,12 +198,13 @@ class Searcher:
         num = max(0, int(num))
         offset = max(0, int(offset))
         parsed = self.parser.parse(query, ui_lang=ui_lang, safe_search=safe_search)
-        messages = list(parsed.messages)
+        messages = [SearchMessage.notice(m) for m in parsed.messages]
         if parsed.guessed and parsed.rewritten != parsed.text.strip():
-            messages.append(f"searched for: {parsed.rewritten}")
+            messages.append(SearchMessage(MessageKind.REWRITE,
+                                          f"searched for: {parsed.rewritten}"))
         shards = self.shards if parsed.controls.network else self.shards[:1]
         if not shards:
-            messages.append("there is no index to search yet")
+            messages.append(SearchMessage.error("there is no index to search yet"))
         if parsed.is_empty or not shards:
             return SearchResult(parsed.text, parsed.rewritten, (), 0,
                                 time.perf_counter() - start, False, tuple(messages), offset, num)
@@ -206,11 +212,15 @@ class Searcher:
         each = per_shard_results(n, options.server_alpha, len(shards))
         answers, failures = self.fan_out.candidates(shards, query, parsed, each, options,
                                                     self.shard_timeout)
+        # a shard failing is a warning (partial results), an error when no shard answered
+        failed = SearchMessage.warning if answers else SearchMessage.error
         if failures and not answers:
-            messages.append(NO_SHARD_ANSWERED)
-        messages.extend(failures)
+            messages.append(SearchMessage.error(NO_SHARD_ANSWERED))
+        messages.extend(failed(f) for f in failures)
         for c in answers:
-            messages.extend(m for m in c.messages if m not in messages)
+            for text in c.messages:
+                if all(text != m.text for m in messages):
+                    messages.append(shard_message(text))
         partial = bool(failures) or any(c.partial for c in answers)
         merged = Merged.of(answers)
         groups = group_rows(merged.doc_ids, merged.doc_rank, merged.relevance, merged.proximity,
@@ -221,8 +231,7 @@ class Searcher:
         total = len(groups) if all(c.exhausted for c in answers) else \
             int(round(estimate * len(groups) / found)) if found else 0
         return SearchResult(parsed.text, parsed.rewritten, tuple(results), total,
-                            time.perf_counter() - start, partial, tuple(messages), offset, num,
-                            tuple(failures))
+                            time.perf_counter() - start, partial, tuple(messages), offset, num)
 
     # -- ranking the groups ----------------------------------------------------------------
 

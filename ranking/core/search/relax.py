@@ -44,17 +44,15 @@ import itertools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 from ranking.core.query.parser import (
     GUESS_SITE_SUFFIXES,
     ParsedQuery,
-    _split_disjuncts,
-    _tokens_keep_quotes,
+    split_disjuncts,
+    tokens_keep_quotes,
 )
-
-if TYPE_CHECKING:
-    from ranking.core.search.pipeline import Searcher, SearchResult
+from ranking.core.search.messages import MessageKind
+from ranking.core.search.pipeline import Searcher, SearchResult
 
 MAX_SUBSETS = 8   # conjunctions per relaxed query
 MAX_LEVELS = 4    # relaxed queries searched at most
@@ -85,11 +83,11 @@ def relaxations(query: str, parsed: ParsedQuery, terms_of: Callable[[str], Seque
     """The relaxed queries of ``query`` (parsed as ``parsed``), in the order to try them.
     ``terms_of(word)`` gives a word's query terms; ``doc_freq(term)`` its number of documents
     (None: unknown, as for a remote shard only)."""
-    if len(parsed.disjuncts) != 1 or len([p for p in _split_disjuncts(query) if p.strip()]) != 1:
+    if len(parsed.disjuncts) != 1 or len([p for p in split_disjuncts(query) if p.strip()]) != 1:
         return []
     conjunct = parsed.disjuncts[0]
     searched = set(conjunct.terms)  # the stop words the parser dropped are not in it
-    tokens = _tokens_keep_quotes(query)
+    tokens = tokens_keep_quotes(query)
     loose: list[tuple[int, tuple[str, ...]]] = []
     for i, token in enumerate(tokens):
         if _droppable(token):
@@ -184,4 +182,4 @@ def search_with_fallback(searcher: Searcher, query: str, *, num: int = 10, offse
     found, relaxed_query = best
     return replace(found, query=result.query, fallback="partial", searched=relaxed_query,
                    elapsed=elapsed, messages=tuple(m for m in found.messages
-                                                   if not m.startswith("searched for:")))
+                                                   if m.kind is not MessageKind.REWRITE))

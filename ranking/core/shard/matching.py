@@ -44,7 +44,7 @@ from ranking.core.postings.blocks import (
     key_partition,
 )
 from ranking.core.postings.iterators import Budget, DecodedList, DecodedWordIterator
-from ranking.core.postings.limits import TRUNCATED_MESSAGE, ReadLimits
+from ranking.core.postings.limits import TIME_BUDGET_MESSAGE, TRUNCATED_MESSAGE, ReadLimits
 from ranking.core.postings.plan import Plan
 from ranking.core.postings.tiers import candidate_block
 from ranking.core.query.parser import ParsedQuery, query_word_terms
@@ -160,8 +160,7 @@ def score_matches(shard: MatchSource, parsed: ParsedQuery, n: int,
         prox = prox * options.proximity_bonus
     else:
         prox = prox_raw = np.zeros(m)
-    messages = (("search stopped at the time budget; results are partial",)
-                if budget.partial else ()) + ((TRUNCATED_MESSAGE,) if plan.truncated else ())
+    messages = ((TIME_BUDGET_MESSAGE,) if budget.partial else ()) + ((TRUNCATED_MESSAGE,) if plan.truncated else ())
     bonuses = shard.bonuses(BonusInputs(parts, index, terms, counts.title_hits,
                                         entries.title_length, counts.title_terms, parsed.lang,
                                         options))

@@ -56,8 +56,8 @@ def test_one_up_one_failing_one_slow(servers):
     assert {r.url.split("/")[2] for r in res.results} == {"up.test"}
     assert len(res.results) == 5
     assert res.partial
-    assert any("fail" in m and "HTTP 500" in m for m in res.messages)
-    assert any("slow" in m and "no answer" in m for m in res.messages)
+    assert any("fail" in m.text and "HTTP 500" in m.text for m in res.messages)
+    assert any("slow" in m.text and "no answer" in m.text for m in res.messages)
 
 
 def test_results_merge_across_shards(servers):

@@ -71,4 +71,4 @@ def test_errors_still_reported(server, tmp_path):
     server.shutdown()
     server.server_close()
     res = Searcher([RemoteShard(server.url, TOKEN, name="k", timeout=2)]).search("alpha")
-    assert not res.results and any("unreachable" in m for m in res.messages)
+    assert not res.results and any("unreachable" in m.text for m in res.messages)
