@@ -42,15 +42,11 @@ import os
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from ranking.core.display.debris import clean, collapse_repeats
+from ranking.core.display.summary import StoredSummary, word_pattern
 from ranking.core.display.summary import first_word as _first_word
-from ranking.core.display.summary import word_pattern
 from ranking.core.options import SearchOptions
-
-if TYPE_CHECKING:
-    from ranking.core.display.summary import StoredSummary
 
 MIN_SNIPPET_LENGTH = 100
 TITLE_FALLBACK_CHARS = 20

@@ -81,7 +81,7 @@ class MiniLMEmbedder:
 
     def __init__(self, model: Path, tokenizer: Path, *, max_tokens: int = MAX_TOKENS,
                  threads: int = THREADS) -> None:
-        try:
+        try:  # optional dependencies (the ``semantic`` extra): imported when a model is made
             import onnxruntime
             from tokenizers import Tokenizer
         except ImportError as exc:
