@@ -1,7 +1,7 @@
 """Style and architecture are part of the test run: ruff, and the import contracts in pyproject.toml
 (no core package imports Django or Celery; indexer imports none of the other apps; crawler.core
 imports neither ranking nor linkgraph; ranking.core does not import crawler; linkgraph imports
-neither crawler nor ranking)."""
+neither crawler nor ranking; ranking.core's stage packages depend one way)."""
 
 import ast
 import shutil
@@ -28,7 +28,7 @@ def test_import_contracts():
     result = subprocess.run([tool("lint-imports"), "--no-cache"], cwd=ROOT, capture_output=True,
                             text=True)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "Contracts: 7 kept, 0 broken" in result.stdout, result.stdout
+    assert "Contracts: 8 kept, 0 broken" in result.stdout, result.stdout
 
 
 # what a newcomer can hold in mind: the limits of issue 17 ("modules under 600 lines, functions
