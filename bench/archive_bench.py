@@ -74,8 +74,8 @@ from indexer.core.urls import url_host  # noqa: E402
 from linkgraph.core import TrustSeed  # noqa: E402
 from linkgraph.core.analysis import AnalysisConfig, LocalShardSource, run_link_analysis  # noqa: E402
 from ranking.core.options import SearchOptions  # noqa: E402
-from ranking.core.pipeline import Searcher  # noqa: E402
-from ranking.core.shard import LocalShard  # noqa: E402
+from ranking.core.search.pipeline import Searcher  # noqa: E402
+from ranking.core.shard.local import LocalShard  # noqa: E402
 
 WEB, FROM_WARC, FROM_CRAWL, FROM_WARC_ONE = 1_700_000_000, 1_700_000_001, 1_700_000_002, \
     1_700_000_003

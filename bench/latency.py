@@ -1,5 +1,5 @@
 """Query latency figures shared by the benches (bench/query_bench.py, bench/scale_bench.py):
-time a fixed list of queries through a :class:`ranking.core.pipeline.Searcher`, warm, one
+time a fixed list of queries through a :class:`ranking.core.search.pipeline.Searcher`, warm, one
 thread, and report percentiles in milliseconds as ``name_pNN: value ms`` lines."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 import time
 
-from ranking.core.pipeline import Searcher
+from ranking.core.search.pipeline import Searcher
 
 
 def percentile(xs: list[float], p: float) -> float:

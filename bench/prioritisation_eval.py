@@ -74,8 +74,8 @@ from indexer.core.bundle.reader import IndexBundleReader  # noqa: E402
 from indexer.core.bundle.writer import BundleConfig, IndexBundleWriter  # noqa: E402
 from indexer.core.text import TextAnalyzer  # noqa: E402
 from indexer.core.urls import url_host  # noqa: E402
-from ranking.core.pipeline import Searcher  # noqa: E402
-from ranking.core.shard import LocalShard  # noqa: E402
+from ranking.core.search.pipeline import Searcher  # noqa: E402
+from ranking.core.shard.local import LocalShard  # noqa: E402
 
 SHARED = Path(os.environ.get("SHARED_DIR", ROOT.parent / "shared"))
 sys.path.insert(0, str(SHARED / "localweb"))

@@ -51,9 +51,9 @@ from latency import median_of_runs, percentiles, report_percentiles  # noqa: E40
 
 from indexer.core.bundle.reader import IndexBundleReader  # noqa: E402
 from indexer.core.signals.link_scores import LinkScores  # noqa: E402
-from ranking.core.pipeline import Searcher  # noqa: E402
-from ranking.core.remote_shard import RemoteShard  # noqa: E402
-from ranking.core.shard import LocalShard  # noqa: E402
+from ranking.core.remote.client import RemoteShard  # noqa: E402
+from ranking.core.search.pipeline import Searcher  # noqa: E402
+from ranking.core.shard.local import LocalShard  # noqa: E402
 
 PEERS = rel.SHARED / "peers"
 # the peers' own virtual environment (whoosh, tantivy), never the project's
@@ -254,7 +254,7 @@ SHARD_SERVER = """
 import sys
 from indexer.core.bundle.reader import IndexBundleReader
 from tests.fixtures.shard_server import ShardHTTPServer
-from ranking.core.shard import LocalShard
+from ranking.core.shard.local import LocalShard
 srv = ShardHTTPServer(LocalShard(IndexBundleReader(sys.argv[1])), sys.argv[2])
 print(srv.url, flush=True)
 srv.serve_forever()

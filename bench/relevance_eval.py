@@ -79,9 +79,9 @@ from linkgraph.core.analysis import (  # noqa: E402
     run_link_analysis,
 )
 from ranking.core.options import SearchOptions  # noqa: E402
-from ranking.core.pipeline import Searcher  # noqa: E402
-from ranking.core.relax import search_with_fallback  # noqa: E402
-from ranking.core.shard import LocalShard  # noqa: E402
+from ranking.core.search.pipeline import Searcher  # noqa: E402
+from ranking.core.search.relax import search_with_fallback  # noqa: E402
+from ranking.core.shard.local import LocalShard  # noqa: E402
 
 SHARED = Path(os.environ.get("SHARED_DIR", ROOT.parent / "shared"))
 sys.path.insert(0, str(SHARED / "localweb"))
@@ -299,7 +299,7 @@ def load_queries() -> list[tuple[str, str]]:
 def run_queries(searcher: Searcher, queries: list[tuple[str, str]]) -> dict[str, list[str]]:
     """The top 10 urls of each query as the search page answers it: a query with no page
     holding every word falls back to the pages with most of them
-    (:func:`ranking.core.relax.search_with_fallback`; the spelling correction, which reads the
+    (:func:`ranking.core.search.relax.search_with_fallback`; the spelling correction, which reads the
     database's lexicon, is left out)."""
     return {qid: [r.url for r in search_with_fallback(searcher, q, num=10,
                                                       snippets=False).results]

@@ -17,8 +17,8 @@ end of a crawl. Twice:
 * ``1shard``: one bundle of all N pages, one writer process;
 * ``2shards``: the pages split by host between two bundles (as a crawl splits them between two
   queue servers), their two writer processes running at the same time; searched together
-  through one :class:`~ranking.core.pipeline.Searcher` over two
-  :class:`~ranking.core.shard.LocalShard` s.
+  through one :class:`~ranking.core.search.pipeline.Searcher` over two
+  :class:`~ranking.core.shard.local.LocalShard` s.
 
 The writer runs in a child process of its own, which generates its pages too (page generation
 is timed apart and left out of the build rate). Per size and configuration it prints:
@@ -75,8 +75,8 @@ from synthetic_corpus import QUERY_KINDS, Corpus, page_document, query_mix  # no
 from indexer.core.bundle.reader import IndexBundleReader  # noqa: E402
 from indexer.core.bundle.writer import BundleConfig, IndexBundleWriter  # noqa: E402
 from indexer.core.dictionary.updater import DictionaryUpdater  # noqa: E402
-from ranking.core.pipeline import Searcher  # noqa: E402
-from ranking.core.shard import LocalShard  # noqa: E402
+from ranking.core.search.pipeline import Searcher  # noqa: E402
+from ranking.core.shard.local import LocalShard  # noqa: E402
 
 PARTITION_DOCS = 50_000  # searchsite.settings INDEX_PARTITION_DOCUMENTS' default
 TARGET_P95_MS = 50.0

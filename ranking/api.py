@@ -1,6 +1,6 @@
 """The shard search endpoint: a queue server answers a name server's network iterator.
 
-Layer: glue (Django). The payloads come from :mod:`ranking.core.shard_server`; this module
+Layer: glue (Django). The payloads come from :mod:`ranking.core.remote.server`; this module
 checks the shared token (``settings.QUEUE_SERVER_TOKEN``, sent in the ``X-Shard-Token`` header
 only: a ``token`` url parameter is refused with 403, since urls land in access logs) and asks
 the search service (:mod:`ranking.search_service`) for the bundle of the requested crawl on this
@@ -8,7 +8,7 @@ machine.
 
 * ``GET /api/shard/search?q=&n=&its=&lang=&safe=&server=[&heads=k][&fmt=bin]`` -> raw
   (ungrouped) scored candidates, and the summary heads of the shard's ``k`` best groups
-  (:func:`ranking.core.shard_server.shard_search_answer`: JSON, or with ``fmt=bin`` the binary
+  (:func:`ranking.core.remote.server.shard_search_answer`: JSON, or with ``fmt=bin`` the binary
   encoding the network iterator asks for);
 * ``GET /api/shard/summaries?ids=&its=&server=`` -> stored summaries of doc_ids.
 * ``GET /api/shard/links?crawl=TS[&server=N]`` and ``POST /api/shard/scores?crawl=TS``: link
@@ -26,8 +26,8 @@ from django.views.decorators.http import require_GET
 from indexer.core.errors import CorruptIndexError
 from indexer.core.shard_token import TOKEN_HEADER, shard_request_refusal
 from ranking.core.errors import NoIndexError, public_reason
-from ranking.core.shard import LocalShard
-from ranking.core.shard_server import shard_search_answer, shard_summaries_payload
+from ranking.core.remote.server import shard_search_answer, shard_summaries_payload
+from ranking.core.shard.local import LocalShard
 
 from .params import parse_int
 from .search_service import search_service

@@ -7,6 +7,8 @@ class RankingConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        # imported here, not at the top: both import the selectors, which import models, and
+        # Django imports this module before the app registry can load any model
         from .classifier_source import IndexCandidates
         from .search_service import SearchService
 

@@ -35,7 +35,7 @@ from collections.abc import Iterable
 from html.parser import HTMLParser
 from urllib.parse import urlsplit
 
-from ranking.core.snippets import highlight_pattern
+from ranking.core.display.snippets import highlight_pattern
 
 FRAME_CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; "
              "form-action 'none'; base-uri http: https:; frame-ancestors 'self'; "

@@ -16,7 +16,7 @@ import xml.etree.ElementTree as ET
 from email.utils import formatdate
 from urllib.parse import urlencode
 
-from ranking.core.pipeline import SearchResult
+from ranking.core.search.pipeline import SearchResult
 
 OPENSEARCH_NS = "http://a9.com/-/spec/opensearch/1.1/"
 ATOM_NS = "http://www.w3.org/2005/Atom"

@@ -25,7 +25,7 @@ from indexer.core.bundle.retired import RETIRED_FILE
 from indexer.core.errors import CorruptIndexError
 from indexer.core.runtime.workdir import bundle_timestamp, queue_server_number
 from ranking.core.errors import NoIndexError, public_reason
-from ranking.core.shard import LocalShard
+from ranking.core.shard.local import LocalShard
 
 logger = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""Rows of the search side: curated results (``ranking.core.curation``).
+"""Rows of the search side: curated results (``ranking.core.search.curation``).
 
 Layer: Django glue. Written in the admin (``ranking.admin``), read by
 ``ranking.selectors.curation_get``; the search service keeps what it read for
@@ -12,7 +12,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
 from crawler.core.definition.seeds import SeedUrlError, canonical_seed_url
-from ranking.core.curation import normalize_query
+from ranking.core.search.curation import normalize_query
 
 
 def _canonical(url: str) -> str:

@@ -2,7 +2,7 @@
 messages, and the lookups of stored pages (for the cache link and the cached page view).
 
 Layer: glue of the ``ranking`` app (no Django imports; :mod:`ranking.views` renders). The
-pipeline's :class:`~ranking.core.pipeline.Result` carries the url, the highlighted title and
+pipeline's :class:`~ranking.core.search.pipeline.Result` carries the url, the highlighted title and
 snippet, the score and its explanation, and what the links below need from the page's stored
 summary, read by the pipeline for the results shown (its robot metas and keywords, and whether
 a cached copy is kept); a result without them (a list without snippets, a url shown in place of
@@ -33,10 +33,10 @@ from indexer.core.bundle.reader import IndexBundleReader
 from indexer.core.errors import CorruptIndexError
 from indexer.core.ids import DOC_TYPE, DocType
 from indexer.core.urls import host_of
-from ranking.core.candidates import ShardClient
-from ranking.core.mixes import crawl_of, unwrap
-from ranking.core.pipeline import Result, SearchResult
-from ranking.core.shard import LocalShard
+from ranking.core.search.mixes import crawl_of, unwrap
+from ranking.core.search.pipeline import Result, SearchResult
+from ranking.core.shard.candidates import ShardClient
+from ranking.core.shard.local import LocalShard
 
 from .similar import has_embeddings
 
@@ -253,7 +253,7 @@ def explanation_rows(explanation: dict[str, Any]) -> tuple[list[tuple[str, str]]
 
 
 def semantic_row(semantic: dict[str, Any]) -> str:
-    """The semantic signal's part of a result's order (:mod:`ranking.core.semantic`)."""
+    """The semantic signal's part of a result's order (:mod:`ranking.core.semantic.rerank`)."""
     if semantic.get("similarity") is None:
         return (f"no embedding of this page (score rank {semantic.get('score_rank')}, "
                 f"not moved by similarity)")

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from django.http import HttpRequest
 
-from ranking.core.numerals import ascii_int
+from ranking.core.query.numerals import ascii_int
 
 MAX_NUM = 100
 MAX_QUERY_CHARS = 1000
@@ -25,7 +25,7 @@ _MIX_WORD = re.compile(r"(?:^|\s)(?:m|mix):([A-Za-z0-9_-]+)(?=\s|$)", re.IGNOREC
 
 
 def parse_int(value: str | None, default: int | None) -> int | None:
-    """``value`` as an int of ASCII digits (:func:`ranking.core.numerals.ascii_int`), else
+    """``value`` as an int of ASCII digits (:func:`ranking.core.query.numerals.ascii_int`), else
     ``default``."""
     return ascii_int(value, default)
 

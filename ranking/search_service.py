@@ -4,7 +4,7 @@ Layer: Django glue of the ``ranking`` app. The views (:mod:`ranking.views`, :mod
 parse the request (:mod:`ranking.params`), call one :class:`SearchService` and render what it
 returns. The service reads the Search Time options and the list of remote queue servers
 (:mod:`ranking.selectors`), finds the crawl's bundles on this machine (:mod:`ranking.indexes`),
-and runs :class:`ranking.core.pipeline.Searcher` over local bundles in-process and remote
+and runs :class:`ranking.core.search.pipeline.Searcher` over local bundles in-process and remote
 queue servers over HTTP through the network iterator (``docs/architecture.md``, the data flow
 of a query).
 
@@ -31,16 +31,17 @@ from django.db import DatabaseError
 from crawler.selectors import ConfigNotFound, crawl_pages_count
 from indexer.core.errors import CorruptIndexError
 from indexer.core.text import TextAnalyzer
-from ranking.core.candidates import ShardClient
-from ranking.core.curation import Curation, place_pins
 from ranking.core.errors import NoIndexError, public_reason
-from ranking.core.mixes import MixedShard, unwrap
 from ranking.core.options import SearchOptions
-from ranking.core.pipeline import Searcher, SearchResult
-from ranking.core.query import QueryParser
-from ranking.core.relax import search_with_fallback
-from ranking.core.remote_shard import RemoteShard
-from ranking.core.shard import LocalShard
+from ranking.core.query.parser import QueryParser
+from ranking.core.remote.client import RemoteShard
+from ranking.core.search.curation import Curation, place_pins
+from ranking.core.search.messages import SearchMessage
+from ranking.core.search.mixes import MixedShard, unwrap
+from ranking.core.search.pipeline import Searcher, SearchResult
+from ranking.core.search.relax import search_with_fallback
+from ranking.core.shard.candidates import ShardClient
+from ranking.core.shard.local import LocalShard
 from searchindex.selectors import NEWEST_ON_DISK, IndexChoice, crawl_mix_get, search_index_get
 
 from .indexes import ReaderPool, locate_index
@@ -264,7 +265,7 @@ class SearchService:
     def search(self, params: SearchParams, options: SearchOptions) -> SearchAnswer:
         """The search ``params`` asks for. A query with no result shows a spelling correction's
         results (unless ``params.forced``) or the pages with most of its words
-        (:func:`ranking.core.relax.search_with_fallback`); ``result.fallback`` says which,
+        (:func:`ranking.core.search.relax.search_with_fallback`); ``result.fallback`` says which,
         ``result.searched`` what was searched. A missing or corrupt index is a message in the
         result. First pages are logged (``log``); a partial match is logged as what it is: no
         page has all the query's words."""
@@ -286,7 +287,8 @@ class SearchService:
                                           safe_search=params.safe, correct=correct)
         except (NoIndexError, CorruptIndexError) as exc:
             logger.warning("search of %r failed: %s", searched, exc, exc_info=True)
-            result = SearchResult(searched, searched, (), 0, 0.0, False, (public_reason(exc),),
+            result = SearchResult(searched, searched, (), 0, 0.0, False,
+                                  (SearchMessage.error(public_reason(exc)),),
                                   params.offset, params.num)
         log = None
         if params.offset == 0 and params.num > 0:  # the query log needy-query crawling reads
@@ -297,7 +299,8 @@ class SearchService:
         if pins:
             result = self._with_pins(result, pins, self.searcher(shards, options), params)
         if params.messages:
-            result = replace(result, messages=(*params.messages, *result.messages))
+            result = replace(result, messages=(*map(SearchMessage.notice, params.messages),
+                                               *result.messages))
         index = self.index_info(params.its, params.mix, its) if shards else None
         return SearchAnswer(params, result, its, shards, log, index)
 

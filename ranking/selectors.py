@@ -14,8 +14,8 @@ from dataclasses import fields, replace
 from django.conf import settings
 
 from crawler.selectors import page_options_data_get, queue_servers_elsewhere_list
-from ranking.core.curation import Curation
 from ranking.core.options import SearchOptions
+from ranking.core.search.curation import Curation
 
 from .models import HiddenUrl, PinnedResult
 

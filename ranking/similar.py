@@ -2,7 +2,7 @@
 
 Layer: glue of the ``ranking`` app (no Django imports; :mod:`ranking.views` renders). The
 embeddings are the ones ``manage.py embed_index`` stored beside each local bundle
-(:mod:`ranking.core.semantic_store`); no model is loaded to answer (the page's own stored
+(:mod:`ranking.core.semantic.store`); no model is loaded to answer (the page's own stored
 vector is the query). Without embeddings for the index, or for that page, the view falls back
 to Yioop's related search, the page's keywords as a disjunction
 (:func:`ranking.page.similar_query`).
@@ -16,11 +16,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from indexer.core.urls import url_hash
-from ranking.core.candidates import ShardClient
-from ranking.core.mixes import unwrap
-from ranking.core.semantic import similar_pages
-from ranking.core.semantic_store import SemanticIndex, cached_semantic_index
-from ranking.core.shard import LocalShard
+from ranking.core.search.mixes import unwrap
+from ranking.core.semantic.rerank import similar_pages
+from ranking.core.semantic.store import SemanticIndex, cached_semantic_index
+from ranking.core.shard.candidates import ShardClient
+from ranking.core.shard.local import LocalShard
 
 DROP_METAS = frozenset({"NOINDEX", "NONE"})
 SLACK = 5  # extra neighbours read, for pages dropped at display

@@ -43,7 +43,7 @@ from pathlib import Path
 from indexer.core.bundle.reader import IndexBundleReader
 from indexer.core.errors import CorruptIndexError
 from indexer.core.text import TextAnalyzer
-from ranking.core.numerals import is_ascii_digits
+from ranking.core.query.numerals import is_ascii_digits
 
 from .indexes import BundleLocation, bundle_signature
 

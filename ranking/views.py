@@ -18,7 +18,7 @@ URLs and parameters:
   (:mod:`ranking.feeds`). A query with no result shows a spelling correction's results
   (``fallback: "corrected"``, ``searched``: the correction; ``nfpr=1`` forces the query as
   typed) or the pages with most of its words (``fallback: "partial"``); ``fallback`` is null
-  otherwise (:mod:`ranking.core.relax`). ``partial`` is about shards: true when a shard did
+  otherwise (:mod:`ranking.core.search.relax`). ``partial`` is about shards: true when a shard did
   not answer or a time budget ran out.
 * ``GET /cache?url=&its=&q=`` the stored copy of a page under a banner; the copy itself comes
   from ``GET /cache/frame?...`` into a sandboxed iframe, with a restrictive CSP
@@ -50,10 +50,11 @@ from django.views.decorators.http import require_GET
 from indexer.core.errors import CorruptIndexError
 from operations.login_throttle import client_address
 from querylog.services import query_log_record
-from ranking.core.candidates import ShardClient
 from ranking.core.errors import NoIndexError, ShardError, public_reason
 from ranking.core.options import SearchOptions
-from ranking.core.pipeline import NO_SHARD_ANSWERED, SearchResult
+from ranking.core.search.messages import MessageKind, SearchMessage, message_texts
+from ranking.core.search.pipeline import NO_SHARD_ANSWERED, SearchResult
+from ranking.core.shard.candidates import ShardClient
 
 from . import cached, feeds, page
 from . import similar as similar_pages
@@ -110,23 +111,17 @@ def base_url(request: HttpRequest) -> str:
 
 
 def _classify(result: SearchResult, query: str) -> dict[str, list[str]]:
-    """The pipeline's messages sorted into notices, warnings (partial results) and errors
-    (a shard failure is an error when no shard answered: nothing is partial then)."""
-    notices, warnings, errors = [], [], []
-    failed = set(result.failed_shards)
-    nothing_answered = NO_SHARD_ANSWERED in result.messages
+    """The search's messages sorted by their kind into notices, warnings (partial results) and
+    errors (:mod:`ranking.core.search.messages`; the rewritten query is shown apart)."""
+    notices: list[str] = []
+    warnings: list[str] = []
+    errors: list[str] = []
+    shown = {MessageKind.NOTICE: notices, MessageKind.WARNING: warnings,
+             MessageKind.ERROR: errors}
     for m in result.messages:
-        low = m.lower()
-        if m.startswith("searched for:"):
-            continue  # shown as the rewritten query
-        if m == NO_SHARD_ANSWERED or (nothing_answered and m in failed):
-            errors.append(m)
-        elif m in failed or "time budget" in low or "partial" in low or "shard" in low:
-            warnings.append(m)
-        elif "no index" in low or "cannot be read" in low or "corrupt" in low:
-            errors.append(m)
-        else:
-            notices.append(m)
+        if m.kind in shown:
+            shown[m.kind].append(m.text)
+    nothing_answered = any(m == SearchMessage.error(NO_SHARD_ANSWERED) for m in result.messages)
     if result.partial and not warnings and not nothing_answered:
         warnings.append("not every part of the index answered in time")
     return {"notices": notices, "warnings": warnings, "errors": errors}
@@ -143,7 +138,7 @@ def failed_search(query: str, exc: Exception) -> SearchResult:
     naming what failed (absolute paths cut)."""
     logger.exception("search failed for %r", query)
     return SearchResult(query, query, (), 0, 0.0, True,
-                        (f"the search failed: {public_reason(exc)}",))
+                        (SearchMessage.error(f"the search failed: {public_reason(exc)}"),))
 
 
 def run_search_or_failure(request: HttpRequest, options: SearchOptions
@@ -193,7 +188,7 @@ def _search(request: HttpRequest, fmt: str) -> HttpResponse:
             context.update(search_context(request, options))
         except SEARCH_FAILURES as exc:
             failed = failed_search(context["query"], exc)
-            context["notes"] = {"notices": [], "warnings": [], "errors": list(failed.messages)}
+            context["notes"] = {"notices": [], "warnings": [], "errors": message_texts(failed.messages)}
     response = render(request, "ranking/search.html", context)
     return sent_then_log(request, with_csp(response))
 

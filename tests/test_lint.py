@@ -1,7 +1,7 @@
 """Style and architecture are part of the test run: ruff, and the import contracts in pyproject.toml
 (no core package imports Django or Celery; indexer imports none of the other apps; crawler.core
 imports neither ranking nor linkgraph; ranking.core does not import crawler; linkgraph imports
-neither crawler nor ranking)."""
+neither crawler nor ranking; ranking.core's stage packages depend one way)."""
 
 import ast
 import shutil
@@ -31,7 +31,7 @@ def test_import_contracts():
     result = subprocess.run([tool("lint-imports"), "--no-cache"], cwd=ROOT, capture_output=True,
                             text=True)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "Contracts: 8 kept, 0 broken" in result.stdout, result.stdout
+    assert "Contracts: 9 kept, 0 broken" in result.stdout, result.stdout
 
 
 # what a newcomer can hold in mind: the limits of issue 17 ("modules under 600 lines, functions
@@ -179,12 +179,12 @@ def function_imports(path: Path) -> list[tuple[int, str]]:
 
 
 def comment_above(lines: list[str], lineno: int) -> bool:
-    """Whether the block of import lines holding line ``lineno`` (1-based) has a comment line
-    right above it."""
+    """Whether the block of import lines holding line ``lineno`` (1-based) has a comment on the
+    line right above it (a comment line, or a ``try:`` that says why)."""
     above = lineno - 2
     while above >= 0 and lines[above].strip().startswith(("import ", "from ")):
         above -= 1
-    return above >= 0 and lines[above].strip().startswith("#")
+    return above >= 0 and "#" in lines[above]
 
 
 def test_imports_inside_functions_say_why():

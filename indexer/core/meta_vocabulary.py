@@ -4,10 +4,10 @@
 Layer: ``indexer.core``, below both sides. The Yioop design document's meta words are terms
 ``prefix:value`` posted with frequency 0; a query names them to filter (``site:docs.python.org``)
 and the search page appends some to every query (``safe:true``, ``lang:en``). The producer
-(``crawler.core.processing.meta_words``, ``crawler.core.processing.indexing``) writes only prefixes
-listed here; the parser (``ranking.core.query``) reads a ``word:value`` as a meta word only when its
-prefix is listed here, so a word such as ``SECRET_KEY:value`` stays text. Yioop's whole list is
-kept, so queries written for Yioop (``date:``, ``class:``, ``modified:``...) parse the same.
+(``crawler.core.processing.meta_words``, ``crawler.core.processing.indexing``) writes only prefixes listed here; the
+parser (``ranking.core.query.parser``) reads a ``word:value`` as a meta word only when its prefix is
+listed here, so a word such as ``SECRET_KEY:value`` stays text. Yioop's whole list is kept, so
+queries written for Yioop (``date:``, ``class:``, ``modified:``...) parse the same.
 """
 
 from __future__ import annotations
@@ -30,5 +30,5 @@ META_PREFIXES = frozenset({
 URL_META_PREFIXES = frozenset({"info", "link", "location", "source"})
 # prefixes written for the engine's own use, never read as a query's filter: ``fancy:<term>``,
 # the short barrel of title and anchor words (indexer.core.documents.document.fancy_words) that
-# ranking.core.tiers reads before the full posting lists
+# ranking.core.postings.tiers reads before the full posting lists
 INTERNAL_PREFIXES = frozenset({"fancy"})

@@ -5,7 +5,7 @@ row; the search pipeline receives nothing else. Defaults follow the seed documen
 the Yioop design document, except three tuned on the dev judgments
 (``bench/relevance_eval.py``, issues 6, 8 and 16): the proximity weight (10, from when proximity
 was added to the score; it is now fused by rank with the rest of the score, see
-:func:`ranking.core.scoring.fuse`, so any positive weight gives the same order and 0 leaves
+:func:`ranking.core.scoring.formulas.fuse`, so any positive weight gives the same order and 0 leaves
 proximity out; the proximity bonus weighs its share of the fusion) and the link score weight
 (0.5, the better of on and off since proximity is fused by rank; it was 2 before), and the
 common phrase bonus (3: on the bench's cached default-tier index, MRR@10 went
@@ -64,9 +64,9 @@ class SearchOptions:
     show_similar_link: bool = True
     show_inlinks_link: bool = True
     show_result_score: bool = True
-    # urls never shown in results (curation: ranking.core.curation); not a Page Option
+    # urls never shown in results (curation: ranking.core.search.curation); not a Page Option
     hidden_urls: frozenset[str] = frozenset()
-    # the semantic signal (ranking.core.semantic), not a Page Option: the weight of the
+    # the semantic signal (ranking.core.semantic.rerank), not a Page Option: the weight of the
     # embedding rank fused with the score's rank over the first ``semantic_depth`` groups
     # (k ``semantic_k``). 0, the default, is off: on the dev judgments it lowered MRR@10 and
     # the concept queries (docs/semantic.md); the setting SEMANTIC_WEIGHT turns it on.

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from ranking.core.curation import normalize_query, place_pins
+from ranking.core.search.curation import normalize_query, place_pins
 from ranking.models import HiddenUrl, PinnedResult
 from tests.web.test_search_page import build_site_index
 

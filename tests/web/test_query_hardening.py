@@ -10,8 +10,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from ranking.core.numerals import ascii_decimal, ascii_int, is_ascii_digits
-from ranking.core.query import QueryParser
+from ranking.core.query.numerals import ascii_decimal, ascii_int, is_ascii_digits
+from ranking.core.query.parser import QueryParser
 from ranking.params import MAX_QUERY_CHARS
 from ranking.suggest import Lexicon
 from tests.web.test_search_page import site as site  # the fixtures, re-exported for pytest

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ranking.core.candidates import Candidates
+from ranking.core.shard.candidates import Candidates
 from ranking.search_service import search_service
 from tests.unit.ranking.helpers import build, text_doc
 

@@ -16,7 +16,8 @@ from crawler.core.processing.process import PageProcessor
 from indexer.core.bundle.writer import IndexBundleWriter
 from ranking import page as glue
 from ranking.core.errors import ShardError
-from ranking.core.pipeline import Searcher, SearchResult
+from ranking.core.search.messages import SearchMessage
+from ranking.core.search.pipeline import Searcher, SearchResult
 from ranking.search_service import search_service
 from ranking.suggest import Lexicon, damerau, lexicon_path, read_lexicon
 
@@ -247,9 +248,10 @@ def test_messages_for_bad_input_missing_index_and_partial(client, work, monkeypa
         result = real(self, *args, **kwargs)
         return SearchResult(result.query, result.rewritten, result.results, result.total,
                                   result.elapsed, True,
-                                  ("search stopped at the time budget; results are partial",
-                                   "qs1: connection refused"), result.offset, result.num,
-                                  ("qs1: connection refused",))
+                                  (SearchMessage.warning(
+                                      "search stopped at the time budget; results are partial"),
+                                   SearchMessage.warning("qs1: connection refused")),
+                                  result.offset, result.num)
 
     monkeypatch.setattr(Searcher, "search", partial)
     page = html_of(client.get("/", {"q": "threading"}))

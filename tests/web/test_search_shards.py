@@ -12,8 +12,8 @@ from django.utils import timezone
 from crawler import services
 from crawler.models import QueueServer
 from ranking.core.errors import NoIndexError
-from ranking.core.remote_shard import RemoteShard
-from ranking.core.shard import LocalShard
+from ranking.core.remote.client import RemoteShard
+from ranking.core.shard.local import LocalShard
 from ranking.search_service import search_service
 from ranking.selectors import remote_queue_server_urls
 from tests.unit.ranking.helpers import build, text_doc

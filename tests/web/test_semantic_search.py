@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from ranking.core.embedder import default_embedder
-from ranking.core.semantic_store import load_semantic_index, semantic_dir
+from ranking.core.semantic.embedder import default_embedder
+from ranking.core.semantic.store import load_semantic_index, semantic_dir
 from ranking.search_service import search_service
 from tests.web.semantic_site import (
     BIKE_PAGES,
@@ -142,7 +142,7 @@ def test_the_model_loads_and_embeds_with_no_network(tmp_path):
     """In a network namespace of its own (no interface but a down loopback) and with the
     Hugging Face hub told to stay offline, the model still loads from the installed
     packages, and gives the vectors it gives here."""
-    script = ("import json, sys; from ranking.core.embedder import default_embedder; "
+    script = ("import json, sys; from ranking.core.semantic.embedder import default_embedder; "
               "v = default_embedder().embed(['fixing a flat tire']); "
               "print(json.dumps([round(float(x), 5) for x in v[0][:8]]))")
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",

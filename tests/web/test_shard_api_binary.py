@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ranking.core.candidates import Candidates
-from ranking.core.protocol import BINARY_TYPE, decode_search_answer
+from ranking.core.remote.protocol import BINARY_TYPE, decode_search_answer
+from ranking.core.shard.candidates import Candidates
 from tests.unit.ranking.helpers import text_doc
 from tests.web.test_search_api import TOKEN, make_index
 from tests.web.test_search_api import work as work  # the fixture, re-exported for pytest

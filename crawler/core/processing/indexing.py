@@ -73,7 +73,7 @@ def page_summary(page: ProcessedPage) -> dict[str, Any]:
     its body (its snippets need the keys before it, never the links) and inflates the body only
     for a result whose description lacks the query's words, never past its end (the body's
     closing quote is the first ``","links":[`` in the stored JSON: a JSON string's own quotes
-    are escaped) (``ranking.core.summary``)."""
+    are escaped) (``ranking.core.display.summary``)."""
     summary: dict[str, Any] = {
         "url": page.url,
         "title": page.title,

@@ -463,7 +463,7 @@ class IndexBundleReader:
     def summary_gzip(self, doc_id: bytes) -> tuple[Path, bytes] | None:
         """The stored gzip member of ``doc_id``'s summary and the file it is in, or None: for
         readers that inflate only the part they need (the search's summaries stop before a
-        page's whole text, ``ranking.core.summary``). Only the member's bytes are read, not
+        page's whole text, ``ranking.core.display.summary``). Only the member's bytes are read, not
         the cached page stored after it, so the blob's checksum (which covers both) is not
         checked, as for :meth:`summary_head`: a damaged member fails to inflate or to parse."""
         found = self._locate(doc_id)

@@ -24,7 +24,8 @@ import itertools
 import operator
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -33,8 +34,28 @@ from ..files.packed_columns import pack_columns, unpack_columns
 from ..files.packed_table import RecordFormatError
 from .node_format import INTERNAL, INTERNAL_TOOL, LEAF, LEAF_TOOL, RECORD_WIDTH, node_bytes
 
-if TYPE_CHECKING:
-    from .tree import BPlusTree
+
+class NodeView(Protocol):
+    """A decoded node as :meth:`LeafSource.read_node` gives it."""
+
+    kind: int
+    values: list
+
+
+class LeafSource(Protocol):
+    """What :func:`leaf_blocks` reads of a tree: its manifest, height and node file, and its
+    nodes by offset. :class:`indexer.core.dictionary.tree.BPlusTree` is one; the protocol keeps
+    this module from importing the tree that imports it."""
+
+    manifest: dict[str, Any]
+    node_path: Path
+
+    @property
+    def height(self) -> int: ...
+
+    def read_node(self, offset: int) -> NodeView: ...
+
+    def read_payload(self, offset: int) -> tuple[int, bytes]: ...
 
 LEAVES_PER_BATCH = 64  # leaves of the old tree decoded in one column-wise pass
 FLUSH_LEAVES = 64  # leaves the builder gathers before encoding them in one pass
@@ -122,7 +143,7 @@ def checked_blocks(blocks: Iterable[TermBlock], fail: Callable[[str], Exception]
 
 # -- reading a tree's leaves ----------------------------------------------------------------
 
-def _leaf_offsets(tree: BPlusTree, offset: int, depth: int) -> Iterator[int]:
+def _leaf_offsets(tree: LeafSource, offset: int, depth: int) -> Iterator[int]:
     if depth == 0:
         yield offset
         return
@@ -133,7 +154,7 @@ def _leaf_offsets(tree: BPlusTree, offset: int, depth: int) -> Iterator[int]:
         yield from _leaf_offsets(tree, child, depth - 1)
 
 
-def leaf_blocks(tree: BPlusTree, leaves_per_batch: int = LEAVES_PER_BATCH
+def leaf_blocks(tree: LeafSource, leaves_per_batch: int = LEAVES_PER_BATCH
                 ) -> Iterator[TermBlock]:
     """Every entry of ``tree`` (as its ``manifest`` says) in key order, as blocks of the terms
     of ``leaves_per_batch`` consecutive leaves. Raises :class:`CorruptIndexError` on a damaged

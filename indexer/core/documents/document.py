@@ -16,7 +16,7 @@ from ..ids import DocType, make_doc_id
 
 # "Fancy hits" (Brin and Page, "The Anatomy of a Large-Scale Hypertextual Web Search Engine"):
 # the words of a page's title and of anchor texts are also posted as the meta word
-# ``fancy:<term>``, the short barrel a query reads before the full one (ranking.core.tiers).
+# ``fancy:<term>``, the short barrel a query reads before the full one (ranking.core.postings.tiers).
 FANCY_PREFIX = "fancy:"
 
 

@@ -50,7 +50,7 @@ then counts the doc_map entries after ``A`` in that order (the same unit as abov
 entries, i.e. groups), and Doc Rank is its log10 as before. Within one partition this order is
 the doc_map order, so posting lists stay sorted by key partition by partition, and the first n
 matches in global key order are among the first n matches of each partition
-(:mod:`ranking.core.collect`). A snapshot where no partition is ordered keeps the crawl-order
+(:mod:`ranking.core.postings.collect`). A snapshot where no partition is ordered keeps the crawl-order
 Doc Rank above.
 """
 

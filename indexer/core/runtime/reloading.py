@@ -4,7 +4,7 @@
 Layer: ``indexer.core`` (pure Python), below its users: search's link scores
 (:class:`indexer.core.signals.link_scores.CachedLinkScores`), common phrases
 (:class:`indexer.core.signals.phrases.CachedPhraseLexicon`), page embeddings
-(``ranking.core.semantic_store``) and the fetchers' link ordering (``crawler.machines.fetching``). Their
+(``ranking.core.semantic.store``) and the fetchers' link ordering (``crawler.machines.fetching``). Their
 files are replaced by batch jobs (a rename, or a rewrite in place) while searchers and fetchers
 run; every reader notices a new version at its next use, without a restart.
 

@@ -25,7 +25,7 @@ Which url of a redirect pair a result shows (seed 002's BasicFields, :func:`repr
 the one with the higher link score.
 
 Importance of a url (:func:`link_score`): ``log10(1 + linkrank_relative) + trust``, 0 for a
-url the graph does not know; ``ranking.core.scoring`` says why it is on Doc Rank's scale.
+url the graph does not know; ``ranking.core.scoring.formulas`` says why it is on Doc Rank's scale.
 """
 
 from __future__ import annotations

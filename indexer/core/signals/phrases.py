@@ -3,9 +3,9 @@ bundle, and the phrase lexicon file with its reader.
 
 Layer: ``indexer.core`` (reads bundles, analyses text), below its writers and its reader: built
 by each queue server for its own shard once its index is ordered by importance
-(``crawler.core.queue_server.index_order``) and by the ``build_phrases`` command for a whole crawl;
-read by ``ranking.core.shard.LocalShard`` through :class:`CachedPhraseLexicon`, which scores the
-bonus with ``ranking.core.scoring.in_order_counts`` and ``common_phrase_bonus``.
+(``crawler.core.queue_server.index_order``) and by the ``build_phrases`` command for a whole crawl; read by
+``ranking.core.shard.local.LocalShard`` through :class:`CachedPhraseLexicon`, which scores the bonus
+with ``ranking.core.scoring.formulas.in_order_counts`` and ``common_phrase_bonus``.
 
 "Yioop Search Engine Ranking Mechanisms": "If the sequence of words is particularly common,
 that is common enough to have a Wikipedia page, Yioop will try to return results which have
@@ -23,7 +23,7 @@ is, :class:`indexer.core.text.TextAnalyzer`, in the text's language) that occurs
   separators (``| — – · • » ( ) [ ] { } < > ; ! ?``, and ``: , .`` or `` - `` between
   spaces), so that no phrase spans two parts of a title;
 * runs holding a stop word are left out: the query parser drops the stop words among a
-  query's loose words (``ranking.core.query``; both read
+  query's loose words (``ranking.core.query.parser``; both read
   :meth:`indexer.core.text.TextAnalyzer.stop_terms`), and a dropped stop word ends a run there
   too, so such a phrase could never be asked for;
 * a text counts a phrase once however often it holds it; two texts suffice (K = 2): a
@@ -292,7 +292,7 @@ class PhraseLexicon:
 
     def phrases_in(self, runs: Iterable[Sequence[str]]) -> list[tuple[str, ...]]:
         """The common phrases of a query: in each run of adjacent query words
-        (:attr:`ranking.core.query.Conjunct.runs`), its sub-runs of 2 to ``MAX_TERMS`` words
+        (:attr:`ranking.core.query.parser.Conjunct.runs`), its sub-runs of 2 to ``MAX_TERMS`` words
         that are common phrases, leaving out those inside a longer one found; distinct, in
         query order."""
         found: list[tuple[str, ...]] = []

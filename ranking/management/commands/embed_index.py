@@ -1,8 +1,8 @@
 """``manage.py embed_index [--crawl TS] [--batch N]``: the page embeddings of a crawl.
 
-Glue for :mod:`ranking.core.semantic_build`: embeds the pages of every bundle of the crawl on
+Glue for :mod:`ranking.core.semantic.build`: embeds the pages of every bundle of the crawl on
 this machine (``WORK_DIRECTORY/qs<n>/IndexData<ts>``, default the newest crawl) with the
-semantic signal's model (:func:`ranking.core.embedder.default_embedder`, the ``semantic``
+semantic signal's model (:func:`ranking.core.semantic.embedder.default_embedder`, the ``semantic``
 extra) and stores the arrays beside each bundle (``semantic/``), where the bundle's searches
 and the "Similar" pages find them at their next request. Pages embedded by an earlier run
 keep their vectors, so running it again after more of the crawl embeds only the new pages.
@@ -25,9 +25,9 @@ from linkgraph.management.commands.webgraph import (
     progress_bar,
     work_directory,
 )
-from ranking.core.embedder import SemanticUnavailable, default_embedder
-from ranking.core.semantic_build import BATCH, build_semantic_index
-from ranking.core.semantic_store import semantic_dir
+from ranking.core.semantic.build import BATCH, build_semantic_index
+from ranking.core.semantic.embedder import SemanticUnavailable, default_embedder
+from ranking.core.semantic.store import semantic_dir
 
 
 class Command(BaseCommand):

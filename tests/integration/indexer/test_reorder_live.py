@@ -24,7 +24,7 @@ from indexer.core.dictionary.updater import DictionaryUpdater
 from indexer.core.ids import hash8
 from indexer.core.runtime.workdir import phrases_path
 from ranking.core.options import SearchOptions
-from ranking.core.pipeline import search
+from ranking.core.search.pipeline import search
 from ranking.indexes import BundleLocation, ReaderPool
 from tests.unit.indexer.helpers import first_doc_ids
 from tests.unit.ranking.helpers import Doc, index_document

@@ -23,8 +23,8 @@ from indexer.core.bundle.reader import IndexBundleReader
 from indexer.core.bundle.reorder import partitions_to_reorder
 from indexer.core.runtime.workdir import crawl_paths, phrases_path, scores_path
 from ranking.core.options import SearchOptions
-from ranking.core.pipeline import Searcher
-from ranking.core.shard import LocalShard
+from ranking.core.search.pipeline import Searcher
+from ranking.core.shard.local import LocalShard
 from tests.fixtures.sites import FixtureServer
 from tests.fixtures.sites.sites import NormalSite, SitePage, not_found, unique_word
 from tests.integration.crawl.test_processes import Engine, start_crawl

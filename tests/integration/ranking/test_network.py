@@ -7,12 +7,12 @@ import threading
 import pytest
 
 from ranking.core.errors import ShardError
-from ranking.core.fanout import per_shard_results
 from ranking.core.options import SearchOptions
-from ranking.core.pipeline import Searcher
-from ranking.core.query import QueryParser
-from ranking.core.remote_shard import RemoteShard
-from ranking.core.shard import LocalShard
+from ranking.core.query.parser import QueryParser
+from ranking.core.remote.client import RemoteShard
+from ranking.core.search.fanout import per_shard_results
+from ranking.core.search.pipeline import Searcher
+from ranking.core.shard.local import LocalShard
 from tests.fixtures.shard_server import ShardHTTPServer
 from tests.unit.ranking.helpers import Doc, build
 
@@ -56,8 +56,8 @@ def test_one_up_one_failing_one_slow(servers):
     assert {r.url.split("/")[2] for r in res.results} == {"up.test"}
     assert len(res.results) == 5
     assert res.partial
-    assert any("fail" in m and "HTTP 500" in m for m in res.messages)
-    assert any("slow" in m and "no answer" in m for m in res.messages)
+    assert any("fail" in m.text and "HTTP 500" in m.text for m in res.messages)
+    assert any("slow" in m.text and "no answer" in m.text for m in res.messages)
 
 
 def test_results_merge_across_shards(servers):

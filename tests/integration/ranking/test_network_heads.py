@@ -11,13 +11,13 @@ import numpy as np
 import pytest
 
 from indexer.core.ids import DocType
-from ranking.core import protocol
-from ranking.core.candidates import Candidates
-from ranking.core.pipeline import Searcher
-from ranking.core.protocol import SEARCH_PATH, SUMMARIES_PATH
-from ranking.core.remote_shard import RemoteShard
-from ranking.core.shard import LocalShard
-from ranking.core.shard_server import best_representatives, shard_summaries_payload
+from ranking.core.remote import protocol
+from ranking.core.remote.client import RemoteShard
+from ranking.core.remote.protocol import SEARCH_PATH, SUMMARIES_PATH
+from ranking.core.remote.server import best_representatives, shard_summaries_payload
+from ranking.core.search.pipeline import Searcher
+from ranking.core.shard.candidates import Candidates
+from ranking.core.shard.local import LocalShard
 from tests.fixtures.shard_server import ShardHTTPServer
 from tests.unit.ranking.helpers import Doc, build, text_doc
 

@@ -12,11 +12,11 @@ import pytest
 
 from ranking.core.errors import ShardError
 from ranking.core.options import SearchOptions
-from ranking.core.pipeline import Searcher
-from ranking.core.protocol import SEARCH_PATH
-from ranking.core.query import QueryParser
-from ranking.core.remote_shard import RemoteShard
-from ranking.core.shard import LocalShard
+from ranking.core.query.parser import QueryParser
+from ranking.core.remote.client import RemoteShard
+from ranking.core.remote.protocol import SEARCH_PATH
+from ranking.core.search.pipeline import Searcher
+from ranking.core.shard.local import LocalShard
 from tests.fixtures.shard_server import ShardHTTPServer
 from tests.unit.ranking.helpers import Doc, build
 
@@ -211,8 +211,8 @@ def test_slow_and_unreachable_shards_are_skipped(server):
     finally:
         slow.close()
     assert len(res.results) == 5 and res.partial
-    assert any("slow" in m and "no answer within 0.5 s" in m for m in res.messages)
-    assert any("dead" in m and "unreachable" in m for m in res.messages)
+    assert any("slow" in m.text and "no answer within 0.5 s" in m.text for m in res.messages)
+    assert any("dead" in m.text and "unreachable" in m.text for m in res.messages)
     parsed = QueryParser().parse("alpha")
     with pytest.raises(ShardError, match="unreachable"):
         RemoteShard(dead, TOKEN, name="dead").candidates("alpha", parsed, 5, SearchOptions())

@@ -9,9 +9,9 @@ import threading
 import pytest
 
 from ranking.core.errors import ShardError
-from ranking.core.pipeline import Searcher
-from ranking.core.remote_shard import RemoteShard
-from ranking.core.shard import LocalShard
+from ranking.core.remote.client import RemoteShard
+from ranking.core.search.pipeline import Searcher
+from ranking.core.shard.local import LocalShard
 from tests.fixtures.shard_server import ShardHTTPServer
 from tests.unit.ranking.helpers import Doc, build
 
@@ -71,4 +71,4 @@ def test_errors_still_reported(server, tmp_path):
     server.shutdown()
     server.server_close()
     res = Searcher([RemoteShard(server.url, TOKEN, name="k", timeout=2)]).search("alpha")
-    assert not res.results and any("unreachable" in m for m in res.messages)
+    assert not res.results and any("unreachable" in m.text for m in res.messages)

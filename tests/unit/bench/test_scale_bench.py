@@ -12,7 +12,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 import synthetic_corpus as sc  # noqa: E402
 
 from indexer.core.text import TextAnalyzer  # noqa: E402
-from ranking.core.query import QueryParser  # noqa: E402
+from ranking.core.query.parser import QueryParser  # noqa: E402
 
 
 def test_words_are_their_own_terms() -> None:

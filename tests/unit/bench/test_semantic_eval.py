@@ -13,8 +13,8 @@ import semantic_eval as se  # noqa: E402
 
 from indexer.core.bundle.reader import IndexBundleReader  # noqa: E402
 from ranking.core.options import SearchOptions  # noqa: E402
-from ranking.core.semantic_store import semantic_dir  # noqa: E402
-from ranking.core.shard import LocalShard  # noqa: E402
+from ranking.core.semantic.store import semantic_dir  # noqa: E402
+from ranking.core.shard.local import LocalShard  # noqa: E402
 from tests.web.semantic_site import CONCEPT_QUERY, RIGHT_PAGE, build_semantic_site  # noqa: E402
 
 

@@ -17,8 +17,8 @@ from indexer.core.bundle.writer import IndexBundleWriter
 from indexer.core.documents.document import fancy_words
 from indexer.core.text import TextAnalyzer
 from ranking.core.options import SearchOptions
-from ranking.core.pipeline import Searcher
-from ranking.core.shard import LocalShard
+from ranking.core.search.pipeline import Searcher
+from ranking.core.shard.local import LocalShard
 
 from .helpers import html
 

@@ -24,7 +24,7 @@ from indexer.core.signals.phrases import (
     write_crawl_phrases,
 )
 from indexer.core.text import TextAnalyzer
-from ranking.core.query import QueryParser
+from ranking.core.query.parser import QueryParser
 
 from ..linkgraph.helpers import write_bundle
 

@@ -27,8 +27,8 @@ from indexer.core.ids import hash8
 from indexer.core.partition.build import build_partition, load_partition_docs
 from indexer.core.partition.grouping import Group, importance_order
 from ranking.core.options import SearchOptions
-from ranking.core.pipeline import search
-from ranking.core.shard import LocalShard
+from ranking.core.search.pipeline import search
+from ranking.core.shard.local import LocalShard
 from tests.unit.indexer.helpers import first_doc_ids
 from tests.unit.ranking.helpers import Doc, index_document
 

@@ -25,7 +25,7 @@ from indexer.core.urls import (
     url_hash,
     url_host,
 )
-from ranking.core.scoring import url_items
+from ranking.core.scoring.formulas import url_items
 
 
 @pytest.mark.parametrize(("host", "cld"), [

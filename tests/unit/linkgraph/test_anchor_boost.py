@@ -24,8 +24,8 @@ from indexer.core.bundle.writer import BundleConfig, IndexBundleWriter
 from indexer.core.ids import DocType
 from indexer.core.runtime.workdir import scores_path
 from indexer.core.signals.link_scores import LinkScores, write_scores
-from ranking.core.pipeline import Searcher
-from ranking.core.shard import LocalShard
+from ranking.core.search.pipeline import Searcher
+from ranking.core.shard.local import LocalShard
 
 from .helpers import graph_of, page
 

@@ -14,7 +14,7 @@ from indexer.core.bundle.writer import BundleConfig, IndexBundleWriter
 from indexer.core.documents.document import IndexDocument
 from indexer.core.ids import DocType, hash7
 from indexer.core.text import TextAnalyzer
-from ranking.core.blocks import make_keys
+from ranking.core.postings.blocks import make_keys
 
 META = ("site:all", "safe:all", "safe:true", "lang:all", "lang:en")
 _ANALYZER = TextAnalyzer()

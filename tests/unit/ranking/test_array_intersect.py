@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from indexer.core.ids import hash8
-from ranking.core.combinators import IntersectIterator
-from ranking.core.iterators import (
+from ranking.core.postings.combinators import IntersectIterator
+from ranking.core.postings.iterators import (
     Budget,
     DecodedList,
     DecodedWordIterator,

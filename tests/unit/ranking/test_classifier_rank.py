@@ -11,8 +11,8 @@ import pytest
 from indexer.core.bundle.reader import IndexBundleReader
 from indexer.core.bundle.writer import BundleConfig, IndexBundleWriter
 from ranking.core.options import SearchOptions
-from ranking.core.pipeline import Searcher
-from ranking.core.shard import LocalShard
+from ranking.core.search.pipeline import Searcher
+from ranking.core.shard.local import LocalShard
 
 from .helpers import index_document, text_doc
 

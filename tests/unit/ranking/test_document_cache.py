@@ -1,4 +1,4 @@
-"""What a shard keeps of the documents it read (ranking.core.doc_cache), and what it does with a
+"""What a shard keeps of the documents it read (ranking.core.shard.doc_cache), and what it does with a
 stored body it cannot inflate, over real bundles."""
 
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 import random
 
 from indexer.core.bundle.reader import IndexBundleReader
-from ranking.core.doc_cache import DocumentCache
-from ranking.core.pipeline import Searcher
-from ranking.core.shard import LocalShard
+from ranking.core.search.pipeline import Searcher
+from ranking.core.shard.doc_cache import DocumentCache
+from ranking.core.shard.local import LocalShard
 from tests.unit.ranking.helpers import build, text_doc
 
 

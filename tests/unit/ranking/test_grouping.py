@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from indexer.core.ids import DocType, hash7, make_doc_id
-from ranking.core.grouping import group_candidates
+from ranking.core.scoring.grouping import group_candidates
 
 
 def ids(*docs):

@@ -1,4 +1,4 @@
-"""Global importance order across partitions: the first n candidates (ranking.core.collect) and
+"""Global importance order across partitions: the first n candidates (ranking.core.postings.collect) and
 Doc Rank (indexer.core.partition.grouping.ImportanceRanks), against brute-force references and on a
 two-partition bundle re-ordered with indexer.core.bundle.reorder."""
 
@@ -17,14 +17,14 @@ from indexer.core.bundle.reorder import reorder_partition
 from indexer.core.bundle.writer import BundleConfig, IndexBundleWriter
 from indexer.core.ids import hash8
 from indexer.core.partition.grouping import ImportanceRanks, crawl_order_keys, is_key_ordered
-from ranking.core.blocks import key_index, key_partition, make_keys
-from ranking.core.collect import collect_by_key
-from ranking.core.combinators import IntersectIterator
-from ranking.core.iterators import Budget, KeysIterator, WordIterator, collect
 from ranking.core.options import SearchOptions
-from ranking.core.pipeline import search
-from ranking.core.query import QueryParser
-from ranking.core.shard import LocalShard
+from ranking.core.postings.blocks import key_index, key_partition, make_keys
+from ranking.core.postings.collect import collect_by_key
+from ranking.core.postings.combinators import IntersectIterator
+from ranking.core.postings.iterators import Budget, KeysIterator, WordIterator, collect
+from ranking.core.query.parser import QueryParser
+from ranking.core.search.pipeline import search
+from ranking.core.shard.local import LocalShard
 
 from .helpers import Doc, index_document
 

@@ -11,21 +11,21 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from indexer.core.ids import hash8
-from ranking.core.combinators import (
+from ranking.core.postings.combinators import (
     DifferenceIterator,
     IntersectIterator,
     PhraseIterator,
     UnionIterator,
 )
-from ranking.core.iterators import (
+from ranking.core.postings.iterators import (
     Budget,
     DecodedList,
     DecodedWordIterator,
     WordIterator,
     collect,
 )
-from ranking.core.plan import build_plan
-from ranking.core.query import Phrase, QueryParser
+from ranking.core.postings.plan import build_plan
+from ranking.core.query.parser import Phrase, QueryParser
 
 from .helpers import Doc, build, keys_by_url
 

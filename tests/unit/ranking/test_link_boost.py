@@ -15,8 +15,8 @@ from indexer.core.ids import DocType
 from indexer.core.runtime.workdir import scores_path
 from indexer.core.signals.link_scores import LinkScores, cached_link_scores, write_scores
 from ranking.core.options import SearchOptions
-from ranking.core.pipeline import Searcher
-from ranking.core.shard import LocalShard
+from ranking.core.search.pipeline import Searcher
+from ranking.core.shard.local import LocalShard
 from ranking.page import explanation_rows
 
 from ..linkgraph.helpers import graph_of

@@ -10,18 +10,18 @@ import numpy as np
 import pytest
 
 from indexer.core.ids import DOC_ID_LEN, DocType
-from ranking.core.candidates import Candidates
 from ranking.core.errors import ShardError
-from ranking.core.pipeline import Searcher
-from ranking.core.protocol import (
+from ranking.core.remote.client import RemoteShard
+from ranking.core.remote.protocol import (
     BINARY_TYPE,
     JSON_TYPE,
     decode_search_answer,
     encode_search_answer,
 )
-from ranking.core.remote_shard import RemoteShard
-from ranking.core.shard import LocalShard
-from ranking.core.shard_server import shard_search, shard_search_answer
+from ranking.core.remote.server import shard_search, shard_search_answer
+from ranking.core.search.pipeline import Searcher
+from ranking.core.shard.candidates import Candidates
+from ranking.core.shard.local import LocalShard
 
 from .helpers import Doc, build, text_doc
 

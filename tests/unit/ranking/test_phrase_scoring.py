@@ -1,6 +1,6 @@
 """The query side of common phrases: how often a phrase's terms stand in order in a document
-(:func:`ranking.core.scoring.in_order_counts`) and the bonus it gives
-(:func:`ranking.core.scoring.common_phrase_bonus`)."""
+(:func:`ranking.core.scoring.formulas.in_order_counts`) and the bonus it gives
+(:func:`ranking.core.scoring.formulas.common_phrase_bonus`)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ranking.core.scoring import common_phrase_bonus, in_order_counts
+from ranking.core.scoring.formulas import common_phrase_bonus, in_order_counts
 
 A = np.array
 

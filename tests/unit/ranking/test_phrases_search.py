@@ -12,8 +12,8 @@ from indexer.core.bundle.reader import IndexBundleReader
 from indexer.core.runtime.workdir import phrases_path
 from indexer.core.signals.phrases import write_crawl_phrases
 from ranking.core.options import SearchOptions
-from ranking.core.pipeline import Searcher
-from ranking.core.shard import LocalShard
+from ranking.core.search.pipeline import Searcher
+from ranking.core.shard.local import LocalShard
 from ranking.page import explanation_rows
 
 from ..indexer.test_phrases import html

@@ -8,8 +8,8 @@ import pytest
 
 from indexer.core.ids import DocType
 from ranking.core.options import SearchOptions
-from ranking.core.pipeline import Searcher
-from ranking.core.shard import LocalShard
+from ranking.core.search.pipeline import Searcher
+from ranking.core.shard.local import LocalShard
 
 from .helpers import Doc, build, text_doc
 
@@ -130,7 +130,7 @@ def test_paging_and_total(searcher):
 
 def test_bad_syntax_is_a_message(searcher):
     res = searcher.search('"threading interfaces')
-    assert any("quote" in m for m in res.messages)
+    assert any("quote" in m.text for m in res.messages)
     assert res.results
     empty = searcher.search("   ")
     assert empty.results == () and empty.messages
@@ -143,4 +143,4 @@ def test_time_budget_marks_partial(tmp_path):
     res = Searcher([LocalShard(reader)], SearchOptions(intersect_time_budget=1e-9)).search(
         "a b raw:1")
     assert res.partial
-    assert any("partial" in m for m in res.messages)
+    assert any("partial" in m.text for m in res.messages)

@@ -3,9 +3,9 @@
 import pytest
 
 from indexer.core.bundle.reader import IndexBundleReader
-from ranking.core.pipeline import Searcher
-from ranking.core.query import Controls, QueryParser
-from ranking.core.shard import LocalShard
+from ranking.core.query.parser import Controls, QueryParser
+from ranking.core.search.pipeline import Searcher
+from ranking.core.shard.local import LocalShard
 
 from ..linkgraph.helpers import write_bundle
 

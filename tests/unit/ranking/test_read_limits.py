@@ -1,4 +1,4 @@
-"""A shard's bounded work per query (ranking.core.limits): long lists read a bounded number of
+"""A shard's bounded work per query (ranking.core.postings.limits): long lists read a bounded number of
 posting blocks per partition, phrases are checked on a bounded number of candidates, lazily,
 the time budget returns the best found so far marked partial, and where the first documents
 of each partition hold the best answers the bounded search finds the exhaustive one's top 10.
@@ -15,9 +15,10 @@ from hypothesis import strategies as st
 
 from indexer.core.bundle.reader import IndexBundleReader
 from indexer.core.partition.grouping import ImportanceRanks, crawl_order_keys
-from ranking.core.blocks import key_partition
-from ranking.core.combinators import IntersectIterator, PhraseIterator
-from ranking.core.iterators import (
+from ranking.core.options import SearchOptions
+from ranking.core.postings.blocks import key_partition
+from ranking.core.postings.combinators import IntersectIterator, PhraseIterator
+from ranking.core.postings.iterators import (
     Budget,
     DecodedList,
     DecodedWordIterator,
@@ -25,12 +26,11 @@ from ranking.core.iterators import (
     WordIterator,
     collect,
 )
-from ranking.core.limits import TRUNCATED_MESSAGE, UNBOUNDED, ReadLimits
-from ranking.core.options import SearchOptions
-from ranking.core.pipeline import Searcher
-from ranking.core.query import Phrase
-from ranking.core.shard import LocalShard
-from ranking.core.tiers import candidate_block
+from ranking.core.postings.limits import TRUNCATED_MESSAGE, UNBOUNDED, ReadLimits
+from ranking.core.postings.tiers import candidate_block
+from ranking.core.query.parser import Phrase
+from ranking.core.search.pipeline import Searcher
+from ranking.core.shard.local import LocalShard
 
 from .helpers import Doc, build
 from .test_iterators import _fixture, docs_strategy, ref

@@ -1,4 +1,4 @@
-"""Zero-result fallback (ranking.core.relax): the relaxed queries, and the search over a real
+"""Zero-result fallback (ranking.core.search.relax): the relaxed queries, and the search over a real
 bundle: partial matches ranked by the number of query words, operators honoured, a spelling
 correction searched when it has results."""
 
@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 
 from indexer.core.text import TextAnalyzer
-from ranking.core.pipeline import Searcher
-from ranking.core.query import QueryParser
-from ranking.core.relax import MAX_LEVELS, MAX_SUBSETS, relaxations, search_with_fallback
-from ranking.core.shard import LocalShard
+from ranking.core.query.parser import QueryParser
+from ranking.core.search.pipeline import Searcher
+from ranking.core.search.relax import MAX_LEVELS, MAX_SUBSETS, relaxations, search_with_fallback
+from ranking.core.shard.local import LocalShard
 from tests.unit.ranking.helpers import build, text_doc
 
 ANALYZER = TextAnalyzer()

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from indexer.core.text import TextAnalyzer
 from ranking.core.options import SearchOptions
-from ranking.core.scoring import (
+from ranking.core.scoring.formulas import (
+    BONUS_NAMES,
     combine,
     dense_ranks,
     dfr_relevance,
@@ -22,8 +23,9 @@ from ranking.core.scoring import (
     record_relevance,
     region_weighted_frequency,
     title_keyword_bonus,
-    url_bonuses,
+    url_items,
 )
+from ranking.core.shard.url_features import BonusInputs, UrlFeatures, candidate_bonuses
 
 from .helpers import Doc, build
 
@@ -187,30 +189,44 @@ def test_doc_rank_is_log10_of_documents_after(tmp_path):
     assert reader.doc_rank(1, 0) == pytest.approx(np.log10(1))
 
 
+def _bonuses(url: str, title_hits: float, title_len: float, title_terms: float,
+             terms: list[str], lang: str = "en") -> dict[str, float]:
+    """The bonus factors of one page as the shard computes them: its url features
+    (:class:`UrlFeatures`, filled from :func:`url_items`), its title counts as the title
+    region gives them, through :func:`candidate_bonuses`."""
+    o, a = SearchOptions(), TextAnalyzer()
+    word_ids: dict[str, int] = {}
+    features = UrlFeatures(1)
+    features.add(0, url_items(url, "", a, lang), word_ids)
+    zero = np.zeros(1, dtype=np.int64)
+    got = candidate_bonuses(lambda p, rows: features, word_ids, BonusInputs(
+        zero, zero, terms, A([title_hits]), A([title_len]), A([title_terms]), lang, o))
+    return dict(zip(BONUS_NAMES, got[:, 0].tolist(), strict=True))
+
+
 def test_url_bonuses_by_hand():
-    o = SearchOptions()
-    a = TextAnalyzer()
-    b = url_bonuses("https://docs.python.org/3/library/threading.html",
-                    "threading - Thread-based parallelism", ["thread"], o, a, "en")
+    # title "threading - Thread-based parallelism": terms thread, thread, base, parallel;
+    # query "thread" -> 2 hits of 4 title words, 1 of 1 query terms held
+    b = _bonuses("https://docs.python.org/3/library/threading.html", 2, 4, 1, ["thread"])
     # path terms 3, librari, thread -> 1 of 3 -> path bonus 1 * 1/3
-    assert b.path_keyword == pytest.approx(1 / 3)
+    assert b["path_keyword"] == pytest.approx(1 / 3)
     # title terms thread, thread, base, parallel -> 2 of 4 -> 2 * 2/4
-    assert b.title_keyword == pytest.approx(1.0)
-    assert b.host_keyword == 0.0          # docs, python, org
-    assert b.num_slashes == pytest.approx(0.5 / 4)   # three slashes after the host
-    assert b.host_url == b.cld_url == 0.0
+    assert b["title_keyword"] == pytest.approx(1.0)
+    assert b["host_keyword"] == 0.0          # docs, python, org
+    assert b["num_slashes"] == pytest.approx(0.5 / 4)   # three slashes after the host
+    assert b["host_url"] == b["cld_url"] == 0.0
     # query "thread queue": the title holds 1 of its 2 terms -> 2 * 2/4 * 1/2
-    two = url_bonuses("https://docs.python.org/3/library/threading.html",
-                      "threading - Thread-based parallelism", ["thread", "queue"], o, a, "en")
-    assert two.title_keyword == pytest.approx(0.5)
-    root = url_bonuses("https://www.yahoo.co.uk/", "", ["yahoo"], o, a, "en")
-    assert root.host_url == 0.5 and root.cld_url == 2.0 and root.num_slashes == 0.5
+    two = _bonuses("https://docs.python.org/3/library/threading.html", 2, 4, 1,
+                   ["thread", "queue"])
+    assert two["title_keyword"] == pytest.approx(0.5)
+    root = _bonuses("https://www.yahoo.co.uk/", 0, 0, 0, ["yahoo"])
+    assert root["host_url"] == 0.5 and root["cld_url"] == 2.0 and root["num_slashes"] == 0.5
     # host keywords yahoo, co, uk: 1 of 3 -> host keyword bonus 2 * 1/3
-    assert root.host_keyword == pytest.approx(2 / 3)
-    sub = url_bonuses("https://docs.python.org/", "", [], o, a, "en")
-    assert sub.host_url == 0.5 and sub.cld_url == 0.0
-    wiki = url_bonuses("https://en.wikipedia.org/wiki/X", "", [], o, a, "en")
-    assert wiki.wiki == 0.5
+    assert root["host_keyword"] == pytest.approx(2 / 3)
+    sub = _bonuses("https://docs.python.org/", 0, 0, 0, [])
+    assert sub["host_url"] == 0.5 and sub["cld_url"] == 0.0
+    wiki = _bonuses("https://en.wikipedia.org/wiki/X", 0, 0, 0, [])
+    assert wiki["wiki"] == 0.5
 
 
 def test_combine_weights():

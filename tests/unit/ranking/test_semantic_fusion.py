@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from indexer.core.ids import DocType, hash7, make_doc_id
-from ranking.core.semantic import rank_fusion, semantic_ranks, similar_pages
-from ranking.core.semantic_store import (
+from ranking.core.semantic.rerank import rank_fusion, semantic_ranks, similar_pages
+from ranking.core.semantic.store import (
     CachedSemanticIndex,
     load_semantic_index,
     semantic_dir,
@@ -78,7 +78,7 @@ def test_store_round_trip_lookup_and_nearest(tmp_path):
 
 
 def test_nearest_scans_in_blocks(tmp_path, monkeypatch):
-    monkeypatch.setattr("ranking.core.semantic_store.BLOCK_ROWS", 2)
+    monkeypatch.setattr("ranking.core.semantic.store.BLOCK_ROWS", 2)
     urls = [f"http://h.test/{i}" for i in range(7)]
     vectors = _unit(np.eye(7, dtype=np.float32) + 0.01)
     write_semantic_index(semantic_dir(tmp_path), "m", _ids(urls), vectors)

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from indexer.core.ids import DocType
-from ranking.core.pipeline import Searcher
-from ranking.core.shard import LocalShard
+from ranking.core.search.pipeline import Searcher
+from ranking.core.shard.local import LocalShard
 
 from .helpers import Doc, build, text_doc
 
@@ -28,9 +28,9 @@ class UncachedShard(LocalShard):
     HEAD_CACHE = 0
     DOCUMENT_CACHE = 0
 
-    def _bonuses(self, *args, **kwargs):
+    def bonuses(self, inputs):
         self._url_features.clear()
-        return super()._bonuses(*args, **kwargs)
+        return super().bonuses(inputs)
 
     def collection_stats(self):
         return self.reader.collection_stats()

@@ -5,9 +5,8 @@ from __future__ import annotations
 import random
 import re
 
-from ranking.core.debris import collapse_repeats
-from ranking.core.options import SearchOptions
-from ranking.core.snippets import (
+from ranking.core.display.debris import collapse_repeats
+from ranking.core.display.snippets import (
     _spans,
     body_windows,
     has_match,
@@ -16,6 +15,7 @@ from ranking.core.snippets import (
     snippet_text,
     title_html,
 )
+from ranking.core.options import SearchOptions
 
 OPTS = SearchOptions()
 

@@ -1,5 +1,5 @@
 """Summaries read up to their body, and snippets from the body of a page whose description
-holds no query word (whole-page indexing): ranking.core.summary, LocalShard.snippet_summaries
+holds no query word (whole-page indexing): ranking.core.display.summary, LocalShard.snippet_summaries
 and the pipeline, over real bundles."""
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from crawler.core.processing.indexing import page_summary
 from crawler.core.processing.page import FetchedPage
 from crawler.core.processing.process import PageProcessor
 from indexer.core.bundle.reader import IndexBundleReader
+from ranking.core.display.snippets import query_words, snippet, stored_body_windows
+from ranking.core.display.summary import StoredSummary
 from ranking.core.options import SearchOptions
-from ranking.core.pipeline import Searcher
-from ranking.core.shard import LocalShard
-from ranking.core.snippets import query_words, snippet, stored_body_windows
-from ranking.core.summary import StoredSummary
+from ranking.core.search.pipeline import Searcher
+from ranking.core.shard.local import LocalShard
 from tests.unit.ranking.helpers import build, text_doc
 
 FILLER = "Lorem ipsum dolor sit amet, consectetur adipiscing elit. "

@@ -1,4 +1,4 @@
-"""The short barrel (ranking.core.tiers): a query's first n matches plus its first n matches
+"""The short barrel (ranking.core.postings.tiers): a query's first n matches plus its first n matches
 among fancy hits (title and anchor words), after Brin and Page's hit lists and barrels."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ from dataclasses import replace
 
 from indexer.core.documents.document import fancy_words
 from ranking.core.options import SearchOptions
-from ranking.core.pipeline import Searcher
-from ranking.core.query import QueryParser
-from ranking.core.shard import LocalShard
-from ranking.core.tiers import fancy_query
+from ranking.core.postings.tiers import fancy_query
+from ranking.core.query.parser import QueryParser
+from ranking.core.search.pipeline import Searcher
+from ranking.core.shard.local import LocalShard
 
 from .helpers import Doc, build, text_doc
 

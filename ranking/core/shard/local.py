@@ -1,0 +1,245 @@
+"""One shard's side of a query, in-process: :class:`LocalShard` over one IndexDocumentBundle.
+
+"First" is the seed's posting order (partition, then doc_map index) while the bundle is in
+crawl order; once link analysis has re-ordered partitions by importance
+(:mod:`indexer.core.bundle.reorder`), it is the global importance order: the first n by key across
+every partition (:mod:`ranking.core.postings.collect`), and Doc Rank counts the documents after a match in
+that order (:meth:`LocalShard.importance_ranks`, :class:`indexer.core.partition.grouping.ImportanceRanks`).
+
+Layer: ``ranking.core``. The shard search endpoint (``ranking/api.py``, through
+:mod:`ranking.core.remote.server`) serves it to a name server, whose
+:class:`~ranking.core.remote.client.RemoteShard` has the same
+:class:`~ranking.core.shard.candidates.ShardClient` contract. :mod:`ranking.core.search.pipeline` groups the
+candidates of every shard and reads summaries for the top ones.
+
+:class:`LocalShard` owns what it keeps between queries and orchestrates the steps, each in its
+own module: matching and scoring (:mod:`ranking.core.shard.matching`), the regions of the doc_map
+entries (:mod:`ranking.core.shard.regions`), the url features of the bonuses
+(:mod:`ranking.core.shard.url_features`) and the summaries shown (:mod:`ranking.core.shard.summaries`).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from indexer.core.bundle.reader import CollectionStats, IndexBundleReader, TermStats
+from indexer.core.errors import CorruptIndexError
+from indexer.core.partition.grouping import ImportanceRanks, crawl_order_keys, is_key_ordered
+from indexer.core.runtime.workdir import phrases_path
+from indexer.core.signals.phrases import CachedPhraseLexicon
+from indexer.core.text import TextAnalyzer
+from ranking.core.options import SearchOptions
+from ranking.core.postings.blocks import make_keys
+from ranking.core.postings.iterators import DecodedList
+from ranking.core.postings.limits import ReadLimits
+from ranking.core.query.parser import ParsedQuery
+from ranking.core.scoring.formulas import url_items
+from ranking.core.shard.candidates import Candidates
+from ranking.core.shard.doc_cache import DocumentCache
+from ranking.core.shard.matching import score_matches
+from ranking.core.shard.regions import PartitionRegions, list_regions
+from ranking.core.shard.summaries import ShardSummaries
+from ranking.core.shard.url_features import BonusInputs, UrlFeatures, candidate_bonuses
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+
+class LocalShard:
+    """A shard read in-process from an :class:`IndexBundleReader`.
+
+    Owns the reader's decoded per-partition data (region weights, url features), decoded
+    posting lists, term statistics and summaries kept for its lifetime.
+    """
+
+    DOCUMENT_CACHE = 4096  # documents' summaries (to their bodies) kept parsed, least used out
+    HEAD_CACHE = 100_000  # (url, title) heads kept decompressed, least used out
+    # bounds of a query's reads (ranking.core.postings.limits) and the clock of its time budget
+    limits: ReadLimits = ReadLimits()
+    clock: Callable[[], float] = staticmethod(time.monotonic)
+    weight = 1.0  # a shard searched on its own: its results' scores as they are (ShardClient)
+
+    def __init__(self, reader: IndexBundleReader, name: str = "local") -> None:
+        self.reader = reader
+        self.name = name
+        self._regions: dict[int, PartitionRegions] = {}
+        self._url_features: dict[tuple[int, str], UrlFeatures] = {}
+        self._word_ids: dict[str, int] = {}
+        self.analyzer = TextAnalyzer()
+        self._filters: dict[str, IntArray] = {}
+        self._decoded: dict[tuple[str, bool], DecodedList] = {}
+        self._decoded_size = 0
+        self._decoded_sizes: dict[tuple[str, bool], int] = {}
+        self._term_stats: DocumentCache[str, TermStats] = DocumentCache(self.DOCUMENT_CACHE)
+        self._stats: tuple[object, CollectionStats] | None = None
+        self._ranks: tuple[object, ImportanceRanks | None] | None = None
+        # the bundle's common phrases (phrases.npz), reloaded when the file changes
+        path: Path | None = getattr(reader, "path", None)
+        self.bundle_path = path
+        self.phrases = CachedPhraseLexicon(phrases_path(path)) if path is not None else None
+        # a reader loads files lazily and shares file handles: one query at a time
+        self.lock = threading.RLock()
+        self.documents = ShardSummaries(reader, self.lock, self.HEAD_CACHE, self.DOCUMENT_CACHE)
+
+    # -- matching ----------------------------------------------------------------------------
+
+    def candidates(self, query: str, parsed: ParsedQuery, n: int,
+                   options: SearchOptions) -> Candidates:
+        with self.lock:
+            return score_matches(self, parsed, n, options)
+
+    def collection_stats(self) -> CollectionStats:
+        """The reader's collection statistics, summed once per snapshot of the bundle (the
+        reader sums every partition's document lengths each time it is asked; a refreshed
+        reader has a new partition list)."""
+        kept = self._stats
+        if kept is None or kept[0] is not self.reader.partitions:
+            kept = self._stats = (self.reader.partitions, self.reader.collection_stats())
+        return kept[1]
+
+    def importance_ranks(self) -> ImportanceRanks | None:
+        """The global key order of this snapshot's doc_map entries
+        (:class:`indexer.core.partition.grouping.ImportanceRanks`), built once per snapshot like
+        :meth:`collection_stats`, or None when no partition is importance-ordered (the seed's
+        crawl order then holds, and candidates and Doc Rank are as the seed computes them).
+
+        A partition is ordered when its MANIFEST carries the tag of the importance it was
+        re-ordered by (:meth:`IndexBundleReader.order_tag`) and its doc_map's score column
+        (the key) does not increase; any other partition of the snapshot (the active one,
+        one finished since the last link analysis) takes its crawl-order key
+        ``log10(G - j)``, the key it would have with importance 0, so that a mixed snapshot
+        has one order."""
+        kept = self._ranks
+        if kept is None or kept[0] is not self.reader.partitions:
+            parts = []
+            ordered = False
+            for part in self.reader.partitions:
+                dm = self.reader.doc_map(part.number)
+                if self.reader.order_tag(part.number) is not None and is_key_ordered(dm.score):
+                    parts.append((part.number, dm.score))
+                    ordered = True
+                else:
+                    parts.append((part.number, crawl_order_keys(dm.n)))
+            kept = self._ranks = (self.reader.partitions,
+                                  ImportanceRanks.of(parts) if ordered else None)
+        return kept[1]
+
+    def _features(self, partition: int, index: IntArray, lang: str) -> UrlFeatures:
+        """The url features of ``partition``'s entries, with entries ``index`` filled (their
+        urls read from the heads of their summaries the first time; query-independent, kept
+        for the reader's lifetime like a document cache)."""
+        features = self._url_features.get((partition, lang))
+        if features is None:
+            features = self._url_features[(partition, lang)] = UrlFeatures(
+                self.reader.doc_map(partition).n)
+        for i in np.unique(index[~features.known[index]]).tolist():
+            try:
+                url, _ = self.reader.summary_head(partition, i)
+            except CorruptIndexError:  # a damaged record: no url bonus (its result is left out
+                url = ""               # when its summary is read for the page)
+            features.add(i, url_items(url, "", self.analyzer, lang), self._word_ids)
+        return features
+
+    def bonuses(self, inputs: BonusInputs) -> FloatArray:
+        """The bonus factors of every candidate, rows in BONUS_NAMES order
+        (:func:`ranking.core.shard.url_features.candidate_bonuses`, over this shard's url
+        features kept per partition and language)."""
+        return candidate_bonuses(lambda p, rows: self._features(p, rows, inputs.lang),
+                                 self._word_ids, inputs)
+
+    def document_frequency(self, term: str) -> int:
+        """The number of documents of the bundle holding ``term``."""
+        with self.lock:
+            return self.reader.term_stats(term).docs
+
+    def term_occurrences(self, term: str) -> int:
+        """The number of occurrences of ``term`` in the bundle (l_t), kept like summaries."""
+        return self._term_stats.load(term, self.reader.term_stats).occurrences
+
+    def partition_regions(self, partition: int) -> PartitionRegions:
+        """The regions of ``partition``'s doc_map entries, decoded once and kept."""
+        regions = self._regions.get(partition)
+        if regions is None:
+            regions = self._regions[partition] = PartitionRegions(self.reader, partition)
+        return regions
+
+    def list_regions(self, decoded: DecodedList, decoder: Any) -> dict[str, np.ndarray]:
+        """The region of every position of a decoded list (:func:`ranking.core.shard.regions.
+        list_regions`), kept in the list's memo."""
+        return list_regions(decoded, decoder, self.partition_regions)
+
+    FILTER_PREFIXES = ("safe:", "lang:", "media:", "filetype:", "site:all", "code:")
+
+    DECODED_POSTINGS = 8_000_000  # postings and positions kept decoded (8-40 bytes each)
+    WHOLE_LIST_DOCS = 16_384  # longer lists are read block by block, as far as a query needs
+
+    def decoded_list(self, term: str, positional: bool) -> DecodedList | None:
+        """A term's whole posting list, decoded once and kept (least recently used out, at
+        most DECODED_POSTINGS postings and positions; a list's positions are decoded on first
+        use): the bit-level decoding in Python is the most expensive step of a query, and the
+        same terms come back query after query.
+
+        Only lists of at most WHOLE_LIST_DOCS documents are decoded whole (None for longer
+        ones): a frequent term's list is read block by block (:class:`~ranking.core.postings.iterators.
+        WordIterator`), skipping by block headers, only as far as the query's first matches
+        need (the seed's early termination), and only the candidates' positions are decoded;
+        decoding it whole would make every query of it cost in proportion to the shard."""
+        key = (term, positional)
+        got = self._decoded.pop(key, None)
+        if got is None:
+            cursor = self.reader.postings(term)
+            if cursor.docs > self.WHOLE_LIST_DOCS:
+                return None
+            got = DecodedList.of(cursor, positional)
+        # sizes grow when a list's positions are decoded: recount this one on every use
+        self._decoded_size += got.size - self._decoded_sizes.pop(key, 0)
+        self._decoded_sizes[key] = got.size
+        while self._decoded_size > self.DECODED_POSTINGS and self._decoded:
+            old = next(iter(self._decoded))
+            self._decoded.pop(old)
+            self._decoded_size -= self._decoded_sizes.pop(old)
+        self._decoded[key] = got
+        return got
+
+    def filter_keys(self, term: str) -> IntArray | None:
+        """Decoded keys of a filter meta word (the parser's automatic ``lang:``/``safe:`` and
+        similar broad words), kept for the reader's lifetime like Lucene's filter cache: every
+        query intersects with them, and skipping through their long lists block by block would
+        dominate the query time."""
+        if not term.startswith(self.FILTER_PREFIXES):
+            return None
+        keys = self._filters.get(term)
+        if keys is None:
+            cursor = self.reader.postings(term)
+            parts = [make_keys(b.partition, b.doc_index) for b in cursor]
+            keys = np.concatenate(parts) if parts else np.zeros(0, np.int64)
+            self._filters[term] = keys
+        return keys
+
+
+    # -- what results show (ranking.core.shard.summaries) ------------------------------------
+
+    def summaries(self, doc_ids: Sequence[bytes]) -> list[dict[str, Any] | None]:
+        """Summaries of ``doc_ids`` (:meth:`ShardSummaries.summaries`)."""
+        return self.documents.summaries(doc_ids)
+
+    def snippet_summaries(self, doc_ids: Sequence[bytes], words: Sequence[str],
+                          options: SearchOptions | None) -> list[dict[str, Any] | None]:
+        """Summaries for snippets (:meth:`ShardSummaries.snippet_summaries`)."""
+        return self.documents.snippet_summaries(doc_ids, words, options)
+
+    def summary_heads(self, doc_ids: Sequence[bytes]) -> list[dict[str, Any] | None]:
+        """Only each summary's url and title (:meth:`ShardSummaries.summary_heads`)."""
+        return self.documents.summary_heads(doc_ids)
+
+    def redirect_sources(self, url: str) -> tuple[str, ...]:
+        """Urls whose redirect documents point at ``url``
+        (:meth:`ShardSummaries.redirect_sources`)."""
+        return self.documents.redirect_sources(url)
