@@ -1,7 +1,8 @@
-"""Style and architecture are part of the test run: ruff, and the import contracts in pyproject.toml
-(no core package imports Django or Celery; indexer imports none of the other apps; crawler.core
-imports neither ranking nor linkgraph; ranking.core does not import crawler; linkgraph imports
-neither crawler nor ranking; ranking.core's stage packages depend one way)."""
+"""Style and architecture are part of the test run: ruff; the import contracts in pyproject.toml
+(no core package imports Django or Celery; the apps depend one way; indexer imports none of the
+other apps; ranking.core's stages depend one way; and the rest listed there); the sizes a
+newcomer can hold in mind (modules, functions, package folders); no import cycle between the
+product's modules; and imports inside functions only with a comment saying why."""
 
 import ast
 import shutil
