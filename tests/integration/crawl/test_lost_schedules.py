@@ -39,7 +39,9 @@ def crawl_service(engine, name):
 
 def test_resumed_crawl_of_a_crawl_delayed_site_goes_on_at_once(tmp_path, redis_url):
     delay = 0.5
-    site = normal_site("resumedelay", pages=12, crawl_delay=delay)
+    # 40 pages at one per delay: the crawl is still going when the stop arrives (a Django
+    # process of its own, seconds to start on a loaded machine); with 12 it could end first
+    site = normal_site("resumedelay", pages=40, crawl_delay=delay)
     engine = Engine(tmp_path, redis_url)
     # an unclaimed schedule would wait as long as a timed-out one: only the fetcher giving
     # back the schedule it stopped lets the resumed crawl go on
