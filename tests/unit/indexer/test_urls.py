@@ -91,7 +91,7 @@ def test_url_hashes_are_the_doc_id_prefix():
     ("http://user:secret@a.b.org:8080/p", "a.b.org", "a.b.org"),              # userinfo
     ("http://u@Example.COM./x", "example.com.", "example.com"),               # trailing dot
     ("http://[2001:DB8::1]:80/", "2001:db8::1", "2001:db8::1"),               # IPv6 literal
-    ("http://1.2.3.4/", "1.2.3.4", "1.2.3.4"),
+    ("http://127.1.2.3/", "127.1.2.3", "127.1.2.3"),                      # IPv4 literal
     ("mailto:someone@example.com", "", ""),
     ("/relative/path", "", ""),
     ("file.warc#12", "", ""),
@@ -114,7 +114,7 @@ def test_a_malformed_url_raises_in_url_host_but_not_in_host_of():
     ("http://Example.COM./x", [1, 2, 0, 0]),       # a trailing dot is part of the owned host
     ("http://user:pw@a.b.org:8080/p", [0, 0, 2, 0]),
     ("http://[2001:db8::1]:80/", [0, 2, 3, 0]),
-    ("http://1.2.3.4/", [1, 2, 0, 5]),
+    ("http://127.1.2.3/", [0, 1, 3, 0]),
     ("file.warc#12", [1, 2, 1, 6]),                # no host: the owner of ''
 ])
 def test_the_owner_of_a_url_is_pinned(url: str, owners: list[int]) -> None:
