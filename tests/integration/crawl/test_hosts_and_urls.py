@@ -24,7 +24,7 @@ pytestmark = [pytest.mark.redis, pytest.mark.slow]
 IN_FLIGHT = 12
 
 PAGES = """
-import json
+import html, json, re
 from django.test import Client
 from django.test.utils import setup_test_environment
 from django.urls import reverse
@@ -35,9 +35,18 @@ crawl = Crawl.objects.get()
 client = Client()
 client.force_login(User.objects.create_superuser("op", "op@example.com", "pw-op-1234"))
 refused = reverse("admin:crawler_crawl_refused", args=[crawl.pk])
-pages = {"refused": client.get(refused + "?reason=robots"), "summary": client.get(refused),
-         "fetched": client.get(reverse("admin:crawler_crawl_fetched", args=[crawl.pk]))}
-print(json.dumps({k: [r.status_code, r.content.decode()] for k, r in pages.items()}))
+pages = {"refused": client.get(refused + "?reason=robots"), "summary": client.get(refused)}
+answers = {k: [r.status_code, r.content.decode()] for k, r in pages.items()}
+# the fetched urls, newest first 50 to a page: every page, following the Older links
+link, statuses, listing = reverse("admin:crawler_crawl_fetched", args=[crawl.pk]), set(), ""
+while link:
+    response = client.get(link)
+    statuses.add(response.status_code)
+    listing += response.content.decode()
+    older = re.search(r'<a href="([^"]+)" rel="next" id="page-older">', response.content.decode())
+    link = older and html.unescape(older.group(1))
+answers["fetched"] = [max(statuses), listing]
+print(json.dumps(answers))
 """
 
 
