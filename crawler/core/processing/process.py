@@ -65,7 +65,7 @@ from crawler.core.processing.scrapers import ScraperSet
 from crawler.core.processing.summarizers import get_summarizer
 from crawler.core.urls import canonicalize
 from indexer.core.ids import DocType, hash8
-from indexer.core.text import TextAnalyzer
+from indexer.core.text import TermPositions, TextAnalyzer
 from indexer.core.urls import host_of
 
 log = logging.getLogger(__name__)
@@ -162,7 +162,7 @@ class PageProcessor:
             lang=ruled.lang,
             title=ruled.title,
             description=description,
-            terms=MappingProxyType({t: tuple(p) for t, p in postings.items()}),
+            terms=postings,
             length=length,
             region_weights=region_weights,
             links=links,
@@ -229,7 +229,7 @@ class PageProcessor:
         return _Ruled(title, sentences, whole, lang, fields, result.meta_words,
                       result.keyword_links)
 
-    def _terms(self, ruled: _Ruled) -> tuple[dict[str, Any], tuple[tuple[int, float], ...],
+    def _terms(self, ruled: _Ruled) -> tuple[TermPositions, tuple[tuple[int, float], ...],
                                              int]:
         """Step 7: (term -> positions, region weights, length) of the title and the indexed
         text (the whole page, else the summary sentences). The title's region is always the

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import struct
 import zlib
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
 
@@ -36,6 +36,7 @@ import numpy as np
 import numpy.typing as npt
 from isal import isal_zlib
 
+from ..text.term_positions import TermPositions
 from .document import IndexDocument
 
 _BLOB_HEAD = struct.Struct(">IIIIIB")
@@ -120,14 +121,46 @@ def _joined(strings: Collection[str]) -> bytes:
     return text.encode("utf-8", "surrogatepass")
 
 
-def encode_doc_index(doc: IndexDocument) -> tuple[bytes, list[str], npt.NDArray[np.int32],
-                                                  npt.NDArray[np.int32]]:
+def gathered_positions(term_maps: Sequence[Mapping[str, Sequence[int]]]
+                       ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """``(counts, positions)`` of several documents' terms, in order: every term's count,
+    then all positions flat. A :class:`~indexer.core.text.term_positions.TermPositions` gives
+    its arrays as they are; each run of other mappings (link documents' small dicts) is read
+    in one pass."""
+    counts: list[npt.NDArray[np.int64]] = []
+    positions: list[npt.NDArray[np.int64]] = []
+    run: list[Mapping[str, Sequence[int]]] = []
+
+    def flush() -> None:
+        if run:
+            values = list(chain.from_iterable(m.values() for m in run))
+            run_counts = np.fromiter(map(len, values), dtype=np.int64, count=len(values))
+            counts.append(run_counts)
+            positions.append(np.fromiter(chain.from_iterable(values), dtype=np.int64,
+                                         count=int(run_counts.sum())))
+            run.clear()
+
+    for terms in term_maps:
+        if isinstance(terms, TermPositions):
+            flush()
+            counts.append(terms.counts)
+            positions.append(terms.positions)
+        else:
+            run.append(terms)
+    flush()
+    if len(counts) == 1:
+        return counts[0], positions[0]
+    empty = np.zeros(0, dtype=np.int64)
+    return (np.concatenate(counts) if counts else empty,
+            np.concatenate(positions) if positions else empty)
+
+
+def encode_doc_index(doc: IndexDocument) -> tuple[bytes, list[str], npt.NDArray[np.int64],
+                                                  npt.NDArray[np.int64]]:
     """The compressed index blob of ``doc`` plus its terms, counts and flat positions."""
     terms = list(doc.terms)
-    values = doc.terms.values()
-    counts = np.fromiter(map(len, values), dtype=np.int32, count=len(terms))
-    total = int(counts.sum())
-    positions = np.fromiter(chain.from_iterable(values), dtype=np.int32, count=total)
+    counts, positions = gathered_positions([doc.terms])
+    total = positions.size
     raw_terms = _joined(terms)
     raw_meta = _joined(doc.meta_words)
     regions = np.array([tuple(r) for r in doc.region_weights], dtype=_REGION) \

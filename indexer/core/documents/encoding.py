@@ -33,6 +33,7 @@ from .doc_index import (
     decode_doc_index,
     encode_blobs,
     encode_doc_index,
+    gathered_positions,
     small_doc_index,
 )
 from .document import IndexDocument
@@ -158,16 +159,14 @@ def prepare_documents(docs: list[IndexDocument], level: int) -> PendingBatch:
                                       ).encode("utf-8") for doc in docs], level)
     caches = [_gzip(doc.cached_page, level) if doc.cached_page else b"" for doc in docs]
     term_maps = [doc.terms for doc in docs]
-    values = list(chain.from_iterable(t.values() for t in term_maps))
-    counts = np.fromiter(map(len, values), dtype=np.int64, count=len(values))
+    counts, positions = gathered_positions(term_maps)
     metas = [doc.meta_words for doc in docs]
     batch = DocBatch(
         [doc.doc_id for doc in docs], [doc.length for doc in docs],
         [tuple(tuple(r) for r in doc.region_weights) for doc in docs],
         [tuple(doc.classifier_scores) for doc in docs],
         list(chain.from_iterable(term_maps)),
-        np.fromiter(map(len, term_maps), dtype=np.int64, count=n), counts,
-        np.fromiter(chain.from_iterable(values), dtype=np.int64, count=int(counts.sum())),
+        np.fromiter(map(len, term_maps), dtype=np.int64, count=n), counts, positions,
         list(chain.from_iterable(metas)), np.fromiter(map(len, metas), dtype=np.int64, count=n))
     _validate_batch(batch, [doc.url for doc in docs])
     return PendingBatch(batch, summaries, caches, encode_blobs(batch), [doc.url for doc in docs])

@@ -6,6 +6,7 @@ Public API:
 
 * :class:`TextAnalyzer` (``terms(text, lang)``, ``query_terms``, ``positions``) and
   :func:`analyze`: tokenise (canonical forms, n-grams) and stem;
+* :class:`TermPositions`: a document's terms with their positions, in arrays;
 * :func:`tokenize`: the unstemmed tokens;
 * :func:`guess_language`, :func:`declared_language`, :func:`guess_text_language`,
   :func:`sure_text_language`, :class:`LanguageGuess`;
@@ -27,12 +28,14 @@ from .language import (
     sure_text_language,
 )
 from .stopwords import link_stop_words, remove_stop_words, stop_words
+from .term_positions import TermPositions
 from .tokenize import char_ngrams, spell_url, tokenize
 
 __all__ = [
     "LanguageGuess",
     "TextAnalysisError",
     "TextAnalyzer",
+    "TermPositions",
     "UnknownLanguageError",
     "analyze",
     "char_ngrams",

@@ -24,6 +24,7 @@ import Stemmer
 
 from .langtags import snowball_algorithm
 from .stopwords import stop_words
+from .term_positions import TermPositions
 from .tokenize import PLAIN, SPECIAL, WORD, tokenize_ascii_chunks, tokenize_with_kinds
 
 # ASCII characters that PLAIN does not match (its runs, in ASCII text, are those of letters,
@@ -167,12 +168,13 @@ class TextAnalyzer:
 
     def positions(
         self, texts: Iterable[str], lang: str | None, start: int = 0
-    ) -> tuple[dict[str, list[int]], list[int]]:
+    ) -> tuple[TermPositions, list[int]]:
         """Terms of several consecutive text pieces with their word positions.
 
         Returns ``(term -> increasing positions, ends)`` where ``ends[i]`` is the position just
-        after piece ``i`` (so piece ``i`` covers ``ends[i-1] .. ends[i]-1``). The same terms
-        as :meth:`terms` of each piece, looked up for all the pieces at once.
+        after piece ``i`` (so piece ``i`` covers ``ends[i-1] .. ends[i]-1``); terms in order of
+        first occurrence. The same terms as :meth:`terms` of each piece, looked up for all the
+        pieces at once, grouped by term in arrays (:class:`.term_positions.TermPositions`).
         """
         normalize = unicodedata.normalize
         pieces = [normalize("NFKC", text).split() for text in texts]
@@ -184,15 +186,7 @@ class TextAnalyzer:
         found = list(map(memo.__getitem__, chunks))
         counted = list(accumulate(map(len, found), initial=start))
         ends = list(map(counted.__getitem__, accumulate(map(len, pieces))))
-        postings: dict[str, list[int]] = {}
-        get = postings.get
-        for pos, term in enumerate(chain.from_iterable(found), start):
-            bucket = get(term)
-            if bucket is None:
-                postings[term] = [pos]
-            else:
-                bucket.append(pos)
-        return postings, ends
+        return TermPositions.grouped(list(chain.from_iterable(found)), start), ends
 
 
 def term_positions(terms: Sequence[str], start: int = 0) -> dict[str, list[int]]:

@@ -43,5 +43,5 @@ def test_canonical_tokens_and_numbers_are_not_stemmed():
 def test_positions_across_pieces():
     postings, ends = TextAnalyzer().positions(["The title", "Body text title"], "en")
     assert ends == [2, 5]
-    assert postings["titl"] == [1, 4]
+    assert postings["titl"] == (1, 4)
     assert term_positions(["a", "b", "a"], 10) == {"a": [10, 12], "b": [11]}

@@ -51,7 +51,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from crawler.core.processing.errors import ConfigError
 from crawler.core.processing.page import EMPTY_MAP, ProcessedPage
-from indexer.core.text import TextAnalyzer
+from indexer.core.text import TermPositions, TextAnalyzer
 
 log = logging.getLogger(__name__)
 
@@ -177,18 +177,16 @@ def _merged(page: ProcessedPage, name: str, output: PluginOutput,
     if regions:
         postings, ends = analyzer.positions((r.text[:MAX_REGION_CHARS] for r in regions),
                                             page.lang, start=page.length)
-        # Only the regions' terms change (their positions follow the page's): the page's
-        # other terms keep their tuples, and new terms come last, in the regions' order.
-        terms = dict(page.terms)
-        for term, positions in postings.items():
-            terms[term] = (*terms.get(term, ()), *positions)
+        # Only the regions' terms change (their positions follow the page's): a term of
+        # both gains the regions' positions, and new terms come last, in the regions' order.
+        terms = TermPositions.of(page.terms).followed_by(postings)
         weights = list(page.region_weights)
         previous = page.length
         for region, end in zip(regions, ends, strict=True):
             if end > previous:
                 weights.append((end - 1, float(region.weight)))
             previous = end
-        changes.update(terms=MappingProxyType(terms),
+        changes.update(terms=terms,
                        region_weights=tuple(weights), length=ends[-1])
     words = _clean_words(output.meta_words)
     if words:
