@@ -9,11 +9,11 @@ class CrawlerConfig(AppConfig):
 
     def ready(self) -> None:
         # these modules import the models and the Celery tasks: only once the registry is ready
-        from . import link_analysis, signals, tasks
+        from . import link_analysis, sending, signals
 
         # link analysis reads crawls only through what the crawler gives it
         apps.get_app_config("linkgraph").crawl_facts = link_analysis.FACTS
-        # the task module queues runs; link analysis is handed its sender, never imports it
-        link_analysis.send_runs_with(tasks.send_link_analysis)
+        # runs are queued by task name; link analysis is handed its sender, never imports it
+        link_analysis.send_runs_with(sending.send_link_analysis)
         signals.crawl_documents_complete.connect(link_analysis.on_documents_complete,
                                                  dispatch_uid="crawler.link_analysis")

@@ -9,7 +9,7 @@ services take (:class:`CrawlerFacts`) and sends runs to the crawler's Celery tas
 the other way round.
 
 The task module calls this one, not the reverse: the function that queues a run
-(``crawler.tasks.send_link_analysis``) is handed to :func:`send_runs_with` when the app loads
+(``crawler.sending.send_link_analysis``) is handed to :func:`send_runs_with` when the app loads
 (``CrawlerConfig.ready``), which also connects :func:`on_documents_complete` to the crawl
 services' ``crawler.signals.crawl_documents_complete``.
 """
@@ -60,7 +60,7 @@ _sender = _Sender()
 
 
 def send_runs_with(send: analysis.Enqueue) -> None:
-    """Queue runs with ``send`` (``crawler.tasks.send_link_analysis``; called by
+    """Queue runs with ``send`` (``crawler.sending.send_link_analysis``; called by
     ``CrawlerConfig.ready``)."""
     _sender.send = send
 

@@ -50,6 +50,7 @@ from crawler.core.transport.spool import Spool
 from crawler.link_analysis import link_analysis_run
 from crawler.machines.fetching import run_schedule
 from crawler.machines.seen_envelopes import replay_guard
+from crawler.sending import EXPORT_WARC_TASK, LINK_ANALYSIS_TASK, send_link_analysis
 from crawler.warc_export import ExportError, crawl_export_warc
 from indexer.core.runtime.workdir import crawl_paths, queue_server_dir
 
@@ -182,25 +183,14 @@ def send_schedule(message: dict) -> None:
     fetch_schedule_task.apply_async(args=[envelope], queue=FETCH_QUEUE)
 
 
-ANALYSIS_QUEUE = "analysis"
-
-
-@shared_task(name="crawler.link_analysis", acks_late=False, ignore_result=True)
+@shared_task(name=LINK_ANALYSIS_TASK, acks_late=False, ignore_result=True)
 def link_analysis_task(crawl_id: int) -> str:
     """Run crawl ``crawl_id``'s link analysis (or hand it to the run in progress); never
     raises: the outcome is recorded on ``LinkAnalysis`` and returned."""
     return link_analysis_run(int(crawl_id), enqueue=send_link_analysis)
 
 
-def send_link_analysis(crawl_id: int) -> None:
-    """Queue a run; raises when the broker cannot be reached (after about a second)."""
-    link_analysis_task.apply_async(
-        args=[int(crawl_id)], queue=ANALYSIS_QUEUE, retry=True,
-        retry_policy={"max_retries": 2, "interval_start": 0.2, "interval_step": 0.4,
-                      "interval_max": 0.5})
-
-
-@shared_task(name="crawler.export_warc", acks_late=False, ignore_result=True)
+@shared_task(name=EXPORT_WARC_TASK, acks_late=False, ignore_result=True)
 def export_warc_task(crawl_id: int) -> dict:
     """Export crawl ``crawl_id``'s stored pages to a WARC file (``crawler.warc_export``) on
     the ``analysis`` worker (it runs long, as a link analysis does; acknowledged on receipt for
@@ -210,11 +200,3 @@ def export_warc_task(crawl_id: int) -> dict:
     except (ExportError, OSError) as exc:
         logger.error("WARC export of crawl %s failed: %s", crawl_id, exc)
         return {"error": str(exc)}
-
-
-def send_export_warc(crawl_id: int) -> None:
-    """Queue a WARC export; raises when the broker cannot be reached (after about a second)."""
-    export_warc_task.apply_async(
-        args=[int(crawl_id)], queue=ANALYSIS_QUEUE, retry=True,
-        retry_policy={"max_retries": 2, "interval_start": 0.2, "interval_step": 0.4,
-                      "interval_max": 0.5})

@@ -109,10 +109,10 @@ def test_export_warc_command(make_crawl, work):
 
 
 def test_admin_export_action_and_the_crawl_page(admin_client, make_crawl, work, monkeypatch):
-    from crawler import tasks
+    from crawler import sending, tasks
 
     crawl = ended_crawl(make_crawl, work)
-    monkeypatch.setattr(tasks, "send_export_warc", tasks.export_warc_task)  # the worker
+    monkeypatch.setattr(sending, "send_export_warc", tasks.export_warc_task)  # the worker
     response = admin_client.post(reverse("admin:crawler_crawl_changelist"), {
         "action": "export_warc", "_selected_action": [crawl.pk]}, follow=True)
     assert "WARC export queued" in response.content.decode()

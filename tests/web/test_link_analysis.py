@@ -20,7 +20,7 @@ from crawler.link_analysis import (
     link_analysis_run,
 )
 from crawler.models import Crawl, QueueServer, SeedSite
-from crawler.tasks import ANALYSIS_QUEUE
+from crawler.sending import ANALYSIS_QUEUE
 from indexer.core.runtime.workdir import scores_path
 from indexer.core.signals.link_scores import LinkScores
 from indexer.core.urls import hashes_of
