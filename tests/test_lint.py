@@ -77,8 +77,7 @@ def test_engine_cites_only_what_the_repository_holds():
 
 # issue 32: rooms a newcomer can read. A package folder holds at most 20 modules directly, the
 # product's modules import one another without cycles, and an import inside a function is kept
-# only for an optional dependency, Django's loading order or a heavy module one rarely used view
-# needs (every web process's start), with a comment saying why.
+# only for an optional dependency or Django's loading order, with a comment saying why.
 MAX_PACKAGE_MODULES = 20
 
 
@@ -190,9 +189,8 @@ def comment_above(lines: list[str], lineno: int) -> bool:
 
 
 def test_imports_inside_functions_say_why():
-    """An import inside a function hides a cycle unless it is for an optional dependency,
-    Django's loading order or a heavy module that one rarely used view needs: each says which
-    in a comment on its line or the line above."""
+    """An import inside a function hides a cycle unless it is for an optional dependency or
+    for Django's loading order: each says which in a comment on its line or the line above."""
     silent = []
     for path in product_modules():
         lines = path.read_text(encoding="utf-8").splitlines()

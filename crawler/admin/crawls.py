@@ -32,6 +32,7 @@ from linkgraph.selectors import link_analysis_status_get
 
 from .hosts import host_urls
 from .machines import machines_page
+from .page_testing import PageTestForm, run_test
 from .scrapers import PageOptionsForm
 
 CRAWL_ACTIONS = {
@@ -415,10 +416,6 @@ class PageOptionsAdmin(admin.ModelAdmin):
 
     def test_view(self, request: HttpRequest, options_id: int):
         """Page Options "Test": one page through every processing step, with timings."""
-        # loaded when the tool is used: the page test brings the fetcher and page processing
-        # (0.3 s), which no other admin page needs, into every web process that starts
-        from .page_testing import PageTestForm, run_test
-
         options = get_object_or_404(PageOptions, pk=options_id)
         if not self.has_change_permission(request, options):
             raise PermissionDenied  # the test fetches urls: change_pageoptions only
