@@ -73,31 +73,46 @@ class TermStats:
 
 
 class _Partition:
-    """One partition's loaded derived files.
+    """One partition's derived files.
 
-    Postings and positions are read on first use; files not read at the snapshot are opened
-    then (:meth:`open_files`), so a re-order that deletes them afterwards
-    (:mod:`indexer.core.bundle.reorder`) does not take them from this snapshot."""
+    ``unmerged``: the dictionary does not hold the partition's terms yet (the active partition,
+    or one closed since the last merge), so its own term table (``last_entries``) is read, on
+    the first term looked up (:attr:`terms`). Postings, positions and that table are read on
+    first use from files opened at the snapshot (:meth:`open_files`), so a re-order or a
+    refresh that deletes them afterwards (:mod:`indexer.core.bundle.reorder`) does not take them
+    from this snapshot; a reader that never looks a term up (link analysis, phrase counting,
+    counting documents) never reads them."""
 
-    __slots__ = ("number", "directory", "files", "doc_map", "terms", "order", "live",
-                 "_postings", "_positions", "_fds")
+    __slots__ = ("number", "directory", "files", "doc_map", "unmerged", "order", "live",
+                 "_terms", "_postings", "_positions", "_fds")
 
     def __init__(self, number: int, directory: Path, files: dict[str, str], doc_map: DocMap,
-                 terms: dict[bytes, tuple[int, int, int, int]] | None,
-                 order: str | None = None) -> None:
+                 unmerged: bool, order: str | None = None) -> None:
         self.number = number
         self.order = order  # the MANIFEST's importance tag (None: crawl order)
         self.directory = directory
         self.files = files
         self.doc_map = doc_map
-        self.terms = terms
+        self.unmerged = unmerged
         self.live: np.ndarray | None = None  # doc_map entries not retired (None: all)
+        self._terms: dict[bytes, tuple[int, int, int, int]] | None = None
         self._postings: bytes | None = None
         self._positions: bytes | None = None
         self._fds: dict[str, int] = {}
 
+    @property
+    def terms(self) -> dict[bytes, tuple[int, int, int, int]] | None:
+        """An unmerged partition's term table (term_id -> docs, occurrences, postings offset,
+        postings length); None for a merged one (the dictionary holds its terms)."""
+        if self.unmerged and self._terms is None:
+            self._terms = last_entries_table(self.file("last_entries"),
+                                             self._read("last_entries"))
+        return self._terms
+
     def open_files(self) -> None:
-        for kind in ("postings", "positions"):
+        kinds = ("postings", "positions", "last_entries") if self.unmerged else (
+            "postings", "positions")
+        for kind in kinds:
             self._fds[kind] = os.open(self.file(kind), os.O_RDONLY)
 
     def _read(self, kind: str) -> bytes:
@@ -115,10 +130,6 @@ class _Partition:
         for fd in self._fds.values():
             os.close(fd)
         self._fds.clear()
-
-    def load(self) -> None:
-        self.postings_payload()
-        self.positions_payload()
 
     def postings_payload(self) -> bytes:
         if self._postings is None:
@@ -140,7 +151,11 @@ class _SnapshotChanged(Exception):
 
 def load_last_entries(path: Path) -> dict[bytes, tuple[int, int, int, int]]:
     """term_id -> (docs, occurrences, postings offset, postings length)."""
-    payload = read_framed(path, "last_entries")
+    return last_entries_table(path, read_framed(path, "last_entries"))
+
+
+def last_entries_table(path: Path, payload: bytes) -> dict[bytes, tuple[int, int, int, int]]:
+    """The table of a last_entries file's ``payload`` (read from ``path``)."""
     try:
         keys, ints, _, _ = unpack_columns(LAST_ENTRIES_TOOL, payload)
     except RecordFormatError as exc:
@@ -315,17 +330,12 @@ class IndexBundleReader:
                 pdir = partition_dir(self.path, number)
                 files = manifest["files"]
                 doc_map = _load_doc_map(pdir / files["doc_map"])
-                terms = None
-                if number >= next_partition or manifest.get("merged") is False:
-                    terms = load_last_entries(pdir / files["last_entries"])
+                unmerged = number >= next_partition or manifest.get("merged") is False
                 tag = manifest.get(ORDER_KEY)
-                part = _Partition(number, pdir, files, doc_map, terms,
+                part = _Partition(number, pdir, files, doc_map, unmerged,
                                   str(tag) if tag is not None else None)
                 partitions.append(part)
-                if terms is not None:
-                    part.load()
-                else:
-                    part.open_files()
+                part.open_files()
             retired = read_retired(self.path)  # after the MANIFESTs: see the module
         except BaseException:
             for part in partitions:
@@ -377,11 +387,11 @@ class IndexBundleReader:
         out: list[PartitionInfo] = []
         merged = self.dictionary.lookup(key) or ()
         for record in merged:
-            if record[0] in self._by_number and self._by_number[record[0]].terms is None:
+            if record[0] in self._by_number and not self._by_number[record[0]].unmerged:
                 out.append(PartitionInfo(*record))
         for part in self.partitions:
-            if part.terms is not None:
-                hit = part.terms.get(key)
+            if part.unmerged:
+                hit = part.terms.get(key)  # type: ignore[union-attr]
                 if hit is not None:
                     out.append(PartitionInfo(part.number, *hit))
         out.sort(key=lambda r: r.partition)

@@ -112,6 +112,29 @@ def test_active_partition_is_searchable_after_refresh(tmp_path: Path) -> None:
     writer.close()
 
 
+def test_an_unmerged_partitions_terms_are_read_on_the_first_lookup(tmp_path: Path) -> None:
+    """A reader that looks no term up (link analysis, phrase counting) never reads the active
+    partition's term table; one that does reads the table of its own snapshot, even after two
+    writer refreshes have deleted that generation's files."""
+    writer = IndexBundleWriter(tmp_path, BundleConfig(refresh_every_docs=0))
+    writer.append([make_doc(i) for i in range(10)])
+    writer.refresh()
+    reader = IndexBundleReader(tmp_path)
+    (part,) = reader.partitions
+    assert part.unmerged and part._terms is None  # not read at the snapshot
+    assert reader.doc_map(0).m == 10
+    assert part._terms is None
+    table = sorted(tmp_path.glob("positions_doc_map/0/last_entries*"))
+    for more in (range(10, 20), range(20, 30)):
+        writer.append([make_doc(i) for i in more])
+        writer.refresh()
+    assert not any(path.exists() for path in table)  # the snapshot's generation is gone
+    assert reader.term_stats("site:h0.example").docs == 2  # read from the open file
+    assert part._terms is not None
+    reader.close()
+    writer.close()
+
+
 def test_links_fold_into_their_target(tmp_path: Path) -> None:
     page = make_doc(1, url="https://t.example/", words=5)
     link = make_doc(2, url="https://t.example/", doc_type=DocType.LINK, words=3, cached=False)
