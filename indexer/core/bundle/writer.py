@@ -50,7 +50,7 @@ from ..documents.encoding import (
 )
 from ..documents.store import PartitionDocumentBundle
 from ..errors import IndexStateError
-from ..files.storage import FileLock, atomic_write_many, frame, remove_temporaries
+from ..files.storage import FileLock, atomic_write_many, frame, link_many, remove_temporaries
 from ..ids import DOC_TYPE, DocType
 from ..partition.build import ActiveDocs, Vocabulary, build_partition, load_partition_docs
 from ..partition.grouping import Importance
@@ -126,6 +126,9 @@ class IndexBundleWriter:
         self._vocab = Vocabulary()
         self._generation = 0
         self._since_refresh = 0
+        # the MANIFEST of this writer's last refresh of the active partition (its files hold
+        # every document when nothing was appended since): a close can reuse them
+        self._refreshed: dict[str, Any] | None = None
         active = self.documents.active
         pdir = partition_dir(self.path, active)
         pdir.mkdir(parents=True, exist_ok=True)
@@ -258,8 +261,19 @@ class IndexBundleWriter:
         write_partition_manifest(self.path, number, manifest)
         self._delete_stale_generations(number, keep={self._generation, previous})
         self._since_refresh = 0
+        self._refreshed = manifest
         logger.debug("partition %d refreshed: generation %d, %d documents", number,
                      self._generation, len(self._docs))
+
+    def _promote_refreshed(self, number: int, refreshed: dict[str, Any]) -> dict[str, Any]:
+        """The closed partition's MANIFEST when nothing was appended since the last refresh:
+        that refresh's derived files are exactly what closing would build (a crawl's end
+        refreshes so that link analysis reads every document, then closes), so they take
+        the final names as hard links instead of being built and written again."""
+        files = {kind: kind for kind in DERIVED_FILES}
+        link_many(partition_dir(self.path, number),
+                  {refreshed["files"][kind]: files[kind] for kind in DERIVED_FILES})
+        return {**refreshed, "state": "closed", "files": files}
 
     def close_partition(self) -> int | None:
         """Write the active partition's final files and start a new partition.
@@ -270,7 +284,10 @@ class IndexBundleWriter:
         if not self._docs:
             return None
         number = self.documents.active
-        manifest = self._write_derived(number, "", "closed")
+        if self._refreshed is not None and not self._since_refresh:
+            manifest = self._promote_refreshed(number, self._refreshed)
+        else:
+            manifest = self._write_derived(number, "", "closed")
         write_partition_manifest(self.path, number, manifest)
         self.documents.start_partition()
         self._delete_stale_generations(number, keep=set())
@@ -278,6 +295,7 @@ class IndexBundleWriter:
         self._vocab = Vocabulary()
         self._generation = 0
         self._since_refresh = 0
+        self._refreshed = None
         partition_dir(self.path, self.documents.active).mkdir(parents=True, exist_ok=True)
         logger.info("partition %d closed: %d documents, %d groups, %d terms", number,
                     manifest["docs"], manifest["groups"], manifest["terms"])

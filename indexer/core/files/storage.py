@@ -177,6 +177,21 @@ def atomic_write_many(directory: PathLike, files: dict[str, bytes | memoryview])
     fsync_dir(directory)
 
 
+def link_many(directory: PathLike, names: dict[str, str]) -> None:
+    """Give existing, durable files of ``directory`` new names as well (``names``: existing
+    name -> new name), each new name replacing what it held atomically (a hard link made under
+    a temporary name, then renamed), then fsync the directory once: the bytes are not written
+    again. A crash before this returns leaves each new name with its old content or the
+    file's."""
+    directory = Path(directory)
+    for existing, new in names.items():
+        tmp = directory / f"{new}{TMP_MARK}{os.getpid()}"
+        tmp.unlink(missing_ok=True)
+        os.link(directory / existing, tmp)
+        os.replace(tmp, directory / new)
+    fsync_dir(directory)
+
+
 def remove_temporaries(directory: PathLike) -> None:
     """Delete temporary files a crashed writer left behind (names containing ``.tmp.``)."""
     for entry in os.scandir(directory):

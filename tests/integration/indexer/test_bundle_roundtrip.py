@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from pathlib import Path
 
 import numpy as np
@@ -133,6 +135,44 @@ def test_an_unmerged_partitions_terms_are_read_on_the_first_lookup(tmp_path: Pat
     assert part._terms is not None
     reader.close()
     writer.close()
+
+
+def test_a_close_right_after_a_refresh_keeps_the_refreshed_files(tmp_path: Path) -> None:
+    """A crawl's end refreshes (link analysis must read every document) and then closes: the
+    close gives the refreshed files the final names instead of building them again, and they
+    are the bytes a close without the refresh writes."""
+    docs = [make_doc(i) for i in range(40)]
+    built = {}
+    for name, refresh in (("plain", False), ("refreshed", True)):
+        writer = IndexBundleWriter(tmp_path / name, BundleConfig(refresh_every_docs=0))
+        writer.append(docs)
+        if refresh:
+            writer.refresh()
+            inode = (tmp_path / name / "positions_doc_map" / "0" / "postings.g1").stat().st_ino
+        assert writer.close_partition() == 0
+        writer.close()
+        pdir = tmp_path / name / "positions_doc_map" / "0"
+        built[name] = {p.name: p.read_bytes() for p in pdir.iterdir() if p.name != "MANIFEST"}
+        manifest = json.loads((pdir / "MANIFEST").read_text().split("\n", 1)[1])
+        assert manifest["state"] == "closed" and manifest["files"]["postings"] == "postings"
+        if refresh:  # the refreshed file under its final name: linked, not written again
+            assert (pdir / "postings").stat().st_ino == inode
+    assert built["refreshed"] == built["plain"]
+    assert not any(".g" in name for name in built["refreshed"])
+    reader = IndexBundleReader(tmp_path / "refreshed")
+    assert reader.collection_stats().documents == 40
+    assert reader.term_stats("site:h0.example").docs == 8
+    reader.close()
+    # appended after the refresh: built again, not linked
+    writer = IndexBundleWriter(tmp_path / "later", BundleConfig(refresh_every_docs=0))
+    writer.append(docs[:20])
+    writer.refresh()
+    writer.append(docs[20:])
+    writer.close_partition()
+    writer.close()
+    reader = IndexBundleReader(tmp_path / "later")
+    assert reader.collection_stats().documents == 40
+    reader.close()
 
 
 def test_links_fold_into_their_target(tmp_path: Path) -> None:
