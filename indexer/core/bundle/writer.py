@@ -284,9 +284,13 @@ class IndexBundleWriter:
         if not self._docs:
             return None
         number = self.documents.active
+        manifest = None
         if self._refreshed is not None and not self._since_refresh:
-            manifest = self._promote_refreshed(number, self._refreshed)
-        else:
+            try:
+                manifest = self._promote_refreshed(number, self._refreshed)
+            except OSError as exc:  # a file system without hard links: build them again
+                logger.info("partition %d: refreshed files not linked (%s)", number, exc)
+        if manifest is None:
             manifest = self._write_derived(number, "", "closed")
         write_partition_manifest(self.path, number, manifest)
         self.documents.start_partition()

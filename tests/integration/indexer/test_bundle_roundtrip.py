@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -222,3 +223,24 @@ def test_bad_positions_rejected_before_storing(tmp_path: Path) -> None:
             writer.append([bad])
         writer.append([doc])
     assert IndexBundleReader(tmp_path).collection_stats().stored_documents == 1
+
+
+def test_a_close_without_hard_links_builds_the_files_again(tmp_path: Path, monkeypatch,
+                                                          caplog) -> None:
+    """On a file system that refuses hard links (a fault this machine's cannot cause, so
+    ``os.link`` is made to refuse) the close after a refresh writes the files instead."""
+    def refuse(*_args: object, **_kwargs: object) -> None:
+        raise OSError(1, "Operation not permitted")
+
+    writer = IndexBundleWriter(tmp_path, BundleConfig(refresh_every_docs=0))
+    writer.append([make_doc(i) for i in range(12)])
+    writer.refresh()
+    monkeypatch.setattr(os, "link", refuse)
+    with caplog.at_level("INFO", logger="indexer.core.bundle.writer"):
+        assert writer.close_partition() == 0
+    assert "refreshed files not linked" in caplog.text
+    writer.close()
+    reader = IndexBundleReader(tmp_path)
+    assert reader.collection_stats().documents == 12
+    assert reader.term_stats("site:h0.example").docs == 3
+    reader.close()
