@@ -10,7 +10,9 @@ from django.urls import reverse
 
 from crawler import selectors, services
 from crawler.core.processing.builtin_scrapers import BUILTIN_NAMES, builtin_scraper
-from crawler.core.processing.config import PageProcessingConfig
+from crawler.core.processing.config import DEFAULT_INDEXING_PLUGINS, PageProcessingConfig
+from crawler.core.processing.page import FetchedPage
+from crawler.machines.fetching import processor_for
 from crawler.models import PageOptions, Scraper
 from tests.fixtures import cms_pages
 
@@ -128,8 +130,6 @@ def test_a_crawl_started_before_the_builtin_ones_keeps_running_without_them(make
 
 
 def test_a_crawl_reads_wordpress_pages_with_the_builtin_scraper(make_crawl):
-    from crawler.core.processing.page import FetchedPage
-    from crawler.machines.fetching import processor_for
 
     crawl = make_crawl()
     services.crawl_start(crawl.pk)
@@ -149,8 +149,6 @@ def test_options_nothing_read_are_gone(admin_client, options, name):
 
 
 def test_indexing_plugins_setting(make_crawl, settings):
-    from crawler.core.processing.config import DEFAULT_INDEXING_PLUGINS
-    from crawler.machines.fetching import processor_for
 
     config = selectors.crawl_config_get(make_crawl().pk)
     settings.INDEXING_PLUGINS = None  # unset: the engine's default plugins

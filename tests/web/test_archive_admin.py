@@ -14,7 +14,7 @@ from django.core.management import call_command
 from django.urls import reverse
 from warcio.archiveiterator import ArchiveIterator
 
-from crawler import services
+from crawler import sending, services, tasks
 from crawler.core.definition.crawl import CrawlStatus
 from crawler.core.processing.indexing import to_index_documents
 from crawler.core.processing.page import FetchedPage
@@ -109,8 +109,6 @@ def test_export_warc_command(make_crawl, work):
 
 
 def test_admin_export_action_and_the_crawl_page(admin_client, make_crawl, work, monkeypatch):
-    from crawler import sending, tasks
-
     crawl = ended_crawl(make_crawl, work)
     monkeypatch.setattr(sending, "send_export_warc", tasks.export_warc_task)  # the worker
     response = admin_client.post(reverse("admin:crawler_crawl_changelist"), {

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
+
+from indexer.core.documents.doc_index import DocBatch
 from indexer.core.documents.document import IndexDocument
-from indexer.core.ids import DocType, hash7
+from indexer.core.ids import DocType, hash7, hash8
+from indexer.core.partition.build import ActiveDocs, Vocabulary
 
 WORDS = [f"w{i}" for i in range(3000)]
 
@@ -49,12 +53,6 @@ def synthetic_partition(ndocs: int, seed: int = 20):
     """An active partition of ``ndocs`` distinct pages (150 to 750 words, words drawn by a
     Zipf-Mandelbrot law of exponent 1.5, as bench/synthetic_corpus.py draws them), made with
     array operations and kept as the writer keeps it: ``(ActiveDocs, Vocabulary)``."""
-    import numpy as np
-
-    from indexer.core.documents.doc_index import DocBatch
-    from indexer.core.ids import hash8
-    from indexer.core.partition.build import ActiveDocs, Vocabulary
-
     rng = np.random.default_rng(seed)
     lengths = rng.integers(150, 750, ndocs)
     total = int(lengths.sum())

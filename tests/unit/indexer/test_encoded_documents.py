@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import base64
 import zlib
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from indexer.core.bundle.reader import IndexBundleReader
 from indexer.core.bundle.writer import IndexBundleWriter
-from indexer.core.documents.doc_index import decode_doc_index
+from indexer.core.documents.doc_index import decode_doc_index, encode_doc_index, small_doc_index
 from indexer.core.documents.encoding import EncodedDocument, encode_document, scale_regions
 from indexer.core.ids import DocType
 from tests.unit.indexer.helpers import make_doc
@@ -77,9 +78,6 @@ def test_scale_regions_multiplies_the_weights_only() -> None:
 
 @pytest.mark.parametrize("i", range(40))
 def test_the_fast_small_document_encoding_is_byte_identical(i: int) -> None:
-    from dataclasses import replace
-
-    from indexer.core.documents.doc_index import encode_doc_index, small_doc_index
 
     doc = make_doc(i, words=[0, 1, 5, 40, 200][i % 5])
     if i % 7 == 3:  # positions past 65535 switch the blob to 4-byte numbers
