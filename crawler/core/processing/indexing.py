@@ -49,7 +49,7 @@ from indexer.core.documents.document import IndexDocument, fancy_words
 from indexer.core.ids import DocType, hash7
 from indexer.core.runtime.workdir import scores_path
 from indexer.core.signals.link_scores import LinkScores, cached_link_scores
-from indexer.core.text import TextAnalyzer
+from indexer.core.text import TextAnalyzer, term_positions
 from indexer.core.urls import hashes_of, host_of
 
 LINK_KINDS_WITHOUT_DOCUMENT = frozenset({"location", "sitemap", "robots"})
@@ -115,9 +115,7 @@ def link_document(
     relation = "iref" if target_host == page.host else "eref"
     text = link.text.replace(" ", "%20") if _QUOTE_SAFE.match(link.text) else quote(link.text)
     link_id = f"url|{link.url}|text|{text}|{relation}|{page.url}"
-    positions: dict[str, list[int]] = {}
-    for position, term in enumerate(terms):
-        positions.setdefault(term, []).append(position)
+    positions = term_positions(terms)
     meta = site_words(target_host) + lang_words(page.lang) + safe_words(page.safe)
     meta += ["link:all", f"link:{link.url}", f"source:{page.url}", *fancy_words(terms)]
     return IndexDocument(
