@@ -1,8 +1,13 @@
 """Column-wise encoders write exactly the bytes of their one-record-at-a-time references:
 position_score_lists (``pack_psl`` vs the record codec), document index blobs
-(``encode_blobs`` vs ``encode_doc_index``), term_ids, ``.ix`` records."""
+(``encode_blobs`` vs ``encode_doc_index``), term_ids, ``.ix`` records; summaries' JSON (``summary_json``, orjson)
+as the json module writes it."""
 
 from __future__ import annotations
+
+import json
+import math
+from types import MappingProxyType
 
 import numpy as np
 import pytest
@@ -11,7 +16,11 @@ from hypothesis import strategies as st
 
 from indexer.core.documents.doc_index import encode_blobs, encode_doc_index
 from indexer.core.documents.document import IndexDocument
-from indexer.core.documents.encoding import SUMMARY_COMPRESSION_LEVEL, prepare_documents
+from indexer.core.documents.encoding import (
+    SUMMARY_COMPRESSION_LEVEL,
+    prepare_documents,
+    summary_json,
+)
 from indexer.core.ids import DocType, hash7, term_id, term_ids
 from indexer.core.partition.doc_map import PSL_TOOL, pack_psl
 
@@ -106,3 +115,37 @@ def test_each_term_may_start_anywhere() -> None:
     previous term's last."""
     docs = [_page(0, {"a": [7, 9], "b": [0], "c": [2 ** 31 - 1]}), _page(1, {"a": [0]})]
     assert len(prepare_documents(docs, SUMMARY_COMPRESSION_LEVEL)) == 2
+
+
+def _json_values(scalars: st.SearchStrategy) -> st.SearchStrategy:
+    return st.recursive(scalars, lambda inner: st.lists(inner, max_size=4)
+                        | st.dictionaries(st.text(), inner, max_size=4), max_leaves=20)
+
+
+_NO_FLOATS = st.none() | st.booleans() | st.integers(-(2 ** 63), 2 ** 63 - 1) | st.text()
+_FLOATS = st.floats(allow_nan=False, allow_infinity=False)
+
+
+@given(st.dictionaries(st.text(), _json_values(_NO_FLOATS), max_size=6))
+@settings(max_examples=200, deadline=None)
+def test_summary_json_writes_the_json_modules_bytes(summary) -> None:
+    assert summary_json(summary) == json.dumps(
+        summary, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+@given(st.dictionaries(st.text(), _json_values(_NO_FLOATS | _FLOATS), max_size=6))
+@settings(max_examples=200, deadline=None)
+def test_summary_json_reads_back_as_written(summary) -> None:
+    """Floats may be spelt otherwise (0.0001 for 1e-04) but read back the same."""
+    assert json.loads(summary_json(summary)) == summary
+
+
+def test_summary_json_takes_what_summaries_hold_and_refuses_the_rest() -> None:
+    summary = MappingProxyType({"fields": MappingProxyType({"n": 1}), "tags": {"b", "a"},
+                                3: "key", "big": 2 ** 70, "line": "a\u2028b é"})
+    assert json.loads(summary_json(summary)) == {
+        "fields": {"n": 1}, "tags": ["a", "b"], "3": "key", "big": 2 ** 70,
+        "line": "a\u2028b é"}
+    assert summary_json({"x": math.nan, "y": math.inf}) == b'{"x":null,"y":null}'
+    with pytest.raises(TypeError, match="not JSON-serialisable"):
+        summary_json({"x": object()})
