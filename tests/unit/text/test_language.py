@@ -12,6 +12,7 @@ from indexer.core.text import (
     stop_words,
     sure_text_language,
 )
+from indexer.core.text.language import text_scores
 
 SAMPLES = {
     "en": "The system is configured by the administrator and it will be used for all of the users.",
@@ -107,3 +108,32 @@ def test_running_text_in_another_language_still_wins():
     french = " ".join([SAMPLES["fr"]] * 2)
     assert guess_language(declared=["en"], text=french).lang == "fr"
     assert guess_language(text=SAMPLES["es"]).lang == "es"
+
+
+# English prose, as the untranslated parts of a manual or its commands' help carry it.
+ENGLISH_PROSE = ("Use this command to install the package and then configure it for the system. "
+                 "The file is read when the service starts, and you can change it at any time "
+                 "with the tool that is shipped with the package. ")
+FRENCH_PROSE = ("Pour installer le paquet, il faut lancer la commande suivante dans un terminal. "
+                "Les fichiers de configuration sont lus par le service au démarrage et vous "
+                "pouvez les modifier avec votre éditeur. ")
+
+
+def test_a_part_translated_page_is_in_its_translation_language():
+    """A French chapter whose commands and some paragraphs stayed English: English deletes
+    more (the seed's test), but French has most of English's vocabulary, which an English
+    page never has: French."""
+    page = FRENCH_PROSE + ENGLISH_PROSE * 4 + FRENCH_PROSE
+    assert text_scores(page)["en"] > text_scores(page)["fr"]
+    assert sure_text_language(page) == "fr"
+    assert guess_language(declared=["en"], text=page).lang == "fr"
+
+
+def test_one_repeated_foreign_word_does_not_make_an_english_page_foreign():
+    """A table of SQL keywords whose column repeats Italian's "non", a list of addresses at
+    ".com" (Portuguese "com"): many occurrences of one word are one word of evidence."""
+    keywords = ENGLISH_PROSE + " ".join(f"KEYWORD{i} non reserved" for i in range(300))
+    assert max(text_scores(keywords).items(), key=lambda item: item[1])[0] == "it"
+    assert sure_text_language(keywords) == "en"
+    authors = ENGLISH_PROSE + " ".join(f"Name{i} name{i} at example com" for i in range(200))
+    assert sure_text_language(authors) == "en"
