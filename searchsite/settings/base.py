@@ -195,8 +195,9 @@ QUEUE_SERVER_TOKEN = env.str("QUEUE_SERVER_TOKEN", default="") or _kept_secret(
     "queue_server_token")
 WEB_BIND = env.str("WEB_BIND", default="127.0.0.1:8000")
 WEB_WORKERS = env.int("WEB_WORKERS", default=2)
-# Threads per web worker (gunicorn gthread): each slow client holds one thread.
-WEB_THREADS = env.int("WEB_THREADS", default=8)
+# Open connections per web worker (gunicorn's gevent worker): a slow client holds one
+# connection, a greenlet, not a thread; past this a worker accepts no more until one closes.
+WEB_WORKER_CONNECTIONS = env.int("WEB_WORKER_CONNECTIONS", default=1000)
 # /metrics (Prometheus): with a token, only requests carrying it as a bearer token; without,
 # only clients on a loopback address (behind a reverse proxy: everyone, so set it there).
 METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
