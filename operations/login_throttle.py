@@ -14,7 +14,8 @@ skipped, with an ERROR logged for each attempt: an administrator can still log i
 is wrong, and the failed logins are still logged.
 
 Layer: the operations app (web processes). The admin site uses the form through
-``operations.admin``; ``client_address`` is also what search's query log and ``/metrics`` read.
+``operations.admin``. The client address is ``operations.client_address``'s (the socket's peer,
+or a forwarded header from a trusted proxy), as for search's query log and ``/metrics``.
 """
 
 from __future__ import annotations
@@ -29,20 +30,11 @@ from django.core.exceptions import ValidationError
 from django.dispatch import receiver
 from django.http import HttpRequest
 
+from operations.client_address import client_address
+
 # the logger keeps its name from before this module left the crawler app: operators filter on it
 logger = logging.getLogger("crawler.login")
 KEY_PREFIX = "login-failures"
-
-
-def client_address(request: HttpRequest | None) -> str:
-    """The client's address: ``REMOTE_ADDR``, or the last entry of the header named by
-    ``LOGIN_CLIENT_ADDRESS_HEADER`` (the address the trusted reverse proxy saw)."""
-    if request is None:
-        return "unknown"
-    header = settings.LOGIN_CLIENT_ADDRESS_HEADER
-    if header and request.META.get(header):
-        return request.META[header].split(",")[-1].strip()
-    return request.META.get("REMOTE_ADDR") or "unknown"
 
 
 def _keys(username: str, address: str) -> list[str]:

@@ -48,7 +48,7 @@ from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.http import require_GET
 
 from indexer.core.errors import CorruptIndexError
-from operations.login_throttle import client_address
+from operations.client_address import client_address
 from querylog.services import query_log_record
 from ranking.core.errors import NoIndexError, ShardError, public_reason
 from ranking.core.options import SearchOptions

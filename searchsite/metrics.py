@@ -26,8 +26,9 @@ Exposed (every name starts ``yioopy_``):
 
 Access: with ``METRICS_TOKEN`` set, only requests carrying ``Authorization: Bearer <token>``
 (Prometheus' ``authorization`` scrape setting); without it, only clients on a loopback
-address. Behind a reverse proxy every client looks local, so production sets the token
-(``manage.py check --deploy`` says so).
+address: the socket's peer, or, when that peer is one of ``TRUSTED_PROXIES``, the address its
+forwarded header names (``operations.client_address``); a header from anyone else is ignored.
+Production sets the token all the same (``manage.py check --deploy`` says so).
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ from prometheus_client.exposition import CONTENT_TYPE_LATEST
 from crawler.core.definition.crawl import ACTIVE_STATES
 from crawler.models import Crawl, Fetcher, QueueServer
 from crawler.selectors import HEARTBEAT_TIMEOUT
-from operations.login_throttle import client_address
+from operations.client_address import client_address
 from ranking.indexes import list_bundles
 from ranking.metrics import SEARCH_SECONDS
 
@@ -249,7 +250,8 @@ def metrics_token_check(app_configs, **kwargs) -> list[checks.CheckMessage]:
     if settings.METRICS_TOKEN:
         return []
     return [checks.Warning(
-        "METRICS_TOKEN is not set: /metrics answers every client the web server sees on a "
-        "loopback address, which behind a reverse proxy on this machine is everyone.",
+        "METRICS_TOKEN is not set: /metrics answers every client on a loopback address, "
+        "which behind a reverse proxy on this machine not listed in TRUSTED_PROXIES is "
+        "everyone.",
         hint="Set METRICS_TOKEN and give Prometheus the same value as a bearer token.",
         id="yioopy.W001")]

@@ -17,6 +17,7 @@ from crawler.core.processing.config import PageProcessingConfig
 from crawler.core.processing.page import FetchedPage
 from crawler.core.processing.page_test import PageTestReport, run_page_test
 from crawler.machines.fetching import indexing_plugins
+from crawler.machines.own_endpoints import engine_endpoints
 from crawler.models import PageOptions
 from crawler.selectors import crawl_time_options_from, page_options_snapshot
 
@@ -71,7 +72,8 @@ def run_test(options: PageOptions, form: PageTestForm) -> tuple[PageTestReport |
                             ca_bundle=settings.CRAWLER_CA_BUNDLE,
                             user_agent=settings.CRAWLER_USER_AGENT,
                             byte_range=config.byte_range, connect_timeout=5.0,
-                            read_timeout=10.0, page_deadline=20.0)
+                            read_timeout=10.0, page_deadline=20.0,
+                            refused_endpoints=engine_endpoints())
         with Fetcher(fetch) as fetcher:
             result = fetcher.fetch(data["url"])
         if result.error is not None:

@@ -37,6 +37,7 @@ from indexer.core.urls import hashes_of
 
 from . import presence as fetcher_presence
 from .claim_store import ClaimStore
+from .own_endpoints import engine_endpoints
 
 logger = logging.getLogger(__name__)
 
@@ -52,6 +53,7 @@ def fetch_config_for(crawl: CrawlConfig) -> FetchConfig:
         page_deadline=settings.CRAWLER_PAGE_DEADLINE,
         per_host_concurrency=settings.CRAWLER_PER_HOST_CONCURRENCY,
         concurrency=settings.CRAWLER_CONCURRENCY,
+        refused_endpoints=engine_endpoints(),  # its own /metrics, Redis...: never crawled
     )
 
 

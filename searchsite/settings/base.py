@@ -195,8 +195,9 @@ QUEUE_SERVER_TOKEN = env.str("QUEUE_SERVER_TOKEN", default="") or _kept_secret(
     "queue_server_token")
 WEB_BIND = env.str("WEB_BIND", default="127.0.0.1:8000")
 WEB_WORKERS = env.int("WEB_WORKERS", default=2)
-# Threads per web worker (gunicorn gthread): each slow client holds one thread.
-WEB_THREADS = env.int("WEB_THREADS", default=8)
+# Open connections per web worker (gunicorn's gevent worker): a slow client holds one
+# connection, a greenlet, not a thread; past this a worker accepts no more until one closes.
+WEB_WORKER_CONNECTIONS = env.int("WEB_WORKER_CONNECTIONS", default=1000)
 # /metrics (Prometheus): with a token, only requests carrying it as a bearer token; without,
 # only clients on a loopback address (behind a reverse proxy: everyone, so set it there).
 METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
@@ -238,7 +239,14 @@ LOGIN_THROTTLE_FAILURES = env.int("LOGIN_THROTTLE_FAILURES", default=5)
 LOGIN_THROTTLE_WINDOW = env.int("LOGIN_THROTTLE_WINDOW", default=900)
 # Behind a reverse proxy every request comes from the proxy's address: name the request header
 # (Django META name, e.g. HTTP_X_FORWARDED_FOR) whose last entry the proxy sets to the client's.
+# It is read only on requests whose peer is one of TRUSTED_PROXIES (addresses or CIDR
+# networks, e.g. 127.0.0.1 for a proxy on this machine); from anyone else it is ignored
+# (operations.client_address: /metrics, the login throttle and the query log read it).
 LOGIN_CLIENT_ADDRESS_HEADER = env.str("LOGIN_CLIENT_ADDRESS_HEADER", default="")
+TRUSTED_PROXIES = tuple(entry.strip() for entry in env.list("TRUSTED_PROXIES", default=[])
+                        if entry.strip())
+for _proxy in TRUSTED_PROXIES:
+    ipaddress.ip_network(_proxy, strict=False)  # raises ValueError on a bad entry
 
 # Query log (needy-query crawling reads it): rows kept this many days (0: forever), and at most
 # this many rows a minute from one client address (0: no bound).

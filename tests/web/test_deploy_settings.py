@@ -9,7 +9,9 @@ import subprocess
 import sys
 
 import pytest
+import redis
 from django.conf import settings
+from kombu import Connection
 
 from tests.conftest import ROOT
 
@@ -41,6 +43,15 @@ def test_check_deploy_passes_with_the_documented_variables(tmp_path):
     result = check_deploy(tmp_path, documented_production_env())
     assert result.returncode == 0, result.stdout + result.stderr
     assert "System check identified no issues" in result.stdout + result.stderr
+
+
+def test_the_documented_redis_asks_for_a_password_over_verified_tls():
+    url = documented_production_env()["REDIS_URL"]
+    pool = redis.ConnectionPool.from_url(url)  # as the cache and the replay guard read it
+    assert pool.connection_class is redis.SSLConnection
+    assert pool.connection_kwargs["password"] and pool.connection_kwargs["ssl_cert_reqs"]
+    broker = Connection(url)  # as Celery reads it (no connection is made)
+    assert broker.transport_cls == "rediss" and broker.password
 
 
 def test_check_deploy_warns_on_the_local_defaults(tmp_path):

@@ -49,6 +49,8 @@ class FetchConfig:
     * ``per_host_concurrency``: pages in flight at once to one host name;
     * ``host_overrides``: host name -> IP address, used instead of DNS (like
       ``curl --resolve``); the egress policy still applies to the address;
+    * ``refused_endpoints``: ``(address or CIDR network, port)`` pairs never connected to,
+      whatever ``allowed_networks`` says: the engine's own services;
     * ``accept_encoding``: content codings offered; only ``gzip`` and ``deflate`` are decoded.
     """
 
@@ -66,6 +68,7 @@ class FetchConfig:
     per_host_concurrency: int = PER_HOST_CONCURRENCY
     host_overrides: Mapping[str, str] = field(default_factory=dict)
     accept_encoding: tuple[str, ...] = ("gzip", "deflate")
+    refused_endpoints: tuple[tuple[str, int], ...] = ()
     egress: EgressPolicy = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -74,7 +77,10 @@ class FetchConfig:
         object.__setattr__(self, "allowed_networks", tuple(self.allowed_networks))
         object.__setattr__(self, "accept_encoding", tuple(
             e.strip().lower() for e in self.accept_encoding if e.strip()))
-        object.__setattr__(self, "egress", EgressPolicy.from_strings(self.allowed_networks))
+        object.__setattr__(self, "egress", EgressPolicy.from_strings(
+            self.allowed_networks, self.refused_endpoints))
+        object.__setattr__(self, "refused_endpoints", tuple(
+            (str(network), int(port)) for network, port in self.refused_endpoints))
         if not self.allowed_networks:
             raise FetchConfigError("allowed_networks is empty: the crawler could reach nothing")
         if self.ca_bundle is not None and not os.path.isfile(self.ca_bundle):

@@ -14,6 +14,12 @@ documentation and benchmarking ranges, and IPv6 forms that embed such an IPv4 ad
 (IPv4-mapped, 6to4, Teredo). The NAT64 prefix ``64:ff9b::/96`` lies in the reserved ``::/8``
 and is refused as a whole: a NAT64 host must list it explicitly.
 
+Refused endpoints (``FetchConfig.refused_endpoints``: ``(network, port)`` pairs) are the
+engine's own listeners: its web server (``/metrics``, the shard API, the admin), its Redis, its
+queue servers. A connection to an address inside such a network on such a port is refused even
+when the allow-list admits the address (a crawl of a local web with loopback allowed must not
+index the engine's own ``/metrics``); :meth:`EgressPolicy.vet` drops those addresses.
+
 Addresses are normalised before the test: an IPv4-mapped IPv6 address (``::ffff:127.0.0.1``)
 is judged, and connected to, as its IPv4 address; an IPv6 zone id (``fe80::1%eth0``) is
 dropped for the test.
@@ -101,10 +107,25 @@ class EgressPolicy:
 
     networks: tuple[IPNetwork, ...] = ()
     allow_public: bool = False
+    refused: tuple[tuple[IPNetwork, int], ...] = ()
 
     @classmethod
-    def from_strings(cls, entries: Iterable[str]) -> EgressPolicy:
-        """Parse ``allowed_networks`` entries; raises :class:`FetchConfigError` on a bad one."""
+    def from_strings(cls, entries: Iterable[str],
+                     refused_endpoints: Iterable[tuple[str, int]] = ()) -> EgressPolicy:
+        """Parse ``allowed_networks`` entries and ``refused_endpoints`` (``(address or CIDR
+        network, port)`` pairs); raises :class:`FetchConfigError` on a bad one."""
+        refused: list[tuple[IPNetwork, int]] = []
+        for entry in refused_endpoints:
+            try:
+                network, port = entry
+                pair = (ipaddress.ip_network(str(network).strip("[]"), strict=False), int(port))
+            except (TypeError, ValueError) as exc:
+                raise FetchConfigError(
+                    f"refused_endpoints: {entry!r} is not an (address or network, port) pair"
+                ) from exc
+            if not 0 < pair[1] < 65536:
+                raise FetchConfigError(f"refused_endpoints: port {pair[1]} out of range")
+            refused.append(pair)
         networks: list[IPNetwork] = []
         allow_public = False
         for entry in entries:
@@ -120,7 +141,16 @@ class EgressPolicy:
                 raise FetchConfigError(
                     f"allowed_networks: {text!r} is neither a CIDR network nor 'public': {exc}"
                 ) from exc
-        return cls(networks=tuple(networks), allow_public=allow_public)
+        return cls(networks=tuple(networks), allow_public=allow_public, refused=tuple(refused))
+
+    def refuses(self, address: str | IPAddress, port: int) -> bool:
+        """True when ``address``:``port`` is one of the refused endpoints (the engine's own)."""
+        try:
+            ip = parse_address(address)
+        except ValueError:
+            return True
+        return any(p == port and net.version == ip.version and ip in net
+                   for net, p in self.refused)
 
     def allows(self, address: str | IPAddress) -> bool:
         """True when the crawler may connect to ``address``; False for a non-address."""
@@ -136,17 +166,28 @@ class EgressPolicy:
                 return True
         return self.allow_public and is_public(ip)
 
-    def vet(self, host: str, addresses: Sequence[str], *, url: str = "") -> list[str]:
-        """The allowed ones of ``addresses`` (normalised, in order, no duplicates).
+    def vet(self, host: str, addresses: Sequence[str], *, url: str = "",
+            port: int | None = None) -> list[str]:
+        """The allowed ones of ``addresses`` (normalised, in order, no duplicates); with
+        ``port``, less those that are refused endpoints on that port.
 
         Raises :class:`EgressRefused`, naming the host and its addresses, when none is allowed.
         """
         vetted: list[str] = []
+        own = False
         for address in addresses:
+            if port is not None and self.refuses(address, port):
+                own = True
+                continue
             if self.allows(address):
                 normal = str(parse_address(address))
                 if normal not in vetted:
                     vetted.append(normal)
+        if not vetted and own:
+            raise EgressRefused(
+                f"refused by egress policy: host {host} port {port} is one of the engine's own "
+                f"services ({', '.join(addresses)})",
+                url=url, host=host, addresses=tuple(addresses))
         if not vetted:
             shown = ", ".join(addresses) or "no address"
             raise EgressRefused(

@@ -185,7 +185,7 @@ class _VettedMixin:
         ctx = self._fetch_context
         host = self.host
         addresses = ctx.addresses(host, self.port)
-        vetted = ctx.policy.vet(host, addresses)
+        vetted = ctx.policy.vet(host, addresses, port=self.port)
         failure: Exception | None = None
         for address in vetted:
             remaining = ctx.clock.remaining()

@@ -103,20 +103,26 @@ def embedded_redis_spec(port: int, directory: Path, password: str) -> ChildSpec:
                      ready_timeout=20)
 
 
-def web_server_argv(python: str, bind: str, workers: int, threads: int) -> list[str]:
+def web_server_argv(python: str, bind: str, workers: int, connections: int) -> list[str]:
     """The gunicorn command line of the web server.
 
-    Threaded workers (gthread): a client that sends half a request and stalls holds one thread,
-    not a whole worker, so a few slow or half-open connections cannot block the site (with the
-    sync worker four of them blocked two workers). ``--timeout`` restarts a worker whose main
-    loop hangs, ``--graceful-timeout`` bounds a restart, ``--keep-alive`` lets an idle
+    Event-loop workers (gevent, ``connections`` open connections each): a connection waiting
+    for the rest of its request costs a greenlet, not a thread, so clients that send a request
+    line and then trickle header lines (50 of them, one line every 3 s, took every gthread
+    thread and timed out every search; issue 34) do not keep anyone else's request waiting.
+    The application's blocking I/O (database, Redis, remote shards) yields to other requests
+    (gevent's monkey-patching, done by the worker before the application is loaded); its
+    CPU work does not, and a request that keeps a worker busy past ``--timeout`` (30 s) has its
+    worker restarted. ``--graceful-timeout`` bounds a restart, ``--keep-alive`` lets an idle
     connection go after 5 s, and request lines up to 8190 bytes (gunicorn's maximum) reach the
     application, which answers a too-long search url itself. gunicorn's control socket (one
     path in the user's home, shared by every instance) is off: nothing here uses it. In
-    production a reverse proxy in front buffers slow clients (README "Production").
+    production a reverse proxy in front still terminates TLS and bounds slow clients' time
+    (README "Production").
     """
     return [python, "-m", "gunicorn", "searchsite.wsgi:application", "--bind", bind,
-            "--worker-class", "gthread", "--workers", str(workers), "--threads", str(threads),
+            "--worker-class", "gevent", "--workers", str(workers),
+            "--worker-connections", str(connections),
             "--timeout", "30", "--graceful-timeout", "10", "--keep-alive", "5",
             "--limit-request-line", "8190", "--no-control-socket", "--access-logfile", "-"]
 
@@ -215,7 +221,8 @@ class Command(BaseCommand):
         url_host = "127.0.0.1" if host in ("0.0.0.0", "") else host.strip("[]")
         base_url = f"http://{url_host}:{port}/"
         specs.append(ChildSpec(
-            "web", web_server_argv(python, bind, settings.WEB_WORKERS, settings.WEB_THREADS),
+            "web", web_server_argv(python, bind, settings.WEB_WORKERS,
+                                   settings.WEB_WORKER_CONNECTIONS),
             cwd=base, ready=lambda: _http_ready(base_url), ready_timeout=60,
             env=web_metrics_env(settings.VAR_DIRECTORY / "metrics-web"),
         ))

@@ -119,3 +119,23 @@ def test_private_allow_list_never_allows_public_by_accident(net: str, address) -
     policy = EgressPolicy.from_strings([net])
     network = ipaddress.ip_network(net)
     assert policy.allows(str(address)) == (network.version == 4 and address in network)
+
+
+def test_the_engines_own_endpoints_are_refused_even_inside_the_allow_list() -> None:
+    policy = EgressPolicy.from_strings(
+        ["127.0.0.0/8", "::1/128"],
+        refused_endpoints=[("127.0.0.0/8", 8000), ("::1/128", 8000), ("10.0.0.5", 6379)])
+    assert policy.refuses("127.0.0.1", 8000) and policy.refuses("127.0.0.2", 8000)
+    assert policy.refuses("::ffff:127.0.0.1", 8000) and policy.refuses("::1", 8000)
+    assert policy.refuses("10.0.0.5", 6379) and not policy.refuses("10.0.0.5", 6380)
+    assert not policy.refuses("127.0.0.1", 8001)
+    assert policy.vet("site.test", ["127.0.0.1"], port=8001) == ["127.0.0.1"]
+    with pytest.raises(EgressRefused, match="one of the engine's own services"):
+        policy.vet("localhost", ["127.0.0.1", "::1"], port=8000)
+
+
+@pytest.mark.parametrize("entry", [("not-an-address", 80), ("127.0.0.1", 0),
+                                   ("127.0.0.1", "http"), ("127.0.0.1",)])
+def test_a_bad_refused_endpoint_is_a_clear_error(entry) -> None:
+    with pytest.raises(FetchConfigError, match="refused_endpoints"):
+        EgressPolicy.from_strings(["public"], refused_endpoints=[entry])
