@@ -85,7 +85,7 @@ class CrawlForm(forms.ModelForm):
 
     class Meta:
         model = Crawl
-        fields = ("name", "description", "order", "max_pages", "max_depth", "recrawl_days",
+        fields = ("name", "description", "public", "order", "max_pages", "max_depth", "recrawl_days",
                   "max_domain_share", "restrict_to_seeds", "allowed_sites", "disallowed_sites", "page_options",
                   *PRIORITY_FIELDS, *SOURCE_FIELDS)
 
@@ -119,14 +119,14 @@ class CrawlAdmin(admin.ModelAdmin):
     form = CrawlForm
     inlines = [SeedSiteInline]
     list_display = ("name", "timestamp", "status_shown", "order", "pages_fetched",
-                    "documents_indexed", "started_at", "crawl_buttons")
-    list_filter = ("status", "order")
+                    "documents_indexed", "started_at", "public", "crawl_buttons")
+    list_filter = ("status", "order", "public")
     search_fields = ("name", "description")
     readonly_fields = ("timestamp", "status", "started_at", "stopped_at", *COUNTERS)
     actions = ["start_crawls", "stop_crawls", "resume_crawls", "close_crawls",
                "new_crawl_from", "new_archive_crawl", "export_warc"]
     fieldsets = (
-        (None, {"fields": ("name", "description", "page_options")}),
+        (None, {"fields": ("name", "description", "page_options", "public")}),
         ("Source: fetch the web, or index pages already fetched again", {
             "fields": SOURCE_FIELDS}),
         ("Crawl parameters", {"fields": ("order", "max_pages", "max_depth", "recrawl_days",
