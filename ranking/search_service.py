@@ -37,6 +37,7 @@ from django.db import DatabaseError
 
 from crawler.selectors import ConfigNotFound, crawl_pages_count
 from indexer.core.errors import CorruptIndexError
+from indexer.core.shard_token import shard_bearer
 from indexer.core.text import TextAnalyzer
 from ranking.core.errors import NoIndexError, public_reason
 from ranking.core.options import SearchOptions
@@ -248,7 +249,7 @@ class SearchService:
         except NoIndexError:
             if not remote:
                 raise
-        token = str(settings.QUEUE_SERVER_TOKEN)
+        token = shard_bearer(str(settings.QUEUE_SERVER_TOKEN))
         shards.extend(self._remote_shard(url, token, its) for url in remote)
         return its, shards
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import models
 from django.http import HttpRequest, HttpResponseNotAllowed, HttpResponseRedirect, JsonResponse
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
@@ -449,9 +448,19 @@ class PageOptionsAdmin(admin.ModelAdmin):
 
 @admin.register(QueueServer)
 class QueueServerAdmin(admin.ModelAdmin):
-    formfield_overrides = {models.URLField: {"assume_scheme": "http"}}
+    """Queue-server rows, read only: each queue server writes its own with its heartbeats
+    (``crawler.services.queue_server_heartbeat``). A staff user who could change a row's url
+    would send searches, and the shard token, wherever they chose. A row may be deleted (a
+    queue server gone for good); a live one writes it again at its next heartbeat."""
+
     list_display = ("server_id", "base_url", "state", "last_heartbeat", "seconds_since_heartbeat")
-    readonly_fields = ("last_heartbeat", "counters")
+    readonly_fields = ("server_id", "base_url", "state", "last_heartbeat", "counters")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
 
     @admin.display(description="Seconds since heartbeat")
     def seconds_since_heartbeat(self, obj: QueueServer):

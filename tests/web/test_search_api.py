@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from indexer.core.shard_token import shard_bearer
 from ranking.core.shard.candidates import Candidates
 from ranking.search_service import search_service
 from tests.unit.ranking.helpers import build, text_doc
@@ -85,7 +86,7 @@ def test_shard_endpoint_requires_token(client, work):
     assert client.get("/api/shard/search", {"q": "threading"}).status_code == 403
     assert client.get("/api/shard/search", {"q": "threading", "token": "no"}).status_code == 403
     ok = client.get("/api/shard/search", {"q": "threading", "n": "5"},
-                    HTTP_X_SHARD_TOKEN=TOKEN)
+                    HTTP_X_SHARD_TOKEN=shard_bearer(TOKEN))
     assert ok.status_code == 200
     cands = Candidates.from_json(ok.json()["candidates"], "shard")
     assert list(cands.terms) == ["thread"] and len(cands.doc_rank) == 2
