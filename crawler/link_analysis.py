@@ -23,7 +23,7 @@ from linkgraph import services as analysis
 from linkgraph.core.trust import TrustSeed
 
 from .models import Crawl
-from .selectors import live_queue_servers
+from .selectors import registered_queue_servers
 
 
 class CrawlerFacts:
@@ -43,7 +43,7 @@ class CrawlerFacts:
                 for s in crawl.seeds.order_by("id")]
 
     def live_shards(self) -> dict[int, str]:
-        return {q.server_id: q.base_url for q in live_queue_servers() if q.base_url}
+        return {q.server_id: q.base_url for q in registered_queue_servers() if q.base_url}
 
 
 FACTS = CrawlerFacts()

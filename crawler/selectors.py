@@ -11,6 +11,7 @@ a Page Options profile's snapshot): ``crawler.services`` imports this module, ne
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -36,12 +37,14 @@ from crawler.core.processing.builtin_scrapers import BUILTIN_NAMES, BUILTIN_SCRA
 from crawler.core.processing.scrapers import ScraperConfig
 from crawler.core.queue_server import robots_failures
 from indexer.core.policies import CrawlPolicy
+from indexer.core.shard_token import registration_ok
 from indexer.core.urls import url_host
 
 from . import crawl_page
 from .models import Crawl, Fetcher, PageOptions, QueueServer
 from .validators import parse_extract_fields, parse_file_types, parse_meta_words
 
+logger = logging.getLogger(__name__)
 # A queue server that has not reported for this long is treated as gone.
 HEARTBEAT_TIMEOUT = timedelta(seconds=60)
 # A fetcher process silent for this many heartbeats (FETCHER_HEARTBEAT_SECONDS) is shown as
@@ -66,6 +69,24 @@ def live_queue_servers() -> list[QueueServer]:
     return list(
         QueueServer.objects.filter(state=QueueServer.State.UP, last_heartbeat__gte=cutoff)
     )
+
+
+def registered_queue_servers() -> list[QueueServer]:
+    """The live queue servers whose row carries a valid registration: its number and url
+    signed by the queue server's own heartbeat with the key derived from the shared token
+    (:func:`indexer.core.shard_token.registration_ok`). The shard token is sent only to
+    these (and to the queue servers ``SEARCH_REMOTE_QUEUE_SERVERS`` declares): a row whose
+    url was changed by anything but its queue server is skipped, with a warning."""
+    secret = str(settings.QUEUE_SERVER_TOKEN)
+    kept = []
+    for q in live_queue_servers():
+        if registration_ok(secret, q.server_id, q.base_url, q.registration):
+            kept.append(q)
+        else:
+            logger.warning("queue server %d's row (url %r) does not carry its registration "
+                           "with the shared token: not sent the shard token", q.server_id,
+                           q.base_url)
+    return kept
 
 
 def page_options_snapshot(options: PageOptions) -> dict:
@@ -194,12 +215,12 @@ def queue_servers_list() -> tuple[QueueServerInfo, ...]:
 
 
 def queue_servers_elsewhere_list(this_machine_url: str) -> tuple[QueueServerInfo, ...]:
-    """The live queue servers (a heartbeat within ``HEARTBEAT_TIMEOUT``) that
-    registered a url other than ``this_machine_url`` (``settings.QUEUE_SERVER_BASE_URL``, the
+    """The live, validly registered queue servers (a heartbeat within ``HEARTBEAT_TIMEOUT``,
+    :func:`registered_queue_servers`) that registered a url other than ``this_machine_url`` (``settings.QUEUE_SERVER_BASE_URL``, the
     url this machine's queue servers register): the shards a search here reads over HTTP,
     by server number. Urls are compared without their trailing slash."""
     here = this_machine_url.rstrip("/")
-    return tuple(_info(q) for q in sorted(live_queue_servers(), key=lambda q: q.server_id)
+    return tuple(_info(q) for q in sorted(registered_queue_servers(), key=lambda q: q.server_id)
                  if q.base_url and q.base_url.rstrip("/") != here)
 
 

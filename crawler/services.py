@@ -26,6 +26,7 @@ from crawler.core.queue_server import robots_failures
 from crawler.core.transport import fetch_error_kinds
 from indexer.core.policies import CrawlPolicy
 from indexer.core.runtime.workdir import crawl_bundles
+from indexer.core.shard_token import registration_signature
 
 from . import signals
 from .models import Crawl, CrawlSample, Fetcher, PageOptions, QueueServer, Scraper, SeedSite
@@ -327,11 +328,16 @@ def seed_sites_add_bulk(
 
 @transaction.atomic
 def queue_server_heartbeat(server_id: int, base_url: str, counters: dict | None = None) -> None:
-    """Record that queue server ``server_id`` is alive (called by the queue server itself)."""
+    """Record that queue server ``server_id`` is alive (called by the queue server itself),
+    at ``base_url`` signed with the registration key derived from the shared token (what
+    :func:`crawler.selectors.registered_queue_servers` checks before a search sends the shard
+    token there)."""
+    signature = registration_signature(str(settings.QUEUE_SERVER_TOKEN), server_id, base_url)
     QueueServer.objects.update_or_create(
         server_id=server_id,
-        defaults={"base_url": base_url, "state": QueueServer.State.UP,
-                  "last_heartbeat": timezone.now(), "counters": counters or {}},
+        defaults={"base_url": base_url, "registration": signature,
+                  "state": QueueServer.State.UP, "last_heartbeat": timezone.now(),
+                  "counters": counters or {}},
     )
 
 

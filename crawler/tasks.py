@@ -53,6 +53,7 @@ from crawler.machines.seen_envelopes import replay_guard
 from crawler.sending import EXPORT_WARC_TASK, LINK_ANALYSIS_TASK, send_link_analysis
 from crawler.warc_export import ExportError, crawl_export_warc
 from indexer.core.runtime.workdir import crawl_paths, queue_server_dir
+from indexer.core.shard_token import message_key
 
 logger = logging.getLogger(__name__)
 
@@ -119,7 +120,7 @@ def qs_receive_task(self, envelope: dict, **unsigned: object) -> dict:
         if unsigned:
             raise EnvelopeError("routing fields outside the signature are not accepted: "
                                 + ", ".join(sorted(unsigned)))
-        opened = open_envelope(envelope, settings.QUEUE_SERVER_TOKEN, "batch")
+        opened = open_envelope(envelope, message_key(settings.QUEUE_SERVER_TOKEN), "batch")
         server, crawl = opened.route_int("server"), opened.route_int("crawl")
         _check_delivery(self, f"qs.{server}")
         guard.admit(opened)
@@ -147,7 +148,7 @@ def ship_batch(server: int, batch: dict) -> AsyncResult:
     """Send ``batch`` to queue server ``server``'s inbox worker, its route signed with it (the
     fetcher does not wait for the result)."""
     route = {"server": int(server), "crawl": int(batch["crawl"])}
-    envelope = seal("batch", batch, settings.QUEUE_SERVER_TOKEN, route=route)
+    envelope = seal("batch", batch, message_key(settings.QUEUE_SERVER_TOKEN), route=route)
     return qs_receive_task.apply_async(args=[envelope], queue=f"qs.{server}")
 
 
@@ -159,7 +160,7 @@ def fetch_schedule_task(self, envelope: dict) -> dict:
     Its body must name the queue server and crawl of its signed route."""
     guard = replay_guard()
     try:
-        opened = open_envelope(envelope, settings.QUEUE_SERVER_TOKEN, "schedule")
+        opened = open_envelope(envelope, message_key(settings.QUEUE_SERVER_TOKEN), "schedule")
         server, crawl = opened.route_int("server"), opened.route_int("crawl")
         _check_delivery(self, FETCH_QUEUE)
         message = opened.payload()
@@ -179,7 +180,7 @@ def fetch_schedule_task(self, envelope: dict) -> dict:
 
 def send_schedule(message: dict) -> None:
     route = {"server": int(message["server"]), "crawl": int(message["crawl"])}
-    envelope = seal("schedule", message, settings.QUEUE_SERVER_TOKEN, route=route)
+    envelope = seal("schedule", message, message_key(settings.QUEUE_SERVER_TOKEN), route=route)
     fetch_schedule_task.apply_async(args=[envelope], queue=FETCH_QUEUE)
 
 

@@ -47,6 +47,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from indexer.core.runtime.workdir import crawl_bundles, queue_server_number
+from indexer.core.shard_token import shard_bearer
 from linkgraph.core.analysis import (
     AnalysisConfig,
     AnalysisReport,
@@ -101,7 +102,8 @@ def shard_sources(timestamp: int,
         if server in local:
             sources.append(LocalShardSource(server, local[server]))
         elif server in live:
-            sources.append(RemoteShard(server, live[server], str(settings.QUEUE_SERVER_TOKEN),
+            sources.append(RemoteShard(server, live[server],
+                                       shard_bearer(str(settings.QUEUE_SERVER_TOKEN)),
                                        timestamp))
         else:
             skipped.append({"server": server, "location": "",

@@ -27,7 +27,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from indexer.core.errors import CorruptGraphError, IndexStoreError
 from indexer.core.runtime.workdir import crawl_bundles, queue_server_dir, scores_path
-from indexer.core.shard_token import TOKEN_HEADER, shard_request_refusal
+from indexer.core.shard_token import TOKEN_HEADER, shard_bearer, shard_request_refusal
 from indexer.core.signals.link_scores import receive_scores
 from linkgraph.core.bundles import read_shard_links
 from linkgraph.core.transfer import CONTENT_TYPE, encode_shard_links
@@ -55,7 +55,7 @@ def _int_param(request: HttpRequest, name: str, low: int, high: int) -> int:
 def _refusal(request: HttpRequest) -> JsonResponse | None:
     """The 403 answer of a request without the token in its header (or with one in its url:
     :func:`indexer.core.shard_token.shard_request_refusal`)."""
-    reason = shard_request_refusal(str(settings.QUEUE_SERVER_TOKEN),
+    reason = shard_request_refusal(shard_bearer(str(settings.QUEUE_SERVER_TOKEN)),
                                    request.headers.get(TOKEN_HEADER), request.GET)
     return None if reason is None else JsonResponse({"error": reason}, status=403)
 

@@ -1,7 +1,8 @@
 """The shard search endpoint: a queue server answers a name server's network iterator.
 
 Layer: glue (Django). The payloads come from :mod:`ranking.core.remote.server`; this module
-checks the shared token (``settings.QUEUE_SERVER_TOKEN``, sent in the ``X-Shard-Token`` header
+checks the shard bearer (derived from ``settings.QUEUE_SERVER_TOKEN``:
+:func:`indexer.core.shard_token.shard_bearer`), sent in the ``X-Shard-Token`` header
 only: a ``token`` url parameter is refused with 403, since urls land in access logs) and asks
 the search service (:mod:`ranking.search_service`) for the bundle of the requested crawl on this
 machine.
@@ -24,7 +25,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.http import require_GET
 
 from indexer.core.errors import CorruptIndexError
-from indexer.core.shard_token import TOKEN_HEADER, shard_request_refusal
+from indexer.core.shard_token import TOKEN_HEADER, shard_bearer, shard_request_refusal
 from ranking.core.errors import NoIndexError, public_reason
 from ranking.core.remote.server import shard_search_answer, shard_summaries_payload
 from ranking.core.shard.local import LocalShard
@@ -37,7 +38,7 @@ logger = logging.getLogger(__name__)
 
 def _refusal(request: HttpRequest) -> JsonResponse | None:
     """The 403 answer of a request without the token in its header (or with one in its url)."""
-    reason = shard_request_refusal(str(settings.QUEUE_SERVER_TOKEN),
+    reason = shard_request_refusal(shard_bearer(str(settings.QUEUE_SERVER_TOKEN)),
                                    request.headers.get(TOKEN_HEADER), request.GET)
     return None if reason is None else JsonResponse({"error": reason}, status=403)
 

@@ -33,7 +33,7 @@ class IndexCandidates:
     def pages(self, timestamp: int, query: str, limit: int) -> list[CandidatePage]:
         service = search_service()
         try:
-            _, shards = service.shards(timestamp)
+            _, shards = service.shards(timestamp, staff=True)  # the admin's classifier pages
             found = service.searcher(shards, service.options()).search(
                 query, num=limit, safe_search=False, snippets=False)
         except (NoIndexError, CorruptIndexError) as exc:

@@ -55,6 +55,13 @@ def split_mix(query: str) -> tuple[str, str | None]:
     return " ".join(_MIX_WORD.sub(" ", query).split()), names[-1]
 
 
+def is_staff(request: HttpRequest) -> bool:
+    """Whether the request comes from a logged-in staff user, who may search every crawl and
+    crawl mix (anyone else only those open to anyone: :mod:`ranking.search_service`)."""
+    user = getattr(request, "user", None)
+    return bool(user is not None and user.is_active and user.is_staff)
+
+
 def forced(request: HttpRequest) -> bool:
     """``nfpr=1``: search the query as typed, never a spelling correction of it."""
     return request.GET.get("nfpr", "").lower() in ("1", "true", "on", "yes")
@@ -75,6 +82,7 @@ class SearchParams:
     forced: bool
     messages: tuple[str, ...] = ()
     mix: str | None = None  # a crawl mix's name: search it instead of the chosen index
+    staff: bool = False  # asked by a staff user: any crawl or mix may be searched
 
     @property
     def searched(self) -> str:
@@ -105,4 +113,4 @@ def search_params(request: HttpRequest, results_per_page: int) -> SearchParams:
         messages.append(f"its={request.GET.get('its')} is not a crawl timestamp (newest used)")
     safe, lang = search_filters(request)
     return SearchParams(query, num, offset, its, safe, lang, forced(request), tuple(messages),
-                        mix)
+                        mix, is_staff(request))

@@ -13,6 +13,13 @@ with :func:`search_service`. It owns every cache of the search side: the open bu
 the spelling lexicons, the remote shard clients and the searchers (each at most ``KEPT``), and
 the options and remote list read from the database (at most every ``SEARCH_OPTIONS_TTL``
 seconds). Its methods are safe to call from several request threads.
+
+Who may read what: every method that reads a crawl asked for by timestamp (``its``) or a mix
+by name takes ``staff``; without it (an anonymous or non-staff request), a crawl or mix that
+is not open to anyone (:func:`searchindex.selectors.crawl_open_to_anyone`) is answered as one
+that does not exist (:class:`NoIndexError`, saying "open to anonymous search"), whether it
+exists or not. The index chosen for search is open to anyone, and so is the newest index on
+disk while none is chosen (a search without ``its`` reads it).
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ from django.db import DatabaseError
 
 from crawler.selectors import ConfigNotFound, crawl_pages_count
 from indexer.core.errors import CorruptIndexError
+from indexer.core.shard_token import shard_bearer
 from indexer.core.text import TextAnalyzer
 from ranking.core.errors import NoIndexError, public_reason
 from ranking.core.options import SearchOptions
@@ -42,7 +50,13 @@ from ranking.core.search.pipeline import Searcher, SearchResult
 from ranking.core.search.relax import search_with_fallback
 from ranking.core.shard.candidates import ShardClient
 from ranking.core.shard.local import LocalShard
-from searchindex.selectors import NEWEST_ON_DISK, IndexChoice, crawl_mix_get, search_index_get
+from searchindex.selectors import (
+    NEWEST_ON_DISK,
+    IndexChoice,
+    crawl_mix_get,
+    crawl_open_to_anyone,
+    search_index_get,
+)
 
 from .indexes import ReaderPool, locate_index
 from .page import StoredPage, find_stored_page
@@ -150,28 +164,51 @@ class SearchService:
         self._chosen.clear()
         self._curation.clear()
 
-    def index_choice(self, its: int | None, mix: str | None = None) -> IndexChoice:
+    def index_choice(self, its: int | None, mix: str | None = None, *,
+                     staff: bool = False) -> IndexChoice:
         """What a search reads: crawl mix ``mix`` (NoIndexError when there is none of that
         name), else crawl ``its``, else the index chosen in the admin
-        (:func:`searchindex.selectors.search_index_get`)."""
+        (:func:`searchindex.selectors.search_index_get`). Without ``staff``, a mix or crawl
+        not open to anyone raises NoIndexError (see the module docstring)."""
         if mix:
             try:
-                choice = crawl_mix_get(mix)
+                choice = crawl_mix_get(mix, anyone=not staff)
             except DatabaseError:
                 choice = None
             if choice is None or not choice.parts:
-                raise NoIndexError(f"there is no crawl mix named {mix!r} with crawls in it")
+                open_to = "" if staff else " open to anonymous search"
+                raise NoIndexError(f"there is no crawl mix named {mix!r} with crawls in it"
+                                   f"{open_to}")
             return choice
         if its is not None:
+            if not staff and not self._open_to_anyone(its):
+                raise NoIndexError(f"there is no crawl {its} open to anonymous search")
             return IndexChoice("crawl", f"crawl {its}", ((its, 1.0),))
         return self._chosen.get()
 
-    def shards(self, its: int | None, mix: str | None = None
+    def _open_to_anyone(self, its: int) -> bool:
+        """Whether anyone may read crawl ``its``: open by the database's rows, or the newest
+        index on disk while no index is chosen for search (what a search without ``its``
+        reads then, whose results link their cached copies by timestamp)."""
+        try:
+            if crawl_open_to_anyone(its):
+                return True
+        except DatabaseError:  # cannot tell: closed, as a crawl that is not public
+            logger.warning("could not tell whether crawl %s is public", its, exc_info=True)
+            return False
+        if self._chosen.get().parts:
+            return False
+        try:
+            return locate_index(settings.WORK_DIRECTORY, None)[0] == its
+        except NoIndexError:
+            return False
+
+    def shards(self, its: int | None, mix: str | None = None, *, staff: bool = False
                ) -> tuple[int | None, list[ShardClient]]:
         """(crawl timestamp, shards) of :meth:`index_choice`: local bundles, then remote queue
         servers, of each crawl; the shards of a mix's crawls weighted (:class:`MixedShard`),
         its first crawl's timestamp returned. Raises NoIndexError when there is no shard."""
-        choice = self.index_choice(its, mix)
+        choice = self.index_choice(its, mix, staff=staff)
         if len(choice.parts) <= 1:
             return self._crawl_shards(choice.parts[0][0] if choice.parts else None)
         first: int | None = None
@@ -187,11 +224,12 @@ class SearchService:
             raise NoIndexError(f"no crawl of {choice.label} has an index")
         return first, shards
 
-    def index_info(self, its: int | None, mix: str | None, read: int | None) -> IndexInfo | None:
+    def index_info(self, its: int | None, mix: str | None, read: int | None, *,
+                   staff: bool = False) -> IndexInfo | None:
         """The index a search of ``its`` / ``mix`` reads (crawl ``read`` when it is the newest
         on disk), named, with its page count (None when the database cannot say)."""
         try:
-            choice = self.index_choice(its, mix)
+            choice = self.index_choice(its, mix, staff=staff)
             stamps = choice.timestamps or ((read,) if read is not None else ())
             label = choice.label if choice.parts or read is None else \
                 f"{choice.label} (crawl {read})"
@@ -211,7 +249,7 @@ class SearchService:
         except NoIndexError:
             if not remote:
                 raise
-        token = str(settings.QUEUE_SERVER_TOKEN)
+        token = shard_bearer(str(settings.QUEUE_SERVER_TOKEN))
         shards.extend(self._remote_shard(url, token, its) for url in remote)
         return its, shards
 
@@ -275,7 +313,7 @@ class SearchService:
         if curation.hidden:
             options = replace(options, hidden_urls=curation.hidden)
         try:
-            its, shards = self.shards(params.its, params.mix)
+            its, shards = self.shards(params.its, params.mix, staff=params.staff)
             correct = None
             if options.show_word_suggest and not params.forced:
                 def correct(text: str) -> str | None:
@@ -301,7 +339,8 @@ class SearchService:
         if params.messages:
             result = replace(result, messages=(*map(SearchMessage.notice, params.messages),
                                                *result.messages))
-        index = self.index_info(params.its, params.mix, its) if shards else None
+        index = (self.index_info(params.its, params.mix, its, staff=params.staff)
+                 if shards else None)
         return SearchAnswer(params, result, its, shards, log, index)
 
     @staticmethod
@@ -348,11 +387,14 @@ class SearchService:
 
         return known
 
-    def suggestions(self, query: str, its: int | None) -> list[str]:
+    def suggestions(self, query: str, its: int | None, *, staff: bool = False) -> list[str]:
         """Completions of ``query``'s last word from crawl ``its``'s lexicon (default: the
-        first crawl of the index chosen for search; none without an index)."""
+        first crawl of the index chosen for search; none without an index, or for a crawl
+        not open to anyone without ``staff``)."""
         if its is None:
             its = next(iter(self._chosen.get().timestamps), None)
+        elif not staff and not self._open_to_anyone(its):
+            return []
         try:
             chosen, bundles = locate_index(settings.WORK_DIRECTORY, its)
             lexicon = self.lexicons.get(settings.WORK_DIRECTORY, chosen, bundles)
@@ -360,11 +402,11 @@ class SearchService:
             return []
         return lexicon.suggest_queries(query.lstrip(), SUGGESTIONS)
 
-    def stored_page(self, url: str, its: int | None
+    def stored_page(self, url: str, its: int | None, *, staff: bool = False
                     ) -> tuple[int | None, StoredPage | None, list[ShardClient]]:
         """(crawl timestamp, ``url``'s stored page or None, shards) for the cached page view.
-        Raises NoIndexError."""
-        its, shards = self.shards(its)
+        Raises NoIndexError (also for a crawl not open to anyone, without ``staff``)."""
+        its, shards = self.shards(its, staff=staff)
         return its, find_stored_page(shards, url), shards
 
 

@@ -59,7 +59,14 @@ from ranking.core.shard.candidates import ShardClient
 from . import cached, feeds, page
 from . import similar as similar_pages
 from .metrics import SEARCH_SECONDS
-from .params import MAX_QUERY_CHARS, effective_query, parse_int, search_filters, search_params
+from .params import (
+    MAX_QUERY_CHARS,
+    effective_query,
+    is_staff,
+    parse_int,
+    search_filters,
+    search_params,
+)
 from .search_service import IndexInfo, SearchAnswer, search_service
 
 logger = logging.getLogger(__name__)
@@ -256,7 +263,7 @@ def _cached_page(request: HttpRequest) -> tuple[str, int | None, Any, list[Shard
         raise Http404("which page? give its url")
     try:
         its, stored, shards = search_service().stored_page(
-            url, parse_int(request.GET.get("its"), None))
+            url, parse_int(request.GET.get("its"), None), staff=is_staff(request))
     except NoIndexError as exc:
         raise Http404(str(exc)) from exc
     return url, its, stored, shards
@@ -359,7 +366,7 @@ def _similar_answer(request: HttpRequest, url: str) -> tuple[int, dict[str, Any]
     context: dict[str, Any] = {"url": url, "pages": None, "search_href": "", "reason": "",
                                "keep": keep}
     try:
-        _, shards = service.shards(its)
+        _, shards = service.shards(its, staff=is_staff(request))
         found = similar_pages.similar_to(shards, url, SIMILAR_RESULTS, service.hidden_urls())
         if found is not None:
             context["pages"] = [dict(p.as_dict(), similar_href="/similar?" + urlencode(
@@ -408,7 +415,8 @@ def suggest(request: HttpRequest) -> HttpResponse:
     suggestions: list[str] = []
     service = search_service()
     if query.strip() and service.options().show_word_suggest:
-        suggestions = service.suggestions(query, parse_int(request.GET.get("its"), None))
+        suggestions = service.suggestions(query, parse_int(request.GET.get("its"), None),
+                                          staff=is_staff(request))
     if request.GET.get("f") == "opensearch":
         response: HttpResponse = JsonResponse([query, suggestions], safe=False)
         response["Content-Type"] = "application/x-suggestions+json"

@@ -56,7 +56,7 @@ class CrawlMixMemberInline(admin.TabularInline):
 
 @admin.register(CrawlMix)
 class CrawlMixAdmin(admin.ModelAdmin):
-    list_display = ("name", "description", "crawls", "in_use")
+    list_display = ("name", "description", "crawls", "public", "in_use")
     search_fields = ("name", "description")
     inlines = [CrawlMixMemberInline]
     actions = ["use_mix_for_search"]

@@ -17,12 +17,16 @@ from crawler.models import Crawl
 class CrawlMix(models.Model):
     """Yioop's crawl mix: a named list of crawls searched together, each with a weight that
     multiplies the scores of its results. Searched when chosen as the search index, or by
-    ``m:NAME`` / ``mix:NAME`` in a query."""
+    ``m:NAME`` / ``mix:NAME`` in a query (by anyone when ``public``, else by staff users)."""
 
     name = models.SlugField(
         max_length=100, unique=True,
         help_text="Letters, digits, - and _ only: it is typed in queries as m:NAME.")
     description = models.TextField(blank=True)
+    public = models.BooleanField(
+        "open to anonymous search", default=False,
+        help_text="Anyone may search this mix with m:NAME, and so its crawls. Unticked, only "
+                  "staff users may, unless it is the index chosen for search.")
 
     class Meta:
         db_table = "crawler_crawlmix"

@@ -1,13 +1,19 @@
 """Reads of the search-index choice: which crawls a search reads, with their weights.
 
 Layer: Django glue of the ``searchindex`` app (reads only). The search service
-(``ranking.search_service``) caches :func:`search_index_get` and asks :func:`crawl_mix_get` for
-a query's ``m:NAME``; the admin shows the choice's label.
+(``ranking.search_service``) caches :func:`search_index_get`, asks :func:`crawl_mix_get` for
+a query's ``m:NAME`` and :func:`crawl_open_to_anyone` for an anonymous ``its=``; the admin shows
+the choice's label.
+
+Who may search what: staff users any crawl or mix; anyone else the index chosen for search,
+a crawl mix marked public (and so the crawls in it), and a crawl marked public.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from django.db.models import Q
 
 from crawler.core.definition.crawl import ENDED_STATES
 from crawler.models import Crawl
@@ -67,7 +73,20 @@ def search_index_get() -> IndexChoice:
     return NEWEST_ON_DISK
 
 
-def crawl_mix_get(name: str) -> IndexChoice | None:
-    """The crawl mix named ``name`` (case-insensitive), or None."""
+def crawl_mix_get(name: str, *, anyone: bool = False) -> IndexChoice | None:
+    """The crawl mix named ``name`` (case-insensitive), or None; with ``anyone`` (an anonymous
+    search) None also when the mix is neither public nor the one chosen for search."""
     mix = CrawlMix.objects.filter(name__iexact=name.strip()).first()
-    return None if mix is None else _mix_choice(mix)
+    if mix is None or (anyone and not mix.public and not SearchIndex.objects.filter(
+            pk=1, mode=SearchIndex.Mode.MIX, mix=mix).exists()):
+        return None
+    return _mix_choice(mix)
+
+
+def crawl_open_to_anyone(timestamp: int) -> bool:
+    """Whether anyone (not only staff users) may search crawl ``timestamp``: it is public, in
+    a public crawl mix, or in the index chosen for search. A timestamp no crawl has is not."""
+    if Crawl.objects.filter(timestamp=timestamp).filter(
+            Q(public=True) | Q(mix_memberships__mix__public=True)).exists():
+        return True
+    return timestamp in search_index_get().timestamps

@@ -9,7 +9,6 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import models
 from django.http import HttpRequest, HttpResponseNotAllowed, HttpResponseRedirect, JsonResponse
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
@@ -85,7 +84,7 @@ class CrawlForm(forms.ModelForm):
 
     class Meta:
         model = Crawl
-        fields = ("name", "description", "order", "max_pages", "max_depth", "recrawl_days",
+        fields = ("name", "description", "public", "order", "max_pages", "max_depth", "recrawl_days",
                   "max_domain_share", "restrict_to_seeds", "allowed_sites", "disallowed_sites", "page_options",
                   *PRIORITY_FIELDS, *SOURCE_FIELDS)
 
@@ -119,14 +118,14 @@ class CrawlAdmin(admin.ModelAdmin):
     form = CrawlForm
     inlines = [SeedSiteInline]
     list_display = ("name", "timestamp", "status_shown", "order", "pages_fetched",
-                    "documents_indexed", "started_at", "crawl_buttons")
-    list_filter = ("status", "order")
+                    "documents_indexed", "started_at", "public", "crawl_buttons")
+    list_filter = ("status", "order", "public")
     search_fields = ("name", "description")
     readonly_fields = ("timestamp", "status", "started_at", "stopped_at", *COUNTERS)
     actions = ["start_crawls", "stop_crawls", "resume_crawls", "close_crawls",
                "new_crawl_from", "new_archive_crawl", "export_warc"]
     fieldsets = (
-        (None, {"fields": ("name", "description", "page_options")}),
+        (None, {"fields": ("name", "description", "page_options", "public")}),
         ("Source: fetch the web, or index pages already fetched again", {
             "fields": SOURCE_FIELDS}),
         ("Crawl parameters", {"fields": ("order", "max_pages", "max_depth", "recrawl_days",
@@ -449,9 +448,19 @@ class PageOptionsAdmin(admin.ModelAdmin):
 
 @admin.register(QueueServer)
 class QueueServerAdmin(admin.ModelAdmin):
-    formfield_overrides = {models.URLField: {"assume_scheme": "http"}}
+    """Queue-server rows, read only: each queue server writes its own with its heartbeats
+    (``crawler.services.queue_server_heartbeat``). A staff user who could change a row's url
+    would send searches, and the shard token, wherever they chose. A row may be deleted (a
+    queue server gone for good); a live one writes it again at its next heartbeat."""
+
     list_display = ("server_id", "base_url", "state", "last_heartbeat", "seconds_since_heartbeat")
-    readonly_fields = ("last_heartbeat", "counters")
+    readonly_fields = ("server_id", "base_url", "state", "last_heartbeat", "counters")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
 
     @admin.display(description="Seconds since heartbeat")
     def seconds_since_heartbeat(self, obj: QueueServer):

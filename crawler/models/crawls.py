@@ -42,6 +42,11 @@ class Crawl(models.Model):
 
     name = models.CharField(max_length=200)
     description = models.TextField(blank=True)
+    public = models.BooleanField(
+        "open to anonymous search", default=False,
+        help_text="Anyone may search this crawl by its timestamp (its=) and see its cached "
+                  "pages. Unticked, only staff users may, unless it is the index chosen for "
+                  "search or in a public crawl mix.")
     timestamp = models.BigIntegerField(
         unique=True, default=_new_timestamp, editable=False,
         help_text="The crawl's id on disk and in the index (seconds since the epoch).")

@@ -26,6 +26,10 @@ class QueueServer(models.Model):
         help_text="Shard number n: hosts with hash(host) mod servers = n belong here.")
     base_url = models.URLField(
         max_length=500, help_text="Where the name server and fetchers reach this queue server.")
+    # the heartbeat's HMAC of server_id and base_url under the key derived from the shared
+    # token (indexer.core.shard_token.registration_signature): a row whose url anything else
+    # wrote is never sent the shard token
+    registration = models.CharField(max_length=64, blank=True, default="", editable=False)
     state = models.CharField(max_length=10, choices=State.choices, default=State.UNKNOWN)
     last_heartbeat = models.DateTimeField(null=True, blank=True)
     counters = models.JSONField(default=dict, blank=True)

@@ -233,9 +233,13 @@ if EMBEDDED_REDIS:
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
                           "LOCATION": REDIS_URL, "KEY_PREFIX": "yioopy-cache"}}
-# Admin login: after this many failures for one username or one client address within the
-# window (seconds, counted from the first failure), further attempts are refused until it ends.
+# Admin login (operations.login_throttle): after this many failures of one username from one
+# client address within the window (seconds, counted from the first failure), that username is
+# refused from that address until the window ends; after LOGIN_THROTTLE_ADDRESS_FAILURES
+# failures from one address (any usernames), every login from it is. Other addresses are not
+# locked out. `manage.py unlock_login` clears them (with REDIS_URL set).
 LOGIN_THROTTLE_FAILURES = env.int("LOGIN_THROTTLE_FAILURES", default=5)
+LOGIN_THROTTLE_ADDRESS_FAILURES = env.int("LOGIN_THROTTLE_ADDRESS_FAILURES", default=20)
 LOGIN_THROTTLE_WINDOW = env.int("LOGIN_THROTTLE_WINDOW", default=900)
 # Behind a reverse proxy every request comes from the proxy's address: name the request header
 # (Django META name, e.g. HTTP_X_FORWARDED_FOR) whose last entry the proxy sets to the client's.

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from indexer.core.documents.store import PartitionDocumentBundle
+from indexer.core.shard_token import shard_bearer
 from tests.web.test_search_page import build_site_index
 from tests.web.test_search_page import work as work  # the fixture, re-exported for pytest
 
@@ -84,6 +85,6 @@ def test_suggestions_and_shard_api_survive(client, damaged):
     suggest = client.get("/suggest", {"q": "threa"})
     assert suggest.status_code == 200 and suggest.json()["suggestions"]
     shard = client.get("/api/shard/search", {"q": "locks", "heads": "30"},
-                       HTTP_X_SHARD_TOKEN=TOKEN)
+                       HTTP_X_SHARD_TOKEN=shard_bearer(TOKEN))
     assert shard.status_code in (200, 404)
     _no_server_path(shard, damaged)

@@ -12,6 +12,7 @@ from urllib.parse import quote
 
 import pytest
 
+from indexer.core.shard_token import shard_bearer
 from tests.web.test_search_page import ITS
 from tests.web.test_search_page import site as site  # the fixtures, re-exported for pytest
 from tests.web.test_search_page import work as work
@@ -100,7 +101,7 @@ def _request(rng: random.Random) -> tuple[str, str, dict[str, str]]:
         pairs.append((name, _raw_value(rng) if rng.random() < 0.3 else quote(_value(rng))))
     headers = {}
     if endpoint.startswith("/api/") and rng.random() < 0.5:
-        headers["HTTP_X_SHARD_TOKEN"] = TOKEN if rng.random() < 0.8 else _value(rng)[:40]
+        headers["HTTP_X_SHARD_TOKEN"] = shard_bearer(TOKEN) if rng.random() < 0.8 else _value(rng)[:40]
     query = "&".join(f"{k}={v}" for k, v in pairs)
     joiner = "&" if "?" in endpoint else "?"
     return endpoint, endpoint + (joiner + query if query else ""), headers

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from indexer.core.runtime.workdir import scores_path
+from indexer.core.shard_token import shard_bearer
 from indexer.core.signals.link_scores import LinkScores, write_scores
 from linkgraph.core.bundles import read_shard_links
 from linkgraph.core.transfer import decode_shard_links
@@ -32,7 +33,7 @@ def shard(settings, tmp_path):
 
 
 def _token(value="shard-secret"):
-    return {"X-Shard-Token": value}
+    return {"X-Shard-Token": shard_bearer(value)}
 
 
 def test_links_endpoint_streams_the_shard(client, shard):
@@ -68,7 +69,7 @@ def _scores_file(tmp_path, value: float, crawl: int = TS) -> bytes:
 def _post(client, body: bytes, crawl=TS, token="shard-secret"):
     return client.generic("POST", f"/api/shard/scores?crawl={crawl}", body,
                           content_type="application/octet-stream",
-                          headers={"X-Shard-Token": token})
+                          headers={"X-Shard-Token": shard_bearer(token)})
 
 
 def test_scores_endpoint_installs_a_checked_file(client, shard, tmp_path):

@@ -3,15 +3,28 @@
 Runs on the default cache of the test settings and on the Redis cache that production uses
 (the session's Redis: CI's REDIS_URL, else an embedded server the tests start)."""
 
+import io
 import logging
 
 import pytest
+from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from operations.login_throttle import failures_clear
 
 pytestmark = pytest.mark.django_db
 PASSWORD = "right-password-1"
+
+
+ADDRESSES = ("127.0.0.1", "10.0.0.9", "10.0.0.66")
+USERNAMES = ("admin", "other", *(f"guess{i}" for i in range(8)))
+
+
+def _clear_all() -> None:
+    for address in ADDRESSES:
+        failures_clear(address)
+        for name in USERNAMES:
+            failures_clear(address, name)
 
 
 @pytest.fixture(params=["default", "redis"])
@@ -21,14 +34,11 @@ def cache_backend(request, settings):
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": request.getfixturevalue("redis_url"), "KEY_PREFIX": "yioopy-test-throttle"}}
     settings.LOGIN_THROTTLE_FAILURES = 5
+    settings.LOGIN_THROTTLE_ADDRESS_FAILURES = 8
     settings.LOGIN_THROTTLE_WINDOW = 900
-    for name, address in (("admin", "127.0.0.1"), ("other", "127.0.0.1"),
-                          ("admin", "10.0.0.9")):
-        failures_clear(name, address)
+    _clear_all()
     yield request.param
-    for name, address in (("admin", "127.0.0.1"), ("other", "127.0.0.1"),
-                          ("admin", "10.0.0.9")):
-        failures_clear(name, address)
+    _clear_all()
 
 
 @pytest.fixture
@@ -59,16 +69,62 @@ def test_sixth_attempt_with_the_right_password_is_refused(client, admin_user, ca
 
 
 def test_one_address_is_throttled_across_usernames(client, admin_user, cache_backend):
-    for _ in range(5):
-        login(client, "other", "wrong")
+    for i in range(8):  # LOGIN_THROTTLE_ADDRESS_FAILURES, each username below its own limit
+        login(client, f"guess{i}", "wrong")
     assert "Too many failed" in login(client, "admin", PASSWORD).content.decode()
-    # Another address may still log in as admin (its username has no failures).
+    # Another address may still log in as admin (its pair and address have no failures).
     response = login(client, "admin", PASSWORD, address="10.0.0.9")
     assert response.status_code == 302 and response["Location"] == "/admin/"
 
 
+def test_failures_from_one_address_never_lock_the_account_out_from_another(
+        client, admin_user, cache_backend):
+    for _ in range(10):  # twice the limit, from the attacker's address
+        login(client, "admin", "wrong", address="10.0.0.66")
+    assert "Too many failed" in login(client, "admin", PASSWORD,
+                                      address="10.0.0.66").content.decode()
+    response = login(client, "admin", PASSWORD, address="127.0.0.1")
+    assert response.status_code == 302 and "_auth_user_id" in client.session
+
+
+def test_usernames_are_counted_case_folded_and_stripped(client, admin_user, django_user_model,
+                                                         cache_backend):
+    django_user_model.objects.create_user("other", "o@example.com", PASSWORD, is_staff=True)
+    # one username five ways (the last in full-width letters, NFKC-equal to ADMIN)
+    for variant in ("Admin", " admin", "ADMIN", "admin ", "\uff21\uff24\uff2d\uff29\uff2e"):
+        login(client, variant, "wrong")
+    assert "Too many failed" in login(client, "admin", PASSWORD).content.decode()
+    # five failures are far from the address's own limit: another account still gets in
+    response = login(client, "other", PASSWORD)
+    assert response.status_code == 302 and "_auth_user_id" in client.session
+
+
+def test_unlock_login_clears_a_username_from_an_address(client, admin_user, settings,
+                                                        redis_url):
+    settings.CACHES = {"default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": redis_url, "KEY_PREFIX": "yioopy-test-unlock"}}
+    settings.LOGIN_THROTTLE_FAILURES = 5
+    settings.LOGIN_THROTTLE_ADDRESS_FAILURES = 8
+    for _ in range(5):
+        login(client, "admin", "wrong")
+    assert "Too many failed" in login(client, "admin", PASSWORD).content.decode()
+    out = io.StringIO()
+    call_command("unlock_login", "--address", "127.0.0.1", "--username", "ADMIN", stdout=out)
+    assert "Unlocked the admin login for username 'ADMIN' from 127.0.0.1" in out.getvalue()
+    assert login(client, "admin", PASSWORD).status_code == 302
+
+
+def test_unlock_login_says_a_memory_cache_is_out_of_its_reach(settings):
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+                                   "LOCATION": "unlock-test"}}
+    with pytest.raises(CommandError, match="restart the web server"):
+        call_command("unlock_login", "--address", "127.0.0.1")
+
+
 def test_fewer_failures_let_the_right_password_in_and_clear_the_count(client, admin_user,
-                                                                     cache_backend):
+                                                                     cache_backend, settings):
+    settings.LOGIN_THROTTLE_ADDRESS_FAILURES = 20  # the success clears the pair's count only
     for _ in range(4):
         login(client, "admin", "wrong")
     assert login(client, "admin", PASSWORD).status_code == 302

@@ -10,6 +10,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
+from indexer.core.shard_token import shard_bearer
 from ranking.core.query.numerals import ascii_decimal, ascii_int, is_ascii_digits
 from ranking.core.query.parser import QueryParser
 from ranking.params import MAX_QUERY_CHARS
@@ -49,7 +50,7 @@ def test_odd_index_control_word_on_every_endpoint(client, site, settings, value)
     assert data.json()["results"]
     rss = client.get("/", {"q": query, "f": "rss"})
     assert rss.status_code == 200 and ET.fromstring(rss.content).tag == "rss"
-    shard = client.get("/api/shard/search", {"q": query}, HTTP_X_SHARD_TOKEN=TOKEN)
+    shard = client.get("/api/shard/search", {"q": query}, HTTP_X_SHARD_TOKEN=shard_bearer(TOKEN))
     assert shard.status_code == 200 and "candidates" in json.loads(shard.content)
     for name in ("num", "limit", "its"):
         odd = client.get("/", {"q": "threading", name: value, "f": "json"})

@@ -78,7 +78,7 @@ def test_a_crawl_is_due_to_start_over_after_its_recrawl_days(make_crawl, work):
 def test_search_answers_from_the_old_index_until_the_repeat_is_complete(
         client, make_crawl, work):
     crawl = ended(make_crawl, work, recrawl_days=1)
-    mix = CrawlMix.objects.create(name="harbours")
+    mix = CrawlMix.objects.create(name="harbours", public=True)
     CrawlMixMember.objects.create(mix=mix, crawl=crawl, weight=1.0)
     assert not SearchIndex.objects.exists() or SearchIndex.objects.get().crawl == crawl
     repeat = services.crawl_repeat(crawl.pk)

@@ -122,7 +122,7 @@ def test_always_the_newest_finished_crawl(client, make_crawl, two_crawls):
 
 def test_a_mix_searches_both_crawls_with_weights(client, two_crawls):
     old, new = two_crawls
-    mix = CrawlMix.objects.create(name="both")
+    mix = CrawlMix.objects.create(name="both", public=True)
     CrawlMixMember.objects.create(mix=mix, crawl=old, weight=50.0)
     CrawlMixMember.objects.create(mix=mix, crawl=new, weight=1.0)
     found = urls(client, "lighthouse m:both")
@@ -141,7 +141,7 @@ def test_a_mix_searches_both_crawls_with_weights(client, two_crawls):
 
 def test_a_mix_result_links_its_own_crawls_cached_copy(client, two_crawls):
     old, new = two_crawls
-    mix = CrawlMix.objects.create(name="pair")
+    mix = CrawlMix.objects.create(name="pair", public=True)
     for crawl in (old, new):
         CrawlMixMember.objects.create(mix=mix, crawl=crawl)
     page = client.get("/", {"q": "harbour mix:pair"}).content.decode()

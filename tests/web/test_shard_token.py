@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import pytest
 
+from indexer.core.shard_token import shard_bearer
 from ranking.search_service import search_service
 from tests.web.test_search_api import make_index
 
 TOKEN = "header-only-token"
-HEADER = {"X-Shard-Token": TOKEN}
+HEADER = {"X-Shard-Token": shard_bearer(TOKEN)}
 
 
 @pytest.fixture

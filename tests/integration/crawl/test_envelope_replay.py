@@ -16,6 +16,7 @@ from crawler.core.transport.shipping import CLOCK_SLACK, seal
 from crawler.core.transport.spool import Spool
 from crawler.machines.seen_envelopes import KEY_PREFIX
 from indexer.core.runtime.workdir import crawl_paths, queue_server_dir
+from indexer.core.shard_token import message_key
 from searchsite.celery import app
 from tests.conftest import ROOT
 
@@ -68,14 +69,14 @@ def test_a_replayed_or_moved_batch_is_refused_by_the_real_worker(inbox_worker, r
     ttl = redis.Redis.from_url(redis_url).ttl(KEY_PREFIX + first["stored"])
     assert settings.ENVELOPE_MAX_AGE < ttl <= settings.ENVELOPE_MAX_AGE + CLOCK_SLACK
 
-    envelope = seal("batch", {**batch, "schedule": "b"}, TOKEN,
+    envelope = seal("batch", {**batch, "schedule": "b"}, message_key(TOKEN),
                     route={"server": SERVER, "crawl": CRAWL})
     assert "stored" in qs_receive_task.apply_async(
         args=[envelope], queue=f"qs.{SERVER}").get(timeout=60)
     replayed = qs_receive_task.apply_async(args=[envelope], queue=f"qs.{SERVER}")
     assert "was handled already: a replay" in replayed.get(timeout=60)["refused"]
 
-    fresh = seal("batch", {**batch, "schedule": "c"}, TOKEN,
+    fresh = seal("batch", {**batch, "schedule": "c"}, message_key(TOKEN),
                  route={"server": SERVER, "crawl": CRAWL})
     moved = qs_receive_task.apply_async(args=[fresh], queue=f"qs.{OTHER}")
     assert f"for queue qs.{SERVER} was delivered on qs.{OTHER}" in moved.get(

@@ -13,11 +13,10 @@ import sys
 
 import numpy as np
 import pytest
-from django.utils import timezone
 
 from crawler import services
 from crawler.link_analysis import link_analysis_run
-from crawler.models import Crawl, QueueServer, SeedSite
+from crawler.models import Crawl, SeedSite
 from indexer.core.policies import CrawlPolicy
 from indexer.core.runtime.workdir import crawl_bundles, scores_path
 from indexer.core.signals.link_scores import LinkScores
@@ -75,10 +74,9 @@ def two_machine_crawl(settings, tmp_path, db, remote_machine):
     SeedSite.objects.create(crawl=crawl, url=SPAM, policy="distrust")
     write_bundle(local / "qs0" / f"IndexData{crawl.timestamp}", SHARD0)
     write_bundle(remote_work / "qs1" / f"IndexData{crawl.timestamp}", SHARD1)
-    now = timezone.now()
-    QueueServer.objects.create(server_id=0, base_url="http://127.0.0.1:1/", state="up",
-                               last_heartbeat=now)
-    QueueServer.objects.create(server_id=1, base_url=base_url, state="up", last_heartbeat=now)
+    # the queue servers' heartbeats register their urls (signed with the shared token)
+    services.queue_server_heartbeat(0, "http://127.0.0.1:1/")
+    services.queue_server_heartbeat(1, base_url)
     return crawl, local, remote_work, proc
 
 
