@@ -3,8 +3,9 @@ without it, the query p95 with and without, and what embedding the crawl's pages
 
 The signal (``ranking.core.semantic.rerank``) re-ranks the first ``semantic_depth`` results by the
 similarity of their page's embedding to the query's, fused by rank with the score at weight
-``semantic_weight``. It needs the ``semantic`` extra (onnxruntime, tokenizers and the packages
-that ship the model's weights and tokenizer) and the page embeddings beside the bundle: the
+``semantic_weight``. It needs the ``semantic`` extra (onnxruntime, tokenizers), the model's
+files (``manage.py fetch_semantic_model``, read from ``SEMANTIC_MODEL_DIR``, default
+``var/models``) and the page embeddings beside the bundle: the
 first run embeds the cached crawl's pages as ``manage.py embed_index`` does
 (``ranking.core.semantic.build``) and prints that cost; later runs reuse them.
 
@@ -15,6 +16,7 @@ query timed alone after a warm-up query (the model is loaded before the first ti
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -28,19 +30,30 @@ from ranking.core.options import SearchOptions
 from ranking.core.search.pipeline import Searcher
 from ranking.core.search.relax import search_with_fallback
 from ranking.core.semantic.build import build_semantic_index
-from ranking.core.semantic.embedder import SemanticUnavailable, default_embedder
+from ranking.core.semantic.embedder import SemanticUnavailable, TextEmbedder, default_embedder
+from ranking.core.semantic.model_files import MINILM_L6_V2_INT8
+from ranking.core.semantic.rerank import default_semantic
 from ranking.core.semantic.store import load_semantic_index, semantic_dir
 from ranking.core.shard.local import LocalShard
 
 DEFAULT_WEIGHT = 1.0
+ROOT = Path(__file__).resolve().parent.parent
 
 
-def ensure_embeddings(bundle: Path) -> dict[str, Any]:
+def installed_embedder() -> TextEmbedder:
+    """The model ``manage.py fetch_semantic_model`` fetched (``SEMANTIC_MODEL_DIR`` or
+    ``var/models``, the default model). Raises SemanticUnavailable."""
+    root = os.environ.get("SEMANTIC_MODEL_DIR") or str(ROOT / "var" / "models")
+    return default_embedder(Path(root), MINILM_L6_V2_INT8)
+
+
+def ensure_embeddings(bundle: Path, embedder_of: Callable[[], TextEmbedder]
+                      = installed_embedder) -> dict[str, Any]:
     """The bundle's page embeddings, built when missing or made with another model: the
     model's load time, and the build's pages and time per page (from the stored meta when they
     were built by an earlier run)."""
     start = time.perf_counter()
-    embedder = default_embedder()
+    embedder = embedder_of()
     load_s = time.perf_counter() - start
     try:
         stored = load_semantic_index(semantic_dir(bundle))
@@ -83,18 +96,20 @@ def p95_ms(seconds: list[float]) -> float:
 
 
 def semantic_lines(shard: LocalShard, options: SearchOptions, queries: list[tuple[str, str]],
-                   weight: float, by_kind: Callable[[dict[str, list[str]], str], dict]
-                   ) -> list[str]:
+                   weight: float, by_kind: Callable[[dict[str, list[str]], str], dict],
+                   embedder: Callable[[], TextEmbedder] = installed_embedder) -> list[str]:
     """The ``name: value`` lines of the comparison; ``by_kind(run, name)`` scores a run per
-    query kind (with an ``all`` entry). One line saying why when the signal cannot run."""
+    query kind (with an ``all`` entry); ``embedder()`` gives the model. One line saying why
+    when the signal cannot run."""
     try:
-        built = ensure_embeddings(Path(shard.reader.path))
+        built = ensure_embeddings(Path(shard.reader.path), embedder)
     except SemanticUnavailable as exc:
         return [f"semantic: not measured ({exc})"]
     off = replace(options, semantic_weight=0.0)
     on = replace(options, semantic_weight=weight)
     run_off, t_off = timed_run(Searcher([shard], off), queries)
-    run_on, t_on = timed_run(Searcher([shard], on), queries)
+    run_on, t_on = timed_run(Searcher([shard], on, semantic=default_semantic([shard], embedder)),
+                             queries)
     kinds_off, kinds_on = by_kind(run_off, "semantic-off"), by_kind(run_on, "semantic-on")
     lines = [
         f"semantic: weight {weight:g}, depth {on.semantic_depth}, k {on.semantic_k:g}, "

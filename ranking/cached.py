@@ -10,19 +10,24 @@ Only ``http:`` and ``https:`` urls have a cached copy (:func:`is_web_url`); the 
 any other, and no link or ``<base>`` is ever made of one.
 
 The stored bytes are decoded (the charset of a ``<meta>`` in the first 1024 bytes, else UTF-8
-with replacement) and re-served as UTF-8, re-written by an HTML tokenizer
-(:class:`_FrameWriter`, the standard library's ``html.parser``) rather than copied:
+with replacement) and re-served as UTF-8 in two steps:
 
-* ``<meta charset="utf-8">``, ``<meta name="robots" content="noindex,nofollow">`` and
-  ``<base href="<original url>" target="_blank">`` inserted first, so relative links point at
-  the original site and open outside the frame;
-* every tag is written anew from its parsed name and attributes, each value escaped and quoted,
-  so text inside an attribute (``title="a > b <b>word</b>"``) stays inert attribute text; tags
-  and attributes whose names are not plain names, comments, processing instructions and odd
-  declarations are left out; text is escaped;
-* ``<meta http-equiv="refresh">`` removed (it would navigate the frame away);
-* the query's words wrapped in ``<mark>`` in text nodes only (never in attributes, ``<script>``,
-  ``<style>``, ``<textarea>`` or ``<title>``).
+1. the query's words are wrapped in ``<mark>`` in text nodes only (never in attributes,
+   ``<script>``, ``<style>``, ``<textarea>`` or ``<title>``) by an HTML tokenizer
+   (:class:`_FrameWriter`, the standard library's ``html.parser``) that writes every tag anew
+   from its parsed name and attributes, each value escaped and quoted, so text inside an
+   attribute (``title="a > b <b>word</b>"``) stays inert attribute text;
+2. the result is sanitised (:func:`ranking.core.display.sanitize.sanitize_page`: an HTML5
+   parser and an allow-list, Ammonia), the last step, so the served body holds no script,
+   event handler, script or ``data:text/html`` url, frame, object, form, ``<base>`` or
+   ``<meta>`` of the page, even where the tokenizer of step 1 and a browser would read the
+   page differently (``<svg><style><img src=x onerror=...>``, ``<noscript>`` tricks). The
+   frame's sandbox and CSP are a second line of defence, not the only one.
+
+The document is then ``<!doctype html>``, a head of our own (``<meta charset="utf-8">``,
+``<meta name="robots" content="noindex,nofollow">`` and ``<base href="<original url>"
+target="_blank">``, so relative links point at the original site and open outside the frame)
+and the sanitised body.
 
 Documents that are not HTML are shown as escaped text in a ``<pre>``.
 """
@@ -35,13 +40,14 @@ from collections.abc import Iterable
 from html.parser import HTMLParser
 from urllib.parse import urlsplit
 
+from ranking.core.display.sanitize import sanitize_page
 from ranking.core.display.snippets import highlight_pattern
 
 FRAME_CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; "
              "form-action 'none'; base-uri http: https:; frame-ancestors 'self'; "
              "sandbox allow-popups allow-popups-to-escape-sandbox")
 FRAME_SANDBOX = "allow-popups allow-popups-to-escape-sandbox"
-MARK_STYLE = "background:#ffeb3b;color:#000"
+MARK_STYLE = "background-color:#ffeb3b;color:#000"
 WEB_SCHEMES = ("http", "https")
 _CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
 _NO_HIGHLIGHT = frozenset({"script", "style", "textarea", "title", "noscript", "xmp", "iframe",
@@ -49,7 +55,6 @@ _NO_HIGHLIGHT = frozenset({"script", "style", "textarea", "title", "noscript", "
 _TAG_NAME = re.compile(r"[a-z][a-z0-9-]*")
 _ATTR_NAME = re.compile(r"[a-zA-Z_:][-a-zA-Z0-9_:.]*")
 _CHARREF = re.compile(r"[0-9]{1,7}|[xX][0-9a-fA-F]{1,6}")
-_HEAD = re.compile(r"<head(\s[^>]*)?>", re.IGNORECASE)
 
 
 def is_web_url(url: str) -> bool:
@@ -157,16 +162,14 @@ def highlight_html(text: str, words: Iterable[str]) -> str:
 
 
 def frame_document(data: bytes, url: str, mime_type: str, words: Iterable[str]) -> str:
-    """The document served inside the sandboxed frame."""
+    """The document served inside the sandboxed frame: our head, then the page's text as
+    escaped text in a ``<pre>`` (not HTML) or highlighted and sanitised (HTML)."""
     head = '<meta charset="utf-8"><meta name="robots" content="noindex,nofollow">'
     if is_web_url(url):
         head += f'<base href="{html.escape(url, quote=True)}" target="_blank">'
     if not is_html(mime_type, data):
-        text = _marked(decode(data), highlight_pattern(words))
-        return (f"<!doctype html><html><head>{head}</head><body>"
-                f'<pre style="white-space:pre-wrap">{text}</pre></body></html>')
-    text = highlight_html(decode(data), words)
-    found = _HEAD.search(text)
-    if found:
-        return text[:found.end()] + head + text[found.end():]
-    return head + text
+        body = (f'<pre style="white-space:pre-wrap">'
+                f"{_marked(decode(data), highlight_pattern(words))}</pre>")
+    else:
+        body = sanitize_page(highlight_html(decode(data), words))
+    return f"<!doctype html><html><head>{head}</head><body>{body}</body></html>"

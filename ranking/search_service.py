@@ -48,6 +48,7 @@ from ranking.core.search.messages import SearchMessage
 from ranking.core.search.mixes import MixedShard, unwrap
 from ranking.core.search.pipeline import Searcher, SearchResult
 from ranking.core.search.relax import search_with_fallback
+from ranking.core.semantic.rerank import default_semantic
 from ranking.core.shard.candidates import ShardClient
 from ranking.core.shard.local import LocalShard
 from searchindex.selectors import (
@@ -62,6 +63,7 @@ from .indexes import ReaderPool, locate_index
 from .page import StoredPage, find_stored_page
 from .params import SearchParams, effective_query
 from .selectors import curation_get, remote_queue_server_urls, search_options_get
+from .semantic_model import model_embedder
 from .suggest import LexiconCache
 
 logger = logging.getLogger(__name__)
@@ -295,7 +297,8 @@ class SearchService:
                 for old in dropped:  # release their fan-out threads (a search still running
                     old.close()      # on one starts them again)
                 searcher = self._searchers[key] = Searcher(
-                    shards, options, analyzer=self.analyzer, shard_timeout=SHARD_TIMEOUT)
+                    shards, options, analyzer=self.analyzer, shard_timeout=SHARD_TIMEOUT,
+                    semantic=default_semantic(shards, model_embedder))
             return searcher
 
     # -- searching ---------------------------------------------------------------------------

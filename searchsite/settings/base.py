@@ -322,6 +322,12 @@ SEARCH_REMOTE_QUEUE_SERVERS = tuple(env.list("SEARCH_REMOTE_QUEUE_SERVERS", defa
 # SEMANTIC_DEPTH results. 0 (the default) is off: it lowered MRR@10 on the dev judgments.
 SEMANTIC_WEIGHT = env.float("SEMANTIC_WEIGHT", default=0.0)
 SEMANTIC_DEPTH = env.int("SEMANTIC_DEPTH", default=50)
+# Where `manage.py fetch_semantic_model` puts the model's files (<dir>/<repository>/<revision>/),
+# and the model: a ranking.core.semantic.model_files.ModelSpec named by its dotted path (the
+# authors' files of all-MiniLM-L6-v2, pinned by revision and sha256).
+SEMANTIC_MODEL_DIR = Path(env.str("SEMANTIC_MODEL_DIR",
+                                  default=str(VAR_DIRECTORY / "models"))).resolve()
+SEMANTIC_MODEL = "ranking.core.semantic.model_files.MINILM_L6_V2_INT8"
 
 # --- Crawling ---------------------------------------------------------------------------------
 

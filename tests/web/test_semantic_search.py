@@ -17,6 +17,8 @@ from django.core.management import call_command
 from ranking.core.semantic.embedder import default_embedder
 from ranking.core.semantic.store import load_semantic_index, semantic_dir
 from ranking.search_service import search_service
+from tests.fixtures.semantic_model import DEV_MODEL, DEV_MODEL_SETTING
+from tests.fixtures.semantic_model import semantic_model_root as semantic_model_root  # fixture
 from tests.web.semantic_site import (
     BIKE_PAGES,
     CONCEPT_QUERY,
@@ -30,10 +32,15 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-def work(search_work, db):
+def work(search_work, db, settings, semantic_model_root):
+    settings.SEMANTIC_MODEL = DEV_MODEL_SETTING
+    settings.SEMANTIC_MODEL_DIR = semantic_model_root
     search_service().forget_options()
     return search_work
-    search_service().forget_options()
+
+
+def embedder(root):
+    return default_embedder(root, DEV_MODEL)
 
 
 @pytest.fixture
@@ -54,11 +61,11 @@ def urls_of(client, query, **params):
     return response.json()
 
 
-def test_embed_index_stores_every_page_and_reuses_them(bundle, embedded):
+def test_embed_index_stores_every_page_and_reuses_them(bundle, embedded, semantic_model_root):
     assert "8 pages with an embedding (8 embedded now" in embedded
     assert "ms a page" in embedded and str(semantic_dir(bundle)) in embedded
     index = load_semantic_index(semantic_dir(bundle))
-    assert len(index) == len(PAGES) and index.model == default_embedder().name
+    assert len(index) == len(PAGES) and index.model == embedder(semantic_model_root).name
     assert index.vectors.shape == (8, 384)
     norms = (index.vectors.astype("float32") ** 2).sum(axis=1)
     assert abs(float(norms.min()) - 1.0) < 0.01 and abs(float(norms.max()) - 1.0) < 0.01
@@ -138,12 +145,14 @@ def test_damaged_embeddings_never_answer_5xx(client, settings, bundle, embedded)
     assert client.get("/similar", {"url": RIGHT_PAGE, "its": "42"}).status_code == 404
 
 
-def test_the_model_loads_and_embeds_with_no_network(tmp_path):
+def test_the_model_loads_and_embeds_with_no_network(tmp_path, semantic_model_root):
     """In a network namespace of its own (no interface but a down loopback) and with the
-    Hugging Face hub told to stay offline, the model still loads from the installed
-    packages, and gives the vectors it gives here."""
+    Hugging Face hub told to stay offline, the model still loads from the files fetched
+    once, and gives the vectors it gives here."""
     script = ("import json, sys; from ranking.core.semantic.embedder import default_embedder; "
-              "v = default_embedder().embed(['fixing a flat tire']); "
+              "from tests.fixtures.semantic_model import DEV_MODEL; "
+              f"v = default_embedder({str(semantic_model_root)!r}, DEV_MODEL)"
+              ".embed(['fixing a flat tire']); "
               "print(json.dumps([round(float(x), 5) for x in v[0][:8]]))")
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
            "PYTHONPATH": str(ROOT), "HOME": str(tmp_path)}
@@ -151,7 +160,7 @@ def test_the_model_loads_and_embeds_with_no_network(tmp_path):
                           capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     offline = json.loads(done.stdout)
-    here = default_embedder().embed(["fixing a flat tire"])[0][:8]
+    here = embedder(semantic_model_root).embed(["fixing a flat tire"])[0][:8]
     assert offline == pytest.approx([float(x) for x in here], abs=1e-4)
     probe = subprocess.run(["unshare", "--net", sys.executable, "-c",
                             "import socket; s = socket.socket(); s.settimeout(2); "

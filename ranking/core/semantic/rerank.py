@@ -41,7 +41,7 @@ from ranking.core.options import SearchOptions
 from ranking.core.semantic.embedder import (
     SemanticUnavailable,
     TextEmbedder,
-    default_embedder,
+    no_embedder,
 )
 from ranking.core.semantic.store import (
     CachedSemanticIndex,
@@ -83,7 +83,7 @@ class SemanticReranker:
     ``embedder()`` returns (loaded at the first query that needs it)."""
 
     def __init__(self, sources: Sequence[CachedSemanticIndex],
-                 embedder: Callable[[], TextEmbedder] = default_embedder) -> None:
+                 embedder: Callable[[], TextEmbedder] = no_embedder) -> None:
         self.sources = list(sources)
         self._embedder = embedder
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
@@ -173,10 +173,13 @@ def shard_bundles(shards: Sequence[ShardClient]) -> list[str]:
     return found
 
 
-def default_semantic(shards: Sequence[ShardClient]) -> SemanticReranker:
+def default_semantic(shards: Sequence[ShardClient],
+                     embedder: Callable[[], TextEmbedder] = no_embedder) -> SemanticReranker:
     """A reranker over the embeddings beside the local shards' bundles (loaded when a search
-    first needs them; the model too)."""
-    return SemanticReranker([cached_semantic_index(p) for p in shard_bundles(shards)])
+    first needs them), with the model ``embedder()`` returns (the glue's: with none, the
+    signal is off)."""
+    return SemanticReranker([cached_semantic_index(p) for p in shard_bundles(shards)],
+                            embedder)
 
 
 def rerank_groups(reranker: SemanticReranker | None, text: str, doc_ids: npt.NDArray[np.uint8],

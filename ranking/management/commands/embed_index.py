@@ -2,8 +2,8 @@
 
 Glue for :mod:`ranking.core.semantic.build`: embeds the pages of every bundle of the crawl on
 this machine (``WORK_DIRECTORY/qs<n>/IndexData<ts>``, default the newest crawl) with the
-semantic signal's model (:func:`ranking.core.semantic.embedder.default_embedder`, the ``semantic``
-extra) and stores the arrays beside each bundle (``semantic/``), where the bundle's searches
+semantic signal's model (:func:`ranking.semantic_model.model_embedder`: the ``semantic`` extra
+and the files of ``manage.py fetch_semantic_model``) and stores the arrays beside each bundle (``semantic/``), where the bundle's searches
 and the "Similar" pages find them at their next request. Pages embedded by an earlier run
 keep their vectors, so running it again after more of the crawl embeds only the new pages.
 Prints, per bundle, the pages embedded and the time per page (the signal's index-time cost).
@@ -26,8 +26,9 @@ from linkgraph.management.commands.webgraph import (
     work_directory,
 )
 from ranking.core.semantic.build import BATCH, build_semantic_index
-from ranking.core.semantic.embedder import SemanticUnavailable, default_embedder
+from ranking.core.semantic.embedder import SemanticUnavailable
 from ranking.core.semantic.store import semantic_dir
+from ranking.semantic_model import model_embedder
 
 
 class Command(BaseCommand):
@@ -48,7 +49,7 @@ class Command(BaseCommand):
             raise CommandError(f"crawl {timestamp} has no bundles under {work}")
         started = time.monotonic()
         try:
-            embedder = default_embedder()
+            embedder = model_embedder()
         except SemanticUnavailable as exc:
             raise CommandError(str(exc)) from exc
         self.stdout.write(f"Model {embedder.name} loaded in {time.monotonic() - started:.1f}s.")

@@ -13,8 +13,11 @@ import semantic_eval as se  # noqa: E402
 
 from indexer.core.bundle.reader import IndexBundleReader  # noqa: E402
 from ranking.core.options import SearchOptions  # noqa: E402
+from ranking.core.semantic.embedder import default_embedder  # noqa: E402
 from ranking.core.semantic.store import semantic_dir  # noqa: E402
 from ranking.core.shard.local import LocalShard  # noqa: E402
+from tests.fixtures.semantic_model import DEV_MODEL  # noqa: E402
+from tests.fixtures.semantic_model import semantic_model_root as semantic_model_root  # noqa: E402
 from tests.web.semantic_site import CONCEPT_QUERY, RIGHT_PAGE, build_semantic_site  # noqa: E402
 
 
@@ -25,7 +28,7 @@ def reciprocal_rank(run: dict[str, list[str]]) -> dict[str, dict[str, float]]:
     return {"all": {"MRR@10": mrr, "n": 1}, "concept": {"MRR@10": mrr, "n": 1}}
 
 
-def test_semantic_lines_compare_off_and_on(tmp_path: Path) -> None:
+def test_semantic_lines_compare_off_and_on(tmp_path: Path, semantic_model_root: Path) -> None:
     bundle = build_semantic_site(tmp_path)
     shard = LocalShard(IndexBundleReader(bundle))
     seen: list[str] = []
@@ -35,8 +38,13 @@ def test_semantic_lines_compare_off_and_on(tmp_path: Path) -> None:
         return reciprocal_rank(run)
 
     try:
-        lines = se.semantic_lines(shard, SearchOptions(), [("c1", CONCEPT_QUERY)], 1.0, by_kind)
-        again = se.semantic_lines(shard, SearchOptions(), [("c1", CONCEPT_QUERY)], 1.0, by_kind)
+        def model():
+            return default_embedder(semantic_model_root, DEV_MODEL)
+
+        lines = se.semantic_lines(shard, SearchOptions(), [("c1", CONCEPT_QUERY)], 1.0, by_kind,
+                                  model)
+        again = se.semantic_lines(shard, SearchOptions(), [("c1", CONCEPT_QUERY)], 1.0, by_kind,
+                                  model)
     finally:
         shard.reader.close()
     assert seen == ["semantic-off", "semantic-on"] * 2
