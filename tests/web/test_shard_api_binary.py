@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from indexer.core.shard_token import shard_bearer
 from ranking.core.remote.protocol import BINARY_TYPE, decode_search_answer
 from ranking.core.shard.candidates import Candidates
 from tests.unit.ranking.helpers import text_doc
@@ -22,9 +23,9 @@ def pages(work):
 
 def test_binary_answer_equals_the_json_one(client, pages):
     params = {"q": "threading", "n": "5", "heads": "2"}
-    plain = client.get("/api/shard/search", params, HTTP_X_SHARD_TOKEN=TOKEN)
+    plain = client.get("/api/shard/search", params, HTTP_X_SHARD_TOKEN=shard_bearer(TOKEN))
     binary = client.get("/api/shard/search", {**params, "fmt": "bin"},
-                        HTTP_X_SHARD_TOKEN=TOKEN)
+                        HTTP_X_SHARD_TOKEN=shard_bearer(TOKEN))
     assert plain["Content-Type"] == "application/json"
     assert binary.status_code == 200 and binary["Content-Type"] == BINARY_TYPE
     assert int(binary["Content-Length"]) == len(binary.content)
