@@ -28,6 +28,9 @@ from pathlib import Path
 from typing import Any
 
 WARC_SUFFIXES = (".warc", ".warc.gz")
+# a record inflating to more than this is skipped (skipped.TOO_LARGE): the settings'
+# ARCHIVE_MAX_RECORD_BYTES, which the glue passes in
+DEFAULT_MAX_RECORD_BYTES = 256 << 20
 
 
 class ArchiveKind(enum.StrEnum):
@@ -43,11 +46,13 @@ class PointerError(ValueError):
 class ArchiveSource:
     """The source of an archive crawl. ``path``: the WARC file or folder (WARC), or the work
     directory whose ``qs<n>/IndexData<timestamp>`` folders hold the earlier crawl (CRAWL);
-    ``timestamp``: that crawl's (CRAWL only)."""
+    ``timestamp``: that crawl's (CRAWL only); ``max_record_bytes``: a WARC record whose
+    inflated size (or whose start inside its gzip member) is larger is skipped, not read."""
 
     kind: ArchiveKind
     path: str
     timestamp: int = 0
+    max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES
 
     @property
     def root(self) -> Path:
@@ -107,6 +112,18 @@ class StoredPointer:
 
 
 Pointer = WarcPointer | StoredPointer
+
+
+def too_large(pointer: WarcPointer, cap: int) -> str:
+    """Why the record ``pointer`` names is too large to read (an empty string when it is
+    not): it inflates to more than ``cap`` bytes, or starts more than ``cap`` bytes into its
+    gzip member (reading it would inflate all that first)."""
+    if pointer.size > cap:
+        return f"the record inflates to {pointer.size} bytes, more than the cap of {cap}"
+    if pointer.inner > cap:
+        return (f"the record starts {pointer.inner} bytes into its gzip member, past the cap "
+                f"of {cap}")
+    return ""
 
 
 def pointer_from_wire(row: Any) -> Pointer:
