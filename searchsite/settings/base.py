@@ -344,6 +344,12 @@ CRAWLER_DNS_PARALLEL = env.int("CRAWLER_DNS_PARALLEL", default=1)
 CRAWLER_BOT_URL = env.str("CRAWLER_BOT_URL", default=f"http://{WEB_BIND}/bot")
 CRAWLER_CONTACT = env.str("CRAWLER_CONTACT", default="")
 CRAWLER_USER_AGENT = env.str("CRAWLER_USER_AGENT", default=f"YioopyBot/0.1 (+{CRAWLER_BOT_URL})")
+# Archive crawls of WARC files: their path must be inside one of these folders (absolute;
+# symbolic links are followed before the check), and a record that inflates to more than
+# ARCHIVE_MAX_RECORD_BYTES is skipped (counted as too_large) instead of read.
+ARCHIVE_ROOTS = tuple(Path(p).resolve() for p in env.list(
+    "ARCHIVE_ROOTS", default=[str(VAR_DIRECTORY / "archives")]) if p.strip())
+ARCHIVE_MAX_RECORD_BYTES = env.int("ARCHIVE_MAX_RECORD_BYTES", default=256 << 20)
 # Indexing plugins (crawler.core.processing.plugins): dotted paths of classes run, in order, on every page
 # a fetcher processes, after the summary and scrapers, before it goes to the index. Unset (None):
 # the engine's default list (crawler.core.processing.config.DEFAULT_INDEXING_PLUGINS); empty: none.
