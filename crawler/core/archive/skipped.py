@@ -27,6 +27,7 @@ REVISIT_WITHOUT_ORIGINAL = "revisit_without_original"
 NO_CACHED_COPY = "no_cached_copy"
 UNREADABLE = "unreadable"
 TOO_LARGE = "too_large"
+NO_WARC_FILES = "no_warc_files"
 
 LABELS = {
     TRUNCATED_GZIP: "Truncated or damaged gzip member",
@@ -37,6 +38,7 @@ LABELS = {
     NO_CACHED_COPY: "Stored without a cached copy (NOARCHIVE, cache off)",
     UNREADABLE: "Record could not be read",
     TOO_LARGE: "Record larger than ARCHIVE_MAX_RECORD_BYTES once inflated",
+    NO_WARC_FILES: "No .warc or .warc.gz file at the archive path (or outside ARCHIVE_ROOTS)",
 }
 
 

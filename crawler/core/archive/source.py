@@ -17,12 +17,17 @@ record is (JSON lists on the wire, :func:`pointers_to_wire` / :func:`pointers_fr
   bundle: its bytes ``start`` to ``end`` (crc32 ``crc``) of ``documents/partition_<p>.txt.gz``
   (:mod:`indexer.core.documents.store`).
 
-Pointers name files by relative path only, checked to stay inside the source's folder.
+Pointers name files by relative path only, checked to stay inside the source's folder. A
+WARC source's own path may be confined to configured folders (``roots``, the settings'
+``ARCHIVE_ROOTS``): :func:`confined` is the one check, used by the admin's validation and by
+the listing.
 """
 
 from __future__ import annotations
 
 import enum
+import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -47,12 +52,14 @@ class ArchiveSource:
     """The source of an archive crawl. ``path``: the WARC file or folder (WARC), or the work
     directory whose ``qs<n>/IndexData<timestamp>`` folders hold the earlier crawl (CRAWL);
     ``timestamp``: that crawl's (CRAWL only); ``max_record_bytes``: a WARC record whose
-    inflated size (or whose start inside its gzip member) is larger is skipped, not read."""
+    inflated size (or whose start inside its gzip member) is larger is skipped, not read;
+    ``roots``: when given, the folders a WARC source must be inside (:func:`confined`)."""
 
     kind: ArchiveKind
     path: str
     timestamp: int = 0
     max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES
+    roots: tuple[str, ...] = ()
 
     @property
     def root(self) -> Path:
@@ -62,14 +69,21 @@ class ArchiveSource:
 
     def warc_files(self) -> list[str]:
         """The WARC files of the source (``.warc`` and ``.warc.gz``), relative to
-        :attr:`root`, sorted by name; a folder is searched recursively."""
+        :attr:`root`, sorted by name; a folder is searched recursively (by the queue server
+        that lists the crawl's records, when it starts: never in a web request). Empty when
+        the source is outside its :attr:`roots`; a file whose links lead out of the folder
+        is left out (:meth:`file` would refuse it)."""
         path = Path(self.path)
+        if self.roots and confined(self.path, self.roots) is None:
+            return []
         if path.is_file():
-            return [path.name]
+            return [path.name] if path.name.endswith(WARC_SUFFIXES) else []
         if not path.is_dir():
             return []
+        real = path.resolve()
         return sorted(str(p.relative_to(path)) for p in path.rglob("*")
-                      if p.is_file() and p.name.endswith(WARC_SUFFIXES))
+                      if p.name.endswith(WARC_SUFFIXES) and p.is_file()
+                      and p.resolve().is_relative_to(real))
 
     def file(self, name: str) -> Path:
         """The file ``name`` (relative, from a pointer) under :attr:`root`."""
@@ -112,6 +126,23 @@ class StoredPointer:
 
 
 Pointer = WarcPointer | StoredPointer
+
+
+def confined(path: str, roots: Iterable[str | os.PathLike[str]]) -> Path | None:
+    """``path`` with its symbolic links followed, when it is absolute and inside one of
+    ``roots`` both as written (normalised, without looking at the file system) and once its
+    links are followed; None otherwise. Nothing outside the roots as written is looked up,
+    so a None says nothing about what exists there."""
+    if not path or "\x00" in path or not os.path.isabs(path):
+        return None
+    written = Path(os.path.normpath(path))
+    folders = [Path(os.path.normpath(os.path.abspath(root))) for root in roots]
+    if not any(written.is_relative_to(folder) for folder in folders):
+        return None
+    real = Path(os.path.realpath(path))
+    if not any(real.is_relative_to(os.path.realpath(folder)) for folder in folders):
+        return None
+    return real
 
 
 def too_large(pointer: WarcPointer, cap: int) -> str:
