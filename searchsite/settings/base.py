@@ -162,6 +162,11 @@ STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = VAR_DIRECTORY / "static"
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)
+# Files Django's storages write (collectstatic's copies included) are private to the engine's
+# user, as everything under VAR_DIRECTORY is (operations.private_files); Django's default
+# would make them 0644 whatever the umask.
+FILE_UPLOAD_PERMISSIONS = 0o600
+FILE_UPLOAD_DIRECTORY_PERMISSIONS = 0o700
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
