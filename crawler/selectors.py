@@ -141,7 +141,9 @@ def archive_source_get(crawl: Crawl) -> ArchiveSource | None:
     """An archive crawl's source as the crawl processes read it (an earlier crawl's bundles
     under this machine's WORK_DIRECTORY); None for a web crawl."""
     if crawl.source == Crawl.Source.WARC:
-        return ArchiveSource(ArchiveKind.WARC, crawl.archive_path)
+        return ArchiveSource(ArchiveKind.WARC, crawl.archive_path,
+                             max_record_bytes=settings.ARCHIVE_MAX_RECORD_BYTES,
+                             roots=tuple(str(root) for root in settings.ARCHIVE_ROOTS))
     if crawl.source == Crawl.Source.CRAWL and crawl.archive_of is not None:
         return ArchiveSource(ArchiveKind.CRAWL, str(settings.WORK_DIRECTORY),
                              crawl.archive_of.timestamp)

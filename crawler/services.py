@@ -274,6 +274,10 @@ def crawl_resume(crawl_id: int) -> Crawl:
     """Resume a stopped, resumable crawl from its saved queues, with its original options."""
     crawl = _locked(crawl_id)
     status = _transition(crawl, "resume")
+    if crawl.source == Crawl.Source.WARC:  # ARCHIVE_ROOTS may have changed since it started
+        error = archive_path_errors(crawl.archive_path)
+        if error:
+            raise CrawlServiceError(f"crawl {crawl.name!r}: {error}")
     _activate(crawl)
     crawl.status = status
     crawl.stopped_at = None

@@ -11,9 +11,10 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 
-from crawler.core.archive.source import ArchiveKind, ArchiveSource
+from crawler.core.archive.source import WARC_SUFFIXES, confined
 from crawler.core.definition.crawl import DEFAULT_FILE_TYPES, KNOWN_FILE_TYPES
 from crawler.core.definition.siterules import SiteRuleError, parse_site_rules
 from crawler.core.processing import page_rules, scrapers
@@ -108,11 +109,21 @@ def validate_page_rules(text: str) -> None:
 
 def archive_path_errors(path: str) -> str:
     """Why ``path`` cannot be an archive crawl's WARC source (an empty string when it can):
-    an absolute path to a .warc or .warc.gz file, or to a folder holding some."""
+    an absolute path, inside one of the folders of ``ARCHIVE_ROOTS``, of a .warc or .warc.gz
+    file or of a folder. Cheap enough for a web request: nothing outside the roots is looked
+    at (the answer is the same whether such a path exists or not), and a folder is not
+    searched here; the queue server lists its WARC files when the crawl starts."""
     if not path or not Path(path).is_absolute():
         return "Give the absolute path of a WARC file (.warc, .warc.gz) or of a folder of them."
-    if not Path(path).exists():
+    real = confined(path, settings.ARCHIVE_ROOTS)
+    if real is None:
+        roots = ", ".join(str(root) for root in settings.ARCHIVE_ROOTS) or "(none)"
+        return (f"Archive crawls read only files inside ARCHIVE_ROOTS: {roots}. Put or link "
+                "the WARC files there, or add their folder to ARCHIVE_ROOTS.")
+    if real.is_dir():
+        return ""
+    if not real.exists():
         return f"{path} does not exist (on this machine)."
-    if not ArchiveSource(ArchiveKind.WARC, path).warc_files():
-        return f"{path} is not a .warc or .warc.gz file, nor a folder holding one."
+    if not real.is_file() or not real.name.endswith(WARC_SUFFIXES):
+        return f"{path} is not a .warc or .warc.gz file, nor a folder."
     return ""

@@ -22,6 +22,7 @@ from django.conf import settings
 from kombu import Queue
 
 from crawler.core.memory import limit_malloc_arenas
+from operations.private_files import private_umask
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "searchsite.settings.base")
 
@@ -37,6 +38,14 @@ def queue_names(num_queue_servers: int) -> list[str]:
 @app.on_after_configure.connect
 def _declare_queues(sender: Celery, **_: object) -> None:
     sender.conf.task_queues = [Queue(name) for name in queue_names(settings.NUM_QUEUE_SERVERS)]
+
+
+@worker_init.connect
+def _private_files(**_: object) -> None:
+    """A worker started without ``manage.py`` (``celery -A searchsite worker``) writes its
+    batches, journals and indexes private to its user too (``operations.private_files``);
+    its pool processes inherit the umask."""
+    private_umask()
 
 
 @worker_init.connect

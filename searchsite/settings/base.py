@@ -162,6 +162,11 @@ STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = VAR_DIRECTORY / "static"
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)
+# Files Django's storages write (collectstatic's copies included) are private to the engine's
+# user, as everything under VAR_DIRECTORY is (operations.private_files); Django's default
+# would make them 0644 whatever the umask.
+FILE_UPLOAD_PERMISSIONS = 0o600
+FILE_UPLOAD_DIRECTORY_PERMISSIONS = 0o700
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
@@ -362,6 +367,12 @@ CRAWLER_DNS_PARALLEL = env.int("CRAWLER_DNS_PARALLEL", default=1)
 CRAWLER_BOT_URL = env.str("CRAWLER_BOT_URL", default=f"http://{WEB_BIND}/bot")
 CRAWLER_CONTACT = env.str("CRAWLER_CONTACT", default="")
 CRAWLER_USER_AGENT = env.str("CRAWLER_USER_AGENT", default=f"YioopyBot/0.1 (+{CRAWLER_BOT_URL})")
+# Archive crawls of WARC files: their path must be inside one of these folders (absolute;
+# symbolic links are followed before the check), and a record that inflates to more than
+# ARCHIVE_MAX_RECORD_BYTES is skipped (counted as too_large) instead of read.
+ARCHIVE_ROOTS = tuple(Path(p).resolve() for p in env.list(
+    "ARCHIVE_ROOTS", default=[str(VAR_DIRECTORY / "archives")]) if p.strip())
+ARCHIVE_MAX_RECORD_BYTES = env.int("ARCHIVE_MAX_RECORD_BYTES", default=256 << 20)
 # Indexing plugins (crawler.core.processing.plugins): dotted paths of classes run, in order, on every page
 # a fetcher processes, after the summary and scrapers, before it goes to the index. Unset (None):
 # the engine's default list (crawler.core.processing.config.DEFAULT_INDEXING_PLUGINS); empty: none.

@@ -35,6 +35,7 @@ PAGES = {
 @pytest.fixture
 def work(tmp_path, settings):
     settings.WORK_DIRECTORY = tmp_path
+    settings.ARCHIVE_ROOTS = (tmp_path,)
     return tmp_path
 
 

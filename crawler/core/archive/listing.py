@@ -8,8 +8,10 @@ Layer: ``crawler.core.archive``. :class:`~.queue.ArchiveQueue` draws on one list
   original is found (by ``WARC-Refers-To``, else ``WARC-Refers-To-Target-URI`` and
   ``WARC-Refers-To-Date``, else its payload digest: the revisit profiles of WARC 1.0 and 1.1),
   else it is skipped; a ``resource`` record of an http(s) url is a page; a response or revisit
-  that is not HTTP is skipped; ``warcinfo``, ``request``, ``metadata``, other ``resource``
-  records and robots.txt answers are other records (counted, not pages, not bad);
+  that is not HTTP is skipped, and so is a page record too large to read
+  (:func:`.source.too_large`: the scan went over it in bounded memory; it is never
+  scheduled); ``warcinfo``, ``request``, ``metadata``, other ``resource`` records and
+  robots.txt answers are other records (counted, not pages, not bad);
 * an earlier crawl's stored pages (:class:`StoredListing`, over :func:`.stored.iter_stored`):
   every page and location document, in the order it was stored.
 
@@ -27,7 +29,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from crawler.core.archive import skipped
-from crawler.core.archive.source import ArchiveSource, Pointer, StoredPointer, WarcPointer
+from crawler.core.archive.source import (
+    ArchiveSource,
+    Pointer,
+    StoredPointer,
+    WarcPointer,
+    too_large,
+)
 from crawler.core.archive.stored import StoredPosition, iter_stored
 from crawler.core.archive.warc_scan import BadRecord, ScannedRecord, ScanPosition, scan
 from indexer.core.bundle.layout import DOCUMENTS
@@ -137,6 +145,9 @@ class WarcListing:
             self._remember(record)
             if not record.block_head.startswith(b"HTTP/"):
                 return Skip(skipped.NOT_HTTP, uri, "the block is not an HTTP response", after)
+        oversized = too_large(record.pointer, self.source.max_record_bytes)
+        if oversized:
+            return Skip(skipped.TOO_LARGE, uri, oversized, after)
         if kind == "revisit":
             original = self._original(record)
             if original is None:

@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from crawler.core.archive.listing import Item, Listed, Other, Skip, StoredListing, WarcListing
-from crawler.core.archive.skipped import SkippedRecords
+from crawler.core.archive.skipped import NO_WARC_FILES, SkippedRecords
 from crawler.core.archive.source import (
     ArchiveKind,
     ArchiveSource,
@@ -166,6 +166,9 @@ class ArchiveQueue:
         else:
             queue.names = (source.warc_files() if source.kind is ArchiveKind.WARC
                            else _crawl_shards(Path(source.path), source.timestamp))
+            if source.kind is ArchiveKind.WARC and not queue.names:  # said on the crawl page
+                queue.skipped.record(NO_WARC_FILES, source.path, "no .warc or "
+                                     ".warc.gz file was found there when the crawl started")
             queue._save()
         logger.info("archive queue %s: %s %s, %d files; %d records listed so far", root,
                     source.kind.value, source.path, len(queue.names), queue.listed)

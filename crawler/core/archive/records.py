@@ -11,6 +11,12 @@ WARC records read: ``response`` (an HTTP response), ``revisit`` (the HTTP header
 capture, with the payload of its original, which the pointer carries) and ``resource`` records
 of http(s) urls (the block is the page; its ``Content-Type`` the record's). The fetch time is
 ``WARC-Date``; the address ``WARC-IP-Address``.
+
+Records are read in bounded memory and work: a record larger than the source's
+``max_record_bytes`` once inflated is skipped (``skipped.TOO_LARGE``) without being read; of
+any other, only the first :attr:`RecordReader.prefix` inflated bytes are read (its WARC and
+HTTP heads and the payload's byte range, with room for its codings), in bounded inflate calls
+(:func:`_inflate`), and warcio decodes only what the byte range needs of the payload.
 """
 
 from __future__ import annotations
@@ -31,11 +37,18 @@ from crawler.core.archive.source import (
     Pointer,
     PointerError,
     WarcPointer,
+    too_large,
 )
 from crawler.core.archive.stored import ArchivedPage, RecordSkipped, StoredReader
 
 # the codings warcio undoes: the payload handed on is the decoded one
 _DROPPED_HEADERS = frozenset({"content-encoding", "transfer-encoding", "content-length"})
+# a record longer than its heads allowance plus twice the byte range is read only that far:
+# the payload (kept to the byte range once decoded) is in it, with room for chunked or
+# compressed transfer; a head that does not end within it is not read past it either
+HEAD_ALLOWANCE = 1 << 20
+READ_CHUNK = 1 << 20       # compressed bytes read from the file at a time
+INFLATE_STEP = 16 << 20    # inflated bytes one zlib call may give
 
 
 def warc_date(value: str) -> float:
@@ -53,6 +66,7 @@ class RecordReader:
     def __init__(self, source: ArchiveSource, byte_range: int) -> None:
         self.source = source
         self.byte_range = byte_range
+        self.prefix = HEAD_ALLOWANCE + 2 * byte_range  # inflated bytes of a record read
         self._files: dict[str, BinaryIO] = {}
         self._stored = (StoredReader(Path(source.path), source.timestamp)
                         if source.kind is ArchiveKind.CRAWL else None)
@@ -77,30 +91,26 @@ class RecordReader:
     # --- WARC ---------------------------------------------------------------------------
 
     def _record_bytes(self, pointer: WarcPointer) -> bytes:
-        """The record's own bytes, inflated."""
+        """The first bytes of the record, inflated: all of it when it is no longer than
+        :attr:`prefix`, else that many (its heads and more than its payload's byte range)."""
+        reason = too_large(pointer, self.source.max_record_bytes)
+        if reason:
+            raise RecordSkipped(skipped.TOO_LARGE, f"{pointer.file}@{pointer.offset}: {reason}")
+        want = min(pointer.size, self.prefix)
         try:
             handle = self._files.get(pointer.file)
             if handle is None:
                 handle = self._files[pointer.file] = open(self.source.file(pointer.file), "rb")
             handle.seek(pointer.offset)
-            raw = handle.read(pointer.length)
+            if not pointer.file.endswith(".gz"):
+                raw = handle.read(want)
+                if len(raw) != want:
+                    raise RecordSkipped(skipped.TRUNCATED_GZIP, f"{pointer.file} ends inside "
+                                        f"the record at {pointer.offset}")
+                return raw
+            return _inflate(handle, pointer, want)
         except (OSError, PointerError) as exc:
             raise RecordSkipped(skipped.UNREADABLE, f"{pointer.file}: {exc}") from None
-        if len(raw) != pointer.length:
-            raise RecordSkipped(skipped.TRUNCATED_GZIP, f"{pointer.file} ends inside the "
-                                f"record at {pointer.offset}")
-        if not pointer.file.endswith(".gz"):
-            return raw
-        want = pointer.inner + pointer.size
-        try:
-            data = zlib.decompressobj(31).decompress(raw, want)
-        except zlib.error as exc:
-            raise RecordSkipped(skipped.TRUNCATED_GZIP, f"{pointer.file}@{pointer.offset}: "
-                                f"{exc}") from None
-        if len(data) < want:
-            raise RecordSkipped(skipped.TRUNCATED_GZIP, f"{pointer.file}@{pointer.offset}: "
-                                "the gzip member ends early")
-        return data[pointer.inner:]
 
     def _parse(self, pointer: WarcPointer):  # -> warcio ArcWarcRecord
         data = self._record_bytes(pointer)
@@ -142,6 +152,43 @@ class RecordReader:
                                 "without an HTTP response")
         return ArchivedPage(uri, _status(http, uri), _headers(http), self._payload(record),
                             when, ip)
+
+
+def _inflate(handle: BinaryIO, pointer: WarcPointer, want: int) -> bytes:
+    """``want`` bytes of the record, inflated from its gzip member at the handle's position
+    (the member's first ``pointer.inner`` inflated bytes dropped). Compressed bytes are read
+    :data:`READ_CHUNK` at a time and each inflate call gives at most :data:`INFLATE_STEP`
+    bytes, so memory and the work of one call stay bounded whatever the member holds; one
+    record of a member, as WARC files are written, takes one read and one call."""
+    inflate = zlib.decompressobj(31)
+    left = pointer.length
+    skip, kept = pointer.inner, 0
+    parts: list[bytes] = []
+    data = b""
+    where = f"{pointer.file}@{pointer.offset}"
+    try:
+        while kept < want:
+            if not data:
+                data = handle.read(min(left, READ_CHUNK)) if left > 0 else b""
+                left -= len(data)
+                if not data:
+                    raise RecordSkipped(skipped.TRUNCATED_GZIP, f"{where}: the file ends "
+                                        "inside the record")
+            out = inflate.decompress(data, min(skip + want - kept, INFLATE_STEP))
+            data = inflate.unconsumed_tail
+            if skip:
+                dropped = min(skip, len(out))
+                skip -= dropped
+                out = out[dropped:]
+            if out:
+                parts.append(out[:want - kept])
+                kept += len(parts[-1])
+            if inflate.eof and kept < want:
+                raise RecordSkipped(skipped.TRUNCATED_GZIP, f"{where}: the gzip member ends "
+                                    "early")
+    except zlib.error as exc:
+        raise RecordSkipped(skipped.TRUNCATED_GZIP, f"{where}: {exc}") from None
+    return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
 def _status(http, uri: str) -> int:

@@ -2,7 +2,8 @@
 
 Layer: ``crawler.core.archive``. Records are found bad in two places: a queue server walking a
 WARC file (:mod:`.warc_scan`: a truncated gzip member, a Content-Length that does not match, a
-record that is not an HTTP response, a revisit whose original is not in the archive) and a
+record that is not an HTTP response, a revisit whose original is not in the archive, a record
+inflating to more than the source's cap) and a
 fetcher reading one (:mod:`.records`: a record that cannot be read or parsed, a stored page
 without a cached copy). Both tally them in a :class:`SkippedRecords` (the JSON form of
 :class:`crawler.core.transport.fetch_error_kinds.FetchErrorKinds`: ``{reason: {"count", "url",
@@ -25,6 +26,8 @@ NOT_HTTP = "not_http"
 REVISIT_WITHOUT_ORIGINAL = "revisit_without_original"
 NO_CACHED_COPY = "no_cached_copy"
 UNREADABLE = "unreadable"
+TOO_LARGE = "too_large"
+NO_WARC_FILES = "no_warc_files"
 
 LABELS = {
     TRUNCATED_GZIP: "Truncated or damaged gzip member",
@@ -34,6 +37,8 @@ LABELS = {
     REVISIT_WITHOUT_ORIGINAL: "Revisit record without its original",
     NO_CACHED_COPY: "Stored without a cached copy (NOARCHIVE, cache off)",
     UNREADABLE: "Record could not be read",
+    TOO_LARGE: "Record larger than ARCHIVE_MAX_RECORD_BYTES once inflated",
+    NO_WARC_FILES: "No .warc or .warc.gz file at the archive path (or outside ARCHIVE_ROOTS)",
 }
 
 

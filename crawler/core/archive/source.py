@@ -17,17 +17,25 @@ record is (JSON lists on the wire, :func:`pointers_to_wire` / :func:`pointers_fr
   bundle: its bytes ``start`` to ``end`` (crc32 ``crc``) of ``documents/partition_<p>.txt.gz``
   (:mod:`indexer.core.documents.store`).
 
-Pointers name files by relative path only, checked to stay inside the source's folder.
+Pointers name files by relative path only, checked to stay inside the source's folder. A
+WARC source's own path may be confined to configured folders (``roots``, the settings'
+``ARCHIVE_ROOTS``): :func:`confined` is the one check, used by the admin's validation and by
+the listing.
 """
 
 from __future__ import annotations
 
 import enum
+import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 WARC_SUFFIXES = (".warc", ".warc.gz")
+# a record inflating to more than this is skipped (skipped.TOO_LARGE): the settings'
+# ARCHIVE_MAX_RECORD_BYTES, which the glue passes in
+DEFAULT_MAX_RECORD_BYTES = 256 << 20
 
 
 class ArchiveKind(enum.StrEnum):
@@ -43,11 +51,15 @@ class PointerError(ValueError):
 class ArchiveSource:
     """The source of an archive crawl. ``path``: the WARC file or folder (WARC), or the work
     directory whose ``qs<n>/IndexData<timestamp>`` folders hold the earlier crawl (CRAWL);
-    ``timestamp``: that crawl's (CRAWL only)."""
+    ``timestamp``: that crawl's (CRAWL only); ``max_record_bytes``: a WARC record whose
+    inflated size (or whose start inside its gzip member) is larger is skipped, not read;
+    ``roots``: when given, the folders a WARC source must be inside (:func:`confined`)."""
 
     kind: ArchiveKind
     path: str
     timestamp: int = 0
+    max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES
+    roots: tuple[str, ...] = ()
 
     @property
     def root(self) -> Path:
@@ -57,14 +69,21 @@ class ArchiveSource:
 
     def warc_files(self) -> list[str]:
         """The WARC files of the source (``.warc`` and ``.warc.gz``), relative to
-        :attr:`root`, sorted by name; a folder is searched recursively."""
+        :attr:`root`, sorted by name; a folder is searched recursively (by the queue server
+        that lists the crawl's records, when it starts: never in a web request). Empty when
+        the source is outside its :attr:`roots`; a file whose links lead out of the folder
+        is left out (:meth:`file` would refuse it)."""
         path = Path(self.path)
+        if self.roots and confined(self.path, self.roots) is None:
+            return []
         if path.is_file():
-            return [path.name]
+            return [path.name] if path.name.endswith(WARC_SUFFIXES) else []
         if not path.is_dir():
             return []
+        real = path.resolve()
         return sorted(str(p.relative_to(path)) for p in path.rglob("*")
-                      if p.is_file() and p.name.endswith(WARC_SUFFIXES))
+                      if p.name.endswith(WARC_SUFFIXES) and p.is_file()
+                      and p.resolve().is_relative_to(real))
 
     def file(self, name: str) -> Path:
         """The file ``name`` (relative, from a pointer) under :attr:`root`."""
@@ -107,6 +126,35 @@ class StoredPointer:
 
 
 Pointer = WarcPointer | StoredPointer
+
+
+def confined(path: str, roots: Iterable[str | os.PathLike[str]]) -> Path | None:
+    """``path`` with its symbolic links followed, when it is absolute and inside one of
+    ``roots`` both as written (normalised, without looking at the file system) and once its
+    links are followed; None otherwise. Nothing outside the roots as written is looked up,
+    so a None says nothing about what exists there."""
+    if not path or "\x00" in path or not os.path.isabs(path):
+        return None
+    written = Path(os.path.normpath(path))
+    folders = [Path(os.path.normpath(os.path.abspath(root))) for root in roots]
+    if not any(written.is_relative_to(folder) for folder in folders):
+        return None
+    real = Path(os.path.realpath(path))
+    if not any(real.is_relative_to(os.path.realpath(folder)) for folder in folders):
+        return None
+    return real
+
+
+def too_large(pointer: WarcPointer, cap: int) -> str:
+    """Why the record ``pointer`` names is too large to read (an empty string when it is
+    not): it inflates to more than ``cap`` bytes, or starts more than ``cap`` bytes into its
+    gzip member (reading it would inflate all that first)."""
+    if pointer.size > cap:
+        return f"the record inflates to {pointer.size} bytes, more than the cap of {cap}"
+    if pointer.inner > cap:
+        return (f"the record starts {pointer.inner} bytes into its gzip member, past the cap "
+                f"of {cap}")
+    return ""
 
 
 def pointer_from_wire(row: Any) -> Pointer:

@@ -117,7 +117,7 @@ class Lane:
             self._make_dirs(rel)
         rel, length = str(last[0]), int(last[1])
         path = ctx.root / rel
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
         try:
             view = memoryview(member)
             offset = length

@@ -81,7 +81,7 @@ def atomic_write(path: PathLike, data: bytes | memoryview) -> None:
     """Write ``data`` to ``path`` through a temporary file: write, fsync, rename, fsync dir."""
     path = Path(path)
     tmp = path.with_name(f"{path.name}{TMP_MARK}{os.getpid()}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
         try:
             view = memoryview(data)
@@ -155,7 +155,7 @@ def atomic_write_many(directory: PathLike, files: dict[str, bytes | memoryview])
             for name, data in files.items():
                 path = directory / name
                 tmp = path.with_name(f"{path.name}{TMP_MARK}{os.getpid()}")
-                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
                 fds.append(fd)
                 tmps.append((tmp, path))
                 view = memoryview(data)
@@ -319,7 +319,7 @@ class AppendLog:
         self.kind = kind
         self.dirty = False  # appended since the last sync
         exists = self.path.exists()
-        self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
         size = os.fstat(self._fd).st_size
         if not exists or size == 0 or committed in (None, 0):
             os.ftruncate(self._fd, 0)
@@ -376,7 +376,7 @@ class FileLock:
 
     def __init__(self, path: PathLike) -> None:
         self.path = Path(path)
-        self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
         try:
             fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError as exc:

@@ -9,6 +9,10 @@ on a machine that runs queue servers, the link-analysis worker
 is given back when the run ends). Ctrl-C stops everything; a crashed child is restarted with
 back-off; if ``up`` itself is killed, its children stop on their own (``operations.supervisor``).
 
+Before it starts anything, ``up`` makes what an earlier run left in VAR_DIRECTORY, WORK_DIRECTORY
+and the SQLite database private to its user (``operations.private_files``): it and every child
+run with umask 077.
+
 One ``up`` per VAR_DIRECTORY: it holds ``VAR_DIRECTORY/up.lock`` for its whole life
 (``operations.instance_lock``), and a second one refuses to start, naming the running one's pid.
 
@@ -33,9 +37,21 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
 from operations.instance_lock import AlreadyRunning, InstanceLock
+from operations.private_files import make_private
 from operations.supervisor import ChildSpec, Supervisor
 
 LOCK_FILE = "up.lock"  # in VAR_DIRECTORY
+
+
+def private_paths() -> list[Path]:
+    """What :func:`operations.private_files.make_private` fixes when ``up`` starts:
+    VAR_DIRECTORY, WORK_DIRECTORY (when it is elsewhere) and a SQLite database's files."""
+    paths = [settings.VAR_DIRECTORY, settings.WORK_DIRECTORY]
+    database = settings.DATABASES["default"]
+    if database["ENGINE"].endswith("sqlite3") and str(database["NAME"]) != ":memory:":
+        name = str(database["NAME"])
+        paths += [Path(name + suffix) for suffix in ("", "-wal", "-shm", "-journal")]
+    return paths
 
 
 def redis_server_binary() -> str:
@@ -204,6 +220,10 @@ class Command(BaseCommand):
                 "stop it first (Ctrl-C in its terminal, or kill -TERM its pid), or give this "
                 "one another VAR_DIRECTORY") from None
         try:
+            made_private = make_private(private_paths())
+            if made_private.changed:
+                self.stdout.write(f"Made {made_private.changed} files and folders private to "
+                                  "this user (group and other permissions removed)")
             self._run(host, port, bind, options)
         finally:
             lock.release()

@@ -52,7 +52,8 @@ def test_archive_crawl_lifecycle_through_real_processes(tmp_path, redis_url):
     write_warc(tmp_path / "in.warc.gz")
     engine = Engine(tmp_path, redis_url)
     # small schedules, one out at a time: the crawl is still running when it is stopped
-    engine.env.update({"DOWNLOAD_SIZE_INTERVAL": "10", "QUEUE_SERVER_MAX_SCHEDULES": "1"})
+    engine.env.update({"DOWNLOAD_SIZE_INTERVAL": "10", "QUEUE_SERVER_MAX_SCHEDULES": "1",
+                       "ARCHIVE_ROOTS": str(tmp_path)})
     try:
         engine.celery("inbox", "qs.0")
         engine.celery("fetch-a", "fetch", concurrency=2)

@@ -70,7 +70,7 @@ _GENERATION_FILES = ((STATE_DIR, "state"), (BLOOM_DIR, "bloom"), (CLD_DIR, "cld"
 def lock_directory(root: Path) -> int:
     """Create ``root`` if needed and take its LOCK; returns the lock's file descriptor."""
     root.mkdir(parents=True, exist_ok=True)
-    lock_fd = os.open(root / "LOCK", os.O_RDWR | os.O_CREAT, 0o644)
+    lock_fd = os.open(root / "LOCK", os.O_RDWR | os.O_CREAT, 0o600)
     try:
         fcntl.flock(lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:

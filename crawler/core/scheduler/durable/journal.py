@@ -26,7 +26,7 @@ class JournalWriter:
     def __init__(self, path: Path, *, sync: bool = True) -> None:
         self.path = path
         self._sync = sync
-        self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         self.size = os.fstat(self._fd).st_size
 
     def append(self, record: tuple[Any, ...]) -> None:
