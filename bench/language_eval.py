@@ -1,6 +1,6 @@
 """Accuracy of language guessing over the Debian Reference manual's translations.
 
-Every ``/usr/share/debian-reference/*.<lang>.html`` page (packages debian-reference-en, -de,
+Every Debian Reference page ``*.<lang>.html`` (packages debian-reference-en, -de,
 -es, -fr, -it, -ja, -pt, -zh-cn, -zh-tw) goes through the HTML processor twice:
 
 * ``served``: under the URL the local web serves it at
@@ -13,8 +13,8 @@ Prints accuracy, the processing time and the language test's own CPU time per pa
 (``guess_language``, the rules above on the page's text sample) and a confusion table for each,
 then one ``target:`` line per mode (accuracy, goal 96%) and one for the language test's time
 (goal at most 5 ms a page in either mode; issue 34).
-When packages are missing it installs them with apt-get if running as root, else says what to
-install. Usage: ``.venv/bin/python bench/language_eval.py``
+When translations are missing it fetches their packages without installing them (see
+:func:`page_folder`). Usage: ``.venv/bin/python bench/language_eval.py``
 """
 
 from __future__ import annotations
@@ -40,25 +40,39 @@ DOC_DIR = "/usr/share/debian-reference"
 LANGS = ["en", "de", "es", "fr", "it", "ja", "pt", "zh-cn", "zh-tw"]
 LABELS = {"zh-cn": "zh-CN", "zh-tw": "zh-TW"}
 PREFIX = "https://www.debian.org/doc/manuals/debian-reference/"
+CACHE_DIR = os.path.join(os.path.expanduser("~"), ".cache", "yioopy-language-eval")
 TARGET = 0.96
 TARGET_GUESS_MS = 5.0  # the language test's CPU time per page (issue 34)
 _PAGE = re.compile(r"^(?P<stem>.+)\.(?P<lang>[a-z]{2}(?:-[a-z]{2})?)\.html$")
 
 
-def ensure_packages() -> None:
-    missing = [lang for lang in LANGS if not glob.glob(os.path.join(DOC_DIR, f"*.{lang}.html"))]
-    if not missing:
-        return
-    packages = [f"debian-reference-{lang}" for lang in missing]
-    if os.geteuid() == 0 and shutil.which("apt-get"):
-        print(f"installing: {' '.join(packages)}", file=sys.stderr)
-        env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-        subprocess.run(["apt-get", "update", "-q"], check=True, env=env,
+def page_folder() -> str:
+    """A folder holding every language's Debian Reference pages, without installing them.
+
+    The translations are not installed: ``/usr/share/debian-reference`` is also the local web's
+    copy of the manual (its default tier serves that folder), and installed translations would
+    add pages in eight languages to every crawl of the tier. When the installed folder lacks a
+    language, each missing package is fetched with ``apt-get download`` (no root needed) into
+    CACHE_DIR and unpacked there with ``dpkg-deb -x``; the pages are read from that copy."""
+    if all(glob.glob(os.path.join(DOC_DIR, f"*.{lang}.html")) for lang in LANGS):
+        return DOC_DIR
+    cached = os.path.join(CACHE_DIR, DOC_DIR.lstrip("/"))
+    missing = [lang for lang in LANGS if not glob.glob(os.path.join(cached, f"*.{lang}.html"))]
+    if missing:
+        if not shutil.which("apt-get") or not shutil.which("dpkg-deb"):
+            raise SystemExit("the Debian Reference translations are missing and apt-get is not "
+                             "here to fetch them")
+        debs = os.path.join(CACHE_DIR, "debs")
+        os.makedirs(debs, exist_ok=True)
+        packages = [f"debian-reference-{lang}" for lang in missing]
+        print(f"fetching (not installing): {' '.join(packages)}", file=sys.stderr)
+        subprocess.run(["apt-get", "download", "-q", *packages], check=True, cwd=debs,
                        stdout=subprocess.DEVNULL)
-        subprocess.run(["apt-get", "install", "-y", "-q", "--no-install-recommends", *packages],
-                       check=True, env=env, stdout=subprocess.DEVNULL)
-    else:
-        raise SystemExit(f"missing pages: as root, run apt-get install {' '.join(packages)}")
+        for name in sorted(os.listdir(debs)):
+            if name.endswith(".deb"):
+                subprocess.run(["dpkg-deb", "-x", os.path.join(debs, name), CACHE_DIR],
+                               check=True)
+    return cached
 
 
 def same_language(guess: str, truth: str) -> bool:
@@ -89,9 +103,9 @@ class GuessTimer:
 
 
 def main() -> None:
-    ensure_packages()
+    folder = page_folder()
     pages = []
-    for path in sorted(glob.glob(os.path.join(DOC_DIR, "*.html"))):
+    for path in sorted(glob.glob(os.path.join(folder, "*.html"))):
         match = _PAGE.match(os.path.basename(path))
         if match is None or match.group("lang") not in LANGS:
             continue
