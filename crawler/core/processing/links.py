@@ -5,7 +5,9 @@ Layer: ``crawler.core``. Processors feed raw ``(href, text, kind)`` triples to a
 
 * Targets are canonicalised against the page URL or its ``<base href>``; URLs that are not
   http(s), are shorter than 5 or longer than 2048 characters, or repeat a path segment three
-  times (crawler traps) are dropped, as are links to the page itself.
+  times (crawler traps) are dropped, as are links to the page itself, under its own scheme or
+  the other of http and https (a "this page on http://" banner, which the host answers with a
+  redirect back to the page: following it downloaded the page a second time).
 * Link text loses the link stop words ("click", "here", and the language's stop words). When
   fewer than 3 useful characters are left, words from the target URL are used instead; when
   even those give fewer than 3 characters, the text is empty (the link is still followed but
@@ -240,10 +242,12 @@ class LinkCollector:
     (link text is cleaned with that language's stop words).
     """
 
-    __slots__ = ("_base", "_cache", "_kinds", "_limit", "_order", "_page", "_texts", "seen")
+    __slots__ = ("_base", "_cache", "_kinds", "_limit", "_order", "_page", "_page_forms",
+                 "_texts", "seen")
 
     def __init__(self, page_url: str, base: str | None, limit: int) -> None:
         self._page = page_url
+        self._page_forms = _scheme_forms(page_url)
         self._base = _Base(base or page_url)
         self._limit = limit
         self._order: list[str] = []
@@ -264,7 +268,7 @@ class LinkCollector:
         url = self._cache.get(href, "")
         if url == "":
             url = _resolve(self._base, href)
-            if url == self._page:
+            if url in self._page_forms:
                 url = None
             self._cache[href] = url
         if url is None:
@@ -297,6 +301,15 @@ class LinkCollector:
                     text = ""
             result.append(Link(url, text, self._kinds[url], effective_terms(text)))
         return tuple(result)
+
+
+def _scheme_forms(url: str) -> frozenset[str]:
+    """``url`` and, for an http(s) url, the same url under the other of the two schemes."""
+    if url.startswith("https://"):
+        return frozenset((url, "http://" + url[len("https://"):]))
+    if url.startswith("http://"):
+        return frozenset((url, "https://" + url[len("http://"):]))
+    return frozenset((url,))
 
 
 def prune_links(

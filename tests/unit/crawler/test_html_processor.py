@@ -71,6 +71,20 @@ def test_links_from_a_frame_iframe_img_with_base_href():
     assert by_url["https://base.org/dir/b.html"].text == "image inside link"  # a term here
 
 
+def test_links_to_the_page_itself_under_either_scheme_are_dropped():
+    """A Sphinx "development docs: go here" banner links each page to itself on http://; the
+    host redirects that back to the page, which a crawl then downloaded twice."""
+    page = html("""<a href="http://example.com/page.html">go here</a>
+      <a href="https://example.com/page.html#top">top</a>
+      <a href="http://example.com/other.html">Other page</a>
+      <a href="http://elsewhere.org/page.html">Elsewhere page</a>""")
+    assert [link.url for link in page.links] == ["http://example.com/other.html",
+                                                 "http://elsewhere.org/page.html"]
+    on_http = html('<a href="https://example.com/page.html">secure copy</a>',
+                   url="http://example.com/page.html")
+    assert on_http.links == ()
+
+
 def test_link_text_loses_click_here():
     page = html('<a href="/t.html">Click here for the tutorial</a>')
     assert page.links[0].text == "tutorial"
