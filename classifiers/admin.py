@@ -19,6 +19,8 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 
+from operations.admin_lookups import SafeLookupsAdmin
+
 from . import selectors, services
 from .models import Classifier, ClassifierUse
 from .sources import NoCandidateSource, candidate_source
@@ -54,7 +56,7 @@ ANSWERS = {"yes": True, "no": False, "clear": None}
 
 
 @admin.register(Classifier)
-class ClassifierAdmin(admin.ModelAdmin):
+class ClassifierAdmin(SafeLookupsAdmin):
     list_display = ("label", "description", "threshold", "finished_version", "labels",
                     "accuracy", "label_link")
     search_fields = ("label", "description")

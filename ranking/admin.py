@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from django.contrib import admin
 
+from operations.admin_lookups import SafeLookupsAdmin
+
 from .models import HiddenUrl, PinnedResult
 
 
 @admin.register(PinnedResult)
-class PinnedResultAdmin(admin.ModelAdmin):
+class PinnedResultAdmin(SafeLookupsAdmin):
     list_display = ("query", "position", "url", "note")
     list_display_links = ("query", "url")
     search_fields = ("query", "url", "note")
@@ -18,7 +20,7 @@ class PinnedResultAdmin(admin.ModelAdmin):
 
 
 @admin.register(HiddenUrl)
-class HiddenUrlAdmin(admin.ModelAdmin):
+class HiddenUrlAdmin(SafeLookupsAdmin):
     list_display = ("url", "reason", "hidden_at")
     search_fields = ("url", "reason")
     fields = ("url", "reason")

@@ -20,6 +20,7 @@ from django.urls import reverse
 
 from crawler.admin.crawls import CrawlAdmin
 from crawler.models import Crawl
+from operations.admin_lookups import SafeLookupsAdmin
 
 from . import selectors, services
 from .models import CrawlMix, CrawlMixMember, SearchIndex
@@ -55,7 +56,7 @@ class CrawlMixMemberInline(admin.TabularInline):
 
 
 @admin.register(CrawlMix)
-class CrawlMixAdmin(admin.ModelAdmin):
+class CrawlMixAdmin(SafeLookupsAdmin):
     list_display = ("name", "description", "crawls", "public", "in_use")
     search_fields = ("name", "description")
     inlines = [CrawlMixMemberInline]
@@ -103,7 +104,7 @@ class SearchIndexForm(forms.ModelForm):
 
 
 @admin.register(SearchIndex)
-class SearchIndexAdmin(admin.ModelAdmin):
+class SearchIndexAdmin(SafeLookupsAdmin):
     """One row: the list page goes straight to its form."""
 
     form = SearchIndexForm

@@ -28,6 +28,7 @@ from crawler.warc_export import default_path, exports_list
 from indexer.core.policies import CrawlPolicy
 from linkgraph.models import LinkAnalysis
 from linkgraph.selectors import link_analysis_status_get
+from operations.admin_lookups import SafeLookupsAdmin
 
 from .hosts import host_urls
 from .machines import machines_page
@@ -114,7 +115,7 @@ class CrawlForm(forms.ModelForm):
 
 
 @admin.register(Crawl)
-class CrawlAdmin(admin.ModelAdmin):
+class CrawlAdmin(SafeLookupsAdmin):
     form = CrawlForm
     inlines = [SeedSiteInline]
     list_display = ("name", "timestamp", "status_shown", "order", "pages_fetched",
@@ -373,14 +374,14 @@ class CrawlAdmin(admin.ModelAdmin):
 
 
 @admin.register(SeedSite)
-class SeedSiteAdmin(admin.ModelAdmin):
+class SeedSiteAdmin(SafeLookupsAdmin):
     list_display = ("url", "crawl", "policy", "trust_weight", "added_at")
     list_filter = ("policy", "crawl")
     search_fields = ("url",)
 
 
 @admin.register(PageOptions)
-class PageOptionsAdmin(admin.ModelAdmin):
+class PageOptionsAdmin(SafeLookupsAdmin):
     list_display = ("name", "is_default", "summarizer", "byte_range", "max_links_to_extract",
                     "min_results_to_group")
     form = PageOptionsForm
@@ -447,7 +448,7 @@ class PageOptionsAdmin(admin.ModelAdmin):
 
 
 @admin.register(QueueServer)
-class QueueServerAdmin(admin.ModelAdmin):
+class QueueServerAdmin(SafeLookupsAdmin):
     """Queue-server rows, read only: each queue server writes its own with its heartbeats
     (``crawler.services.queue_server_heartbeat``). A staff user who could change a row's url
     would send searches, and the shard token, wherever they chose. A row may be deleted (a

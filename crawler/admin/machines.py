@@ -19,6 +19,7 @@ from django.urls import path
 
 from crawler import selectors
 from crawler.models import Machine
+from operations.admin_lookups import SafeLookupsAdmin
 
 
 def may_see_machines(request: HttpRequest) -> bool:
@@ -47,7 +48,7 @@ def machines_json(request: HttpRequest) -> JsonResponse:
 
 
 @admin.register(Machine)
-class MachineAdmin(admin.ModelAdmin):
+class MachineAdmin(SafeLookupsAdmin):
     """The menu's "Machines": its list is the Machines page; nothing is added or edited."""
 
     def get_urls(self):

@@ -21,6 +21,7 @@ from django.urls import path, reverse
 from crawler import selectors, services
 from crawler.core.processing.builtin_scrapers import BUILTIN_NAMES
 from crawler.models import PageOptions, Scraper
+from operations.admin_lookups import SafeLookupsAdmin
 
 
 class PageOptionsForm(forms.ModelForm):
@@ -51,7 +52,7 @@ class PageOptionsForm(forms.ModelForm):
         return data
 
 
-class ScraperAdmin(admin.ModelAdmin):
+class ScraperAdmin(SafeLookupsAdmin):
     list_display = ("name", "priority", "signature")
     search_fields = ("name", "signature")
     change_list_template = "admin/crawler/scraper/change_list.html"

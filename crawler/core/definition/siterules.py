@@ -107,14 +107,18 @@ def _parse_line(line: str, number: int) -> SiteRule:
         except ValueError as exc:
             raise SiteRuleError(str(exc), number, line) from None
     if "://" in line:
-        parts = urlsplit(line)
-        if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        try:
+            parts = urlsplit(line)
+            hostname, port = parts.hostname, parts.port  # ValueError: a bad IPv6 host or port
+        except ValueError as exc:
+            raise SiteRuleError(f"not a url: {exc}", number, line) from None
+        if parts.scheme.lower() not in ("http", "https") or not hostname:
             raise SiteRuleError("a url rule needs http:// or https:// and a host", number, line)
         try:
-            host = normalize_host(parts.hostname)
+            host = normalize_host(hostname)
         except ValueError as exc:
             raise SiteRuleError(str(exc), number, line) from None
-        netloc = host + (f":{parts.port}" if parts.port else "")
+        netloc = host + (f":{port}" if port else "")
         return SiteRule("prefix", f"{parts.scheme.lower()}://{netloc}{parts.path or '/'}", line)
     if any(c in line for c in " /\t?#"):
         raise SiteRuleError(

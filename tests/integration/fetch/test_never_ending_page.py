@@ -58,10 +58,11 @@ def test_a_never_ending_page_is_abandoned_at_its_deadline_and_retried_at_most_tw
         assert entry.end is not None and entry.end - entry.start < DEADLINE + 1.0
     (stats,) = result.stats
     # Given up either way, and never requested again: after its third try, or, when its
-    # deadline came before its schedule ended (likely on a loaded machine), as a page that
-    # failed at its deadline (a failed page is not retried).
-    failed_at_deadline = stats["fetch_errors_by_kind"].get("deadline", 0)
-    assert stats["abandoned_urls"] == 1 or failed_at_deadline >= 1, stats
+    # deadline came before its schedule ended (likely on a loaded machine), as a failed page
+    # (a failed page is not retried): at its deadline, or by the read timeout when the loaded
+    # machine let the trickle pause past it (each try still ended at the deadline, above).
+    failed = sum(stats["fetch_errors_by_kind"].values())
+    assert stats["abandoned_urls"] == 1 or failed >= 1, stats
     assert stats["dropped_hosts"] == {}  # one bad page does not cost the host its crawl
     assert elapsed < 30, elapsed
     readers = [IndexBundleReader(path) for path in result.index_paths]

@@ -31,6 +31,8 @@ def test_each_rule_kind_parses():
         ("has space.com", 1, "not a host"),
         ("regex:", 1, "needs a pattern"),
         ("-leading.com", 1, "invalid host"),
+        ("ok.com\nhttp://example.com:99999/", 2, "not a url"),  # port out of range
+        ("https://[::1/", 1, "not a url"),  # an unclosed IPv6 host
     ],
 )
 def test_bad_rules_name_their_line(text, line, fragment):
