@@ -51,10 +51,12 @@ class WorkerLost(Exception):
     """The worker process died while it ran the job (not by the budget)."""
 
 
-def cpu_seconds_of(pid: int) -> float | None:
-    """User + system CPU seconds of process ``pid`` (Linux), or None where it cannot be read."""
+def cpu_seconds_of(pid: int, thread: int | None = None) -> float | None:
+    """User + system CPU seconds of process ``pid`` (or of its ``thread``, a native thread
+    id) on Linux, or None where it cannot be read."""
+    path = f"/proc/{pid}/stat" if thread is None else f"/proc/{pid}/task/{thread}/stat"
     try:
-        with open(f"/proc/{pid}/stat", "rb") as stat:
+        with open(path, "rb") as stat:
             fields = stat.read().rsplit(b")", 1)[1].split()
     except (OSError, IndexError):
         return None

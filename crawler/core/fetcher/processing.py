@@ -37,6 +37,7 @@ from typing import Any, Protocol
 from crawler.core.definition.crawl import CrawlConfig
 from crawler.core.fetcher.budget_pool import BudgetPool
 from crawler.core.fetcher.emit import LinkEmitter
+from crawler.core.fetcher.thread_budget import ThreadBudget
 from crawler.core.processing.config import PageProcessingConfig
 from crawler.core.processing.indexing import iter_index_documents
 from crawler.core.processing.page import FetchedPage, Link, ProcessedPage
@@ -152,18 +153,25 @@ class PageProcessing(Protocol):
 
 class InlineProcessing:
     """Processes each job at once in the calling thread; the future is already done. The
-    calling thread makes the discovered urls itself (with its own link scores)."""
+    calling thread makes the discovered urls itself (with its own link scores). A job past
+    ``config.cpu_seconds`` of the thread's CPU is answered with
+    :class:`~.budget_pool.TooSlow`, but only Python-level work is stopped
+    (:mod:`.thread_budget`): a libxml2 XPath evaluation runs to its end first; only the worker
+    processes of a :class:`ProcessPool` stop it."""
 
     emits_links = False
 
     def __init__(self, processor: PageProcessor, analyzer: TextAnalyzer | None = None) -> None:
         self.processor = processor
         self.analyzer = analyzer or processor.analyzer
+        self._budget = ThreadBudget()
 
     def submit(self, job: PageJob) -> Future[PageOutput]:
         future: Future[PageOutput] = Future()
         try:
-            future.set_result(process_job(self.processor, self.analyzer, job))
+            with self._budget.limit(self.processor.config.cpu_seconds):
+                output = process_job(self.processor, self.analyzer, job)
+            future.set_result(output)
         except Exception as exc:  # a bug, surfaced where the result is read
             future.set_exception(exc)
         return future

@@ -69,3 +69,14 @@ def test_a_pool_crawl_records_the_quadratic_page_too_slow_and_goes_on(tmp_path):
     assert server.url("/fine.html") in urls and server.url("/") in urls
     assert server.url("/slow.html") not in urls
     assert kinds == {"too_slow": 1}
+
+
+def test_an_inline_crawl_stops_a_page_spinning_in_python_as_too_slow(tmp_path):
+    processor = PageProcessor(PageProcessingConfig(
+        indexing_plugins=("tests.fixtures.plugins.SpinningPlugin",), cpu_seconds=1.0))
+    with FixtureServer(site) as server:
+        result, urls, kinds = crawl(tmp_path, 1, processor, server.url("/"))
+    assert result.finished
+    assert server.url("/fine.html") in urls and server.url("/") in urls
+    assert server.url("/slow.html") not in urls
+    assert kinds == {"too_slow": 1}
