@@ -94,10 +94,11 @@ def indexing_plugins() -> dict[str, tuple[str, ...]]:
 
 
 def processor_for(crawl: CrawlConfig) -> PageProcessor:
-    """The crawl's page processor, with the models of the classifiers it runs."""
+    """The crawl's page processor, with the models of the classifiers it runs and the
+    ``PAGE_CPU_SECONDS`` budget of a page."""
     config = PageProcessingConfig.from_options(
         crawl.page_options, classifiers=trained_classifiers_get(crawl.page_options.classifiers),
-        **indexing_plugins())
+        cpu_seconds=settings.PAGE_CPU_SECONDS, **indexing_plugins())
     return PageProcessor(replace(config, robot_name=robots_agent_name()))
 
 

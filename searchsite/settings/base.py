@@ -373,6 +373,11 @@ CRAWLER_USER_AGENT = env.str("CRAWLER_USER_AGENT", default=f"YioopyBot/0.1 (+{CR
 ARCHIVE_ROOTS = tuple(Path(p).resolve() for p in env.list(
     "ARCHIVE_ROOTS", default=[str(VAR_DIRECTORY / "archives")]) if p.strip())
 ARCHIVE_MAX_RECORD_BYTES = env.int("ARCHIVE_MAX_RECORD_BYTES", default=256 << 20)
+# CPU seconds the processing of one page may use (parsing, scrapers' XPath, page rules, PDF);
+# past it the page fails with the fetch error kind too_slow and the crawl goes on. 0: no limit.
+# In worker processes any work is stopped (the worker is killed and replaced); processing in
+# the fetcher's own thread (Celery fetchers, one core) stops only Python-level work.
+PAGE_CPU_SECONDS = env.float("PAGE_CPU_SECONDS", default=10.0)
 # Indexing plugins (crawler.core.processing.plugins): dotted paths of classes run, in order, on every page
 # a fetcher processes, after the summary and scrapers, before it goes to the index. Unset (None):
 # the engine's default list (crawler.core.processing.config.DEFAULT_INDEXING_PLUGINS); empty: none.

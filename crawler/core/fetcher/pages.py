@@ -11,7 +11,8 @@ download a row of the schedule's fetch log (status, bytes, time, error kind), an
 by the egress allow-list or a robots meta's noindex a refused row (``FetcherBatch.log`` and
 ``refused``, for the admin's url and host pages); a page (and
 each redirect hop before it, as a location document) is processed by the crawl's
-:class:`.processing.PageProcessing` (inline, or in worker processes: the CPU-heavy part) into
+:class:`.processing.PageProcessing` (inline, or in worker processes: the CPU-heavy part; a page
+past its CPU budget is a failed page of kind ``too_slow``) into
 index documents (the page itself, and one link document per outlink, filed under the link's
 target: ``crawler.core.processing.indexing``), and its links into discovered urls (:mod:`.emit`),
 each put in the outbox of the queue server that owns it.
@@ -24,6 +25,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
+from crawler.core.fetcher.budget_pool import TooSlow
 from crawler.core.fetcher.emit import LinkEmitter
 from crawler.core.fetcher.outboxes import Outboxes
 from crawler.core.fetcher.processing import PageJob, PageOutput, PageProcessing
@@ -122,8 +124,11 @@ class PageHandler:
         that the page was fetched, so the page is fetched again with its schedule."""
         if handling.output is None:
             return handling.failed, 0
-        page = handling.output.result()
         entry = handling.entry
+        try:
+            page = handling.output.result()
+        except TooSlow as exc:  # past the CPU budget: a failed page, the crawl goes on
+            return self._too_slow(handling, str(exc)), 0
         produced = 0
         for url, document in page.documents:
             self._put("docs", url, document, ship)
@@ -143,6 +148,17 @@ class PageHandler:
         self._outboxes.of(handling.origin_server).fetched.append(
             self._visit(entry, handling.result, page.outcome, doc_id, page.fetched_at).to_wire())
         return False, produced
+
+    def _too_slow(self, handling: Handling, message: str) -> bool:
+        """Record a page whose processing passed its CPU budget as failed, of kind
+        ``too_slow`` (a failed visit, as a download error: not processed again at once)."""
+        own = self._outboxes.of(handling.origin_server)
+        entry = handling.entry
+        own.counters["fetch_errors"] += 1
+        own.errors.record(TooSlow.kind, entry.url, message)
+        own.fetched.append(self._visit(entry, handling.result, outcome_of(
+            0, True, False, None, entry.text_hash), validators=False).to_wire())
+        return True
 
     def _visit(self, entry: ScheduleEntry, result: FetchResult, outcome: Outcome,
                doc_id: bytes | None = None, fetched_at: float | None = None,

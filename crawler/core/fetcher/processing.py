@@ -26,17 +26,18 @@ was fetched for (:attr:`PageJob.entry`). Fetching stays in the fetcher's threads
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import signal
 import threading
 import time
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from crawler.core.definition.crawl import CrawlConfig
+from crawler.core.fetcher.budget_pool import BudgetPool
 from crawler.core.fetcher.emit import LinkEmitter
+from crawler.core.fetcher.thread_budget import ThreadBudget
 from crawler.core.processing.config import PageProcessingConfig
 from crawler.core.processing.indexing import iter_index_documents
 from crawler.core.processing.page import FetchedPage, Link, ProcessedPage
@@ -152,18 +153,25 @@ class PageProcessing(Protocol):
 
 class InlineProcessing:
     """Processes each job at once in the calling thread; the future is already done. The
-    calling thread makes the discovered urls itself (with its own link scores)."""
+    calling thread makes the discovered urls itself (with its own link scores). A job past
+    ``config.cpu_seconds`` of the thread's CPU is answered with
+    :class:`~.budget_pool.TooSlow`, but only Python-level work is stopped
+    (:mod:`.thread_budget`): a libxml2 XPath evaluation runs to its end first; only the worker
+    processes of a :class:`ProcessPool` stop it."""
 
     emits_links = False
 
     def __init__(self, processor: PageProcessor, analyzer: TextAnalyzer | None = None) -> None:
         self.processor = processor
         self.analyzer = analyzer or processor.analyzer
+        self._budget = ThreadBudget()
 
     def submit(self, job: PageJob) -> Future[PageOutput]:
         future: Future[PageOutput] = Future()
         try:
-            future.set_result(process_job(self.processor, self.analyzer, job))
+            with self._budget.limit(self.processor.config.cpu_seconds):
+                output = process_job(self.processor, self.analyzer, job)
+            future.set_result(output)
         except Exception as exc:  # a bug, surfaced where the result is read
             future.set_exception(exc)
         return future
@@ -213,22 +221,27 @@ def default_processes() -> int:
 class ProcessPool:
     """``processes`` worker processes, each with a processor of ``config`` (and, given the
     ``crawl``, its link emitter: :attr:`emits_links`). Started with *spawn*: the crawl's
-    process has fetcher threads, and a fork would copy locks they hold. Not restartable after
-    :meth:`close`."""
+    process has fetcher threads, and a fork would copy locks they hold. A page whose processing
+    uses more than ``config.cpu_seconds`` of its worker's CPU (lxml's XPath included: the
+    worker is killed and replaced, :mod:`.budget_pool`) is answered with
+    :class:`~.budget_pool.TooSlow`. Not restartable after :meth:`close`."""
 
     def __init__(self, config: PageProcessingConfig, processes: int | None = None,
                  crawl: CrawlConfig | None = None) -> None:
         self.processes = max(1, processes or default_processes())
         self.emits_links = crawl is not None
-        self._executor = ProcessPoolExecutor(
-            self.processes, mp_context=multiprocessing.get_context("spawn"),
-            initializer=_start_worker, initargs=(config, crawl, os.getpid()))
+        self._pool = BudgetPool(_run_job, self.processes, config.cpu_seconds,
+                                initializer=_start_worker, initargs=(config, crawl, os.getpid()))
+
+    def pids(self) -> list[int]:
+        """The worker processes' ids now."""
+        return self._pool.pids()
 
     def submit(self, job: PageJob) -> Future[PageOutput]:
-        return self._executor.submit(_run_job, job)
+        return self._pool.submit(job)
 
     def close(self) -> None:
-        self._executor.shutdown(wait=True, cancel_futures=True)
+        self._pool.close()
 
 
 def page_processing(processor: PageProcessor, processes: int | None,

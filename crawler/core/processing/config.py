@@ -31,6 +31,8 @@ MAX_TITLE_LEN = 100              # seed: HtmlProcessor::MAX_TITLE_LEN
 # judgments.
 BODY_WEIGHT = 0.5
 HEADING_WEIGHT = 1.5
+DEFAULT_PAGE_CPU_SECONDS = 10.0    # CPU seconds one page's processing may use (0: no limit)
+MAX_PAGE_CPU_SECONDS = 3600.0
 # Indexing plugins (crawler.core.processing.plugins) a crawl runs unless the INDEXING_PLUGINS
 # setting names others: dotted paths, run in order. The API names plugin is on: on the dev judgments
 # (bench/relevance_eval.py, three crawls each) MRR@10 0.8977, 0.8976, 0.8977 without it and
@@ -64,7 +66,10 @@ class PageProcessingConfig:
     * ``robot_name``: our user agent's name, for robots.txt crawl delays;
     * ``indexing_plugins``: dotted paths of the indexing plugins run on every page
       (:mod:`crawler.core.processing.plugins`); from Page Options: :data:`DEFAULT_INDEXING_PLUGINS`
-      unless the glue passes the ``INDEXING_PLUGINS`` setting.
+      unless the glue passes the ``INDEXING_PLUGINS`` setting;
+    * ``cpu_seconds``: the CPU budget of one page's processing (0: none); past it the page
+      fails with the fetch error kind ``too_slow`` (the ``PAGE_CPU_SECONDS`` setting;
+      ``crawler.core.fetcher.processing``).
     """
 
     byte_range: int = PAGE_RANGE_REQUEST
@@ -85,8 +90,12 @@ class PageProcessingConfig:
     safe_threshold: float = 0.012
     robot_name: str = "YioopyBot"
     indexing_plugins: tuple[str, ...] = ()
+    cpu_seconds: float = DEFAULT_PAGE_CPU_SECONDS
 
     def __post_init__(self) -> None:
+        if not 0 <= self.cpu_seconds <= MAX_PAGE_CPU_SECONDS:
+            raise ConfigError(f"cpu_seconds must be from 0 (no limit) to {MAX_PAGE_CPU_SECONDS}, "
+                              f"got {self.cpu_seconds}")
         if self.byte_range <= 0:
             raise ConfigError(f"byte_range must be positive, got {self.byte_range}")
         if self.max_description_len <= 0:

@@ -95,7 +95,7 @@ def test_one_process_means_inline_and_the_workers_end_with_the_pool():
     pool = page_processing(PageProcessor(), 2)
     assert isinstance(pool, ProcessPool)
     pool.submit(jobs()[0]).result(timeout=60)
-    workers = [p.pid for p in pool._executor._processes.values()]
+    workers = pool.pids()
     assert workers
     pool.close()
     deadline = time.monotonic() + 10
