@@ -81,10 +81,11 @@ class ScraperConfig:
 
 
 def compile_xpath(text: str, field: str = "xpath", line: int = 0) -> etree.XPath:
-    """A compiled XPath, or :class:`ScraperConfigError` naming the field and line."""
+    """A compiled XPath, or :class:`ScraperConfigError` naming the field and line (also for
+    text lxml cannot take at all: NUL bytes and control characters)."""
     try:
         return etree.XPath(text.strip())
-    except etree.XPathSyntaxError as exc:
+    except (etree.XPathSyntaxError, ValueError) as exc:
         raise ScraperConfigError(f"invalid XPath {text.strip()!r} ({exc})", field, line) from None
 
 

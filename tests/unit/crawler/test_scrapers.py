@@ -59,6 +59,9 @@ def test_validation():
     with pytest.raises(ScraperConfigError) as info:
         validate_xpath_lines("//a\n\n//b[")
     assert info.value.line == 3
+    with pytest.raises(ScraperConfigError) as info:  # lxml's ValueError, not a server error
+        validate_xpath_lines("//a\n//b[@x='\x00']")
+    assert info.value.line == 2
     assert parse_extract_fields("A=//x\nB:=lit") == (("A", "//x"), ("B", ":=lit"))
     with pytest.raises(ScraperConfigError):
         parse_extract_fields("1A=//x")
