@@ -19,7 +19,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 
-from operations.admin_lookups import SafeLookupsAdmin
+from operations.admin_safety import SafeModelAdmin
 
 from . import selectors, services
 from .models import Classifier, ClassifierUse
@@ -56,7 +56,7 @@ ANSWERS = {"yes": True, "no": False, "clear": None}
 
 
 @admin.register(Classifier)
-class ClassifierAdmin(SafeLookupsAdmin):
+class ClassifierAdmin(SafeModelAdmin):
     list_display = ("label", "description", "threshold", "finished_version", "labels",
                     "accuracy", "label_link")
     search_fields = ("label", "description")

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from django.contrib import admin
 
-from operations.admin_lookups import SafeLookupsAdmin
+from operations.admin_safety import SafeModelAdmin
 
 from .models import HiddenUrl, PinnedResult
 
 
 @admin.register(PinnedResult)
-class PinnedResultAdmin(SafeLookupsAdmin):
+class PinnedResultAdmin(SafeModelAdmin):
     list_display = ("query", "position", "url", "note")
     list_display_links = ("query", "url")
     search_fields = ("query", "url", "note")
@@ -20,7 +20,7 @@ class PinnedResultAdmin(SafeLookupsAdmin):
 
 
 @admin.register(HiddenUrl)
-class HiddenUrlAdmin(SafeLookupsAdmin):
+class HiddenUrlAdmin(SafeModelAdmin):
     list_display = ("url", "reason", "hidden_at")
     search_fields = ("url", "reason")
     fields = ("url", "reason")

@@ -20,7 +20,7 @@ from django.urls import reverse
 
 from crawler.admin.crawls import CrawlAdmin
 from crawler.models import Crawl
-from operations.admin_lookups import SafeLookupsAdmin
+from operations.admin_safety import SafeModelAdmin
 
 from . import selectors, services
 from .models import CrawlMix, CrawlMixMember, SearchIndex
@@ -56,7 +56,7 @@ class CrawlMixMemberInline(admin.TabularInline):
 
 
 @admin.register(CrawlMix)
-class CrawlMixAdmin(SafeLookupsAdmin):
+class CrawlMixAdmin(SafeModelAdmin):
     list_display = ("name", "description", "crawls", "public", "in_use")
     search_fields = ("name", "description")
     inlines = [CrawlMixMemberInline]
@@ -104,7 +104,7 @@ class SearchIndexForm(forms.ModelForm):
 
 
 @admin.register(SearchIndex)
-class SearchIndexAdmin(SafeLookupsAdmin):
+class SearchIndexAdmin(SafeModelAdmin):
     """One row: the list page goes straight to its form."""
 
     form = SearchIndexForm

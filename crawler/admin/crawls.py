@@ -28,7 +28,7 @@ from crawler.warc_export import default_path, exports_list
 from indexer.core.policies import CrawlPolicy
 from linkgraph.models import LinkAnalysis
 from linkgraph.selectors import link_analysis_status_get
-from operations.admin_lookups import SafeLookupsAdmin
+from operations.admin_safety import SafeModelAdmin
 
 from .hosts import host_urls
 from .machines import machines_page
@@ -115,7 +115,7 @@ class CrawlForm(forms.ModelForm):
 
 
 @admin.register(Crawl)
-class CrawlAdmin(SafeLookupsAdmin):
+class CrawlAdmin(SafeModelAdmin):
     form = CrawlForm
     inlines = [SeedSiteInline]
     list_display = ("name", "timestamp", "status_shown", "order", "pages_fetched",
@@ -374,14 +374,14 @@ class CrawlAdmin(SafeLookupsAdmin):
 
 
 @admin.register(SeedSite)
-class SeedSiteAdmin(SafeLookupsAdmin):
+class SeedSiteAdmin(SafeModelAdmin):
     list_display = ("url", "crawl", "policy", "trust_weight", "added_at")
     list_filter = ("policy", "crawl")
     search_fields = ("url",)
 
 
 @admin.register(PageOptions)
-class PageOptionsAdmin(SafeLookupsAdmin):
+class PageOptionsAdmin(SafeModelAdmin):
     list_display = ("name", "is_default", "summarizer", "byte_range", "max_links_to_extract",
                     "min_results_to_group")
     form = PageOptionsForm
@@ -448,7 +448,7 @@ class PageOptionsAdmin(SafeLookupsAdmin):
 
 
 @admin.register(QueueServer)
-class QueueServerAdmin(SafeLookupsAdmin):
+class QueueServerAdmin(SafeModelAdmin):
     """Queue-server rows, read only: each queue server writes its own with its heartbeats
     (``crawler.services.queue_server_heartbeat``). A staff user who could change a row's url
     would send searches, and the shard token, wherever they chose. A row may be deleted (a

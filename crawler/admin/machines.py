@@ -19,7 +19,7 @@ from django.urls import path
 
 from crawler import selectors
 from crawler.models import Machine
-from operations.admin_lookups import SafeLookupsAdmin
+from operations.admin_safety import SafeModelAdmin
 
 
 def may_see_machines(request: HttpRequest) -> bool:
@@ -48,7 +48,7 @@ def machines_json(request: HttpRequest) -> JsonResponse:
 
 
 @admin.register(Machine)
-class MachineAdmin(SafeLookupsAdmin):
+class MachineAdmin(SafeModelAdmin):
     """The menu's "Machines": its list is the Machines page; nothing is added or edited."""
 
     def get_urls(self):

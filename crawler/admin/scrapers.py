@@ -21,7 +21,7 @@ from django.urls import path, reverse
 from crawler import selectors, services
 from crawler.core.processing.builtin_scrapers import BUILTIN_NAMES
 from crawler.models import PageOptions, Scraper
-from operations.admin_lookups import SafeLookupsAdmin
+from operations.admin_safety import SafeModelAdmin
 
 
 class PageOptionsForm(forms.ModelForm):
@@ -52,7 +52,7 @@ class PageOptionsForm(forms.ModelForm):
         return data
 
 
-class ScraperAdmin(SafeLookupsAdmin):
+class ScraperAdmin(SafeModelAdmin):
     list_display = ("name", "priority", "signature")
     search_fields = ("name", "signature")
     change_list_template = "admin/crawler/scraper/change_list.html"

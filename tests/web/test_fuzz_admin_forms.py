@@ -116,3 +116,17 @@ def test_odd_changelist_queries_never_fail(admin_client, make_crawl):
             if response.status_code >= 500:
                 failures.append((base, query, response.status_code))
     assert not failures, failures
+
+
+def test_integers_past_64_bits_are_form_errors(admin_client, make_crawl):
+    """SQLite cannot hold them: a number field's value and a related row's key past 64 bits
+    were sent to the database as they were (OverflowError, a server error)."""
+    make_crawl()
+    url = reverse("admin:crawler_pageoptions_add")
+    base = admin_change_data(admin_client, url)
+    huge = str(10 ** 40)
+    for field, value in (("scrapers", huge), ("max_links_to_extract", huge),
+                         ("page_recrawl_days", "-" + huge)):
+        response = admin_client.post(url, {**base, "name": f"huge {field}", field: value})
+        assert response.status_code == 200, (field, response.status_code)
+        assert b"errorlist" in response.content, field
