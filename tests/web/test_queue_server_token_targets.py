@@ -54,20 +54,20 @@ def engine(settings, search_work):
 
 
 def test_staff_cannot_change_a_queue_server_row(admin_client):
-    services.queue_server_heartbeat(0, "http://10.0.0.2:8000/")
+    services.queue_server_heartbeat(0, "http://127.0.0.9:8000/")
     row = QueueServer.objects.get(server_id=0)
     change = reverse("admin:crawler_queueserver_change", args=[row.pk])
     response = admin_client.post(change, {"server_id": 0, "base_url": "http://evil.test/",
                                           "state": "up"})
     assert response.status_code == 403
-    assert QueueServer.objects.get(pk=row.pk).base_url == "http://10.0.0.2:8000/"
+    assert QueueServer.objects.get(pk=row.pk).base_url == "http://127.0.0.9:8000/"
     assert admin_client.get(reverse("admin:crawler_queueserver_add")).status_code == 403
     page = admin_client.get(change).content.decode()
-    assert "http://10.0.0.2:8000/" in page and 'name="base_url"' not in page
+    assert "http://127.0.0.9:8000/" in page and 'name="base_url"' not in page
 
 
 def test_a_row_pointed_elsewhere_is_never_sent_the_token(client, engine, recorder):
-    services.queue_server_heartbeat(1, "http://10.0.0.2:8000/")
+    services.queue_server_heartbeat(1, "http://127.0.0.9:8000/")
     # the row's url changed by anything but its queue server (the admin of old, a database
     # write): no valid registration for the new url
     QueueServer.objects.filter(server_id=1).update(

@@ -117,7 +117,7 @@ class _Slot:
         if not kill:
             try:
                 conn.send_bytes(_STOP)
-            except OSError:
+            except OSError:  # its pipe is gone: it ended, or is killed just below
                 pass
             process.join(STOP_SECONDS)
         if process.is_alive():
