@@ -15,6 +15,10 @@ See ``docs/architecture.md`` ("indexer/").
 * :func:`company_level_domain`: the seed's CLD (seed document 000, "Queue Servers and their
   Effect on Search Ranking"): ``something.2chars.2chars`` for hosts of that shape (or longer),
   else ``2ndlevel.tld``; an IP address is its own CLD;
+* :func:`registered_domain`: the domain a host was registered under, by the Public Suffix List
+  (``www.abc.com.au`` -> ``abc.com.au``, ``docs.user.github.io`` -> ``user.github.io``): who
+  controls a host, for link analysis's same-domain limits, where the seed's CLD would make
+  every ``*.com.au`` site one owner;
 * :func:`url_hash`, :func:`hashes_of`, :func:`as_hash_array`: the url hash, the first 8 bytes
   of a doc_id (:func:`indexer.core.ids.hash8` of the url) read as a big-endian ``uint64``;
   :func:`md5_halves` and :func:`hashes_from_halves` are the same hash in two steps, for the
@@ -37,6 +41,7 @@ from urllib.parse import urlsplit
 
 import numpy as np
 import numpy.typing as npt
+from publicsuffixlist import PublicSuffixList
 
 from .ids import hash8
 
@@ -101,6 +106,21 @@ def company_level_domain(host: str) -> str:
     if len(labels) >= 3 and len(labels[-1]) == 2 and len(labels[-2]) == 2:
         return ".".join(labels[-3:])
     return ".".join(labels[-2:])
+
+
+_SUFFIXES = PublicSuffixList()  # the list shipped in the package: nothing is downloaded
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def registered_domain(host: str) -> str:
+    """The registrable domain of a host name by the Public Suffix List, private suffixes
+    included (``a.b.user.github.io`` -> ``user.github.io``); case and a trailing dot ignored.
+    A host that is itself a public suffix or has a single label (``localhost``), and an IP
+    address, is its own domain; '' stays ''."""
+    host = host.strip().lower().rstrip(".")
+    if not host or is_ip_address(host.strip("[]")):
+        return host
+    return _SUFFIXES.privatesuffix(host) or host
 
 
 def url_hash(url: str) -> int:

@@ -42,7 +42,7 @@ import numpy.typing as npt
 
 from indexer.core.errors import CorruptGraphError, GraphFormatTooNew, GraphNotFound
 from indexer.core.files.storage import atomic_stream, fsync_dir
-from indexer.core.urls import as_hash_array, hashes_of, host_of, url_hash
+from indexer.core.urls import as_hash_array, hashes_of, host_of, registered_domain, url_hash
 
 logger = logging.getLogger(__name__)
 
@@ -197,6 +197,18 @@ class WebGraph:
     def same_host(self) -> npt.NDArray[np.bool_]:
         """Per edge: do source and target have the same host?"""
         return self.host_hash[self.edge_sources()] == self.host_hash[self.out_idx]
+
+    def domain_hash(self) -> U64:
+        """Per node, the hash of its host's registered domain (:func:`indexer.core.urls.
+        registered_domain`, hashed as urls are), worked out once per distinct host from a url
+        of that host; a graph without urls (a synthetic one) counts each host as its own
+        domain."""
+        hosts = np.asarray(self.host_hash)
+        if self.n == 0 or int(self.url_offsets[-1]) == 0:
+            return hosts.copy()
+        _, first, inverse = np.unique(hosts, return_index=True, return_inverse=True)
+        domains = [registered_domain(host_of(self.url(int(i)))) for i in first.tolist()]
+        return hashes_of(domains)[inverse.reshape(-1)]
 
     def outlinks(self, node: int) -> tuple[I32, I64]:
         """(targets, edge ids) of a node's outlinks."""

@@ -8,14 +8,18 @@ The iteration (seed 003's PageRank with d = 0.85, as a probability vector)::
     x' = d * M x  +  (d * lost(x) + (1 - d)) * p
 
 * ``M[v, u] = w(u->v) / outdeg(u)``; ``w`` is 1, times ``same_host_weight`` for a link inside
-  one host, times ``loop_weight`` for a link the Loops job marked. The share a discount takes
-  away is not given to the page's other links (that would undo the discount): like a dangling
-  page's whole score, it is "lost" and handed out again along ``p``.
+  one host or ``same_domain_weight`` for a link between two hosts of one registered domain,
+  times ``min(1, domain_links_per_page / k)`` when ``v`` receives ``k`` links from other hosts
+  of ``u``'s registered domain (:mod:`.domain_limits`: a link farm of many pages of one owner
+  gives what one of them gives), times ``loop_weight`` for a link the Loops job marked. The
+  share a discount takes away is not given to the page's other links (that would undo the
+  discount): like a dangling page's whole score, it is "lost" and handed out again along
+  ``p``.
 * ``lost(x) = sum_u x[u] * (1 - sum_v M[v, u])``: dangling pages plus discounted shares.
 * ``p`` is the personalisation vector (uniform by default), normalised to sum 1; dangling mass
   goes along ``p`` too (as ``networkx.pagerank`` does when ``dangling`` is not given).
 
-With both weights 1 this is plain PageRank and agrees with ``networkx.pagerank``. The loop stops
+With every weight 1 and no domain limit (:data:`PLAIN_PAGERANK`) this is plain PageRank and agrees with ``networkx.pagerank``. The loop stops
 when the L1 change is below ``tol`` or after ``max_iter`` iterations; the result says which.
 """
 
@@ -29,6 +33,7 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
+from .domain_limits import inlink_discounts
 from .graph import WebGraph
 
 logger = logging.getLogger(__name__)
@@ -36,12 +41,16 @@ logger = logging.getLogger(__name__)
 
 @dataclass(frozen=True, slots=True)
 class LinkRankConfig:
-    """LinkRank's knobs. Weights in [0, 1]; 1 turns a discount off."""
+    """LinkRank's knobs. Weights in [0, 1]; 1 turns a discount off. ``domain_links_per_page``
+    (>= 0, 0 turns the limit off): the links' worth one registered domain's pages may give a
+    page of another host (:mod:`.domain_limits`)."""
 
     damping: float = 0.85
     tol: float = 1e-10
     max_iter: int = 200
     same_host_weight: float = 0.5
+    same_domain_weight: float = 0.5
+    domain_links_per_page: float = 1.0
     loop_weight: float = 0.5
 
     def __post_init__(self) -> None:
@@ -49,13 +58,16 @@ class LinkRankConfig:
             raise ValueError("damping must be in (0, 1)")
         if self.tol <= 0 or self.max_iter < 1:
             raise ValueError("tol must be > 0 and max_iter >= 1")
-        for name in ("same_host_weight", "loop_weight"):
+        if not self.domain_links_per_page >= 0:
+            raise ValueError("domain_links_per_page must be >= 0")
+        for name in ("same_host_weight", "same_domain_weight", "loop_weight"):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name} must be in [0, 1]")
 
 
-PLAIN_PAGERANK = LinkRankConfig(same_host_weight=1.0, loop_weight=1.0)
+PLAIN_PAGERANK = LinkRankConfig(same_host_weight=1.0, same_domain_weight=1.0,
+                                domain_links_per_page=0.0, loop_weight=1.0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,13 +80,10 @@ class LinkRankResult:
 
 def inlink_weights(graph: WebGraph,
                    config: LinkRankConfig) -> npt.NDArray[np.float64] | None:
-    """Per inlink (inlink CSR order) weight after the discounts, or None when all are 1."""
-    weights: npt.NDArray[np.float64] | None = None
-    in_idx = np.asarray(graph.in_idx)
-    if config.same_host_weight != 1.0 and graph.edges:
-        hosts = np.asarray(graph.host_hash)
-        target_host = np.repeat(hosts, graph.in_count)
-        weights = np.where(hosts[in_idx] == target_host, config.same_host_weight, 1.0)
+    """Per inlink (inlink CSR order) weight after the discounts and the domain limit, or None
+    when all are 1."""
+    weights = inlink_discounts(graph, config.same_host_weight, config.same_domain_weight,
+                               config.domain_links_per_page)
     if config.loop_weight != 1.0 and graph.loops is not None and graph.edges:
         in_loop = np.asarray(graph.loops, dtype=bool)[np.asarray(graph.in_edge)]
         loop = np.where(in_loop, config.loop_weight, 1.0)

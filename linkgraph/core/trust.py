@@ -10,7 +10,11 @@ trust weight. How a page's value reaches its outlinks (TrustRank's two kinds of 
 * ``dampening``: a page gets ``beta`` times the largest value among the pages linking to it, so
   trust falls geometrically with the distance from the seed (``w * beta**k`` at k links).
 * ``splitting`` (OPIC-like): a page's value is split evenly among its outlinks, and a page gets
-  ``beta`` times the sum of the shares it receives, plus its own seed weight.
+  ``beta`` times the sum of the shares it receives, plus its own seed weight. The links one
+  registered domain's pages give a page of another host count ``domain_links_per_page`` links
+  at most (:func:`.domain_limits.domain_link_shares`, as in LinkRank), so a farm of many pages
+  of one owner cannot add up favor or distrust. Dampening takes the largest arriving value,
+  which the number of links cannot raise.
 
 Several policies reaching one page (the rule seed 004 leaves open):
 
@@ -38,6 +42,7 @@ import scipy.sparse as sp
 
 from indexer.core.policies import CrawlPolicy
 
+from .domain_limits import domain_link_shares
 from .graph import WebGraph
 
 
@@ -59,12 +64,15 @@ class TrustConfig:
     beta: float = 0.85  # attenuation per link
     max_depth: int = 30
     tol: float = 1e-9
+    domain_links_per_page: float = 1.0  # splitting only; 0 = no limit (see the module)
 
     def __post_init__(self) -> None:
         if not 0.0 < self.beta < 1.0:
             raise ValueError("beta must be in (0, 1)")
         if self.max_depth < 0:
             raise ValueError("max_depth must be >= 0")
+        if not self.domain_links_per_page >= 0:
+            raise ValueError("domain_links_per_page must be >= 0")
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +127,11 @@ def propagate_trust(graph: WebGraph, seeds: Sequence[TrustSeed],
         inv = np.zeros(n)
         np.divide(1.0, out_count, out=inv, where=out_count > 0)
         in_idx = np.asarray(graph.in_idx)
-        split = sp.csr_matrix((inv[in_idx], in_idx, np.asarray(graph.in_ptr)), shape=(n, n))
+        shares = inv[in_idx]
+        limit = domain_link_shares(graph, config.domain_links_per_page)
+        if limit is not None:
+            shares *= limit
+        split = sp.csr_matrix((shares, in_idx, np.asarray(graph.in_ptr)), shape=(n, n))
     levels = 0
     for levels in range(1, config.max_depth + 1):  # noqa: B007 (reported)
         if config.method == TrustMethod.DAMPENING:

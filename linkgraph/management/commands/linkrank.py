@@ -37,6 +37,14 @@ class Command(BaseCommand):
         parser.add_argument("--max-iter", type=int, default=defaults.max_iter)
         parser.add_argument("--same-host-weight", type=float, default=defaults.same_host_weight,
                             help="weight of a link inside one host (1 = no discount)")
+        parser.add_argument("--same-domain-weight", type=float,
+                            default=defaults.same_domain_weight,
+                            help="weight of a link between two hosts of one registered domain "
+                                 "(1 = no discount)")
+        parser.add_argument("--domain-links-per-page", type=float,
+                            default=defaults.domain_links_per_page,
+                            help="links' worth one registered domain's pages may give a page of "
+                                 "another host, in LinkRank and trust splitting (0 = no limit)")
         parser.add_argument("--loop-weight", type=float, default=defaults.loop_weight,
                             help="weight of a link on a detected loop (1 = no discount)")
         parser.add_argument("--personalize", action="store_true",
@@ -52,9 +60,12 @@ class Command(BaseCommand):
             config = LinkRankConfig(
                 damping=options["damping"], tol=options["tol"], max_iter=options["max_iter"],
                 same_host_weight=options["same_host_weight"],
+                same_domain_weight=options["same_domain_weight"],
+                domain_links_per_page=options["domain_links_per_page"],
                 loop_weight=options["loop_weight"])
             trust_config = TrustConfig(method=TrustMethod(options["trust_method"]),
-                                       beta=options["trust_beta"])
+                                       beta=options["trust_beta"],
+                                       domain_links_per_page=options["domain_links_per_page"])
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
         open_graph(timestamp)  # a clear error when there is no graph yet

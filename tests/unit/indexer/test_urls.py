@@ -20,6 +20,7 @@ from indexer.core.urls import (
     hashes_of,
     host_of,
     md5_halves,
+    registered_domain,
     server_of_host,
     server_of_url,
     url_hash,
@@ -49,6 +50,23 @@ def test_company_level_domain_of_search_hosts():
     assert company_level_domain("www.yahoo.co.uk") == "yahoo.co.uk"
     assert company_level_domain("www.yahoo.com") == "yahoo.com"
     assert company_level_domain("a.b.example.org") == "example.org"
+
+
+@pytest.mark.parametrize("host, domain", [
+    ("www.abc.com.au", "abc.com.au"),          # the seed's CLD would say com.au
+    ("docs.python.org", "python.org"),
+    ("Docs.Python.ORG.", "python.org"),
+    ("a.b.user.github.io", "user.github.io"),  # a private suffix: each user owns a domain
+    ("s7.farm.example", "farm.example"),
+    ("www.yahoo.co.uk", "yahoo.co.uk"),
+    ("localhost", "localhost"),
+    ("github.io", "github.io"),                # a public suffix is its own domain
+    ("127.0.0.1", "127.0.0.1"),
+    ("[::1]", "[::1]"),
+    ("", ""),
+])
+def test_registered_domain_by_the_public_suffix_list(host: str, domain: str) -> None:
+    assert registered_domain(host) == domain
 
 
 def test_url_facts_from_the_crawler():
