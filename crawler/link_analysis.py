@@ -16,6 +16,8 @@ services' ``crawler.signals.crawl_documents_complete``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.db import transaction
 
 from indexer.core.policies import CrawlPolicy
@@ -23,7 +25,7 @@ from linkgraph import services as analysis
 from linkgraph.core.trust import TrustSeed
 
 from .models import Crawl
-from .selectors import registered_queue_servers
+from .selectors import crawl_config_get, registered_queue_servers
 
 
 class CrawlerFacts:
@@ -44,6 +46,12 @@ class CrawlerFacts:
 
     def live_shards(self) -> dict[int, str]:
         return {q.server_id: q.base_url for q in registered_queue_servers() if q.base_url}
+
+    def url_filter(self, timestamp: int) -> Callable[[str], bool] | None:
+        crawl = Crawl.objects.filter(timestamp=timestamp).only("pk").first()
+        if crawl is None:
+            return None
+        return crawl_config_get(crawl.pk).site_rules.permits
 
 
 FACTS = CrawlerFacts()

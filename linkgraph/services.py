@@ -83,6 +83,10 @@ class CrawlFacts(Protocol):
     def live_shards(self) -> dict[int, str]:
         """Queue server number -> base url, for every live queue server that has one."""
 
+    def url_filter(self, timestamp: int) -> Callable[[str], bool] | None:
+        """Whether crawl ``timestamp``'s own url rules (its site rules) let it fetch a url;
+        None for an unknown crawl."""
+
 
 def analysis_config() -> AnalysisConfig:
     return AnalysisConfig(loops=LoopsConfig() if settings.LINK_ANALYSIS_LOOPS else None)

@@ -17,7 +17,20 @@ Flow, per crawl (timestamp ``ts``, work directory ``work``)::
 
 from .builder import PageLinks, WebGraphBuilder, page_links
 from .bundles import CrawlLinks, read_bundle_links
-from .dumpers import LinkDumper, LinkInfo, NodeDumper, NodeInfo, NodeLinks, NodeOrder, NodeReader
+from .dumpers import (
+    Aggregate,
+    GroupInfo,
+    LinkDumper,
+    LinkInfo,
+    LoopReader,
+    LoopSet,
+    NodeDumper,
+    NodeGroup,
+    NodeInfo,
+    NodeLinks,
+    NodeOrder,
+    NodeReader,
+)
 from .fields import AnchorField, anchor_fields
 from .graph import WebGraph, load_graph, save_graph
 from .linkrank import PLAIN_PAGERANK, LinkRankConfig, LinkRankResult, linkrank
@@ -25,8 +38,9 @@ from .loops import LoopsConfig, find_loops
 from .trust import TrustConfig, TrustMethod, TrustResult, TrustSeed, propagate_trust
 
 __all__ = [
-    "PLAIN_PAGERANK", "AnchorField", "CrawlLinks", "LinkDumper", "LinkInfo", "LinkRankConfig",
-    "LinkRankResult", "LoopsConfig", "NodeDumper", "NodeInfo", "NodeLinks", "NodeOrder",
+    "PLAIN_PAGERANK", "Aggregate", "AnchorField", "CrawlLinks", "GroupInfo", "LinkDumper",
+    "LinkInfo", "LinkRankConfig", "LinkRankResult", "LoopReader", "LoopSet", "LoopsConfig",
+    "NodeDumper", "NodeGroup", "NodeInfo", "NodeLinks", "NodeOrder",
     "NodeReader", "PageLinks", "TrustConfig", "TrustMethod", "TrustResult",
     "TrustSeed", "WebGraph", "WebGraphBuilder", "anchor_fields", "find_loops", "linkrank",
     "load_graph", "page_links", "propagate_trust", "read_bundle_links", "save_graph",

@@ -119,6 +119,7 @@ class GraphBuild:
     graph: WebGraph
     updated: bool  # True when a stored graph was updated, False when built from nothing
     ignored: int  # fetch records older than what the graph had
+    filtered: int = 0  # fetch records of urls the url filter refused
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,8 +164,10 @@ def read_links(sources: Sequence[ShardSource],
 
 
 def build_web_graph(work_dir: str | os.PathLike[str], timestamp: int, links: CrawlLinks,
-                    rebuild: bool = False) -> GraphBuild:
-    """WebGraph: merge ``links`` into the crawl's stored graph (or a new one) and store it.
+                    rebuild: bool = False,
+                    url_filter: Callable[[str], bool] | None = None) -> GraphBuild:
+    """WebGraph: merge ``links`` into the crawl's stored graph (or a new one) and store it;
+    with ``url_filter``, only the urls it accepts (:class:`.builder.WebGraphBuilder`).
 
     Raises :class:`.errors.LinkGraphError` when the stored graph cannot be read (``rebuild``
     starts over).
@@ -176,10 +179,10 @@ def build_web_graph(work_dir: str | os.PathLike[str], timestamp: int, links: Cra
             base = load_graph(folder)
         except GraphNotFound:
             base = None
-    builder = WebGraphBuilder(base)
+    builder = WebGraphBuilder(base, url_filter)
     builder.add_all(links.records)
     graph = save_graph(builder.build(), folder)
-    return GraphBuild(graph, base is not None, builder.ignored)
+    return GraphBuild(graph, base is not None, builder.ignored, builder.filtered)
 
 
 def mark_loops(work_dir: str | os.PathLike[str], timestamp: int,

@@ -13,7 +13,7 @@ never removed by an update: a node that lost its inlinks keeps its place and get
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,17 +35,30 @@ class PageLinks:
 class WebGraphBuilder:
     """Collects fetch records, then :meth:`build` returns a new graph (``base`` updated).
 
-    ``add`` may be called in any order; for each url the newest record wins.
+    ``add`` may be called in any order; for each url the newest record wins. With
+    ``url_filter`` (Nutch WebGraph's ``-filter``: the crawl's own url rules), a record of a url
+    the filter refuses is left out (counted in ``filtered``), and so is every link to one;
+    the base graph's nodes and links stay as they are (``--rebuild`` filters everything).
     """
 
-    def __init__(self, base: WebGraph | None = None) -> None:
+    def __init__(self, base: WebGraph | None = None,
+                 url_filter: Callable[[str], bool] | None = None) -> None:
         self.base = base
+        self.url_filter = url_filter
         self._pages: dict[str, PageLinks] = {}
         self.records = 0
         self.ignored = 0
+        self.filtered = 0
 
     def add(self, record: PageLinks) -> None:
         self.records += 1
+        keep = self.url_filter
+        if keep is not None:
+            if not keep(record.url):
+                self.filtered += 1
+                return
+            record = PageLinks(record.url, record.fetched_at,
+                               tuple(link for link in record.links if keep(link[0])))
         current = self._pages.get(record.url)
         if current is not None and current.fetched_at > record.fetched_at:
             self.ignored += 1

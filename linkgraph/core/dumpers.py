@@ -1,6 +1,8 @@
-"""NodeDumper, LinkDumper and NodeReader: looking into a web graph (seed 002).
+"""NodeDumper, LinkDumper, NodeReader and LoopReader: looking into a web graph (seed 002).
 
-Layer: ``linkgraph.core``. Plain values out; the commands format them.
+Layer: ``linkgraph.core``. Plain values out; the commands format them. As Nutch's NodeDumper
+does, the top nodes can also be summed up by host or by registered domain
+(:meth:`NodeDumper.top_groups`: the sum or the maximum of the members' values).
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from indexer.core.urls import host_of, registered_domain
+
 from .graph import WebGraph
 
 
@@ -18,6 +22,26 @@ class NodeOrder(enum.StrEnum):
     INLINKS = "inlinks"
     OUTLINKS = "outlinks"
     SCORE = "score"
+
+
+class NodeGroup(enum.StrEnum):
+    HOST = "host"
+    DOMAIN = "domain"
+
+
+class Aggregate(enum.StrEnum):
+    SUM = "sum"
+    MAX = "max"
+
+
+@dataclass(frozen=True, slots=True)
+class GroupInfo:
+    """One host or registered domain: its name, the sum or maximum of its nodes' values, and
+    how many nodes it has."""
+
+    name: str
+    value: float
+    nodes: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,28 +92,63 @@ class NodeReader:
         return None if node < 0 else self.info(node)
 
 
+def _top(key: np.ndarray, n: int) -> np.ndarray:
+    """The indexes of the ``n`` largest values of ``key``, largest first (ties: lower index
+    first)."""
+    n = max(0, min(n, int(key.size)))
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    part = np.argpartition(-key, n - 1)[:n]
+    return part[np.lexsort((part, -key[part]))]
+
+
 class NodeDumper:
-    """The top nodes by number of inlinks, of outlinks, or by LinkRank score."""
+    """The top nodes by number of inlinks, of outlinks, or by LinkRank score; or the top hosts
+    or domains by the sum or maximum of those values."""
 
     def __init__(self, graph: WebGraph) -> None:
         self.graph = graph
 
-    def top(self, n: int, by: NodeOrder | str = NodeOrder.SCORE) -> list[NodeInfo]:
+    def values(self, by: NodeOrder | str) -> np.ndarray:
+        """Every node's value: its inlinks, outlinks or score."""
         g = self.graph
         by = NodeOrder(by)
         if by == NodeOrder.INLINKS:
-            key = g.in_count.astype(np.float64)
-        elif by == NodeOrder.OUTLINKS:
-            key = g.out_count.astype(np.float64)
-        else:
-            key = np.asarray(g.score, dtype=np.float64)
-        n = max(0, min(n, g.n))
-        if n == 0:
+            return g.in_count.astype(np.float64)
+        if by == NodeOrder.OUTLINKS:
+            return g.out_count.astype(np.float64)
+        return np.asarray(g.score, dtype=np.float64)
+
+    def top(self, n: int, by: NodeOrder | str = NodeOrder.SCORE) -> list[NodeInfo]:
+        reader = NodeReader(self.graph)
+        return [reader.info(int(i)) for i in _top(self.values(by), n)]
+
+    def top_groups(self, n: int, by: NodeOrder | str = NodeOrder.SCORE,
+                   group: NodeGroup | str = NodeGroup.HOST,
+                   aggregate: Aggregate | str = Aggregate.SUM) -> list[GroupInfo]:
+        """The ``n`` hosts (or registered domains) whose nodes' values sum (or peak) highest,
+        highest first. A graph without urls names its groups by hash."""
+        g = self.graph
+        if g.n == 0:
             return []
-        part = np.argpartition(-key, n - 1)[:n]
-        order = part[np.lexsort((part, -key[part]))]  # by key desc, then node id
-        reader = NodeReader(g)
-        return [reader.info(int(i)) for i in order]
+        keys = g.host_hash if NodeGroup(group) == NodeGroup.HOST else g.domain_hash()
+        _, first, member = np.unique(np.asarray(keys), return_index=True, return_inverse=True)
+        member = member.reshape(-1)
+        values = self.values(by)
+        if Aggregate(aggregate) == Aggregate.SUM:
+            totals = np.bincount(member, weights=values, minlength=first.size)
+        else:
+            totals = np.full(first.size, -np.inf)
+            np.maximum.at(totals, member, values)
+        sizes = np.bincount(member, minlength=first.size)
+        named = int(g.url_offsets[-1]) > 0
+        out = []
+        for i in _top(totals, n).tolist():
+            host = host_of(g.url(int(first[i]))) if named else ""
+            name = (host if NodeGroup(group) == NodeGroup.HOST else registered_domain(host)) \
+                if named else f"{int(keys[first[i]]):016x}"
+            out.append(GroupInfo(name, float(totals[i]), int(sizes[i])))
+        return out
 
 
 class LinkDumper:
@@ -119,3 +178,34 @@ class LinkDumper:
         targets, out_edges = g.outlinks(node)
         return NodeLinks(NodeReader(g).info(node), describe(sources, in_edges),
                          describe(targets, out_edges))
+
+
+@dataclass(frozen=True, slots=True)
+class LoopSet:
+    """The urls a url shares a short link cycle with (Nutch's LoopReader): the targets of its
+    outlinks and the sources of its inlinks that the Loops job marked."""
+
+    url: str
+    urls: list[str]
+    marked: bool  # whether the graph has loop marks at all
+
+
+class LoopReader:
+    """A url's loop set, from the Loops job's per-edge marks (:mod:`.loops`)."""
+
+    def __init__(self, graph: WebGraph) -> None:
+        self.graph = graph
+
+    def read(self, url: str) -> LoopSet | None:
+        """None when the url is not in the graph; an empty, unmarked set before Loops ran."""
+        g = self.graph
+        node = g.node_id(url)
+        if node < 0:
+            return None
+        if g.loops is None:
+            return LoopSet(url, [], False)
+        marks = np.asarray(g.loops, dtype=bool)
+        targets, out_edges = g.outlinks(node)
+        sources, in_edges = g.inlinks(node)
+        others = np.union1d(targets[marks[out_edges]], sources[marks[in_edges]])
+        return LoopSet(url, sorted(g.urls(others)), True)

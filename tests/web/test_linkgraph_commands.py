@@ -62,7 +62,20 @@ def test_the_commands_in_order(crawl_on_disk, tmp_path):
 
     out = _run("node_dumper", "--top", "2", "--by", "inlinks")
     lines = [line for line in out.splitlines() if line.strip().startswith(("1 ", "2 "))]
-    assert len(lines) == 2 and "Top 2 of 4 nodes" in out
+    assert len(lines) == 2 and "Top 2 nodes by inlinks" in out and "(4 nodes)" in out
+    # Nutch's NodeDumper -group and -output: two hosts, each holding half the score
+    table = tmp_path / "hosts.tsv"
+    out = _run("node_dumper", "--group", "host", "--by", "score", "--output", str(table))
+    assert "Top 2 hosts by the sum of score" in out and "good.org" in out
+    rows = [line.split("\t") for line in table.read_text().splitlines()]
+    assert sorted(name for _, name in rows) == ["good.org", "spam.biz"]
+    assert sum(float(value) for value, _ in rows) == pytest.approx(1.0)
+    out = _run("node_dumper", "--group", "domain", "--aggregate", "max", "--by", "inlinks",
+               "--top", "1")
+    assert "Top 1 domains by the max of inlinks" in out
+    # Nutch's LoopReader: GOOD and GOOD_A link each other
+    out = _run("loop_reader", GOOD)
+    assert GOOD_A in out.splitlines() and "with 1 urls" in out
     out = _run("link_dumper", GOOD_A)
     assert "inlinks (2):" in out and "tomato tips" in out and "growing tomatoes" in out
     out = _run("node_reader", SPAM)
@@ -83,7 +96,30 @@ def test_errors_become_command_errors(settings, tmp_path, db):
         _run("node_reader", "https://unknown.org/")
     with pytest.raises(CommandError, match="not in the web graph"):
         _run("link_dumper", "https://unknown.org/")
+    with pytest.raises(CommandError, match="no loop marks"):
+        _run("loop_reader", GOOD)
+    with pytest.raises(CommandError, match="not in the web graph"):
+        _run("loop_reader", "https://unknown.org/")
+    with pytest.raises(CommandError, match="cannot write"):
+        _run("node_dumper", "--output", str(tmp_path / "missing" / "folder" / "x.tsv"))
+    with pytest.raises(CommandError, match="at least 1"):
+        _run("node_dumper", "--top", "0")
     with pytest.raises(CommandError, match="damping"):
         _run("linkrank", "--damping", "1.5")
     # a crawl the database does not know: no seeds, trust stays 0
     assert "0 of 0 seeds" in _run("linkrank")
+
+
+def test_webgraph_filter_keeps_what_the_crawls_site_rules_allow(crawl_on_disk, tmp_path):
+    """Nutch WebGraph's -filter: the crawl's disallowed sites leave the graph, as pages and as
+    link targets."""
+    ts = crawl_on_disk.timestamp
+    crawl_on_disk.disallowed_sites = "spam.biz"
+    crawl_on_disk.save()
+    assert "4 nodes" in _run("webgraph", "--crawl", str(ts))
+    out = _run("webgraph", "--crawl", str(ts), "--rebuild", "--filter")
+    assert "2 nodes" in out and "2 refused by the site rules" in out
+    graph = load_graph(tmp_path / "linkgraph" / str(ts) / "webgraph")
+    assert sorted(graph.urls(range(graph.n))) == [GOOD, GOOD_A]
+    with pytest.raises(CommandError, match="not in the database"):
+        _run("webgraph", "--crawl", "1", "--filter")

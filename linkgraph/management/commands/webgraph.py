@@ -1,4 +1,5 @@
-"""``manage.py webgraph [--crawl TS] [--rebuild]``: build or update a crawl's web graph.
+"""``manage.py webgraph [--crawl TS] [--rebuild] [--filter]``: build or update a crawl's web
+graph.
 
 Glue for ``linkgraph.core.analysis`` (its WebGraph step, the same code the engine's own
 link-analysis runs use): reads the link records of every queue server's shard (bundles under
@@ -106,6 +107,9 @@ class Command(BaseCommand):
         add_crawl_argument(parser)
         parser.add_argument("--rebuild", action="store_true",
                             help="start from an empty graph instead of updating the stored one")
+        parser.add_argument("--filter", action="store_true",
+                            help="keep only the urls the crawl's site rules let it fetch "
+                                 "(Nutch's -filter; with --rebuild for the whole graph)")
 
     def handle(self, *args: Any, **options: Any) -> None:
         started = time.monotonic()
@@ -118,14 +122,23 @@ class Command(BaseCommand):
             links, _ = read_links(sources, stage_progress(progress_bar(self, "documents")))
         except (IndexStoreError, OSError, LinkGraphError) as exc:
             raise CommandError(f"cannot read the bundles: {exc}") from exc
+        url_filter = None
+        if options["filter"]:
+            url_filter = crawl_facts().url_filter(timestamp)
+            if url_filter is None:
+                raise CommandError(f"--filter: crawl {timestamp} is not in the database, so "
+                                   "its site rules are unknown")
         try:
-            built = build_web_graph(work, timestamp, links, rebuild=options["rebuild"])
+            built = build_web_graph(work, timestamp, links, rebuild=options["rebuild"],
+                                    url_filter=url_filter)
         except LinkGraphError as exc:
             raise CommandError(f"{exc} (use --rebuild)") from exc
         graph = built.graph
         self.stdout.write(
             f"Web graph of crawl {timestamp} ({'updated' if built.updated else 'built'}): "
             f"{graph.n} nodes, {graph.edges} links, from {len(links.records)} fetch records "
-            f"({built.ignored} older ones ignored), {len(links.redirects)} redirects, "
+            f"({built.ignored} older ones ignored"
+            f"{f', {built.filtered} refused by the site rules' if url_filter else ''}), "
+            f"{len(links.redirects)} redirects, "
             f"{len(sources)} bundle(s), in {time.monotonic() - started:.1f}s.\n"
             f"Stored in {graph_dir(work, timestamp)}")
