@@ -12,7 +12,8 @@ queued url from its parent"), unless the page *switches* the policy (:func:`page
 * a scraper extracted a ``crawl_policy`` field (``favor``, ``default`` or ``distrust``) for
   the page, e.g. a scraper whose signature recognises a link farm with
   ``crawl_policy:=distrust``; or
-* the page processor classified the page as spam (it is not ``safe``).
+* the page processor classified the page as adult content (it is not ``safe``: the safe
+  search test, not a spam detector; link spam is met by link analysis's same-domain limits).
 
 A switched page's links take the new policy at policy depth 1: the frontier changes shape from
 that page on, without touching the site rules.
@@ -66,7 +67,7 @@ def parse_policy(value: Any) -> CrawlPolicy:
 
 def page_switch(fields: Mapping[str, Any], safe: bool = True) -> CrawlPolicy | None:
     """The policy a fetched page switches its outlinks to, or None to keep its own: a
-    scraper's ``crawl_policy`` field wins; otherwise a page classified as spam (not ``safe``)
+    scraper's ``crawl_policy`` field wins; otherwise a page classified as adult (not ``safe``)
     switches to distrust. An unknown ``crawl_policy`` value is ignored (the scraper's author
     sees it in the page test)."""
     value = fields.get(POLICY_FIELD) if fields else None

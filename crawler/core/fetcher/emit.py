@@ -69,7 +69,7 @@ class LinkEmitter:
             return
         order, shares = self.link_order(links)
         links = [links[i] for i in order]
-        # seed policies travel with the links (crawler.core.definition.policy); a spam page switches
+        # seed policies travel with the links (crawler.core.definition.policy); an unsafe page switches
         policy, policy_depth = child_policy(entry.policy, entry.policy_depth,
                                             page_switch(page.fields, page.safe))
         cash = (entry.weight * shares) if (links and self.crawl.order == CrawlOrder.OPIC) \
