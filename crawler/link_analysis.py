@@ -47,6 +47,10 @@ class CrawlerFacts:
     def live_shards(self) -> dict[int, str]:
         return {q.server_id: q.base_url for q in registered_queue_servers() if q.base_url}
 
+    def policy_within_domain(self, timestamp: int) -> bool:
+        return bool(Crawl.objects.filter(timestamp=timestamp, policy_within_domain=True)
+                    .exists())
+
     def url_filter(self, timestamp: int) -> Callable[[str], bool] | None:
         crawl = Crawl.objects.filter(timestamp=timestamp).only("pk").first()
         if crawl is None:

@@ -179,6 +179,7 @@ def crawl_config_get(crawl_id: int) -> CrawlConfig:
         favor_tier_bonus=crawl.favor_tier_bonus,
         distrust_tier_penalty=crawl.distrust_tier_penalty,
         distrust_max_depth=crawl.distrust_max_depth,
+        policy_within_domain=crawl.policy_within_domain,
         needy_threshold=crawl.needy_threshold,
         priority_importance_weight=crawl.priority_importance_weight,
         priority_need_weight=crawl.priority_need_weight,

@@ -57,7 +57,7 @@ from linkgraph.core.analysis import (
 )
 from linkgraph.core.loops import LoopsConfig
 from linkgraph.core.remote import RemoteShard
-from linkgraph.core.trust import TrustSeed
+from linkgraph.core.trust import TrustConfig, TrustSeed
 
 from .models import LinkAnalysis
 
@@ -83,13 +83,20 @@ class CrawlFacts(Protocol):
     def live_shards(self) -> dict[int, str]:
         """Queue server number -> base url, for every live queue server that has one."""
 
+    def policy_within_domain(self, timestamp: int) -> bool:
+        """Whether crawl ``timestamp``'s seed policies stay in their registered domain (False
+        for an unknown crawl)."""
+
     def url_filter(self, timestamp: int) -> Callable[[str], bool] | None:
         """Whether crawl ``timestamp``'s own url rules (its site rules) let it fetch a url;
         None for an unknown crawl."""
 
 
-def analysis_config() -> AnalysisConfig:
-    return AnalysisConfig(loops=LoopsConfig() if settings.LINK_ANALYSIS_LOOPS else None)
+def analysis_config(within_domain: bool = False) -> AnalysisConfig:
+    """The engine's analysis: Loops unless ``LINK_ANALYSIS_LOOPS`` is off; trust kept inside
+    registered domains when the crawl says its seed policies stay there."""
+    return AnalysisConfig(loops=LoopsConfig() if settings.LINK_ANALYSIS_LOOPS else None,
+                          trust=TrustConfig(within_domain=within_domain))
 
 
 def shard_sources(timestamp: int,
@@ -236,7 +243,8 @@ def _run_once(crawl_id: int, facts: CrawlFacts,
     try:
         sources, skipped = shard_sources(timestamp, facts.live_shards())
         report = run_link_analysis(settings.WORK_DIRECTORY, timestamp, sources,
-                                   facts.seeds(timestamp), analysis_config(),
+                                   facts.seeds(timestamp),
+                                   analysis_config(facts.policy_within_domain(timestamp)),
                                    _ProgressRecorder(pk, run))
     except Exception as exc:  # recorded and shown: a run must never crash-loop
         logger.exception("link analysis of crawl=%s failed", crawl_id)

@@ -64,7 +64,7 @@ class SeedSiteInline(admin.TabularInline):
 
 SOURCE_FIELDS = ("source", "archive_path", "archive_of")
 PRIORITY_FIELDS = ("favor_tier_bonus", "distrust_tier_penalty", "distrust_max_depth",
-                   "needy_threshold", "priority_importance_weight", "priority_need_weight")
+                   "policy_within_domain", "needy_threshold", "priority_importance_weight", "priority_need_weight")
 
 
 class CrawlForm(forms.ModelForm):

@@ -81,11 +81,16 @@ class Crawl(models.Model):
         help_text="Urls reached from a favored seed are scheduled this many tiers sooner.")
     distrust_tier_penalty = models.PositiveSmallIntegerField(
         "distrust: tiers later", default=2, validators=in_range(0, 10),
-        help_text="Urls reached from a distrusted seed or a spam page wait this many tiers.")
+        help_text="Urls reached from a distrusted seed or an unsafe page wait this many tiers.")
     distrust_max_depth = models.SmallIntegerField(
         "distrust: links followed", default=2, validators=in_range(-1, 255),
         help_text="Distrusted urls further than this from where distrust began are not "
                   "queued; -1 follows them all.")
+    policy_within_domain = models.BooleanField(
+        "seed policies stay in their domain", default=False,
+        help_text="A favored or distrusted seed's policy reaches only the pages of its own "
+                  "registered domain (seed 004: \"perhaps only for pages belonging to the same "
+                  "domain\"); its links to other domains are crawled and trusted as default.")
     needy_threshold = models.FloatField(
         "needy query threshold", default=0.0, validators=in_range(0.0, 1000.0),
         help_text="A searched query whose mean top-10 score is below this is needy: urls whose "

@@ -46,6 +46,12 @@ def same_host_inlinks(graph: WebGraph, targets: npt.NDArray[np.int64] | None = N
     return hosts[np.asarray(graph.in_idx)] == hosts[targets]
 
 
+def cross_domain_inlinks(graph: WebGraph) -> Bools:
+    """Per inlink: do its source and target lie in two registered domains?"""
+    domains = graph.domain_hash()
+    return domains[np.asarray(graph.in_idx)] != domains[inlink_targets(graph)]
+
+
 def node_domains(graph: WebGraph) -> tuple[npt.NDArray[np.int64], int]:
     """Per node, a dense id of its registered domain (``0..domains-1``), and ``domains``."""
     _, ids = np.unique(graph.domain_hash(), return_inverse=True)

@@ -27,6 +27,10 @@ Several policies reaching one page (the rule seed 004 leaves open):
 3. A page's trust is ``favor - distrust``: positive for favored pages, negative for distrusted
    ones, 0 for pages no seed reaches.
 
+With ``within_domain`` (the crawl's "seed policies stay in their domain", seed 004: "or
+perhaps only for pages belonging to the same domain"), a link between two registered domains
+carries neither favor nor distrust.
+
 The wave runs ``max_depth`` levels or until nothing changes by more than ``tol``.
 """
 
@@ -42,7 +46,7 @@ import scipy.sparse as sp
 
 from indexer.core.policies import CrawlPolicy
 
-from .domain_limits import domain_link_shares
+from .domain_limits import cross_domain_inlinks, domain_link_shares
 from .graph import WebGraph
 
 
@@ -65,6 +69,7 @@ class TrustConfig:
     max_depth: int = 30
     tol: float = 1e-9
     domain_links_per_page: float = 1.0  # splitting only; 0 = no limit (see the module)
+    within_domain: bool = False  # favor and distrust never cross a registered domain
 
     def __post_init__(self) -> None:
         if not 0.0 < self.beta < 1.0:
@@ -84,13 +89,17 @@ class TrustResult:
     seeds_found: int
 
 
-def _max_in(graph: WebGraph, values: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-    """For every node, the largest value among the nodes linking to it (0 without inlinks)."""
+def _max_in(graph: WebGraph, values: npt.NDArray[np.float64],
+            carried: npt.NDArray[np.bool_] | None) -> npt.NDArray[np.float64]:
+    """For every node, the largest value (values are >= 0) among the nodes linking to it over
+    the inlinks ``carried`` marks (all when None); 0 without such inlinks."""
     n = graph.n
     out = np.zeros(n)
     if graph.edges == 0:
         return out
     gathered = values[np.asarray(graph.in_idx)]
+    if carried is not None:
+        gathered = np.where(carried, gathered, 0.0)
     ptr = np.asarray(graph.in_ptr)
     has = ptr[1:] > ptr[:-1]
     out[has] = np.maximum.reduceat(gathered, ptr[:-1][has])
@@ -121,6 +130,7 @@ def propagate_trust(graph: WebGraph, seeds: Sequence[TrustSeed],
     seed_favor[both & (seed_distrust > seed_favor)] = 0.0
     seed_distrust[both & (seed_favor >= seed_distrust)] = 0.0
     favor, distrust = seed_favor.copy(), seed_distrust.copy()
+    carried = ~cross_domain_inlinks(graph) if config.within_domain and graph.edges else None
     split: sp.csr_matrix | None = None
     if config.method == TrustMethod.SPLITTING and graph.edges:
         out_count = graph.out_count.astype(np.float64)
@@ -131,12 +141,14 @@ def propagate_trust(graph: WebGraph, seeds: Sequence[TrustSeed],
         limit = domain_link_shares(graph, config.domain_links_per_page)
         if limit is not None:
             shares *= limit
+        if carried is not None:
+            shares *= carried
         split = sp.csr_matrix((shares, in_idx, np.asarray(graph.in_ptr)), shape=(n, n))
     levels = 0
     for levels in range(1, config.max_depth + 1):  # noqa: B007 (reported)
         if config.method == TrustMethod.DAMPENING:
-            f_new = config.beta * _max_in(graph, favor)
-            d_new = config.beta * _max_in(graph, distrust)
+            f_new = config.beta * _max_in(graph, favor, carried)
+            d_new = config.beta * _max_in(graph, distrust, carried)
         elif split is not None:
             f_new = config.beta * (split @ favor)
             d_new = config.beta * (split @ distrust)

@@ -123,3 +123,12 @@ def test_webgraph_filter_keeps_what_the_crawls_site_rules_allow(crawl_on_disk, t
     assert sorted(graph.urls(range(graph.n))) == [GOOD, GOOD_A]
     with pytest.raises(CommandError, match="not in the database"):
         _run("webgraph", "--crawl", "1", "--filter")
+
+
+def test_linkrank_keeps_trust_in_its_domain_when_the_crawl_says_so(crawl_on_disk):
+    ts = crawl_on_disk.timestamp
+    _run("webgraph", "--crawl", str(ts))
+    assert "within domains" not in _run("linkrank", "--crawl", str(ts))
+    crawl_on_disk.policy_within_domain = True
+    crawl_on_disk.save()
+    assert "Trust (dampening, within domains)" in _run("linkrank", "--crawl", str(ts))

@@ -167,6 +167,7 @@ class CrawlConfig:
     favor_tier_bonus: int = 1
     distrust_tier_penalty: int = 2
     distrust_max_depth: int = 2         # -1: distrusted urls are never dropped
+    policy_within_domain: bool = False  # seed policies reach only their own registered domain
     # needy queries (crawler.core.definition.needy): priority = a * importance + b * log(1 + need)
     needy_threshold: float = 0.0        # a query whose mean top-K score is below is needy; 0 off
     priority_importance_weight: float = 1.0   # a

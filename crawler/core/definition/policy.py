@@ -18,6 +18,13 @@ queued url from its parent"), unless the page *switches* the policy (:func:`page
 A switched page's links take the new policy at policy depth 1: the frontier changes shape from
 that page on, without touching the site rules.
 
+Within a domain only (the crawl's ``policy_within_domain``; seed 004: "or perhaps only for
+pages belonging to the same domain"): a link from a page of one registered domain
+(:func:`indexer.core.urls.registered_domain`) to a page of another carries the default policy
+instead of its page's (:func:`domain_scoped`), so a favored seed's site is favored but not
+the sites it cites, and a distrusted site's own pages are held back while its links out are
+crawled as any other.
+
 What a policy does in the queue (:func:`tier_adjustment`, :func:`dropped`):
 
 * favor: the url's tier is lowered by ``favor_tier_bonus`` (never below 0), so it is scheduled
@@ -49,6 +56,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from indexer.core.policies import CrawlPolicy
+from indexer.core.urls import registered_domain, url_host
 
 POLICY_FIELD = "crawl_policy"
 TRUST = {CrawlPolicy.FAVOR: 1.0, CrawlPolicy.DEFAULT: 0.5, CrawlPolicy.DISTRUST: 0.0}
@@ -87,6 +95,25 @@ def child_policy(parent: CrawlPolicy | str, parent_depth: int,
     if switch is not None and switch is not CrawlPolicy(parent):
         return switch, 1
     return CrawlPolicy(parent), int(parent_depth) + 1
+
+
+def same_domain(url: str, other: str) -> bool:
+    """Are both urls on hosts of one registered domain? (An unparsable url is on none.)"""
+    try:
+        host, other_host = url_host(url), url_host(other)
+    except ValueError:
+        return False
+    return bool(host) and registered_domain(host) == registered_domain(other_host)
+
+
+def domain_scoped(policy: tuple[CrawlPolicy, int], page_url: str,
+                  link_url: str) -> tuple[CrawlPolicy, int]:
+    """The (policy, policy depth) a link carries when policies stay in their domain: its
+    page's, unless the link leaves the page's registered domain, then the default at depth
+    0."""
+    if policy[0] is CrawlPolicy.DEFAULT or same_domain(page_url, link_url):
+        return policy
+    return CrawlPolicy.DEFAULT, 0
 
 
 def more_trusting(a: tuple[CrawlPolicy, int], b: tuple[CrawlPolicy, int]

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from crawler.core.definition.crawl import CrawlConfig, CrawlOrder
-from crawler.core.definition.policy import child_policy, page_switch
+from crawler.core.definition.policy import child_policy, domain_scoped, page_switch
 from crawler.core.processing.page import Link
 from crawler.core.scheduler import DiscoveredUrl, ScheduleEntry
 from crawler.core.transport.wire import discovered_to_wire
@@ -70,8 +70,9 @@ class LinkEmitter:
         order, shares = self.link_order(links)
         links = [links[i] for i in order]
         # seed policies travel with the links (crawler.core.definition.policy); an unsafe page switches
-        policy, policy_depth = child_policy(entry.policy, entry.policy_depth,
-                                            page_switch(page.fields, page.safe))
+        inherited = child_policy(entry.policy, entry.policy_depth,
+                                 page_switch(page.fields, page.safe))
+        scoped = self.crawl.policy_within_domain
         cash = (entry.weight * shares) if (links and self.crawl.order == CrawlOrder.OPIC) \
             else np.zeros(len(links))
         for index, link in enumerate(links):
@@ -79,6 +80,8 @@ class LinkEmitter:
                 continue
             is_sitemap = link.kind == "sitemap" or page.is_sitemap and link.url.endswith(
                 (".xml", ".xml.gz"))
+            policy, policy_depth = (domain_scoped(inherited, page.url, link.url) if scoped
+                                    else inherited)
             yield discovered_to_wire(DiscoveredUrl(
                 link.url, entry.depth + 1, index, source_url=page.url,
                 source_weight=entry.weight, source_tier=entry.tier, is_sitemap=is_sitemap,

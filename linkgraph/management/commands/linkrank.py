@@ -17,6 +17,7 @@ from linkgraph.core.analysis import rank_graph
 
 from .webgraph import (
     add_crawl_argument,
+    crawl_facts,
     crawl_seeds,
     crawl_timestamp,
     open_graph,
@@ -65,6 +66,8 @@ class Command(BaseCommand):
                 loop_weight=options["loop_weight"])
             trust_config = TrustConfig(method=TrustMethod(options["trust_method"]),
                                        beta=options["trust_beta"],
+                                       within_domain=crawl_facts().policy_within_domain(
+                                           timestamp),
                                        domain_links_per_page=options["domain_links_per_page"])
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
@@ -80,7 +83,8 @@ class Command(BaseCommand):
             f"LinkRank of crawl {timestamp}: {graph.n} nodes, {graph.edges} links, {state} "
             f"after {result.iterations} iterations (delta {result.delta:.2e}); "
             f"top page {graph.url(top) if top >= 0 else '-'}.\n"
-            f"Trust ({trust_config.method}): {trust.seeds_found} of {len(seeds)} seeds in the "
+            f"Trust ({trust_config.method}"
+            f"{', within domains' if trust_config.within_domain else ''}): {trust.seeds_found} of {len(seeds)} seeds in the "
             f"graph, {int((trust.trust > 0).sum())} pages favored, "
             f"{int((trust.trust < 0).sum())} distrusted; "
             f"in {time.monotonic() - started:.1f}s.")

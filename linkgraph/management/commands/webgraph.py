@@ -29,7 +29,7 @@ from linkgraph.core.progress import ProgressBar
 from linkgraph.core.trust import TrustSeed
 from linkgraph.services import CrawlFacts, shard_sources
 
-__all__ = ["Command", "add_crawl_argument", "crawl_seeds", "crawl_timestamp", "open_graph",
+__all__ = ["Command", "add_crawl_argument", "crawl_facts", "crawl_seeds", "crawl_timestamp", "open_graph",
            "progress_bar", "stage_progress", "work_directory"]
 
 
