@@ -7,8 +7,9 @@ write the answers with :mod:`ranking.core.remote.protocol`'s messages.
 
 A search answer carries the summary heads of the representatives of the shard's best groups
 (:func:`best_representatives`), scored by the one group score the name server uses
-(:func:`ranking.core.scoring.grouping.score_groups`) without the link score, which the shard does not
-have: the remote client then does not ask for them again.
+(:func:`ranking.core.scoring.grouping.score_groups`), with the link score where the shard has
+the crawl's scores (its candidates then carry them to the name server too): the remote client
+then does not ask for them again.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from indexer.core.ids import DOC_ID_LEN
+from indexer.core.signals.link_scores import link_score
 from ranking.core.options import SearchOptions
 from ranking.core.query.parser import ParsedQuery, QueryParser
 from ranking.core.remote.protocol import (
@@ -75,16 +77,22 @@ def best_representatives(found: Candidates, parsed: ParsedQuery, options: Search
                          k: int) -> list[bytes]:
     """doc_ids of the representatives of the ``k`` best groups of one shard's candidates,
     grouped and scored as the name server groups and scores them
-    (:func:`ranking.core.scoring.grouping.group_rows`, :func:`~ranking.core.scoring.grouping.score_groups`)
-    but without the link score, which the shard does not have: the ones whose heads the name
-    server will most likely ask for. A guess: a head it asks for and did not get is fetched
-    then."""
+    (:func:`ranking.core.scoring.grouping.group_rows`, :func:`~ranking.core.scoring.grouping.score_groups`,
+    with each group's link score, the maximum of its members', when the candidates carry link
+    scores): the ones whose heads the name server will most likely ask for. A guess: a head it
+    asks for and did not get is fetched then."""
     groups = group_rows(found.doc_ids, found.doc_rank, found.relevance, found.proximity,
                         options)
     if not len(groups):
         return []
+    link = np.zeros(len(groups))
+    if found.linked and options.link_score_weight:
+        link[:] = -np.inf
+        np.maximum.at(link, groups.member_group, link_score(found.link_relative,
+                                                            found.link_trust))
+        link[~np.isfinite(link)] = 0.0
     score, _ = score_groups(groups, group_bonus(groups, found.bonuses.sum(axis=0)), options,
-                            parsed.controls.weight, parsed.word_count)
+                            parsed.controls.weight, parsed.word_count, link)
     top = np.argsort(-score, kind="stable")[:k]
     return [found.doc_ids[int(r)].tobytes() for r in groups.rep[top]]
 

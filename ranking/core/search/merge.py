@@ -34,6 +34,11 @@ class Merged:
     local_row: np.ndarray
     bonuses: np.ndarray
     page: np.ndarray  # whether each row is a page (not a link document)
+    # each row's link scores as its shard found them, where it had the crawl's scores
+    # (Candidates.linked): LinkRank relative to an average page, trust, and which rows
+    link_relative: np.ndarray
+    link_trust: np.ndarray
+    link_known: np.ndarray
 
     @staticmethod
     def of(cands: list[Candidates]) -> Merged:
@@ -53,7 +58,17 @@ class Merged:
             np.concatenate([c.bonuses for c in cands] or [np.zeros((len(BONUS_NAMES), 0))],
                            axis=1),
             doc_ids[:, DOC_TYPE] != _LINK,
+            _link_rows(cands, "link_relative"),
+            _link_rows(cands, "link_trust"),
+            np.concatenate([np.full(len(c), c.linked) for c in cands]
+                           or [np.zeros(0, dtype=bool)]).astype(bool),
         )
+
+
+def _link_rows(cands: list[Candidates], name: str) -> np.ndarray:
+    """One link-score array over every shard's rows (0 where a shard had no scores)."""
+    return np.concatenate([getattr(c, name) if c.linked else np.zeros(len(c))
+                           for c in cands] or [np.zeros(0)])
 
 
 class GroupRows:

@@ -339,15 +339,22 @@ class Searcher:
         )
 
     def _link_values(self, merged: Merged, groups: Groups) -> LinkValues:
-        """Every candidate's LinkRank (relative) and trust, in one vectorised lookup by url
-        hash, and each group's link score (the maximum over its members)."""
+        """Every candidate's LinkRank (relative) and trust, as its shard found them in the
+        crawl's link scores (a remote shard's too: a name server needs no scores file of its
+        own), else in one vectorised lookup by url hash in this machine's file; and each
+        group's link score (the maximum over its members)."""
         m, n = merged.doc_rank.size, len(groups)
-        scores = self.link_scores.get() if self.options.link_score_weight else None
-        if scores is None or m == 0:
+        weighted = bool(self.options.link_score_weight)
+        scores = self.link_scores.get() if weighted else None
+        known = merged.link_known
+        if not weighted or m == 0 or (scores is None and not known.any()):
             z = np.zeros(m)
             return LinkValues(False, z, z, np.zeros(n), np.full(n, -1, np.int64), scores)
-        relative = scores.scores_for(merged.doc_ids, "linkrank_relative")
-        trust = scores.scores_for(merged.doc_ids, "trust")
+        relative, trust = merged.link_relative.copy(), merged.link_trust.copy()
+        missing = ~known
+        if scores is not None and missing.any():
+            relative[missing] = scores.scores_for(merged.doc_ids[missing], "linkrank_relative")
+            trust[missing] = scores.scores_for(merged.doc_ids[missing], "trust")
         value = link_score(relative, trust)
         group = np.full(n, -np.inf)
         np.maximum.at(group, groups.member_group, value)

@@ -4,7 +4,9 @@ Layer: ``ranking.core``. A shard, local (:class:`ranking.core.shard.local.LocalS
 (:class:`ranking.core.remote.client.RemoteShard`), answers a query with :class:`Candidates`
 (:class:`ShardClient`); :mod:`ranking.core.search.pipeline` groups the candidates of every shard.
 Per document: its doc_id, Doc Rank (and its input, the number of documents after it), the DFR
-relevance with its per-term inputs, the proximity and the bonus factors; the collection
+relevance with its per-term inputs, the proximity and the bonus factors, and (``linked``) the
+LinkRank and trust of its url from the shard's own copy of the crawl's link scores, so that a
+name server without the scores file ranks with them as one machine does; the collection
 statistics they used are carried along for explanations. Candidates cross the wire in the
 binary encoding of :meth:`Candidates.to_bytes` (or as JSON, :meth:`Candidates.to_json`),
 inside :mod:`ranking.core.remote.protocol`'s search answer.
@@ -16,7 +18,7 @@ import base64
 import json
 import struct
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -77,9 +79,22 @@ class Candidates:
     messages: tuple[str, ...] = field(default=())
     # (len(BONUS_NAMES), m): the seed's bonus factors of each candidate (url and title)
     bonuses: FloatArray = field(default_factory=lambda: np.zeros((len(BONUS_NAMES), 0)))
+    # whether the shard looked its candidates up in the crawl's link scores, and what it found
+    # (m values each when linked: LinkRank times the number of nodes, and trust)
+    linked: bool = False
+    link_relative: FloatArray = field(default_factory=lambda: np.zeros(0))
+    link_trust: FloatArray = field(default_factory=lambda: np.zeros(0))
 
     def __len__(self) -> int:
         return int(self.doc_rank.size)
+
+    def with_links(self, relative: FloatArray, trust: FloatArray) -> Candidates:
+        """These candidates with their urls' link scores (m values each)."""
+        relative = np.asarray(relative, dtype=np.float64)
+        trust = np.asarray(trust, dtype=np.float64)
+        if relative.shape != (len(self),) or trust.shape != (len(self),):
+            raise ValueError(f"link scores: expected {len(self)} values")
+        return replace(self, linked=True, link_relative=relative, link_trust=trust)
 
     @staticmethod
     def empty(shard: str = "", terms: Sequence[str] = (), partial: bool = False) -> Candidates:
@@ -101,6 +116,8 @@ class Candidates:
             "documents": self.documents, "average_length": self.average_length,
             "estimate": self.estimate, "exhausted": self.exhausted, "partial": self.partial,
             "shard": self.shard, "messages": list(self.messages),
+            **({"link_relative": _pack(self.link_relative, _FLOAT),
+                "link_trust": _pack(self.link_trust, _FLOAT)} if self.linked else {}),
         }
 
     @staticmethod
@@ -128,6 +145,9 @@ class Candidates:
                      "proximity_raw", "doc_length"):
             if getattr(out, name).shape != (m,):
                 raise ValueError(f"{name}: expected {m} values")
+        if "link_relative" in data:  # a shard with the crawl's link scores (older ones: none)
+            out = out.with_links(arr("link_relative", np.float64),
+                                 arr("link_trust", np.float64))
         return out
 
     # the arrays of the binary encoding, in order: first the integer ones, then the floats
@@ -135,6 +155,7 @@ class Candidates:
     _BINARY_INTS = ("partition", "index", "docs_after", "doc_length")
     _BINARY_FLOATS = ("doc_rank", "relevance", "proximity", "proximity_raw", "freq",
                       "term_relevance", "bonuses")
+    _BINARY_LINKS = ("link_relative", "link_trust")  # after the others, when ``linked``
 
     def to_bytes(self) -> bytes:
         """The binary encoding the shard search endpoint sends when asked for ``fmt=bin``
@@ -146,19 +167,22 @@ class Candidates:
         array starts 8-byte aligned), then ``doc_ids`` (m x 24 bytes), the integer arrays of
         :attr:`_BINARY_INTS` (int64, m values each) and the float arrays of
         :attr:`_BINARY_FLOATS` (float64; m values each, T x m for the per-term arrays,
-        len(BONUS_NAMES) x m for the bonuses), in that order."""
+        len(BONUS_NAMES) x m for the bonuses), then, when the meta says ``linked``, the two
+        arrays of :attr:`_BINARY_LINKS` (m float64 each), in that order."""
         meta = json.dumps({
             "m": len(self), "terms": list(self.terms), "occurrences": list(self.occurrences),
             "documents": self.documents, "average_length": self.average_length,
             "estimate": self.estimate, "exhausted": self.exhausted, "partial": self.partial,
-            "shard": self.shard, "messages": list(self.messages)}).encode()
+            "shard": self.shard, "messages": list(self.messages),
+            **({"linked": True} if self.linked else {})}).encode()
         meta += b" " * (-len(meta) % 8)
         parts = [_BINARY_MAGIC, struct.pack("<I", len(meta)), meta,
                  np.ascontiguousarray(self.doc_ids, dtype=np.uint8).tobytes()]
         parts.extend(np.ascontiguousarray(getattr(self, name), dtype=_INT).tobytes()
                      for name in self._BINARY_INTS)
+        floats = self._BINARY_FLOATS + (self._BINARY_LINKS if self.linked else ())
         parts.extend(np.ascontiguousarray(getattr(self, name), dtype=_FLOAT).tobytes()
-                     for name in self._BINARY_FLOATS)
+                     for name in floats)
         return b"".join(parts)
 
     @staticmethod
@@ -179,7 +203,8 @@ class Candidates:
                 raise ValueError(f"{len(meta['occurrences'])} occurrences for {t} terms")
         except (ValueError, KeyError, TypeError) as exc:
             raise ValueError(f"bad meta: {exc}") from exc
-        ints, floats = 4, 4 + 2 * t + len(BONUS_NAMES)  # rows of m values
+        linked = bool(meta.get("linked", False))
+        ints, floats = 4, 4 + 2 * t + len(BONUS_NAMES) + 2 * linked  # rows of m values
         at = 8 + meta_len
         want = at + m * (DOC_ID_LEN + 8 * (ints + floats))
         if m < 0 or len(view) != want:
@@ -194,7 +219,10 @@ class Candidates:
             return Candidates(
                 ids, partition=i[0], index=i[1], docs_after=i[2], doc_length=i[3],
                 doc_rank=f[0], relevance=f[1], proximity=f[2], proximity_raw=f[3],
-                freq=f[4:4 + t], term_relevance=f[4 + t:4 + 2 * t], bonuses=f[4 + 2 * t:],
+                freq=f[4:4 + t], term_relevance=f[4 + t:4 + 2 * t],
+                bonuses=f[4 + 2 * t:4 + 2 * t + len(BONUS_NAMES)], linked=linked,
+                link_relative=f[-2] if linked else np.zeros(0),
+                link_trust=f[-1] if linked else np.zeros(0),
                 terms=tuple(str(x) for x in meta["terms"]),
                 occurrences=tuple(int(x) for x in meta["occurrences"]),
                 documents=int(meta["documents"]), average_length=float(meta["average_length"]),

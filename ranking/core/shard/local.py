@@ -32,7 +32,8 @@ import numpy.typing as npt
 from indexer.core.bundle.reader import CollectionStats, IndexBundleReader, TermStats
 from indexer.core.errors import CorruptIndexError
 from indexer.core.partition.grouping import ImportanceRanks, crawl_order_keys, is_key_ordered
-from indexer.core.runtime.workdir import phrases_path
+from indexer.core.runtime.workdir import bundle_scores_path, phrases_path
+from indexer.core.signals.link_scores import CachedLinkScores, cached_link_scores
 from indexer.core.signals.phrases import CachedPhraseLexicon
 from indexer.core.text import TextAnalyzer
 from ranking.core.options import SearchOptions
@@ -84,6 +85,11 @@ class LocalShard:
         path: Path | None = getattr(reader, "path", None)
         self.bundle_path = path
         self.phrases = CachedPhraseLexicon(phrases_path(path)) if path is not None else None
+        # the crawl's link scores (scores.npz beside the work folder of the bundle), reloaded
+        # when the file changes: every candidate carries its url's (Candidates.linked)
+        scores = bundle_scores_path(path) if path is not None else None
+        self.link_scores: CachedLinkScores | None = \
+            cached_link_scores(scores) if scores is not None else None
         # a reader loads files lazily and shares file handles: one query at a time
         self.lock = threading.RLock()
         self.documents = ShardSummaries(reader, self.lock, self.HEAD_CACHE, self.DOCUMENT_CACHE)
@@ -93,7 +99,12 @@ class LocalShard:
     def candidates(self, query: str, parsed: ParsedQuery, n: int,
                    options: SearchOptions) -> Candidates:
         with self.lock:
-            return score_matches(self, parsed, n, options)
+            found = score_matches(self, parsed, n, options)
+        scores = self.link_scores.get() if self.link_scores is not None else None
+        if scores is None or not len(found):
+            return found
+        return found.with_links(scores.scores_for(found.doc_ids, "linkrank_relative"),
+                                scores.scores_for(found.doc_ids, "trust"))
 
     def collection_stats(self) -> CollectionStats:
         """The reader's collection statistics, summed once per snapshot of the bundle (the
