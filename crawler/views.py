@@ -13,7 +13,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from crawler.core.scheduler.config import ERROR_CRAWL_DELAY, MAXIMUM_CRAWL_DELAY, SchedulerConfig
+from crawler.core.scheduler.config import ERROR_CRAWL_DELAY, MAXIMUM_CRAWL_DELAY, ROBOTS_RETRIES
 
 from .identity import robots_agent_name
 
@@ -28,7 +28,7 @@ def bot(request: HttpRequest) -> HttpResponse:
         and "://" not in settings.CRAWLER_CONTACT,
         "max_crawl_delay": f"{MAXIMUM_CRAWL_DELAY:g}",
         "error_crawl_delay": f"{ERROR_CRAWL_DELAY:g}",
-        "robots_retries": SchedulerConfig.robots_retries,
+        "robots_retries": ROBOTS_RETRIES,
         "per_host": settings.CRAWLER_PER_HOST_CONCURRENCY,
         "page_deadline": f"{settings.CRAWLER_PAGE_DEADLINE:g}",
         "robots_example": f"User-agent: {agent}\nCrawl-delay: 10\nDisallow: /private/",

@@ -37,6 +37,13 @@ def test_a_renamed_crawler_is_named_on_its_page(client, settings):
     assert "AcmeSearch: the crawler" in page and "User-agent: AcmeSearch" in page
 
 
+def test_the_bot_page_says_how_often_robots_txt_is_tried(client):
+    """A slotted dataclass's field read from the class is its descriptor, which the page
+    printed as "<member 'robots_retries' of 'SchedulerConfig' objects>" (issue 39, item 6)."""
+    page = client.get("/bot").content.decode()
+    assert "after 3 tries" in page and "<member" not in page
+
+
 def test_favicon_is_served(client):
     response = client.get("/favicon.ico")
     assert response.status_code == 200

@@ -22,6 +22,7 @@ NUM_MULTI_CURL_PAGES = 100          # one fetch round
 DOWNLOAD_ERROR_THRESHOLD = 50       # errors per schedule before a host is delayed
 ERROR_CRAWL_DELAY = 20.0            # seconds
 MAXIMUM_CRAWL_DELAY = 64.0          # a robots.txt asking for more disallows the host
+ROBOTS_RETRIES = 3                  # tries of a robots.txt before its host is left alone
 SITEMAP_TIER_PENALTY = 4
 NON_HTML_TIER_PENALTY = 1
 MAX_URL_BUFFER_BEFORE_WRITE = 500
@@ -71,7 +72,7 @@ class SchedulerConfig:
     error_crawl_delay: float = ERROR_CRAWL_DELAY
     max_crawl_delay: float = MAXIMUM_CRAWL_DELAY
     schedule_timeout: float = SCHEDULE_TIMEOUT
-    robots_retries: int = 3
+    robots_retries: int = ROBOTS_RETRIES
     user_agent: str = "yioopy"
     max_cld_share: float = 1.0
     url_buffer: int = MAX_URL_BUFFER_BEFORE_WRITE
