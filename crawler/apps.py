@@ -1,6 +1,9 @@
 """The crawler app's configuration: what it connects as it loads, once the models are ready."""
 
 from django.apps import AppConfig, apps
+from django.core import checks
+
+from .checks import ca_bundle_check
 
 
 class CrawlerConfig(AppConfig):
@@ -17,3 +20,4 @@ class CrawlerConfig(AppConfig):
         link_analysis.send_runs_with(sending.send_link_analysis)
         signals.crawl_documents_complete.connect(link_analysis.on_documents_complete,
                                                  dispatch_uid="crawler.link_analysis")
+        checks.register(ca_bundle_check)
