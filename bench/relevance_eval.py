@@ -90,6 +90,7 @@ import score  # noqa: E402
 import sites  # noqa: E402
 
 CACHE = Path(os.environ.get("BENCH_CACHE", "/tmp/yioopy-bench"))
+JUDGMENTS = SHARED / "judgments" / "dev.tsv"  # the dev judgments (qid, query, urls, source, kind)
 CA_BUNDLE = SHARED / "localweb" / "build" / "tls" / "cert.pem"
 BUILD_VERSION = "4"
 # The crawl and the search use the defaults a user gets: Page Options' defaults (whole pages
@@ -286,9 +287,10 @@ def link_analysis(work: Path, tier: str = "default") -> dict[str, float]:
     return {"nodes": report.urls, "edges": report.edges, "analysis_s": report.seconds}
 
 
-def load_queries() -> list[tuple[str, str]]:
+def load_queries(path: Path | None = None) -> list[tuple[str, str]]:
+    """(qid, query) of every judged query of ``path`` (default :data:`JUDGMENTS`)."""
     out = []
-    with open(SHARED / "judgments" / "dev.tsv", encoding="utf-8") as handle:
+    with open(path or JUDGMENTS, encoding="utf-8") as handle:
         next(handle)
         for line in handle:
             qid, query = line.split("\t")[:2]
@@ -315,10 +317,12 @@ def write_run(run: dict[str, list[str]], path: Path) -> Path:
     return path
 
 
-def evaluate(run: dict[str, list[str]], path: Path, only: set[str] | None = None
-             ) -> dict[str, float]:
+def evaluate(run: dict[str, list[str]], path: Path, only: set[str] | None = None,
+             judgments: Path | None = None) -> dict[str, float]:
+    """The shared scorer's means of ``run`` (written to ``path``) against ``judgments``
+    (default :data:`JUDGMENTS`), over the queries ``only`` when given."""
     write_run(run, path)
-    qrels = score.load_qrels(str(SHARED / "judgments" / "dev.tsv"))
+    qrels = score.load_qrels(str(judgments or JUDGMENTS))
     if only is not None:
         qrels = {qid: q for qid, q in qrels.items() if qid in only}
     mean, _ = score.score(qrels, score.load_run(str(path)))

@@ -1,7 +1,9 @@
 """How build speed, index size, writer memory, open time and query latency grow with the index.
 
 Usage: ``python bench/scale_bench.py [--docs 100000,300000,1000000] [--runs N] [--work DIR]
-[--keep]``. The default, ``--docs 100000``, takes a few minutes on a 2-core machine.
+[--keep] [--reuse] [--shards 1,2] [--no-exact]``, or ``python bench/scale_bench.py --index PATH
+[--judgments [TSV]] [--runs N] [--no-exact]``. The default, ``--docs 100000``, takes a few
+minutes on a 2-core machine (and as long again for the exhaustive search's queries).
 
 For each size N, the first N pages of the synthetic web of ``bench/synthetic_corpus.py`` (fixed
 seed: Zipf-Mandelbrot vocabulary, log-normal page lengths, Pareto host sizes, power-law link
@@ -38,16 +40,40 @@ is timed apart and left out of the build rate). Per size and configuration it pr
   p50 and p95 of each kind of query (``one_word``, ``two_words``, ``three_words``,
   ``phrase``; all passes pooled); ``query_cpu_*`` and ``query_cpu_<kind>_*``: the same of
   the queries' CPU times (on a machine shared with other work, wall times also count the
-  waits for a core; the load average is printed before and after the runs).
+  waits for a core; the load average is printed before and after the runs);
+* exactness (``bench/exactness.py``; left out with ``--no-exact``): the same queries through
+  the exhaustive reference search (every match a candidate: no read bounds, ``n`` = every
+  document, no time budget; scoring, fusion and grouping unchanged), its own latency
+  (``exhaustive_query_p50/p95/p99`` and ``exhaustive_query_<kind>_p50/p95``: top 10 with
+  snippets, warm, one timed pass: the price of exactness today), and
+  ``overlap_<kind>``: the mean share of the exhaustive search's top-10 urls that the default
+  search's top 10 holds, per kind (queries whose exhaustive answer is empty are skipped and
+  counted); ``overlap_reads_unbounded_<kind>``: the same for the default search with its read
+  bounds lifted but its ``n`` kept (what the first-``n`` candidate count alone loses);
+  ``exhaustive_partial`` counts the exhaustive answers marked partial (0, or the reference is
+  not exhaustive).
 
 Then one ``target:`` line each, at the largest size run: single-shard query p95 <= 50 ms, writer
-peak RSS < 2 GB, and per-document build time at the largest size over the smallest (goal <= 1.25:
-no faster than linear growth of the total, allowing for a shared machine's noise). Nothing is
+peak RSS < 2 GB, per-document build time at the largest size over the smallest (goal <= 1.25:
+no faster than linear growth of the total, allowing for a shared machine's noise), and the
+top-10 overlap with the exhaustive search, the lowest over the four kinds (goal >= 0.99; the
+single-shard configuration's, else the two shards'). Nothing is
 reused between runs: every bundle is built afresh in a temporary folder (``--work`` to choose
 it, ``--keep`` to leave the bundles there), unless ``--reuse`` says to search the bundles an
 earlier ``--keep`` run left in ``--work`` (its build figures are printed again, from the record
 it left: ``<size>_<config>.build.json``). ``--shards 1`` runs the one-shard configuration
 only.
+
+``--index PATH`` measures an existing index instead of a synthetic one: PATH is a bundle
+folder (``.../qs0/IndexData<ts>``, or a bundle this bench kept), or a work folder (a crawl's,
+say ``var/work``, ``var``, or a crawl bench/relevance_eval.py cached under /tmp/yioopy-bench),
+whose newest crawl's bundles (one per queue server) are searched together, with the crawl's
+link scores when it has them. The queries are those of the judgments file (``--judgments``,
+default ../shared/judgments/dev.tsv), each of the kind of its shape (one, two, three or more
+words, phrase); it prints the same latency, exactness and overlap lines under the name
+``index``, and, when ``--judgments`` is given, MRR@10 of the default and of the exhaustive
+search on those judgments (bench/relevance_eval.py's run and the shared scorer, each query
+with the search page's fallback to partial matches).
 """
 
 from __future__ import annotations
@@ -68,13 +94,25 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
+import relevance_eval as rel  # noqa: E402
+from exactness import (  # noqa: E402
+    Overlap,
+    answer,
+    compare,
+    exhaustive_searcher,
+    kind_order,
+    reads_unbounded_searcher,
+    shapes,
+)
 from index_bench import BATCH, dir_size  # noqa: E402
 from latency import measure, percentiles, report_percentiles  # noqa: E402
 from synthetic_corpus import QUERY_KINDS, Corpus, page_document, query_mix  # noqa: E402
 
+from indexer.core.bundle.layout import POSITIONS_DOC_MAP  # noqa: E402
 from indexer.core.bundle.reader import IndexBundleReader  # noqa: E402
 from indexer.core.bundle.writer import BundleConfig, IndexBundleWriter  # noqa: E402
 from indexer.core.dictionary.updater import DictionaryUpdater  # noqa: E402
+from indexer.core.runtime.workdir import crawl_bundles, crawl_timestamps  # noqa: E402
 from ranking.core.search.pipeline import Searcher  # noqa: E402
 from ranking.core.shard.local import LocalShard  # noqa: E402
 
@@ -82,6 +120,8 @@ PARTITION_DOCS = 50_000  # searchsite.settings INDEX_PARTITION_DOCUMENTS' defaul
 TARGET_P95_MS = 50.0
 TARGET_RSS_BYTES = 2 * 1024 ** 3
 TARGET_GROWTH = 1.25
+TARGET_OVERLAP = 0.99
+TOP_K = 10
 MIB = 1024 * 1024
 
 
@@ -174,27 +214,88 @@ def open_shards(bundles: list[Path]) -> tuple[list[LocalShard], float]:
         statistics.median(times)
 
 
-def query_figures(searcher: Searcher, queries: list[str], runs: int
+def mix_kinds(queries: list[str]) -> list[str]:
+    """The kind of every query of ``synthetic_corpus.query_mix`` (equal runs of each of
+    ``QUERY_KINDS``, in that order)."""
+    each = max(1, len(queries) // len(QUERY_KINDS))
+    return [QUERY_KINDS[min(i // each, len(QUERY_KINDS) - 1)] for i in range(len(queries))]
+
+
+def query_figures(searcher: Searcher, queries: list[str], runs: int, kinds: list[str]
                   ) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
     """Percentiles of the whole mix (each the median over ``runs`` passes) and of each kind
-    of query (its latencies of all passes pooled), in ms; the same of the queries' CPU times
-    under the keys ``cpu`` (whole mix) and ``cpu_<kind>``."""
+    of query (``kinds[i]``: query i's; its latencies of all passes pooled), in ms; the same
+    of the queries' CPU times under the keys ``cpu`` (whole mix) and ``cpu_<kind>``."""
     cpus: list[list[float]] = [[] for _ in range(max(1, runs))]
     passes = [measure(searcher, queries, True, cpu) for cpu in cpus]
-    each = len(queries) // len(QUERY_KINDS)
 
     def summary(runs_of: list[list[float]]) -> tuple[dict[str, float], dict[str, dict]]:
         per_pass = [percentiles(p) for p in runs_of]
         overall = {k: sorted(p[k] for p in per_pass)[len(per_pass) // 2] for k in per_pass[0]}
-        kinds = {kind: percentiles([x for p in runs_of for x in p[i * each:(i + 1) * each]])
-                 for i, kind in enumerate(QUERY_KINDS)}
-        return overall, kinds
+        kinds_of = {kind: percentiles([x for p in runs_of
+                                       for x, k in zip(p, kinds, strict=True) if k == kind])
+                    for kind in kind_order(kinds)}
+        return overall, kinds_of
 
-    overall, kinds = summary(passes)
+    overall, by_kind = summary(passes)
     cpu_overall, cpu_kinds = summary(cpus)
-    kinds["cpu"] = cpu_overall
-    kinds.update({f"cpu_{k}": v for k, v in cpu_kinds.items()})
-    return overall, kinds
+    by_kind["cpu"] = cpu_overall
+    by_kind.update({f"cpu_{k}": v for k, v in cpu_kinds.items()})
+    return overall, by_kind
+
+
+def report_queries(name: str, lat: dict[str, float], by_kind: dict[str, dict[str, float]]
+                   ) -> None:
+    """The ``<name>_query_*`` lines of :func:`query_figures`' figures."""
+    report_percentiles(f"{name}_query", lat)
+    report_percentiles(f"{name}_query_cpu", by_kind.pop("cpu"))
+    for kind, p in by_kind.items():
+        sys.stdout.write(f"{name}_query_{kind}_p50: {p['p50']:.2f} ms\n")
+        sys.stdout.write(f"{name}_query_{kind}_p95: {p['p95']:.2f} ms\n")
+
+
+def report_overlap(name: str, result: Overlap) -> None:
+    """The ``<name>_<kind>: mean share (queries, skipped)`` lines of an overlap."""
+    for kind in result.kinds:
+        value = f"{result.mean[kind]:.4f} share" if kind in result.mean else "none"
+        sys.stdout.write(f"{name}_{kind}: {value} ({result.counted[kind]} queries, "
+                         f"{result.skipped[kind]} skipped: no exhaustive result)\n")
+
+
+def exact_figures(name: str, searcher: Searcher, shards: list[LocalShard], reference: Searcher,
+                  queries: list[str], kinds: list[str]) -> Overlap:
+    """The exhaustive search's latency (top 10 with snippets, one timed pass after a warm-up
+    pass) overall and per kind, and the default search's top-10 overlap with it per kind
+    (``bench/exactness.py``), and that of the default search with its read bounds lifted;
+    prints their lines; returns the default search's overlap."""
+    want = answer(reference, queries, TOP_K, snippets=True, warm=True)
+    result = compare(kinds, answer(searcher, queries, TOP_K), want)
+    reads = reads_unbounded_searcher(shards, searcher.options, searcher.link_scores)
+    reads_only = compare(kinds, answer(reads, queries, TOP_K), want)
+    reads.close()
+    out = sys.stdout.write
+    report_percentiles(f"{name}_exhaustive_query", percentiles(want.seconds))
+    for kind in result.kinds:
+        p = percentiles([s for s, k in zip(want.seconds, kinds, strict=True) if k == kind])
+        out(f"{name}_exhaustive_query_{kind}_p50: {p['p50']:.2f} ms\n")
+        out(f"{name}_exhaustive_query_{kind}_p95: {p['p95']:.2f} ms\n")
+    report_overlap(f"{name}_overlap", result)
+    report_overlap(f"{name}_overlap_reads_unbounded", reads_only)
+    out(f"{name}_exhaustive_partial: {result.reference_partial} answers\n")
+    return result
+
+
+def report_overlap_target(where: str, low: float | None) -> None:
+    """The ``target:`` line of the top-10 overlap with the exhaustive search: ``low``, the
+    lowest mean over the kinds measured (None: not measured)."""
+    if low is None:
+        print(f"target: top-10 overlap with the exhaustive search at {where}: not measured "
+              f"(--no-exact, or no query with an exhaustive result) (goal >= "
+              f"{TARGET_OVERLAP:.2f}) NOT met")
+        return
+    print(f"target: top-10 overlap with the exhaustive search at {where} min over shapes "
+          f"{low:.4f} (goal >= {TARGET_OVERLAP:.2f}) "
+          f"{'met' if low >= TARGET_OVERLAP else 'NOT met'}")
 
 
 def built_or_build(work: Path, name: str, total: int, shards: int,
@@ -216,9 +317,10 @@ def built_or_build(work: Path, name: str, total: int, shards: int,
 
 
 def one_config(work: Path, total: int, shards: int, queries: list[str],
-               runs: int, reuse: bool = False) -> dict[str, float]:
-    """Build (or, with ``reuse``, reopen), measure and search one configuration; print its
-    lines; return its figures."""
+               runs: int, reuse: bool = False, exact: bool = True) -> dict[str, float]:
+    """Build (or, with ``reuse``, reopen), measure and search one configuration (with
+    ``exact``, the exhaustive search too); print its lines; return its figures
+    (``overlap``: the lowest mean overlap over the kinds, absent without ``exact``)."""
     name = f"{total}_{shards}shard{'s' if shards > 1 else ''}"
     started = time.perf_counter()
     bundles, results = built_or_build(work, name, total, shards, reuse)
@@ -227,10 +329,8 @@ def one_config(work: Path, total: int, shards: int, queries: list[str],
     disk = sum(dir_size(b) for b in bundles)
     shard_list, open_s = open_shards(bundles)
     searcher = Searcher(shard_list)
-    lat, kinds = query_figures(searcher, queries, runs)
-    searcher.close()
-    for shard in shard_list:
-        shard.reader.close()
+    kinds = mix_kinds(queries)
+    lat, by_kind = query_figures(searcher, queries, runs, kinds)
     out = sys.stdout.write
     out(f"{name}_documents: {docs} docs\n")
     out(f"{name}_build: {docs / build_s:.0f} docs/s\n")
@@ -243,19 +343,34 @@ def one_config(work: Path, total: int, shards: int, queries: list[str],
     out(f"{name}_writer_peak_rss: {max(r['writer_rss'] for r in results) / MIB:.0f} MiB\n")
     out(f"{name}_updater_peak_rss: {max(r['updater_rss'] for r in results) / MIB:.0f} MiB\n")
     out(f"{name}_open: {1000 * open_s:.1f} ms\n")
-    report_percentiles(f"{name}_query", lat)
-    report_percentiles(f"{name}_query_cpu", kinds.pop("cpu"))
-    for kind, p in kinds.items():
-        out(f"{name}_query_{kind}_p50: {p['p50']:.2f} ms\n")
-        out(f"{name}_query_{kind}_p95: {p['p95']:.2f} ms\n")
+    report_queries(name, lat, by_kind)
+    sys.stdout.flush()
+    figures = {"docs": docs, "build": docs / build_s,
+               "rss": max(r["writer_rss"] for r in results), **lat}
+    if exact:
+        reference = exhaustive_searcher(shard_list, searcher.options, searcher.link_scores)
+        low = exact_figures(name, searcher, shard_list, reference, queries, kinds).minimum()
+        reference.close()
+        if low is not None:
+            figures["overlap"] = low
+    searcher.close()
+    for shard in shard_list:
+        shard.reader.close()
     out(f"{name}_wall: {time.perf_counter() - started:.0f} s\n")
     sys.stdout.flush()
-    return {"docs": docs, "build": docs / build_s,
-            "rss": max(r["writer_rss"] for r in results), **lat}
+    return figures
 
 
 def report_targets(figures: dict[tuple[int, int], dict[str, float]], sizes: list[int]) -> None:
+    """The ``target:`` lines at the largest size (see the module docstring)."""
     big, small = sizes[-1], sizes[0]
+    measured = [k for k in sorted(figures) if k[0] == big and "overlap" in figures[k]]
+    if measured:  # the single-shard configuration's, else the two shards'
+        config = measured[0][1]
+        report_overlap_target(f"{big} docs ({config} shard{'s' if config > 1 else ''})",
+                              figures[measured[0]]["overlap"])
+    else:
+        report_overlap_target(f"{big} docs", None)
     if (big, 1) not in figures or (small, 1) not in figures:
         return
     one = figures[(big, 1)]
@@ -274,6 +389,63 @@ def report_targets(figures: dict[tuple[int, int], dict[str, float]], sizes: list
           f"{TARGET_GROWTH:.2f}: linear growth) {'met' if ratio <= TARGET_GROWTH else 'NOT met'}")
 
 
+def index_bundles(path: Path) -> list[Path]:
+    """The bundles ``--index PATH`` names (see the module docstring): PATH itself when it is
+    a bundle folder, else the newest crawl's bundles of the work folder PATH or PATH/work."""
+    if (path / POSITIONS_DOC_MAP).is_dir():
+        return [path]
+    for work in (path, path / "work"):
+        stamps = crawl_timestamps(work)
+        if stamps:
+            return crawl_bundles(work, stamps[-1])
+    raise SystemExit(f"--index {path}: neither a bundle folder nor a work folder with a "
+                     "crawl's bundles (qs<n>/IndexData<ts>)")
+
+
+def judged_mrr(name: str, searcher: Searcher, judged: list[tuple[str, str]],
+               judgments: Path) -> float:
+    """MRR@10 of ``searcher`` on the judged queries (bench/relevance_eval.py's run, with the
+    search page's fallback, and the shared scorer)."""
+    run = rel.run_queries(searcher, judged)
+    mean = rel.evaluate(run, rel.CACHE / "runs" / f"scale-{name}.run", judgments=judgments)
+    return float(mean["MRR@10"])
+
+
+def index_run(path: Path, runs: int, judgments: Path | None, exact: bool) -> int:
+    """``--index PATH``: latency, exactness and (with ``judgments``) MRR@10 on an existing
+    index (see the module docstring)."""
+    bundles = index_bundles(path)
+    shard_list = [LocalShard(IndexBundleReader(b), name=f"qs{i}") for i, b in enumerate(bundles)]
+    searcher = Searcher(shard_list)
+    judged = rel.load_queries(judgments or rel.JUDGMENTS)
+    queries = [q for _, q in judged]
+    kinds = shapes(searcher, queries)
+    docs = sum(s.collection_stats().documents for s in shard_list)
+    out = sys.stdout.write
+    out(f"index: {' '.join(map(str, bundles))}\n")
+    out(f"index_documents: {docs} docs\n")
+    out(f"index_link_scores: {'yes' if searcher.link_scores.get() is not None else 'no'}\n")
+    out(f"queries: {len(queries)} queries of {judgments or rel.JUDGMENTS} (top 10 with "
+        f"snippets, {runs} passes, medians; "
+        + ", ".join(f"{k} {kinds.count(k)}" for k in kind_order(kinds)) + ")\n")
+    out(f"load average before the runs: {os.getloadavg()[0]:.2f} (2 cores)\n")
+    report_queries("index", *query_figures(searcher, queries, runs, kinds))
+    reference = exhaustive_searcher(shard_list, searcher.options, searcher.link_scores)
+    low = exact_figures("index", searcher, shard_list, reference, queries,
+                        kinds).minimum() if exact else None
+    if judgments is not None:
+        out(f"index_MRR@10: {judged_mrr('index', searcher, judged, judgments):.4f} score\n")
+        out(f"index_exhaustive_MRR@10: "
+            f"{judged_mrr('index-exhaustive', reference, judged, judgments):.4f} score\n")
+    out(f"load average after the runs: {os.getloadavg()[0]:.2f} (2 cores)\n")
+    report_overlap_target(f"{docs} docs ({path})", low)
+    for s in (searcher, reference):
+        s.close()
+    for shard in shard_list:
+        shard.reader.close()
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--docs", default="100000", help="comma list of corpus sizes")
@@ -285,6 +457,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reuse", action="store_true",
                         help="search the bundles a --keep run left in --work instead of "
                              "building them again (those missing are built)")
+    parser.add_argument("--no-exact", action="store_true",
+                        help="leave out the exhaustive search (its latency and the overlap)")
+    parser.add_argument("--index", type=Path,
+                        help="measure this existing bundle, or the newest crawl of this work "
+                             "folder, on the judged queries instead of synthetic corpora")
+    parser.add_argument("--judgments", type=Path, nargs="?", const=rel.JUDGMENTS,
+                        help="with --index: the judged queries' file (default "
+                             f"{rel.JUDGMENTS}); print MRR@10 on it")
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--shard", default="0/1", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -293,6 +473,8 @@ def main(argv: list[str] | None = None) -> int:
         shard, shards = (int(x) for x in args.shard.split("/"))
         print(json.dumps(build_child(args.child, sizes[0], shard, shards)))
         return 0
+    if args.index is not None:
+        return index_run(args.index, args.runs, args.judgments, not args.no_exact)
     queries = query_mix(Corpus(sizes[0]))
     print(f"sizes: {','.join(map(str, sizes))} docs")
     print(f"queries: {len(queries)} queries (top 10 with snippets, {args.runs} passes, medians)")
@@ -307,7 +489,7 @@ def main(argv: list[str] | None = None) -> int:
         for total in sizes:
             for shards in configs:
                 figures[(total, shards)] = one_config(work, total, shards, queries, args.runs,
-                                                      args.reuse)
+                                                      args.reuse, not args.no_exact)
                 if not args.keep:
                     for b in work.glob(f"{total}_*"):
                         shutil.rmtree(b) if b.is_dir() else b.unlink()

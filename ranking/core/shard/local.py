@@ -67,9 +67,15 @@ class LocalShard:
     clock: Callable[[], float] = staticmethod(time.monotonic)
     weight = 1.0  # a shard searched on its own: its results' scores as they are (ShardClient)
 
-    def __init__(self, reader: IndexBundleReader, name: str = "local") -> None:
+    def __init__(self, reader: IndexBundleReader, name: str = "local",
+                 limits: ReadLimits | None = None) -> None:
+        """A shard over ``reader``; ``limits`` replaces the class's read bounds for this shard
+        (``ranking.core.postings.limits.UNBOUNDED``: every match of a query is a candidate,
+        the exhaustive search ``bench/exactness.py`` compares the default one with)."""
         self.reader = reader
         self.name = name
+        if limits is not None:
+            self.limits = limits
         self._regions: dict[int, PartitionRegions] = {}
         self._url_features: dict[tuple[int, str], UrlFeatures] = {}
         self._word_ids: dict[str, int] = {}
