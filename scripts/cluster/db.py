@@ -19,7 +19,7 @@ import shutil
 import time
 from pathlib import Path
 
-from operations.management.commands.up import redis_server_binary, write_embedded_redis_config
+from operations.embedded_redis import redis_server_binary, write_embedded_redis_config
 
 from .procs import Processes
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import environ
 
 from crawler.core.definition import schedules  # urls per schedule, schedule timeout
+from operations.redis_urls import redis_url_for, unix_socket_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
@@ -176,14 +177,17 @@ WHITENOISE_USE_FINDERS = True
 
 # --- Processes and message passing -------------------------------------------------------------
 
-EMBEDDED_REDIS_PORT = env.int("EMBEDDED_REDIS_PORT", default=6390)
-# Unset REDIS_URL means "the embedded Redis that `manage.py up` starts". It asks for a password,
-# generated once into var/redis_password (0600), so that other local users cannot use it; every
-# process of this machine reads the password from there through REDIS_URL.
+# Unset REDIS_URL means "the embedded Redis that `manage.py up` starts" (operations.
+# embedded_redis). It listens on this unix socket only, 0600 in the private folder var/redis (no
+# TCP port: other local users cannot reach it), and asks for a password generated once into
+# var/redis_password (0600); every process of this machine reads both from REDIS_URL.
+# REDIS_URL is in redis-py's form (redis://, rediss:// or unix://); the urls Celery reads are
+# derived from it (operations.redis_urls).
 EMBEDDED_REDIS = not env.str("REDIS_URL", default="")
+EMBEDDED_REDIS_SOCKET = VAR_DIRECTORY / "redis" / "redis.sock"
 EMBEDDED_REDIS_PASSWORD = _kept_secret("redis_password") if EMBEDDED_REDIS else ""
-REDIS_URL = env.str("REDIS_URL", default="") or (
-    f"redis://:{EMBEDDED_REDIS_PASSWORD}@127.0.0.1:{EMBEDDED_REDIS_PORT}/0")
+REDIS_URL = env.str("REDIS_URL", default="") or unix_socket_url(
+    EMBEDDED_REDIS_SOCKET, EMBEDDED_REDIS_PASSWORD, db=0)
 NUM_QUEUE_SERVERS = env.int("NUM_QUEUE_SERVERS", default=1)
 # The queue servers (numbers 0 .. NUM_QUEUE_SERVERS-1) that `manage.py up` runs on this machine,
 # e.g. "1" on the second of two queue-server machines. Empty: all of them.
@@ -207,8 +211,8 @@ WEB_WORKER_CONNECTIONS = env.int("WEB_WORKER_CONNECTIONS", default=1000)
 # only clients on a loopback address (behind a reverse proxy: everyone, so set it there).
 METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
 
-CELERY_BROKER_URL = REDIS_URL
-CELERY_RESULT_BACKEND = REDIS_URL
+CELERY_BROKER_URL = redis_url_for(REDIS_URL, celery=True)  # a unix socket: redis+socket://
+CELERY_RESULT_BACKEND = CELERY_BROKER_URL
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]

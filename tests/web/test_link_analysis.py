@@ -27,6 +27,7 @@ from indexer.core.urls import hashes_of
 from linkgraph import services as analysis_services
 from linkgraph.models import LinkAnalysis
 from linkgraph.selectors import link_analysis_status_get
+from operations.redis_urls import redis_url_for
 from searchsite.celery import app
 from tests.conftest import free_port
 from tests.unit.linkgraph.helpers import write_bundle
@@ -194,7 +195,7 @@ def test_periodic_requests_every_n_pages(crawl, settings, monkeypatch):
 @pytest.mark.parametrize("end", ["finish", "stop", "saved"])
 def test_a_crawl_that_ends_queues_its_analysis_on_the_broker(
         crawl, redis_url, end, django_capture_on_commit_callbacks):
-    use_broker(redis_url)
+    use_broker(redis_url_for(redis_url, celery=True))
     broker = redis.Redis.from_url(redis_url)
     broker.delete(ANALYSIS_QUEUE)
     try:

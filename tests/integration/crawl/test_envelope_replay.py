@@ -17,6 +17,7 @@ from crawler.core.transport.spool import Spool
 from crawler.machines.seen_envelopes import KEY_PREFIX
 from indexer.core.runtime.workdir import crawl_paths, queue_server_dir
 from indexer.core.shard_token import message_key
+from operations.redis_urls import redis_url_for
 from searchsite.celery import app
 from tests.conftest import ROOT
 
@@ -39,8 +40,7 @@ def inbox_worker(redis_url, tmp_path, settings):
          f"qs.{SERVER},qs.{OTHER}", "-c", "1", "-n", f"replay{os.getpid()}@%h",
          "--without-gossip", "--without-mingle", "--loglevel", "WARNING"],
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    app.conf.broker_url = redis_url
-    app.conf.result_backend = redis_url
+    app.conf.broker_url = app.conf.result_backend = redis_url_for(redis_url, celery=True)
     try:
         yield tmp_path / "work"
     finally:

@@ -10,12 +10,12 @@ import subprocess
 import sys
 import textwrap
 import time
-from urllib.parse import urlsplit, urlunsplit
 
 import psutil
 import pytest
 import redis
 
+from operations.redis_urls import redis_url_for
 from tests.conftest import ROOT, sqlite_copy
 from tests.processes import Family
 
@@ -27,8 +27,7 @@ UPDATER = "indexer.core.dictionary.updater"
 def private_database(redis_url: str, number: int = 13) -> str:
     """The same Redis, another database: the schedules this test's queue server sends have no
     fetcher to take them, and must not wait for the next test's fetchers in the shared one."""
-    parts = urlsplit(redis_url)
-    return urlunsplit(parts._replace(path=f"/{number}"))
+    return redis_url_for(redis_url, db=number)
 
 
 def engine_env(tmp_path, redis_url: str, migrated_sqlite) -> dict[str, str]:

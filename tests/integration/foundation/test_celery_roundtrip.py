@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from operations.redis_urls import redis_url_for
 from searchsite.celery import app, queue_names
 from tests.conftest import ROOT
 
@@ -34,8 +35,7 @@ def worker(redis_url, tmp_path):
 
 
 def test_round_trip_through_real_worker(redis_url, worker):
-    app.conf.broker_url = redis_url
-    app.conf.result_backend = redis_url
+    app.conf.broker_url = app.conf.result_backend = redis_url_for(redis_url, celery=True)
     try:
         from crawler.tasks import machine_ping
 

@@ -4,10 +4,12 @@ HTTP, a crashed child is restarted, and Ctrl-C (SIGINT) stops everything."""
 import os
 import re
 import signal
+import stat
 import subprocess
 import sys
 import time
 
+import psutil
 import pytest
 import requests
 
@@ -21,11 +23,11 @@ def manage(args, env, **kwargs):
 
 @pytest.mark.slow
 def test_up_serves_admin_login_and_stops_cleanly(tmp_path):
-    web_port, redis_port = free_port(), free_port()
+    web_port = free_port()
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "DATABASE_URL")}
     env.update({
         "VAR_DIRECTORY": str(tmp_path / "var"), "WEB_BIND": f"127.0.0.1:{web_port}",
-        "EMBEDDED_REDIS_PORT": str(redis_port), "NUM_FETCHERS": "1", "WEB_WORKERS": "1",
+        "NUM_FETCHERS": "1", "WEB_WORKERS": "1",
         "DJANGO_SETTINGS_MODULE": "searchsite.settings.base", "PYTHONUNBUFFERED": "1",
     })
     assert manage(["migrate", "--noinput"], env).returncode == 0
@@ -47,6 +49,13 @@ def test_up_serves_admin_login_and_stops_cleanly(tmp_path):
             time.sleep(0.2)
         text = read(log)
         assert f"Admin:       {base}/admin/" in text and f"Search page: {base}/" in text
+        # the embedded Redis: no TCP port at all, a 0600 socket in the 0700 folder var/redis
+        redis_pid = int(re.search(r"started redis \(pid (\d+)\)", text).group(1))
+        assert psutil.Process(redis_pid).net_connections(kind="inet") == []
+        sock = tmp_path / "var" / "redis" / "redis.sock"
+        assert str(sock) in [c.laddr for c in psutil.Process(redis_pid).net_connections("unix")]
+        assert stat.S_IMODE(sock.stat().st_mode) == 0o600
+        assert stat.S_IMODE(sock.parent.stat().st_mode) == 0o700
 
         session = requests.Session()
         login = session.get(f"{base}/admin/login/", timeout=10)
