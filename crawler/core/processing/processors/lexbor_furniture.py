@@ -1,0 +1,136 @@
+"""Page furniture left out of a page's text, on a page parsed by lexbor.
+
+Layer: ``crawler.core.processing.processors``. The rules are :mod:`.boilerplate`'s (navigation,
+footers, Sphinx's sidebar, relation bar, footer and permalink marks; link lists); this is the
+same removal on a lexbor tree. Contract: :func:`drop_furniture` removes, under ``root`` (not
+``root`` itself), the subtrees :func:`.boilerplate.drop_furniture` removes from the same tree
+built by lxml, keeping the text that follows each one (in a DOM tree that text is a node of
+its own, so unlinking the subtree keeps it in place).
+
+Lexbor's CSS engine finds the candidates; what CSS matches more loosely than the XPath tests
+of :mod:`.boilerplate` (class names without regard to letter case in a quirks-mode page, class
+tokens cut at a form feed too) is checked again here on the attribute's value, so the same
+elements are taken. Removed subtrees are unlinked, not freed (their nodes stay valid until
+the tree goes), so a subtree inside another removed one is safe to unlink as well.
+"""
+
+from __future__ import annotations
+
+import re
+from itertools import islice
+
+from selectolax.lexbor import LexborNode
+
+from crawler.core.processing.processors.boilerplate import (
+    LINK_DENSITY,
+    MAX_SHARE,
+    MAX_SUBTREES,
+    MIN_LINKS,
+)
+
+_FURNITURE = ("nav, footer, [role=\"navigation\"], div.sphinxsidebar, div.related, div.footer, "
+              "a.headerlink")
+_DIV_CLASSES = frozenset({"sphinxsidebar", "related", "footer"})
+_HEADERLINK = frozenset({"headerlink"})
+_LISTS = "ul, ol, dl, table"
+_XML_SPACE = re.compile("[ \t\r\n]+")  # what XPath's normalize-space() collapses
+
+
+def _length(node: LexborNode) -> int:
+    """The length of ``node``'s text with white space collapsed (its XPath string value)."""
+    words = node.text().split()
+    return sum(map(len, words)) + len(words) - 1 if words else 0
+
+
+def _has_class(node: LexborNode, names: frozenset[str]) -> bool:
+    """Whether ``node``'s class attribute holds one of ``names`` as a token (XPath's test:
+    tokens cut at XML white space, letter case kept)."""
+    value = node.attrs.get("class")
+    return bool(value) and not names.isdisjoint(_XML_SPACE.split(value))
+
+
+def _parts(node: LexborNode) -> int:
+    """The exact test of one of lexbor's candidates (see the module): how many of the three
+    queries of :data:`.boilerplate._FURNITURE_PARTS` find ``node`` (0: none)."""
+    tag = node.tag
+    count = 1 if tag in ("nav", "footer") or node.attrs.get("role") == "navigation" else 0
+    if tag == "div" and _has_class(node, _DIV_CLASSES):
+        count += 1
+    elif tag == "a" and _has_class(node, _HEADERLINK):
+        count += 1
+    return count
+
+
+def _inside(node: LexborNode, chosen: set[int], stop: int) -> bool:
+    """Whether an ancestor of ``node`` below the node with id ``stop`` is in ``chosen``."""
+    parent = node.parent
+    while parent is not None:
+        mem = parent.mem_id
+        if mem == stop:
+            return False
+        if mem in chosen:
+            return True
+        parent = parent.parent
+    return False
+
+
+def _furniture(root: LexborNode) -> list[LexborNode]:
+    """The outermost furniture elements under ``root``, in document order; when the three
+    queries find more than MAX_SUBTREES (an element found by two counts twice, as there),
+    the outermost of the first MAX_SUBTREES elements."""
+    stop = root.mem_id
+    found = []
+    seen = {stop}
+    matches = 0
+    for node in root.css(_FURNITURE):  # (a node two selectors match comes twice)
+        mem = node.mem_id
+        if mem in seen:
+            continue
+        seen.add(mem)
+        parts = _parts(node)
+        if parts:
+            found.append(node)
+            matches += parts
+    if matches > MAX_SUBTREES:
+        del found[MAX_SUBTREES:]
+    outer: list[LexborNode] = []
+    kept: set[int] = set()
+    for node in found:
+        if not kept or not _inside(node, kept, stop):
+            outer.append(node)
+            kept.add(node.mem_id)
+    return outer
+
+
+def _link_lists(root: LexborNode) -> list[LexborNode]:
+    """The outermost lists and tables under ``root`` that are mostly links."""
+    stop = root.mem_id
+    out: list[LexborNode] = []
+    chosen: set[int] = set()
+    for node in islice((n for n in root.css(_LISTS) if n.mem_id != stop), MAX_SUBTREES):
+        if chosen and _inside(node, chosen, stop):
+            continue
+        anchors = node.css("a")
+        if len(anchors) < MIN_LINKS:
+            continue
+        text = _length(node)
+        if text and sum(map(_length, anchors)) >= LINK_DENSITY * text:
+            out.append(node)
+            chosen.add(node.mem_id)
+    return out
+
+
+def drop_furniture(root: LexborNode) -> int:
+    """Remove the furniture and link lists under ``root`` (see :mod:`.boilerplate`); the number
+    of subtrees removed."""
+    outer = _furniture(root)
+    if outer:
+        total = _length(root)
+        if total and sum(map(_length, outer)) > MAX_SHARE * total:
+            outer = []
+    for node in outer:
+        node.decompose(recursive=False)
+    lists = _link_lists(root)
+    for node in lists:
+        node.decompose(recursive=False)
+    return len(outer) + len(lists)
