@@ -178,8 +178,8 @@ class HtmlProcessor:
         # 6. Blocks (without the page's furniture) and a language sample (7. when the language
         # is not declared).
         guess = declared_language(declared=head.declared, charset=head.charset, url=url)
-        blocks, sample = tree.text_blocks(0 if guess is not None else
-                                          config.language_sample_chars)
+        blocks, sample = tree.text_blocks(
+            0 if guess is not None else config.language_sample_chars, len(hash_text_))
         if guess is None:  # 7. Language.
             guess = guess_language(declared=head.declared, charset=head.charset, url=url,
                                    text=sample)

@@ -102,6 +102,16 @@ def _furniture(root: LexborNode) -> list[LexborNode]:
     return outer
 
 
+def _lengths(texts: list[str]) -> int:
+    """The sum of the collapsed lengths of ``texts`` (each as :func:`_length` counts it), in
+    a few C-level passes: their words, the spaces between a text's words."""
+    words = " ".join(texts).split()
+    if not words:
+        return 0
+    with_words = len(texts) - texts.count("") - sum(map(str.isspace, texts))
+    return len("".join(words)) + len(words) - with_words
+
+
 def _link_lists(root: LexborNode) -> list[LexborNode]:
     """The outermost lists and tables under ``root`` that are mostly links."""
     stop = root.mem_id
@@ -114,20 +124,24 @@ def _link_lists(root: LexborNode) -> list[LexborNode]:
         if len(anchors) < MIN_LINKS:
             continue
         text = _length(node)
-        if text and sum(map(_length, anchors)) >= LINK_DENSITY * text:
+        if text and _lengths([anchor.text() for anchor in anchors]) >= LINK_DENSITY * text:
             out.append(node)
             chosen.add(node.mem_id)
     return out
 
 
-def drop_furniture(root: LexborNode) -> int:
+def drop_furniture(root: LexborNode, floor: int = 0) -> int:
     """Remove the furniture and link lists under ``root`` (see :mod:`.boilerplate`); the number
-    of subtrees removed."""
+    of subtrees removed. ``floor``: a number of characters ``root``'s text is known to hold at
+    least (collapsed): when the furniture's is at most MAX_SHARE of it, the text of ``root``
+    need not be measured."""
     outer = _furniture(root)
     if outer:
-        total = _length(root)
-        if total and sum(map(_length, outer)) > MAX_SHARE * total:
-            outer = []
+        share = sum(map(_length, outer))
+        if share > MAX_SHARE * floor:
+            total = _length(root)
+            if total and share > MAX_SHARE * total:
+                outer = []
     for node in outer:
         node.decompose(recursive=False)
     lists = _link_lists(root)

@@ -198,11 +198,18 @@ class LexborTree:
             return self._parser.root
         return body
 
-    def text_blocks(self, sample_chars: int) -> tuple[list[TextBlock], str]:
+    def text_blocks(self, sample_chars: int, words: int = 0) -> tuple[list[TextBlock], str]:
         """Step 6: the blocks of the text root less its furniture, and a language sample of
-        ``sample_chars`` characters (:func:`.blocks.blocks_of_stream`)."""
+        ``sample_chars`` characters (:func:`.blocks.blocks_of_stream`). ``words``: the number
+        of word characters in the page's :meth:`text` (all of them but those outside the text
+        root are in its text: the furniture test's floor)."""
         root = self._text_root()
-        drop_furniture(root)
+        floor = words
+        if words and root.tag == "body":
+            head = self._parser.head
+            floor -= len(self._parser.root.text(deep=False)) + (
+                len(head.text()) if head is not None else 0)
+        drop_furniture(root, max(floor, 0))
         return blocks_of_stream(block_stream(root), sample_chars)
 
 

@@ -147,8 +147,9 @@ class LxmlTree:
             self.root = scraped.root
         return scraper.name, scraped
 
-    def text_blocks(self, sample_chars: int) -> tuple[list[TextBlock], str]:
+    def text_blocks(self, sample_chars: int, words: int = 0) -> tuple[list[TextBlock], str]:
         """Step 6: the blocks of the text root less its furniture, and a language sample of
-        ``sample_chars`` characters (:func:`.blocks.text_blocks`)."""
+        ``sample_chars`` characters (:func:`.blocks.text_blocks`). (``words``, the number of
+        word characters of the page's text, is not used here.)"""
         drop_furniture(self.root)
         return text_blocks(self.root, sample_chars, fast=self.fast)
