@@ -61,17 +61,37 @@ def _parts(node: LexborNode) -> int:
     return count
 
 
-def _inside(node: LexborNode, chosen: set[int], stop: int) -> bool:
-    """Whether an ancestor of ``node`` below the node with id ``stop`` is in ``chosen``."""
-    parent = node.parent
-    while parent is not None:
-        mem = parent.mem_id
-        if mem == stop:
+class _Outermost:
+    """Which nodes, taken in document order, are inside one already chosen: an ancestor
+    found not to be inside a chosen node stays so (a chosen ancestor of it would have come
+    before it in document order, and been chosen already), so each ancestor is read once
+    over all the questions, not once per node."""
+
+    __slots__ = ("chosen", "clear")
+
+    def __init__(self, root: LexborNode) -> None:
+        self.chosen: set[int] = set()
+        self.clear: set[int] = {root.mem_id}  # the walks stop at the root
+
+    def inside(self, node: LexborNode) -> bool:
+        """Whether an ancestor of ``node`` (below the root) is chosen."""
+        if not self.chosen:
             return False
-        if mem in chosen:
-            return True
-        parent = parent.parent
-    return False
+        walked = []
+        parent = node.parent
+        while parent is not None:
+            mem = parent.mem_id
+            if mem in self.chosen:
+                return True
+            if mem in self.clear:
+                break
+            walked.append(mem)
+            parent = parent.parent
+        self.clear.update(walked)
+        return False
+
+    def choose(self, node: LexborNode) -> None:
+        self.chosen.add(node.mem_id)
 
 
 def _furniture(root: LexborNode) -> list[LexborNode]:
@@ -94,11 +114,11 @@ def _furniture(root: LexborNode) -> list[LexborNode]:
     if matches > MAX_SUBTREES:
         del found[MAX_SUBTREES:]
     outer: list[LexborNode] = []
-    kept: set[int] = set()
+    kept = _Outermost(root)
     for node in found:
-        if not kept or not _inside(node, kept, stop):
+        if not kept.inside(node):
             outer.append(node)
-            kept.add(node.mem_id)
+            kept.choose(node)
     return outer
 
 
@@ -116,9 +136,9 @@ def _link_lists(root: LexborNode) -> list[LexborNode]:
     """The outermost lists and tables under ``root`` that are mostly links."""
     stop = root.mem_id
     out: list[LexborNode] = []
-    chosen: set[int] = set()
+    chosen = _Outermost(root)
     for node in islice((n for n in root.css(_LISTS) if n.mem_id != stop), MAX_SUBTREES):
-        if chosen and _inside(node, chosen, stop):
+        if chosen.inside(node):
             continue
         anchors = node.css("a")
         if len(anchors) < MIN_LINKS:
@@ -126,7 +146,7 @@ def _link_lists(root: LexborNode) -> list[LexborNode]:
         text = _length(node)
         if text and _lengths([anchor.text() for anchor in anchors]) >= LINK_DENSITY * text:
             out.append(node)
-            chosen.add(node.mem_id)
+            chosen.choose(node)
     return out
 
 
