@@ -4,12 +4,13 @@ Layer: ``crawler.core.processing.processors``. :mod:`.html` cleans the page (:fu
 control characters and the private-use characters the tree walks use as markers become
 spaces), drops the span tags of a very large page (:func:`without_spans`), and the two page
 trees adapt the bytes to their parser: :func:`closed_empty_tags` (:mod:`.lexbor_tree`) writes
-``<x/>`` of an element that is not void as ``<x></x>``, since libxml2, whose trees the
+``<x/>`` of an element that is not void as ``<x/></x>``, since libxml2, whose trees the
 processor's results were made on, closes such an element where an HTML5 parser leaves it open
 (an XHTML page's ``<a id="x"/>`` would then hold the rest of its section, a ``<script/>``
 the rest of the page); :func:`flattened` (:mod:`.lxml_tree`) writes the tags that can nest
-deep as spaces, for a page past libxml2's depth limit. Every pattern here is bounded: no
-try crosses a ``<``, so hostile markup costs one pass.
+deep as spaces, for a page past libxml2's depth limit. :func:`deep_or_large` tells which
+pages lexbor must not parse (its work grows with their nesting). Every pattern here is
+bounded: no try crosses a ``<``, so hostile markup costs one pass.
 """
 
 from __future__ import annotations

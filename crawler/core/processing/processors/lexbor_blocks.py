@@ -8,9 +8,9 @@ code between ``CODE_OPEN`` and ``CODE_CLOSE``; a ``br`` as a space), and
 same tree, the same stream as :func:`.blocks.block_stream`; the text may hold the marker
 characters only if the page held them (the HTML processor sends such pages to lxml).
 
-Speed: one walk of the tree in Python over lexbor's nodes (about a microsecond a node is the
-budget: a page has about two thousand), by tag ids, not names, with an explicit stack (no
-recursion: a page of a hundred thousand unclosed ``div`` nests that deep).
+Speed: one walk of the tree in Python over lexbor's nodes (a page has about two thousand),
+by tag ids, not names, with an explicit stack (no recursion: nesting as deep as the HTML
+processor lets lexbor parse, :func:`.html_bytes.deep_or_large`, stays off the call stack).
 """
 
 from __future__ import annotations

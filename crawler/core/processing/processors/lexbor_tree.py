@@ -1,11 +1,13 @@
 """A page parsed by lexbor (selectolax): the HTML processor's common tree.
 
-Layer: ``crawler.core.processing.processors``. :mod:`.html` parses every page with lexbor
-first: it parses and walks a page in about half the time lxml does. A page goes to lxml
-(:mod:`.lxml_tree`) instead when a scraper may match it (scrapers are XPath, and their
-results were made on lxml's trees: :meth:`LexborTree.has_element` answers their cheap
-pre-test), when it may spell our marker characters, or when it has nothing lexbor could build
-a tree of (:meth:`LexborTree.parse` answers None: lxml then decides whether it is empty).
+Layer: ``crawler.core.processing.processors``. :mod:`.html` parses pages with lexbor: it
+parses a page in about 60% of lxml's CPU time, and the walks here take less than lxml's
+XSLT and XPath passes. A page goes to lxml (:mod:`.lxml_tree`) instead when a scraper may
+match it (scrapers are XPath, and their results were made on lxml's trees:
+:meth:`LexborTree.has_element` answers their cheap pre-test), when it may spell our marker
+characters, when it is very large or may nest deep (:func:`.html_bytes.deep_or_large`), or
+when it has nothing lexbor could build a tree of (:meth:`LexborTree.parse` answers None: lxml
+then decides whether it is empty).
 
 Contract: each step gives what :class:`.lxml_tree.LxmlTree`'s does on lxml's tree of the same
 bytes, wherever the two parsers build the same tree; an HTML5 parser and libxml2 differ on
@@ -13,11 +15,11 @@ broken markup (stray end tags, misnested inline elements, text after ``</html>``
 :func:`.html_bytes.closed_empty_tags` makes them agree on XHTML's empty-element tags. On the
 local web's 3,526 pages the index documents are the same (``bench/parse_equality.py``).
 
-Steps (those of :mod:`.html`): the head elements (:meth:`head`); scripts, styles,
-``noscript`` and ``template`` removed (:meth:`strip`); the text for the dedup hash
-(:meth:`text`); the first heading; the link records of :mod:`.link_records`
-(:meth:`link_records`); the text root less its furniture (:mod:`.lexbor_furniture`) as blocks
-(:mod:`.lexbor_blocks`, :func:`.blocks.blocks_of_stream`).
+Steps (those of :mod:`.html`): the head elements (:meth:`LexborTree.head_elements`); scripts,
+styles, ``noscript`` and ``template`` removed (:meth:`LexborTree.strip`); the text for the
+dedup hash (:meth:`LexborTree.text`); the first heading; the link records of
+:mod:`.link_records` (:meth:`LexborTree.link_records`); the text root less its furniture
+(:mod:`.lexbor_furniture`) as blocks (:mod:`.lexbor_blocks`, :func:`.blocks.blocks_of_stream`).
 """
 
 from __future__ import annotations
