@@ -7,7 +7,10 @@ less its Delete XPaths, and the scraper may add fields and meta words (the admin
 the same way, :mod:`.scrapers`). Each one here:
 
 * recognises its pages by what the software writes in every page (the ``generator`` meta, the
-  body's classes, element ids, the paths of its assets, ``og:type``);
+  body's classes, element ids, the paths of its assets, ``og:type``), with a CSS selector of
+  ``candidates`` that every page its signature matches satisfies (the signature without its
+  position tests and with substring tests for class tokens: a superset), so that other pages
+  are never parsed by lxml for it (:meth:`.scrapers.ScraperSet.may_match`);
 * keeps the main content (the node, the article, the posts of a thread, the wiki text) and
   drops what surrounds or interrupts it: comments and comment forms, edit links, tables of
   contents, navigation boxes, signatures, share buttons, related posts;
@@ -47,6 +50,8 @@ DRUPAL = ScraperConfig(
     signature=(f"{_generator('Drupal')} | "
                "/html/head/link[contains(@href, '/sites/default/files/')] | "
                f"/html/body[{_has_class('node-type-article')} or {_has_class('path-node')}]"),
+    candidates=('meta[content*="Drupal"], link[href*="/sites/default/files/"], '
+                'body[class*="node-type-article"], body[class*="path-node"]'),
     priority=-70,
     text_path=(f"//main | //*[@id='content'] | //*[{_has_class('region-content')}]"),
     delete_paths=(
@@ -70,6 +75,7 @@ DRUPAL = ScraperConfig(
 MEDIAWIKI = ScraperConfig(
     name="MediaWiki",
     signature=f"{_generator('MediaWiki')} | /html/body[{_has_class('mediawiki')}]",
+    candidates='meta[content*="MediaWiki"], body[class*="mediawiki"]',
     priority=-60,
     text_path="//*[@id='mw-content-text']",
     delete_paths=(
@@ -89,6 +95,7 @@ VBULLETIN = ScraperConfig(
     name="vBulletin",
     signature=(f"{_generator('vBulletin')} | /html/body[@id='vb-page-body'] | "
                "/html[@id='vbulletin_html']"),
+    candidates='meta[content*="vBulletin"], body[id="vb-page-body"], html[id="vbulletin_html"]',
     priority=-60,
     text_path=f"//*[@id='posts'] | //*[{_has_class('conversation-list')}]",
     delete_paths=(
@@ -113,6 +120,8 @@ WORDPRESS = ScraperConfig(
     signature=(f"{_generator('WordPress')} | /html/head/link[@rel='https://api.w.org/'] | "
                "/html/head/link[contains(@href, '/wp-content/') or "
                "contains(@href, '/wp-includes/')]"),
+    candidates=('meta[content*="WordPress"], link[rel="https://api.w.org/"], '
+                'link[href*="/wp-content/"], link[href*="/wp-includes/"]'),
     priority=-70,
     # one post: its article; a list of posts (the blog's home, an archive): the main column
     # that holds them; a block theme without articles: the post's content. Posts are the
@@ -145,6 +154,7 @@ OPEN_GRAPH_VIDEO = ScraperConfig(
     name="Open Graph video",
     signature=("/html/head/meta[@property='og:type' or @name='og:type']"
                "[starts-with(@content, 'video')]"),
+    candidates='meta[property="og:type"][content^="video"], meta[name="og:type"][content^="video"]',
     priority=-50,
     # the page's main part, else the video's schema.org item, else the whole page
     text_path=("//main | //*[@role='main'] | "

@@ -8,6 +8,10 @@ A scraper has:
 
 * ``signature``: an XPath if it starts with ``/`` (it matches a page when it selects at least
   one node, or evaluates to true), else a regular expression searched in the page's HTML;
+* ``candidates`` (optional, built-in scrapers): a CSS selector that an element of every page
+  the signature matches satisfies, a cheap pre-test of an XPath signature on the HTML
+  processor's lexbor tree (:meth:`ScraperSet.may_match`): a page without such an element is
+  not parsed by lxml for the signature. Without it, an XPath signature means every page is;
 * ``priority``: among the scrapers whose signature matches, the highest wins (ties: the first);
 * ``text_path``: an XPath whose first matching element becomes the text the summarizer reads;
 * ``delete_paths``: XPaths (one per line / item) of elements removed from that text;
@@ -65,6 +69,7 @@ class ScraperConfig:
     delete_paths: tuple[str, ...] = ()
     extract_fields: tuple[tuple[str, str], ...] = ()
     meta_words: tuple[tuple[str, str], ...] = ()
+    candidates: str = ""
 
     @classmethod
     def from_spec(cls, spec: Any) -> ScraperConfig:
@@ -196,6 +201,7 @@ class CompiledScraper:
     delete_paths: tuple[etree.XPath, ...]
     fields: tuple[tuple[str, etree.XPath | str], ...]
     meta: tuple[tuple[str, etree.XPath | str], ...] = ()
+    candidates: str = ""
 
     def matches(self, doc: etree._Element, html: str) -> bool:
         if self.signature_regex is not None:
@@ -278,6 +284,7 @@ def _compile(config: ScraperConfig) -> CompiledScraper:
         delete_paths=tuple(etree.XPath(p.strip()) for p in config.delete_paths if p.strip()),
         fields=pairs(config.extract_fields),
         meta=pairs(config.meta_words),
+        candidates=config.candidates.strip() if is_xpath else "",
     )
 
 
@@ -294,13 +301,19 @@ def _reads_spans(config: ScraperConfig) -> bool:
 class ScraperSet:
     """The crawl's scrapers, compiled once; immutable and safe to share between threads."""
 
-    __slots__ = ("_scrapers", "reads_spans")
+    __slots__ = ("_always", "_candidates", "_regexes", "_scrapers", "reads_spans")
 
     def __init__(self, configs: Sequence[ScraperConfig] = ()) -> None:
         compiled = [_compile(config) for config in configs]
         # Highest priority first; stable, so ties keep the configured order.
         self._scrapers = tuple(sorted(compiled, key=lambda s: -s.priority))
         self.reads_spans = any(_reads_spans(config) for config in configs)
+        # may_match's tests: the regular expressions, whether an XPath signature has no
+        # candidates (then any page may match), the candidates of the others as one selector
+        self._regexes = tuple(s.signature_regex for s in compiled if s.signature_regex is not None)
+        xpaths = [s for s in compiled if s.signature_regex is None]
+        self._always = any(not s.candidates for s in xpaths)
+        self._candidates = ", ".join(s.candidates for s in xpaths)
 
     def __bool__(self) -> bool:
         return bool(self._scrapers)
@@ -317,6 +330,22 @@ class ScraperSet:
             if scraper.matches(doc, text or ""):
                 return scraper
         return None
+
+    def may_match(self, has_element: Callable[[str], bool], html: str | Callable[[], str]
+                  ) -> bool:
+        """Whether a scraper's signature may match the page, before any lxml tree: a
+        regular expression is searched in ``html`` (the page's text, or a function that
+        makes it: called at most once); an XPath signature with ``candidates`` may match
+        when an element of the page matches them (``has_element(selector)``: all the
+        scrapers' candidates are asked at once), one without always may. False only when
+        none can match."""
+        if self._regexes:
+            text = html if isinstance(html, str) else html()
+            if any(regex.search(text) is not None for regex in self._regexes):
+                return True
+        if self._always:
+            return True
+        return bool(self._candidates) and has_element(self._candidates)
 
     @staticmethod
     def apply(scraper: CompiledScraper, doc: etree._Element) -> Scraped:

@@ -180,10 +180,10 @@ class TextAnalyzer:
         pieces = [normalize("NFKC", text).split() for text in texts]
         chunks = list(chain.from_iterable(pieces))
         memo = self._memo(lang)
-        missing = set(chunks).difference(memo)
-        if missing:
-            self._learn(missing, memo, lang)
-        found = list(map(memo.__getitem__, chunks))
+        found = list(map(memo.get, chunks))
+        if None in found:  # chunks not seen yet (and those without terms: learnt again)
+            self._learn(set(compress(chunks, map(not_, found))), memo, lang)
+            found = list(map(memo.__getitem__, chunks))
         counted = list(accumulate(map(len, found), initial=start))
         ends = list(map(counted.__getitem__, accumulate(map(len, pieces))))
         return TermPositions.grouped(list(chain.from_iterable(found)), start), ends

@@ -50,8 +50,6 @@ SAMPLE_CHARS = 20000
 MIN_EVIDENCE_BYTES = 24  # bytes of distinct frequent words the winner must have in a page's sample
 TRANSLATION_SHARE = 0.6  # another language's vocabulary against English's that makes it win
 _UNINFORMATIVE = frozenset({"en", "en-US"})
-# A word of one character (``\s`` is what ``str.split`` cuts at): removed, white space kept.
-_SINGLE_CHARACTER = re.compile(r"(?<!\S)\S(?!\S)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,11 +142,9 @@ def sure_text_language(text: str) -> str | None:
     that deletes most (the seed's test) when its vocabulary reaches MIN_EVIDENCE_BYTES and
     TRANSLATION_SHARE of English's, else ``en`` when English's reaches MIN_EVIDENCE_BYTES. Single letters are no evidence (an index's "A | B | C" bar would
     read as French "a" and "y")."""
-    if len(text) <= 2 * SAMPLE_CHARS:  # (_scores reads no further: the same sample)
-        words = _SINGLE_CHARACTER.sub("", text)
-    else:
-        words = " ".join(word for word in text.split() if len(word) > 1)
-    scores, vocabulary = _scores(words)
+    # The words of more than one character (what removing single-character words leaves,
+    # spaces collapsed, as _scores reads it).
+    scores, vocabulary = _scores(" ".join([word for word in text.split() if len(word) > 1]))
     if not vocabulary or max(vocabulary.values()) < MIN_EVIDENCE_BYTES:
         return None
     others = [lang for lang in scores if lang != "en"]

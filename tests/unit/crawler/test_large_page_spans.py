@@ -14,6 +14,7 @@ from crawler.core.processing.indexing import to_index_documents
 from crawler.core.processing.page import FetchedPage
 from crawler.core.processing.process import PageProcessor
 from crawler.core.processing.processors import html as html_module
+from crawler.core.processing.processors import html_bytes
 from crawler.core.processing.scrapers import ScraperConfig
 
 from .helpers import html
@@ -48,7 +49,7 @@ def _fields(page) -> dict:
 
 def test_a_large_page_gives_the_same_output_with_its_spans_left_out(monkeypatch):
     body = _source_view(16_000)
-    assert len(body) > html_module.LARGE_PAGE_BYTES
+    assert len(body) > html_bytes.LARGE_PAGE_BYTES
     guarded = html(body, config=CONFIG)
     monkeypatch.setattr(html_module, "LARGE_PAGE_BYTES", 1 << 60)  # parse every span
     plain = html(body, config=CONFIG)
@@ -84,10 +85,10 @@ def test_spans_are_removed_piece_by_piece_as_in_one_pass(monkeypatch):
     """The removal works in pieces cut before a "<"; tags that straddle where a piece would
     end, quoted ">" and unclosed spans come out as from one substitution over the page."""
     body = _source_view(3_000).encode() + b"<span a='x>y'>q</span><span b=\"" + b"z" * 300
-    monkeypatch.setattr(html_module, "_SPAN_PIECE", 97)  # many pieces, cut everywhere
-    at = html_module._TITLE_END.search(body).end()
-    assert html_module._without_spans(body) == \
-        body[:at] + html_module._SPAN_TAG.sub(b"", body[at:])
+    monkeypatch.setattr(html_bytes, "_SPAN_PIECE", 97)  # many pieces, cut everywhere
+    at = html_bytes.TITLE_END.search(body).end()
+    assert html_bytes.without_spans(body) == \
+        body[:at] + html_bytes.SPAN_TAG.sub(b"", body[at:])
 
 
 @pytest.mark.parametrize("body", [

@@ -33,7 +33,8 @@ CODE_TAGS = ("code", "kbd", "samp", "tt", "var")
 # Markers written into the tree's text to recover block boundaries in one C-level itertext().
 # They are private-use characters (lxml refuses control characters); the page's own
 # occurrences of them are blanked before parsing.
-_OPEN, _TAGEND, _CLOSE, _CODE_OPEN, _CODE_CLOSE = "\ue000", "\ue001", "\ue002", "\ue003", "\ue004"
+OPEN, TAGEND, CLOSE, CODE_OPEN, CODE_CLOSE = "\ue000", "\ue001", "\ue002", "\ue003", "\ue004"
+_OPEN, _TAGEND, _CLOSE, _CODE_OPEN, _CODE_CLOSE = OPEN, TAGEND, CLOSE, CODE_OPEN, CODE_CLOSE
 _MARKERS = re.compile("(\ue000[^\ue001]*\ue001|\ue002|\ue003|\ue004)")
 _local = threading.local()
 
@@ -93,19 +94,26 @@ def text_blocks(
     root: etree._Element, sample_chars: int, *, fast: bool = True
 ) -> tuple[list[TextBlock], str]:
     """Blocks of text under ``root`` in document order, and a language sample of at most
-    ``sample_chars`` characters that leaves out code (``pre``, ``code``, ``kbd``...).
-
-    A block is the text between two block boundaries (the start or end of a block element),
-    spaces collapsed, with the tag of the innermost block around it. The sample is the
-    non-code text, in pieces cut at every block or code boundary, joined with spaces; pieces
-    are taken until they hold ``sample_chars`` characters.
+    ``sample_chars`` characters that leaves out code (``pre``, ``code``, ``kbd``...): the
+    :func:`blocks_of_stream` of its :func:`block_stream`.
 
     ``fast=False`` (the text may hold our marker characters) walks the elements in Python;
     that path modifies the tree's text, so the caller must not use it afterwards.
     """
-    stream = _block_stream(root) if fast else None
+    stream = block_stream(root) if fast else None
     if stream is None:
         return _text_blocks_by_element(root, sample_chars)
+    return blocks_of_stream(stream, sample_chars)
+
+
+def blocks_of_stream(stream: str, sample_chars: int) -> tuple[list[TextBlock], str]:
+    """The blocks and language sample of a block stream (see :func:`block_stream`).
+
+    A block is the text between two block boundaries (the start or end of a block element),
+    spaces collapsed, with the tag of the innermost block around it. The sample is the
+    non-code text, in pieces cut at every block or code boundary, joined with spaces; pieces
+    are taken until they hold ``sample_chars`` characters (counted as the stream holds them,
+    markers and white space included)."""
     has_code = _CODE_OPEN in stream
     text = stream.replace(_CODE_OPEN, "").replace(_CODE_CLOSE, "") if has_code else stream
     # Spaces collapsed once for all (markers are not spaces): a block is its stripped segment.
@@ -134,7 +142,7 @@ def text_blocks(
     return blocks, " ".join(outside.split())[:sample_chars]
 
 
-def _block_stream(root: etree._Element) -> str | None:
+def block_stream(root: etree._Element) -> str | None:
     """The text under ``root`` with block and code boundaries marked (see
     :func:`_block_xslt`), as an element-by-element walk would see it: without what ``root``'s
     tail would add (its end marker); ``None`` if the transformation failed."""

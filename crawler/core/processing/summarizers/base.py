@@ -123,7 +123,11 @@ def _sentence_parts(blocks: Sequence[TextBlock], limit: int | None
     offsets: list[int] = []
     add_text, add_tag, add_offset = texts.append, tags.append, offsets.append
     for block in blocks:
-        text = " ".join(block.text.split())
+        text = block.text
+        # Already collapsed (the HTML processor's blocks are): printable (no white space but
+        # the ASCII space), no two spaces together, none at either end. Else collapse.
+        if not text.isprintable() or "  " in text or text[:1] == " " or text[-1:] == " ":
+            text = " ".join(text.split())
         if not text:
             continue
         offset = block.offset
