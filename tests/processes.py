@@ -12,9 +12,20 @@ VAR_DIRECTORY/redis). Only these processes are ever killed, one by one.
 from __future__ import annotations
 
 import os
+import subprocess
 import time
 
 import psutil
+
+
+def stop(proc: subprocess.Popen, timeout: float = 20.0) -> None:
+    """End a process the test started: SIGTERM, then SIGKILL after ``timeout`` seconds."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 class Family:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand, CommandParser
 
 from linkgraph.core import LinkDumper
 
-from .webgraph import add_crawl_argument, crawl_timestamp, open_graph, progress_bar
+from .webgraph import add_crawl_argument, look_up_url
 
 
 class Command(BaseCommand):
@@ -21,13 +21,8 @@ class Command(BaseCommand):
                             help="at most this many inlinks and outlinks (best scored first)")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        timestamp = crawl_timestamp(options)
-        graph = open_graph(timestamp)
-        bar = progress_bar(self, "lookup")
-        links = LinkDumper(graph).links(options["url"], limit=options["limit"])
-        bar.update(1, 1)
-        if links is None:
-            raise CommandError(f"{options['url']} is not in the web graph of crawl {timestamp}")
+        _, _, links = look_up_url(
+            self, options, lambda graph, url: LinkDumper(graph).links(url, limit=options["limit"]))
         for title, items, total in (("inlinks", links.inlinks, links.node.inlinks),
                                     ("outlinks", links.outlinks, links.node.outlinks)):
             self.stdout.write(f"{title} ({total}):")

@@ -9,7 +9,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from linkgraph.core import LoopReader
 
-from .webgraph import add_crawl_argument, crawl_timestamp, open_graph, progress_bar
+from .webgraph import add_crawl_argument, look_up_url
 
 
 class Command(BaseCommand):
@@ -20,13 +20,8 @@ class Command(BaseCommand):
         add_crawl_argument(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
-        timestamp = crawl_timestamp(options)
-        graph = open_graph(timestamp)
-        bar = progress_bar(self, "lookup")
-        loops = LoopReader(graph).read(options["url"])
-        bar.update(1, 1)
-        if loops is None:
-            raise CommandError(f"{options['url']} is not in the web graph of crawl {timestamp}")
+        timestamp, _, loops = look_up_url(self, options,
+                                          lambda graph, url: LoopReader(graph).read(url))
         if not loops.marked:
             raise CommandError(f"the web graph of crawl {timestamp} has no loop marks yet: run "
                                "`manage.py loops` first")

@@ -5,11 +5,11 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand, CommandParser
 
 from linkgraph.core import NodeReader
 
-from .webgraph import add_crawl_argument, crawl_timestamp, open_graph, progress_bar
+from .webgraph import add_crawl_argument, look_up_url
 
 
 class Command(BaseCommand):
@@ -20,13 +20,8 @@ class Command(BaseCommand):
         add_crawl_argument(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
-        timestamp = crawl_timestamp(options)
-        graph = open_graph(timestamp)
-        bar = progress_bar(self, "lookup")
-        node = NodeReader(graph).read(options["url"])
-        bar.update(1, 1)
-        if node is None:
-            raise CommandError(f"{options['url']} is not in the web graph of crawl {timestamp}")
+        timestamp, graph, node = look_up_url(self, options,
+                                             lambda graph, url: NodeReader(graph).read(url))
         fetched = "never (only linked to)" if node.fetched_at is None else \
             datetime.datetime.fromtimestamp(node.fetched_at, datetime.UTC).isoformat()
         for name, value in (("url", node.url), ("url hash", f"{node.url_hash:016x}"),

@@ -14,8 +14,9 @@ they read of a crawl (its seeds, its live queue servers) comes from the app that
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from django.apps import apps
 from django.conf import settings
@@ -29,8 +30,10 @@ from linkgraph.core.progress import ProgressBar
 from linkgraph.core.trust import TrustSeed
 from linkgraph.services import CrawlFacts, shard_sources
 
-__all__ = ["Command", "add_crawl_argument", "crawl_facts", "crawl_seeds", "crawl_timestamp", "open_graph",
-           "progress_bar", "stage_progress", "work_directory"]
+Found = TypeVar("Found")
+
+__all__ = ["Command", "add_crawl_argument", "crawl_facts", "crawl_seeds", "crawl_timestamp",
+           "look_up_url", "open_graph", "progress_bar", "stage_progress", "work_directory"]
 
 
 class _Stream:
@@ -92,6 +95,20 @@ def open_graph(timestamp: int) -> WebGraph:
             from exc
     except LinkGraphError as exc:
         raise CommandError(str(exc)) from exc
+
+
+def look_up_url(command: BaseCommand, options: dict[str, Any],
+                read: Callable[[WebGraph, str], Found | None]) -> tuple[int, WebGraph, Found]:
+    """The crawl's timestamp, its graph and ``read(graph, options["url"])`` (drawn as a
+    one-step progress bar); a CommandError when the url is not in the graph."""
+    timestamp = crawl_timestamp(options)
+    graph = open_graph(timestamp)
+    bar = progress_bar(command, "lookup")
+    found = read(graph, options["url"])
+    bar.update(1, 1)
+    if found is None:
+        raise CommandError(f"{options['url']} is not in the web graph of crawl {timestamp}")
+    return timestamp, graph, found
 
 
 def stage_progress(bar: ProgressBar):

@@ -20,6 +20,7 @@ from indexer.core.shard_token import message_key
 from operations.redis_urls import redis_url_for
 from searchsite.celery import app
 from tests.conftest import ROOT
+from tests.processes import stop
 
 pytestmark = pytest.mark.redis
 
@@ -46,12 +47,7 @@ def inbox_worker(redis_url, tmp_path, settings):
     finally:
         app.conf.broker_url = None
         app.conf.result_backend = None
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc)
 
 
 def inbox(work, server: int) -> list[dict]:

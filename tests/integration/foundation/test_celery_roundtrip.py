@@ -10,6 +10,7 @@ import pytest
 from operations.redis_urls import redis_url_for
 from searchsite.celery import app, queue_names
 from tests.conftest import ROOT
+from tests.processes import stop
 
 pytestmark = pytest.mark.redis
 
@@ -26,12 +27,7 @@ def worker(redis_url, tmp_path):
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
     yield proc
-    proc.terminate()
-    try:
-        proc.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+    stop(proc)
 
 
 def test_round_trip_through_real_worker(redis_url, worker):

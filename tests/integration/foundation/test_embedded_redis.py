@@ -28,6 +28,7 @@ from crawler.machines.own_endpoints import listeners
 from operations.redis_urls import MAX_UNIX_SOCKET_PATH_BYTES, redis_url_for, unix_socket_url
 from tests.conftest import ROOT
 from tests.embedded_redis import engine_env, running_embedded, settings_of_a_process
+from tests.processes import stop
 
 MIB = 1 << 20
 
@@ -67,12 +68,7 @@ def worker(embedded):
         cwd=ROOT, env=engine_env(embedded.var), stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL)
     yield proc
-    proc.terminate()
-    try:
-        proc.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+    stop(proc)
 
 
 @pytest.mark.slow  # a Celery worker's start
