@@ -5,6 +5,7 @@ that touch the database or the broker."""
 from __future__ import annotations
 
 import atexit
+import contextlib
 import functools
 import os
 import secrets
@@ -79,11 +80,9 @@ def wait_for_redis_socket(path: Path, password: str, proc: subprocess.Popen,
     fail the test if it ends or takes longer than ``timeout`` seconds."""
     deadline = time.monotonic() + timeout
     while True:
-        try:
+        with contextlib.suppress(OSError):  # not listening yet
             if redis_ready(path, password):
                 return
-        except OSError:  # not listening yet
-            pass
         assert proc.poll() is None, f"Redis ended with {proc.returncode}"
         assert time.monotonic() < deadline, f"Redis did not answer on {path} in {timeout}s"
         time.sleep(0.05)
