@@ -131,6 +131,10 @@ _PAGES = {
         <div class="sphinxsidebar" role="navigation"><h3>Contents</h3><ul>
         <li><a href="#a">A</a></li><li><a href="#b">B</a></li><li><a href="#c">C</a></li></ul>
         </div><div class="footer">© Copyright.</div></body></html>""",
+    "nested furniture": """<html><body><p>Some running text of the page, long enough.</p>
+        <div class="related"><nav><a href="/n">next page</a></nav><a class="headerlink"
+        href="#x">¶</a> words</div><div role="navigation"><div class="footer">f</div></div>
+        <p>More text after.</p><footer>foot</footer></body></html>""",
     "furniture is most of the page": """<html><body><nav><p>Lots and lots of navigation
         words here in the nav, more than the page.</p></nav><p>Small.</p></body></html>""",
     "link list and index entries": """<html><body><p>Intro text for the index.</p><ul>
