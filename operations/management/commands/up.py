@@ -169,7 +169,7 @@ class Command(BaseCommand):
 
     def _run(self, host: str, port: str, bind: str, options: dict) -> None:
         specs: list[ChildSpec] = []
-        if settings.EMBEDDED_REDIS:  # first: a socket path it cannot use ends up at once
+        if settings.EMBEDDED_REDIS:  # first: a socket path it cannot use stops up at once
             specs.append(embedded_redis_spec(settings.EMBEDDED_REDIS_SOCKET,
                                              settings.EMBEDDED_REDIS_PASSWORD))
         settings.STATIC_ROOT.mkdir(parents=True, exist_ok=True)
