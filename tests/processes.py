@@ -18,6 +18,15 @@ import time
 import psutil
 
 
+def alive(pid: int) -> bool:
+    """Whether a process of this pid exists (signal 0 asks without sending anything)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
 def stop(proc: subprocess.Popen, timeout: float = 20.0) -> None:
     """End a process the test started: SIGTERM, then SIGKILL after ``timeout`` seconds."""
     proc.terminate()

@@ -23,6 +23,7 @@ Contract:
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import pickle
@@ -115,10 +116,8 @@ class _Slot:
         if process is None:
             return
         if not kill:
-            try:
+            with contextlib.suppress(OSError):  # its pipe is gone: it ended, or is killed below
                 conn.send_bytes(_STOP)
-            except OSError:  # its pipe is gone: it ended, or is killed just below
-                pass
             process.join(STOP_SECONDS)
         if process.is_alive():
             process.kill()

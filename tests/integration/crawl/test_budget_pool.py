@@ -11,14 +11,7 @@ import pytest
 
 from crawler.core.fetcher.budget_pool import BudgetPool, TooSlow, cpu_seconds_of
 from tests.integration.crawl import budget_jobs
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
+from tests.processes import alive
 
 
 def test_a_spinning_job_is_killed_and_the_others_complete():
@@ -41,13 +34,13 @@ def test_a_spinning_job_is_killed_and_the_others_complete():
             time.sleep(0.1)
         after = pool.pids()
         assert len(after) == 2 and set(after) != set(before)
-        assert not all(_alive(pid) for pid in before)
+        assert not all(alive(pid) for pid in before)
     finally:
         pool.close()
     deadline = time.monotonic() + 10
-    while any(_alive(pid) for pid in after) and time.monotonic() < deadline:
+    while any(alive(pid) for pid in after) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert not any(_alive(pid) for pid in after)
+    assert not any(alive(pid) for pid in after)
 
 
 def test_the_cpu_time_of_a_process_is_read():

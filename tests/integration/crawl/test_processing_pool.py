@@ -4,7 +4,6 @@ whole crawl with two processes indexes what a crawl in the fetcher threads index
 
 from __future__ import annotations
 
-import os
 import time
 
 from crawler.core.definition.crawl import CrawlConfig, SeedSpec
@@ -22,8 +21,9 @@ from crawler.core.processing.config import PageProcessingConfig
 from crawler.core.processing.process import PageProcessor
 from crawler.core.scheduler import ScheduleEntry
 from crawler.core.transport.visits import Outcome
-from indexer.core.bundle.reader import IndexBundleReader
 from tests.fixtures.sites import FixtureServer, normal_site
+from tests.integration.crawl.index_contents import stored_summaries
+from tests.processes import alive
 
 PAGE = b"""<html><head><title>Pooled page</title></head><body>
 <h1>Set intersection</h1><p>The <b>intersection</b> of two sets holds what both hold.
@@ -99,17 +99,9 @@ def test_one_process_means_inline_and_the_workers_end_with_the_pool():
     assert workers
     pool.close()
     deadline = time.monotonic() + 10
-    while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+    while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert not any(_alive(pid) for pid in workers)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
+    assert not any(alive(pid) for pid in workers)
 
 
 def crawl_pages(tmp_path, seeds, processes):
@@ -124,17 +116,9 @@ def crawl_pages(tmp_path, seeds, processes):
     finally:
         runner.close()
     assert result.finished
-    reader = IndexBundleReader(result.index_paths[0])
-    try:
-        urls = set()
-        for part in reader.partitions:
-            for index in range(part.doc_map.n):
-                summary = reader.summary(reader.doc_id(part.number, index))
-                if summary:
-                    urls.add((summary["url"], "content_hash" in summary))
-        return urls, result.documents_indexed
-    finally:
-        reader.close()
+    urls = {(summary["url"], "content_hash" in summary)
+            for summary in stored_summaries(result.index_paths[0])}
+    return urls, result.documents_indexed
 
 
 def test_a_crawl_with_two_processes_indexes_what_one_does(tmp_path):
