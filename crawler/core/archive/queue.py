@@ -324,6 +324,10 @@ class ArchiveQueue:
     def outstanding(self) -> list[Schedule]:
         return self.book.all()
 
+    def free_hosts(self, schedule_id: str, origins: Iterable[str]) -> int:
+        """Nothing to free: an archive's records are read, never requested of a host."""
+        return 0
+
     def acknowledge(self, schedule_id: str) -> bool:
         out = self.book.pop(schedule_id)
         self.uncounted.drop(schedule_id)

@@ -9,7 +9,9 @@ whole schedule. When the rounds are done the worker waits for the lanes a bounde
 has not started by then go back to the queue server (deferred), except a lane's first url,
 which is always fetched (a schedule of delayed urls only still makes progress). The queue
 server gives a delayed host to one outstanding schedule at a time, so the lane's pacing holds
-across fetchers.
+across fetchers; once a lane has fetched all its urls and the worker has sent their pages
+(:meth:`DelayLanes.finished_origins`), the worker tells the queue server, which frees the host
+for the next schedule without waiting for the rest of this one.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import heapq
 import math
 import threading
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -42,6 +44,8 @@ class _Lane:
     state: str = "idle"     # "armed": waiting for the host's delay; "fetching"; "idle"
     started: int = 0        # urls taken for fetching: from then on they are fetched, not deferred
     stopped: bool = False   # its host stalled: the rest went back to the queue server
+    origins: set[str] = field(default_factory=set)  # of its urls (one host name, any scheme)
+    released: bool = False  # reported finished (:meth:`DelayLanes.finished_origins`)
 
 
 class DelayLanes:
@@ -84,6 +88,7 @@ class DelayLanes:
             if lane is None:
                 lane = self._lanes[host] = _Lane()
             lane.queue.append(entry)
+            lane.origins.add(origin_of(entry.url))
             if lane.state == "idle":
                 self._arm(host, lane)
 
@@ -156,6 +161,25 @@ class DelayLanes:
         with self._cond:
             return bool(self._results) or any(lane.state != "idle" or lane.queue
                                               for lane in self._lanes.values())
+
+    def finished_origins(self, unsent: Collection[str]) -> list[str]:
+        """The origins of the lanes that have fetched every url they were given and whose
+        results were all taken, except the host names in ``unsent`` (results taken but not
+        sent yet), stopped lanes (their host stalled: the schedule's end reports it) and
+        every lane once cancelled; each lane is reported once, in host-name order."""
+        with self._cond:
+            if self._cancelled:
+                return []
+            pending = set(unsent) | {host_of(entry.url) for entry, _ in self._results}
+            out: list[str] = []
+            for host in sorted(self._lanes):
+                lane = self._lanes[host]
+                if lane.released or lane.stopped or lane.queue or lane.state != "idle" \
+                        or host in pending:
+                    continue
+                lane.released = True
+                out.extend(sorted(lane.origins))
+            return out
 
     def longest_delay(self) -> float:
         """The longest delay among the hosts that still have urls to fetch."""

@@ -55,6 +55,7 @@ class Outbox:
     abandoned: list[str] = field(default_factory=list)
     stalls: dict[str, int] = field(default_factory=dict)
     hopeless: list[str] = field(default_factory=list)
+    released: list[str] = field(default_factory=list)  # crawl-delayed hosts done with
     counters: defaultdict[str, int] = field(default_factory=lambda: defaultdict(int))
     log: list[list[Any]] = field(default_factory=list)
     refused: list[list[Any]] = field(default_factory=list)
@@ -65,6 +66,7 @@ class Outbox:
     def empty(self) -> bool:
         return not (self.docs or self.discovered or self.robots or self.host_errors
                     or self.fetched or self.deferred or self.stalls or self.counters
+                    or self.released
                     or self.log or self.refused or self.errors.kinds or self.skipped.kinds)
 
 
@@ -137,7 +139,8 @@ class Outboxes:
                 robots=tuple(box.robots), host_errors=box.host_errors,
                 fetched=tuple(box.fetched), deferred=tuple(box.deferred),
                 abandoned=tuple(box.abandoned), stalls=box.stalls,
-                hopeless=tuple(box.hopeless), counters=dict(box.counters),
+                hopeless=tuple(box.hopeless), released=tuple(box.released),
+                counters=dict(box.counters),
                 log=tuple(box.log), refused=tuple(box.refused),
                 errors=box.errors.to_json(), skipped=box.skipped.to_json())))
         self._boxes.clear()

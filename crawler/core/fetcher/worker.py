@@ -134,6 +134,8 @@ class ScheduleWorker:
             LinkEmitter(crawl, link_scores), self._outboxes, clock)
         # downloads handed to the processing, in the order they came (applied in that order)
         self._in_flight: deque[Handling] = deque()
+        # the lanes' results taken and not handed to the processing yet
+        self._lane_results: deque[tuple[ScheduleEntry, FetchResult]] = deque()
         # host name -> when it was last requested (crawl-delayed hosts only)
         self._last_request: dict[str, float] = {}
         self._batches = 0
@@ -267,7 +269,9 @@ class ScheduleWorker:
         host fails too often) the host's other urls go back to the queue server."""
         if self._lanes is None:
             return
-        for entry, result in self._lanes.take_results():
+        self._lane_results.extend(self._lanes.take_results())
+        while self._lane_results:
+            entry, result = self._lane_results.popleft()
             self._handle(entry, result, False)
             origin = origin_of(entry.url)
             if self.watch.stalled(origin) or self._stats.failing(origin):
@@ -314,7 +318,18 @@ class ScheduleWorker:
         (:mod:`crawler.core.queue_server.page_parts`)."""
         self._flush(done=False, partial=True)
 
+    def _release_finished_lanes(self) -> None:
+        """Tell the schedule's own queue server which crawl-delayed hosts this schedule is
+        done with (every url fetched, every page in the outboxes or sent), so that it frees
+        them before the schedule's end (:meth:`.lanes.DelayLanes.finished_origins`)."""
+        if self._lanes is None:
+            return
+        unsent = {host_of(entry.url) for entry, _ in self._lane_results}
+        unsent.update(host_of(handling.entry.url) for handling in self._in_flight)
+        self._outboxes.of(self._origin).released.extend(self._lanes.finished_origins(unsent))
+
     def _flush(self, done: bool, partial: bool = False) -> None:
+        self._release_finished_lanes()
         for server, batch in self._outboxes.take_batches(self.crawl.timestamp,
                                                          self._schedule_id(), self._origin,
                                                          done, partial):

@@ -111,6 +111,9 @@ class BatchApplier:
             self.queue.report_host_errors(origin, count)
             HostBook.record_errors(state, origin, count)
         self._visits(visits, partition_before)
+        if batch.released and batch.schedule:
+            self.hosts.released(batch.released, self._clock())
+            self.queue.free_hosts(batch.schedule, batch.released)
         for key, value in batch.counters.items():
             if key in state.counters:
                 state.counters[key] += value

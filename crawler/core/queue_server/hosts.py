@@ -114,6 +114,12 @@ class HostBook:
                     if entry.crawl_delay > 0:
                         self._delayed_last[origin_of(entry.url)] = now
 
+    def released(self, origins: Iterable[str], now: float) -> None:
+        """A fetcher is done with these crawl-delayed hosts at ``now`` (before its schedule
+        ends): they were last asked no later."""
+        for origin in origins:
+            self._delayed_last[origin_of(origin)] = now
+
     def last_requests(self, schedule: Schedule, now: float) -> dict[str, float]:
         """For the schedule's crawl-delayed hosts, the latest time their previous requests
         could have been made (unknown after a restart: ``now``, to be safe)."""

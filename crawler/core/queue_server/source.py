@@ -105,6 +105,11 @@ class QueueSource(Protocol):
         """A schedule's last batch was applied; False if it was not outstanding."""
         ...
 
+    def free_hosts(self, schedule_id: str, origins: Iterable[str]) -> int:
+        """The schedule's fetcher is done with these crawl-delayed hosts (its batches say so
+        before the schedule's end): free them for the next schedule; how many were."""
+        ...
+
     def release(self, schedule_ids: Iterable[str]) -> int:
         """Hand these outstanding schedules out again with the next call."""
         ...

@@ -179,6 +179,8 @@ class QueueMachine:
             return self._apply_release(record[1], record[2])
         if kind == "host":
             return self._apply_host(record[2], record[3], record[4])
+        if kind == "free":
+            return self._apply_free(record[2], record[3])
         raise CorruptQueueError(f"unknown journal record {kind!r}")
 
     def _count(self, name: str, amount: int = 1) -> None:
@@ -493,7 +495,8 @@ class QueueMachine:
             state = hosts[origin]
             if state.busy == sid:
                 state.busy = None
-            self._requeue_parked(origin)
+            if state.busy is None:  # (else a later schedule holds it: its urls wait for it)
+                self._requeue_parked(origin)
         for origin in out.robots_origins:
             state = hosts[origin]
             if state.rules is not None:
@@ -508,6 +511,23 @@ class QueueMachine:
             else:
                 self._queue_robots(origin, state)
         return True
+
+    def _apply_free(self, sid: str, origins: list[str]) -> int:
+        """The fetcher of schedule ``sid`` is done with these crawl-delayed hosts before the
+        rest of the schedule: each is free for the next schedule, its parked urls first in
+        it (:meth:`.ordering.orders.CrawlOrderStrategy.push_front`), so a delayed host is
+        not idle while the schedule that held it finishes its other hosts' urls. Returns how
+        many were freed (hosts the schedule does not hold are ignored)."""
+        freed = 0
+        for origin in origins:
+            state = self.politeness.hosts.get(origin)
+            if state is None or state.busy != sid or \
+                    not self.book.free_host(sid, origin, lambda url: split_origin(url)[0]):
+                continue
+            state.busy = None
+            self._requeue_parked(origin)
+            freed += 1
+        return freed
 
     def _apply_host(self, origin: str, min_delay: float, excluded: bool) -> bool:
         """The operator's override of one host: a minimum delay between its requests, and
@@ -541,6 +561,6 @@ class QueueMachine:
             self.pending.extend(lines)
         else:
             for line in lines:
-                self.order.push(QueuedUrl.from_line(line))
+                self.order.push_front(QueuedUrl.from_line(line))
         self.garbage.extend(files)
 

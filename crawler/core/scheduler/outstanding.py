@@ -9,6 +9,7 @@ one.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from crawler.core.scheduler.values import Schedule
@@ -79,6 +80,19 @@ class ScheduleBook:
     def restore(self, outstanding: list[Outstanding], requesters: dict[str, str]) -> None:
         self.schedules = {out.schedule.id: out for out in outstanding}
         self.requesters = dict(requesters)
+
+    def free_host(self, sid: str, origin: str, of_origin: Callable[[str], str]) -> bool:
+        """The fetcher of schedule ``sid`` is done with the crawl-delayed host ``origin``:
+        it no longer holds it, and its urls leave the schedule (fetched and applied: a
+        schedule handed out again does not request them again, beside the next holder of
+        the host). False when ``sid`` is not outstanding or does not hold ``origin``."""
+        out = self.schedules.get(sid)
+        if out is None or origin not in out.delayed_hosts:
+            return False
+        out.delayed_hosts = tuple(o for o in out.delayed_hosts if o != origin)
+        out.schedule = replace(out.schedule, entries=tuple(
+            e for e in out.schedule.entries if of_origin(e.url) != origin))
+        return True
 
     def pop(self, sid: str) -> Outstanding | None:
         """Forget an acknowledged schedule; None when it is not outstanding."""

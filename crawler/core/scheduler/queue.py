@@ -324,9 +324,20 @@ class CrawlQueue:
 
     def acknowledge(self, schedule_id: str) -> bool:
         """The data of schedule ``schedule_id`` has come back: forget it, free its crawl-delayed
-        hosts (their parked urls return to UrlQueue). False when the id is not outstanding
+        hosts that :meth:`free_hosts` did not free already (their parked urls go first in the
+        next schedule). False when the id is not outstanding
         (already acknowledged, or unknown)."""
         return bool(self._call(("ack", self._now(), str(schedule_id))))
+
+    def free_hosts(self, schedule_id: str, origins: Iterable[str]) -> int:
+        """The fetcher of schedule ``schedule_id`` has fetched, and sent back, all its urls
+        of these crawl-delayed hosts: they are free for the next schedule before this one is
+        acknowledged, their parked urls first in it. Returns how many were freed (origins
+        the schedule does not hold are ignored). Durable when it returns."""
+        wanted = sorted({str(origin) for origin in origins})
+        if not wanted:
+            return 0
+        return int(self._call(("free", self._now(), str(schedule_id), wanted)))
 
     def set_host_override(self, host: str, min_delay: float, excluded: bool) -> bool:
         """The operator's override of one host (origin or url) for this crawl: at least

@@ -14,7 +14,7 @@ urls, deferred urls). The JSON form::
      "docs": [document, ...], "discovered": [url tuple, ...],
      "deferred": [[url, depth, weight, tier, policy, policy depth], ...],
      "abandoned": [url, ...],
-     "stalls": {origin: count}, "hopeless": [origin, ...],
+     "stalls": {origin: count}, "hopeless": [origin, ...], "released": [origin, ...],
      "robots": [{"origin", "status", "body", "error", "message"}],
      "host_errors": {origin: count},
      "fetched": [visit, ...], "counters": {name: int},
@@ -33,7 +33,9 @@ a queue server reads them from the head of a batch's JSON text (:func:`batch_hea
 did not fetch because their host stalled (they go back into the queue), ``stalls`` counts each
 such host's stalled downloads, ``hopeless`` names those none of whose downloads came in time
 (the queue server drops a host that was hopeless in several schedules; a batch without
-``hopeless``, from an older fetcher, counts every stalled host). ``fetched`` has one row per
+``hopeless``, from an older fetcher, counts every stalled host). ``released`` names the
+crawl-delayed hosts of the schedule whose urls the fetcher has all fetched and sent (in this
+batch or before): the queue server frees them for the next schedule before this one ends. ``fetched`` has one row per
 page download, :class:`crawler.core.transport.visits.Visit` in its wire form (what the visit found,
 the page's validators and the document made of it; older fetchers sent ``[url, etag,
 expires]``). ``abandoned`` names the
@@ -91,6 +93,7 @@ class FetcherBatch:
     abandoned: tuple[str, ...] = ()
     stalls: Mapping[str, int] = field(default_factory=dict)
     hopeless: tuple[str, ...] | None = ()
+    released: tuple[str, ...] = ()
     counters: Mapping[str, int] = field(default_factory=dict)
     log: tuple[list[Any], ...] = ()
     refused: tuple[list[Any], ...] = ()
@@ -108,6 +111,7 @@ class FetcherBatch:
             "abandoned": list(self.abandoned),
             "stalls": dict(self.stalls),
             "hopeless": None if self.hopeless is None else list(self.hopeless),
+            "released": list(self.released),
             "counters": dict(self.counters),
             "log": list(self.log), "refused": list(self.refused),
             "errors": {kind: dict(row) for kind, row in self.errors.items()},
@@ -135,6 +139,7 @@ class FetcherBatch:
                 done=bool(data.get("done")), partial=bool(data.get("partial")),
                 hopeless=None if hopeless is None else tuple(
                     str(o) for o in _list(hopeless, "hopeless")),
+                released=tuple(str(o) for o in _list(data.get("released"), "released")),
                 errors=FetchErrorKinds.from_json(errors).to_json(),
                 skipped=FetchErrorKinds.from_json(skipped).to_json(),
                 **lists, **counts)

@@ -82,8 +82,9 @@ def applied(engine):
 
 def test_refused_urls_and_excluding_a_host_during_a_crawl(tmp_path, redis_url):
     quick = normal_site("refusedquick", pages=5, crawl_delay=0.0)
-    # big enough that the exclusion comes far from its end however slow the machine is
-    slow = normal_site("excludedslow", pages=120, crawl_delay=0.4)
+    # big enough that the exclusion comes far from its end however slow the machine is (a
+    # delayed host is freed as soon as its lane is done: 0.4 s a page from the start)
+    slow = normal_site("excludedslow", pages=240, crawl_delay=0.4)
     engine = Engine(tmp_path, redis_url)
     engine.env.update({"HOST_OVERRIDE_SECONDS": "0.3"})
     try:

@@ -85,6 +85,29 @@ def test_a_delayed_host_keeps_its_pace_beside_slow_rounds() -> None:
     assert sum(len(b["fetched"]) for b in batches) == 16
 
 
+def test_a_delayed_host_is_released_as_soon_as_its_lane_is_done() -> None:
+    """The paced host's 8 urls take 3.5 s, the slow rounds 9.6 s: a batch shipped before the
+    schedule's end names the host in ``released`` (its queue server frees it for the next
+    schedule then), after every one of its pages was shipped; the other host never is."""
+    site = normal_site("paced", pages=10, crawl_delay=0.5)
+    with FixtureServer(site.route, host="127.0.0.2") as paced, \
+            FixtureServer(hostile_router(), host="127.0.0.3") as slow:
+        urls = [paced.url(path) for path in site.allowed_paths][:8]
+        entries = []
+        for k, url in enumerate(urls):
+            entries.append(delayed(url, 0.5, 5 * k))
+            entries.append(plain(slow.url(f"/hold?seconds=1.2&k={k}"), 5 * k + 1))
+        _, batches, _ = run_worker(entries, round_size=5, slow_seconds=4.0, ship_seconds=0.2)
+    origin = origin_of(urls[0])
+    released_at = [i for i, b in enumerate(batches) if b.get("released")]
+    assert len(released_at) == 1 and batches[released_at[0]]["released"] == [origin]
+    at = released_at[0]
+    assert not batches[at]["done"] and at < len(batches) - 3   # well before the end
+    paced_pages = sum(1 for b in batches[:at + 1] for row in b["fetched"]
+                      if str(row[0]).startswith(origin))
+    assert paced_pages == len(urls)
+
+
 def test_a_schedule_of_delayed_urls_only_makes_progress_defers_the_rest_and_gets_it_back() -> None:
     """Two delayed hosts just requested by an earlier schedule, five urls each and nothing
     else: each lane's first url waits for the delay and is fetched, the schedule waits a

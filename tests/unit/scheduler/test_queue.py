@@ -150,6 +150,51 @@ def test_crawl_delay_share_and_parking(make_queue) -> None:  # type: ignore[no-u
                                        + [f"http://slow.com/{i}" for i in range(30)])
 
 
+def test_a_delayed_hosts_parked_urls_go_first_once_it_is_free(make_queue) -> None:  # type: ignore[no-untyped-def]
+    # slow.com's urls parked beyond its share come back before the 500 fast.com urls still
+    # queued in the same tier: the next schedule takes its next share, not the end of the crawl
+    queue = make_queue(robots=RobotsBehaviour.ALWAYS_FOLLOW, schedule_size=500, round_size=100)
+    _delayed_setup(queue)
+    first = queue.next_schedule()
+    queue.acknowledge(first.id)
+    second = queue.next_schedule()
+    slow = [e for e in second.entries if e.url.startswith("http://slow.com")]
+    assert len(slow) == 6 and all(e.crawl_delay == 5.0 for e in slow)
+    assert queue.stats().crawl_delayed == 30 + 1 - 12   # the rest parked again
+    queue.acknowledge(second.id)
+    rest = drain(queue)
+    assert sorted(u for u in first.urls + second.urls + rest if u.startswith("http://slow.com")) \
+        == sorted(["http://slow.com/"] + [f"http://slow.com/{i}" for i in range(30)])
+
+
+def test_a_delayed_host_freed_before_its_schedule_ends(make_queue, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # the fetcher is done with slow.com before the rest of its schedule: the host goes to the
+    # next schedule at once, and leaves the first one (a re-issue does not request it again)
+    queue = make_queue(robots=RobotsBehaviour.ALWAYS_FOLLOW, schedule_size=500, round_size=100)
+    _delayed_setup(queue)
+    first = queue.next_schedule()
+    assert queue.free_hosts(first.id, ["http://fast.com", "http://other.com"]) == 0
+    second = queue.next_schedule()
+    assert not [u for u in second.urls if u.startswith("http://slow.com")]
+    assert queue.free_hosts(first.id, ["http://slow.com"]) == 1
+    assert queue.free_hosts(first.id, ["http://slow.com"]) == 0   # once
+    third = queue.next_schedule()
+    assert len([u for u in third.urls if u.startswith("http://slow.com")]) == 6
+    (held,) = [s for s in queue.outstanding() if s.id == first.id]
+    assert not [u for u in held.urls if u.startswith("http://slow.com")]
+    assert len(held) == len(first) - 6
+    # the first schedule's end does not free the host the third one holds now
+    queue.acknowledge(first.id)
+    assert queue.stats().crawl_delayed == 31 - 12   # still parked
+    fourth = queue.next_schedule()
+    assert fourth is None or not [u for u in fourth.urls if u.startswith("http://slow.com")]
+    crashed = tmp_path / "crashed"
+    shutil.copytree(tmp_path / "q", crashed)
+    (crashed / "LOCK").unlink()
+    assert make_queue(crashed, robots=RobotsBehaviour.ALWAYS_FOLLOW, schedule_size=500,
+                      round_size=100).stats() == queue.stats()
+
+
 def test_crawl_delay_share_follows_the_expected_schedule_time(make_queue) -> None:  # type: ignore[no-untyped-def]
     queue = make_queue(robots=RobotsBehaviour.ALWAYS_FOLLOW, schedule_size=500,
                        delayed_schedule_seconds=12.0)

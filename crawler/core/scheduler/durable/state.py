@@ -9,7 +9,8 @@ Layer: ``crawler.core.scheduler``. Both files are checksummed blobs (:mod:`.stor
      "hosts": {origin: [rules, robots_queued, robots_attempts, error_delay, busy
                         (, min_delay, excluded: the operator's override, when set)]},
      "host_lanes": {"robots": lane, "wait": {origin: lane}, "delayed": {origin: lane}},
-     "order": tiered: {"tiers": {tier: lane}, "next_tier": int}
+     "order": tiered: {"tiers": {tier: lane}, "next_tier": int, "unparked": lane (states
+                       written before it have none)}
               OPIC:   {"pool": {"urls": [...], "depth": i4, "cash": f8, "history": f8,
                                 "state": u1}, "policies": [[url hash, code, depth]]},
      "outstanding": [{"schedule": {...}, "delayed_hosts": [...], "robots_origins": [...],
@@ -179,6 +180,8 @@ def _encode_order(order: dict[str, Any]) -> dict[str, Any]:
     out = dict(order)
     if "tiers" in order:
         out["tiers"] = {str(tier): _encode_lane(s) for tier, s in order["tiers"].items()}
+    if "unparked" in order:
+        out["unparked"] = _encode_lane(order["unparked"])
     if "pool" in order:
         pool = order["pool"]
         out["pool"] = {"urls": list(pool["urls"]),
@@ -192,6 +195,8 @@ def _decode_order(data: dict[str, Any]) -> dict[str, Any]:
     out = dict(data)
     if "tiers" in data:
         out["tiers"] = {int(tier): _decode_lane(s) for tier, s in data["tiers"].items()}
+    if "unparked" in data:
+        out["unparked"] = _decode_lane(data["unparked"])
     if "pool" in data:
         pool = data["pool"]
         out["pool"] = {"urls": pool["urls"],

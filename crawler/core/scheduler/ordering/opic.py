@@ -187,6 +187,11 @@ class OpicOrder:
     def push(self, record: QueuedUrl) -> None:
         self._set(record.url, READY)
 
+    def push_front(self, record: QueuedUrl) -> None:
+        """An unparked url is ready again with the cash it kept: the richest go first in
+        this order already, whatever their arrival."""
+        self._set(record.url, READY)
+
     def forget(self, url: str) -> None:
         self._set(url, DEAD)
 

@@ -15,6 +15,14 @@ class here and one entry in :data:`ORDERS`.
 
 Tier files are ``UrlQueue/Tier<k>/`` url files (:mod:`.lanes`). A policy shifts a tiered url's
 tier (favor sooner, distrust later; :func:`crawler.core.definition.policy.tier_adjustment`).
+
+Urls a crawl-delayed host had parked come back with :meth:`CrawlOrderStrategy.push_front`
+when its schedule is acknowledged. A tiered order takes them before its tiers (from
+``UrlQueue/Unparked/``): their host's delay, not their place in a FIFO tier, is what limits
+them, and a delayed host that waits behind thousands of faster hosts' urls ends the crawl
+alone at one request per delay (the local web's ``requests.readthedocs.io``, ``Crawl-delay: 1``,
+waited 70 s for a schedule while other hosts were crawled, then took its last 20 pages at the
+end). Only the host's share of a schedule is placed; the rest is parked again.
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ if TYPE_CHECKING:
     from crawler.core.scheduler.builder import ScheduleBuilder
 
 TIER_DIR = "UrlQueue/Tier"
+UNPARKED_DIR = "UrlQueue/Unparked"
 
 
 class CrawlOrderStrategy(Protocol):
@@ -62,7 +71,12 @@ class CrawlOrderStrategy(Protocol):
         ...
 
     def push(self, record: QueuedUrl) -> None:
-        """A url ready to be scheduled (new, requeued, unparked, or out of the needy lane)."""
+        """A url ready to be scheduled (new, requeued, or out of the needy lane)."""
+        ...
+
+    def push_front(self, record: QueuedUrl) -> None:
+        """A url its crawl-delayed host had parked, ready again: taken before the urls
+        :meth:`push` gave, where the order has a FIFO (see the module)."""
         ...
 
     def forget(self, url: str) -> None:
@@ -105,6 +119,7 @@ class TieredOrder:
     def __init__(self, ctx: LaneContext) -> None:
         self._ctx = ctx
         self.tiers: dict[int, Lane] = {}
+        self.unparked = Lane(ctx, UNPARKED_DIR)  # lines of :meth:`push_front`, tier in each
 
     def link_cash(self, cash: float, policy: str) -> float:
         return 0.0
@@ -127,6 +142,9 @@ class TieredOrder:
     def push(self, record: QueuedUrl) -> None:
         self.push_line(record.tier, record.to_line())
 
+    def push_front(self, record: QueuedUrl) -> None:
+        self.unparked.push(record.to_line())
+
     def push_line(self, tier: int, line: str) -> None:
         lane = self.tiers.get(tier)
         if lane is None:
@@ -137,15 +155,17 @@ class TieredOrder:
         return None
 
     def ready(self) -> int:
-        return sum(len(lane) for lane in self.tiers.values())
+        return sum(len(lane) for lane in self.tiers.values()) + len(self.unparked)
 
     def tier_counts(self) -> tuple[tuple[int, int], ...]:
         return tuple((k, len(lane)) for k, lane in sorted(self.tiers.items()))
 
     def fill(self, builder: ScheduleBuilder) -> None:
-        """Take urls tier by tier in :meth:`visit_order`, FIFO within a tier, reading at most
-        ``4 * schedule size + 1000`` of them; urls the builder deferred go to the back of
-        their tier."""
+        """Take the unparked urls first (see the module), then urls tier by tier in
+        :meth:`visit_order`, FIFO within a tier, reading at most ``4 * schedule size + 1000``
+        of them; urls the builder deferred go to the back of their tier."""
+        while not builder.full() and (line := self.unparked.pop()) is not None:
+            builder.consider(QueuedUrl.from_line(line).tier, line)
         tiers = sorted(tier for tier, lane in self.tiers.items() if len(lane))
         if not tiers:
             return
@@ -168,7 +188,7 @@ class TieredOrder:
         return None
 
     def lanes(self) -> list[Lane]:
-        return list(self.tiers.values())
+        return [*self.tiers.values(), self.unparked]
 
     def checkpoint(self) -> tuple[dict[str, Any], list[str]]:
         garbage: list[str] = []
@@ -176,11 +196,18 @@ class TieredOrder:
         for tier, lane in self.tiers.items():
             states[tier], dead = lane.checkpoint()
             garbage.extend(dead)
-        return {"tiers": states}, garbage
+        unparked, dead = self.unparked.checkpoint()
+        garbage.extend(dead)
+        return {"tiers": states, "unparked": unparked}, garbage
 
     def restore(self, state: dict[str, Any]) -> None:
+        """The state :meth:`checkpoint` gave (one saved before the unparked lane existed
+        has none: it starts empty)."""
         self.tiers = {int(tier): Lane(self._ctx, s.rel_dir, s)
                       for tier, s in state["tiers"].items()}
+        unparked = state.get("unparked")
+        self.unparked = Lane(self._ctx, UNPARKED_DIR, unparked) if unparked is not None \
+            else Lane(self._ctx, UNPARKED_DIR)
 
 
 class BreadthFirstOrder(TieredOrder):
