@@ -28,6 +28,7 @@ import orjson
 from isal import isal_zlib
 
 from ..ids import DOC_TYPE, TEXT_HASH, DocType
+from .doc_batch_decode import decode_doc_batch
 from .doc_index import (
     DocBatch,
     DocIndexData,
@@ -187,8 +188,8 @@ def prepare_documents(docs: list[IndexDocument], level: int) -> PendingBatch:
     return PendingBatch(batch, summaries, caches, encode_blobs(batch), [doc.url for doc in docs])
 
 
-def _check_encoded(item: EncodedDocument) -> DocIndexData:
-    """Check an encoded document (doc id, gzip framing, index blob) and decode its index."""
+def _check_framing(item: EncodedDocument) -> None:
+    """Check an encoded document's doc id and gzip framing."""
     if not isinstance(item.doc_id, bytes) or len(item.doc_id) != 24:
         raise ValueError(f"{item.url}: a doc id is 24 bytes")
     if item.doc_id[DOC_TYPE] not in DocType._value2member_map_:
@@ -198,6 +199,10 @@ def _check_encoded(item: EncodedDocument) -> DocIndexData:
             raise ValueError(f"{item.url}: the {name} is not gzip data")
     if not item.summary:
         raise ValueError(f"{item.url}: the summary is empty")
+
+
+def _decode_checked(item: EncodedDocument) -> DocIndexData:
+    """An encoded document's index blob decoded; ``ValueError`` naming its url when bad."""
     try:
         return decode_doc_index(item.index_blob)
     except Exception as exc:  # zlib.error, ValueError, struct.error
@@ -207,9 +212,13 @@ def _check_encoded(item: EncodedDocument) -> DocIndexData:
 def prepare_encoded(items: list[EncodedDocument]) -> PendingBatch:
     """Check a batch of encoded documents (:func:`encode_document`) and gather their index
     data; their bytes are stored as they are."""
-    parsed = [_check_encoded(item) for item in items]
+    for item in items:
+        _check_framing(item)
     urls = [item.url for item in items]
-    batch = DocBatch.concat(parsed, [item.doc_id for item in items])
+    ids = [item.doc_id for item in items]
+    batch = decode_doc_batch([item.index_blob for item in items], ids)
+    if batch is None:  # a bad blob: decoded one at a time, the first bad one is named
+        batch = DocBatch.concat([_decode_checked(item) for item in items], ids)
     _validate_batch(batch, urls)
     return PendingBatch(batch, [item.summary for item in items],
                         [item.cache for item in items], [item.index_blob for item in items],

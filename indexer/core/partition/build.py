@@ -22,6 +22,7 @@ from itertools import count
 import numpy as np
 import numpy.typing as npt
 
+from ..documents.doc_batch_decode import decode_doc_batch
 from ..documents.doc_index import DocBatch, decode_doc_index
 from ..documents.store import PartitionDocumentBundle
 from ..errors import CorruptIndexError
@@ -205,18 +206,22 @@ def load_partition_docs(documents: PartitionDocumentBundle, number: int
     path = documents.blob_path(number)
     with open(path, "rb") as handle:
         data = handle.read()
-    parsed = []
-    for rec in records:
-        blob = data[rec.index_offset:rec.index_offset + rec.index_length]
-        try:
-            parsed.append(decode_doc_index(blob))
-        except Exception as exc:  # zlib.error, ValueError, struct.error
-            raise CorruptIndexError(path, f"document index blob at {rec.index_offset}: "
-                                          f"{exc}") from exc
+    ids = [rec.doc_id for rec in records]
+    blobs = [data[rec.index_offset:rec.index_offset + rec.index_length] for rec in records]
+    batch = decode_doc_batch(blobs, ids)
+    if batch is None:  # a bad blob: decoded one at a time, the first bad one is named
+        parsed = []
+        for rec, blob in zip(records, blobs, strict=True):
+            try:
+                parsed.append(decode_doc_index(blob))
+            except Exception as exc:  # zlib.error, ValueError, struct.error
+                raise CorruptIndexError(path, f"document index blob at {rec.index_offset}: "
+                                              f"{exc}") from exc
+        batch = DocBatch.concat(parsed, ids)
     store = np.array([[rec.summary_offset, rec.summary_length, rec.cache_offset,
                        rec.cache_length, rec.end, rec.blob_crc] for rec in records],
                      dtype=np.int64)
-    docs.add(DocBatch.concat(parsed, [rec.doc_id for rec in records]), vocab, store)
+    docs.add(batch, vocab, store)
     return docs, vocab
 
 
