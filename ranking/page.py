@@ -39,11 +39,11 @@ from ranking.core.shard.candidates import ShardClient
 from ranking.core.shard.local import LocalShard
 
 from .similar import has_embeddings
+from .totals import PAGE_LINKS, Reach
 
 NO_ARCHIVE = frozenset({"NOARCHIVE", "NONE"})
 DISPLAY_URL_CHARS = 80
 SIMILAR_WORDS = 4
-PAGE_LINKS = 9  # page numbers shown around the current page
 LANGUAGES = (("en", "English"), ("fr", "Français"), ("de", "Deutsch"), ("es", "Español"),
              ("it", "Italiano"), ("pt", "Português"), ("nl", "Nederlands"), ("ru", "Русский"),
              ("ja", "日本語"), ("zh", "中文"), ("ko", "한국어"), ("ar", "العربية"))
@@ -347,15 +347,21 @@ class Pagination:
     previous: str
     next: str
     pages: tuple[PageLink, ...]
+    exact: bool = False  # the result's total is exact (no "about")
 
 
-def pagination(result: SearchResult, params: dict[str, str]) -> Pagination | None:
-    """Previous/next and numbered page links (``limit`` = offset, ``num`` = page size)."""
+def pagination(result: SearchResult, params: dict[str, str],
+               reached: Reach | None = None) -> Pagination | None:
+    """Previous/next and numbered page links (``limit`` = offset, ``num`` = page size). With
+    ``reached`` (:func:`ranking.totals.reach`) no link goes past the last result known to
+    exist: every page linked has results."""
     num = result.num or 10
     shown = len(result.results)
     if not shown and not result.offset:
         return None
     total = max(result.total, result.offset + shown)
+    if reached is not None and shown:
+        total = reached.reachable
     more = result.offset + shown < total and shown == num
 
     def href(offset: int) -> str:
@@ -372,4 +378,5 @@ def pagination(result: SearchResult, params: dict[str, str]) -> Pagination | Non
     return Pagination(result.offset + 1 if shown else 0, result.offset + shown,
                       href(max(0, result.offset - num)) if result.offset else "",
                       href(result.offset + num) if more else "",
-                      pages if count > 1 else ())
+                      pages if count > 1 else (),
+                      reached is not None and reached.exact)

@@ -235,7 +235,7 @@ def search_context(request: HttpRequest, options: SearchOptions) -> dict[str, An
     rss_params = {**params, "f": "rss"}
     return {
         "result": result, "results": views, "its_value": its, "index": answer.index,
-        "pagination": page.pagination(result, params),
+        "pagination": page.pagination(result, params, answer.reach),
         "notes": _classify(result, query),
         "did_you_mean": suggestion,
         "did_you_mean_href": "/?" + urlencode({**unforced, "q": suggestion})
