@@ -39,7 +39,7 @@ from crawler.selectors import ConfigNotFound, crawl_pages_count
 from indexer.core.errors import CorruptIndexError
 from indexer.core.shard_token import shard_bearer
 from indexer.core.text import TextAnalyzer
-from ranking.core.errors import NoIndexError, public_reason
+from ranking.core.errors import NoIndexError, ShardError, public_reason
 from ranking.core.options import SearchOptions
 from ranking.core.query.parser import QueryParser
 from ranking.core.remote.client import RemoteShard
@@ -383,6 +383,19 @@ class SearchService:
                     found[url] = extra.results[0]
         results = place_pins(result.results, pins, lambda r: r.url, found, params.num)
         return replace(result, results=tuple(results))
+
+    def crawl_holds_site(self, its: int, host: str, *, staff: bool, safe: bool) -> bool:
+        """Whether crawl ``its`` has a page of ``host`` to show (``site:host``), as someone
+        (``staff`` or not) may search it; False when it has no index or cannot be read."""
+        if not staff and not self._open_to_anyone(its):
+            return False
+        try:
+            _, shards = self._crawl_shards(its)
+            found = self.searcher(shards, self.options()).search(
+                f"site:{host}", num=1, snippets=False, safe_search=safe)
+        except (NoIndexError, CorruptIndexError, ShardError, OSError):
+            return False
+        return bool(found.results)
 
     def did_you_mean(self, query: str, its: int | None, shards: list[ShardClient],
                      lang: str = "en") -> str | None:
