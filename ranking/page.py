@@ -14,6 +14,9 @@ its redirect's target) has its stored page read again here:
   linking to the url carries) and "similar": the pages nearest by embedding
   (``/similar?url=``, :mod:`ranking.similar`) when the index has stored embeddings, else the
   page's top keywords joined with ``|``, as Yioop's related search uses the page's word cloud.
+
+A query with ``site:`` hosts and no result names the other finished crawls that hold pages
+of them (:func:`crawls_holding`).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from __future__ import annotations
 import html
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -33,6 +36,7 @@ from indexer.core.bundle.reader import IndexBundleReader
 from indexer.core.errors import CorruptIndexError
 from indexer.core.ids import DOC_TYPE, DocType
 from indexer.core.urls import host_of
+from ranking.core.query.parser import ParsedQuery
 from ranking.core.search.mixes import crawl_of, unwrap
 from ranking.core.search.pipeline import Result, SearchResult
 from ranking.core.shard.candidates import ShardClient
@@ -380,3 +384,55 @@ def pagination(result: SearchResult, params: dict[str, str],
                       href(result.offset + num) if more else "",
                       pages if count > 1 else (),
                       reached is not None and reached.exact)
+
+
+# -- where a site: query's host is, when the index searched has none of it -----------------
+# After a second crawl, ``site:docs.python.org asyncio`` said only "No results": search still
+# read the first crawl. A search with no result whose query names ``site:`` hosts asks which
+# other finished crawls hold pages of them; the page names them with a link that searches the
+# crawl (``its=``), the JSON answer lists them (``elsewhere``).
+
+MAX_CRAWLS = 10  # finished crawls looked at, newest first
+
+
+@dataclass(frozen=True, slots=True)
+class Elsewhere:
+    """A crawl not searched that holds pages of ``host``: its ``label``, timestamp ``its``
+    and the search page url of the query over it (``href``)."""
+
+    host: str
+    label: str
+    its: int
+    href: str
+
+    def as_dict(self) -> dict:
+        return {"host": self.host, "crawl": self.label, "its": self.its, "href": self.href}
+
+
+def site_hosts(parsed: ParsedQuery) -> list[str]:
+    """The hosts the query's ``site:`` meta words name (``site:all`` left out), in order."""
+    hosts: list[str] = []
+    for conjunct in parsed.disjuncts:
+        for meta in conjunct.meta:
+            host = meta[len("site:"):] if meta.startswith("site:") else ""
+            if host and host != "all" and host not in hosts:
+                hosts.append(host)
+    return hosts
+
+
+def crawls_holding(hosts: Sequence[str], searched: Sequence[int],
+                   crawls: Sequence[tuple[int, str]], holds: Callable[[int, str], bool],
+                   params: dict[str, str]) -> list[Elsewhere]:
+    """The ``crawls`` ((timestamp, label), newest first) other than the ``searched`` ones
+    where ``holds(its, host)`` says a page of one of ``hosts`` is, one entry per crawl (its
+    first host found); ``params`` are the search's, the link adds the crawl's ``its``."""
+    found: list[Elsewhere] = []
+    for its, label in crawls[:MAX_CRAWLS]:
+        if its in searched:
+            continue
+        for host in hosts:
+            if holds(its, host):
+                href = "/?" + urlencode({**params, "its": str(its)})
+                found.append(Elsewhere(host, label, its, href))
+                break
+    return found

@@ -60,7 +60,6 @@ from searchindex.selectors import finished_crawls
 
 from . import cached, feeds, page
 from . import similar as similar_pages
-from .elsewhere import MAX_CRAWLS, Elsewhere, crawls_holding, site_hosts
 from .metrics import SEARCH_SECONDS
 from .params import (
     MAX_QUERY_CHARS,
@@ -165,7 +164,7 @@ def json_answer(request: HttpRequest, options: SearchOptions) -> dict[str, Any]:
     """The JSON form of the search: the result's fields, ``index``, the index that answered
     (its label, kind, crawl timestamps and page count; null when none could be read), and
     ``elsewhere``, the crawls not searched that hold the ``site:`` hosts of a query with no
-    result (:mod:`ranking.elsewhere`)."""
+    result (:func:`ranking.page.crawls_holding`)."""
     try:
         answer = run_search(request, options)
     except SEARCH_FAILURES as exc:
@@ -177,21 +176,21 @@ def json_answer(request: HttpRequest, options: SearchOptions) -> dict[str, Any]:
             "elsewhere": [e.as_dict() for e in found]}
 
 
-def sites_elsewhere(answer: SearchAnswer, params: dict[str, str]) -> list[Elsewhere]:
+def sites_elsewhere(answer: SearchAnswer, params: dict[str, str]) -> list[page.Elsewhere]:
     """For a search with no result whose query names ``site:`` hosts, the finished crawls
     not searched that hold pages of them (links keep ``params`` but a mix); else none."""
     result = answer.result
     if result.results or result.offset or (answer.index is None and answer.its is None):
         return []
     service = search_service()
-    hosts = site_hosts(service.parser.parse(answer.params.searched,
+    hosts = page.site_hosts(service.parser.parse(answer.params.searched,
                                             safe_search=answer.params.safe))
     if not hosts:
         return []
     searched = answer.index.timestamps if answer.index is not None and \
         answer.index.timestamps else (answer.its,)
     try:
-        crawls = finished_crawls(MAX_CRAWLS)
+        crawls = finished_crawls(page.MAX_CRAWLS)
     except DatabaseError:
         return []
     staff, safe = answer.params.staff, answer.params.safe
@@ -199,7 +198,7 @@ def sites_elsewhere(answer: SearchAnswer, params: dict[str, str]) -> list[Elsewh
     def holds(its: int, host: str) -> bool:
         return service.crawl_holds_site(its, host, staff=staff, safe=safe)
     keep = {k: v for k, v in params.items() if k not in ("mix", "its", "limit")}
-    return crawls_holding(hosts, searched, crawls, holds, keep)
+    return page.crawls_holding(hosts, searched, crawls, holds, keep)
 
 
 @require_GET
