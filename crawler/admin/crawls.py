@@ -19,7 +19,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 
 from classifiers.admin import ClassifierUseInline
 from crawler import crawl_page, selectors, sending, services
-from crawler.core.definition.crawl import allowed_actions
+from crawler.core.definition.crawl import CrawlStatus, allowed_actions
 from crawler.core.definition.seeds import SeedUrlError, parse_seed_lines
 from crawler.link_analysis import link_analysis_request
 from crawler.machines.needy import WINDOW, needy_queries_get
@@ -41,6 +41,8 @@ CRAWL_ACTIONS = {
     "resume": services.crawl_resume,
     "close": services.crawl_close,
 }
+
+OPEN_WEB = "open-web"  # the confirmation an open-ended crawl's Start posts
 
 COUNTERS = ("pages_fetched", "urls_seen", "urls_queued", "documents_indexed", "fetch_errors",
             "bytes_downloaded", "hosts_seen")
@@ -138,8 +140,13 @@ class CrawlAdmin(SafeModelAdmin):
     )
 
     def get_changeform_initial_data(self, request: HttpRequest) -> dict:
+        """A new crawl starts restricted to its seeds' sites with a page limit
+        (``NEW_CRAWL_MAX_PAGES``): one seed and Start no longer follow links anywhere without
+        end. Either can be changed in the form (or in the url's query)."""
         initial = super().get_changeform_initial_data(request)
         initial.setdefault("page_options", services.page_options_default_get().pk)
+        initial.setdefault("restrict_to_seeds", True)
+        initial.setdefault("max_pages", services.NEW_CRAWL_MAX_PAGES)
         return initial
 
     def save_related(self, request, form, formsets, change) -> None:
@@ -167,6 +174,8 @@ class CrawlAdmin(SafeModelAdmin):
                  name="crawler_crawl_status"),
             path("<int:crawl_id>/do/<str:action>/", self.admin_site.admin_view(self.action_view),
                  name="crawler_crawl_action"),
+            path("<int:crawl_id>/raise-limit/", self.admin_site.admin_view(self.raise_limit_view),
+                 name="crawler_crawl_raise_limit"),
             path("<int:crawl_id>/status.json", self.admin_site.admin_view(self.status_json),
                  name="crawler_crawl_status_json"),
             path("machines/", self.admin_site.admin_view(self.machines_view),
@@ -200,12 +209,40 @@ class CrawlAdmin(SafeModelAdmin):
         crawl = get_object_or_404(Crawl, pk=crawl_id)
         self._require(self.has_change_permission(request, crawl))
         service = CRAWL_ACTIONS.get(action)
+        if action == "start" and services.crawl_open_ended(crawl) and \
+                request.POST.get("confirm") != OPEN_WEB:
+            return TemplateResponse(request, "admin/crawler/crawl/confirm_start.html", {
+                **self.admin_site.each_context(request), "opts": self.model._meta,
+                "title": f"Start crawl {crawl.name}?", "crawl": crawl, "confirm": OPEN_WEB,
+                "next": request.POST.get("next", "")})
         if service is None:
             self.message_user(request, f"Unknown action {action!r}.", messages.ERROR)
         else:
             self._run(request, service, crawl, action)
         return HttpResponseRedirect(_next_within_site(
             request, reverse("admin:crawler_crawl_status", args=[crawl_id])))
+
+    def raise_limit_view(self, request: HttpRequest, crawl_id: int):
+        """The status page's "Raise the limit and resume" form (POST ``max_pages``): a crawl
+        that ended at its page limit runs on with the new limit
+        (:func:`crawler.services.crawl_raise_limit`); a bad number is a message, never a 5xx."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        crawl = get_object_or_404(Crawl, pk=crawl_id)
+        self._require(self.has_change_permission(request, crawl))
+        raw = request.POST.get("max_pages", "").strip()
+        if not raw.isdigit() or len(raw) > 10 or int(raw) > 2 ** 31 - 1:
+            self.message_user(request, f"{crawl.name}: the new page limit must be a whole "
+                              f"number of pages, not {raw[:40]!r}.", messages.ERROR)
+        else:
+            try:
+                services.crawl_raise_limit(crawl.pk, int(raw))
+            except services.CrawlServiceError as exc:
+                self.message_user(request, f"{crawl.name}: {exc}", messages.ERROR)
+            else:
+                self.message_user(request, f"{crawl.name}: page limit raised to "
+                                  f"{int(raw) or 'none'}; the crawl runs on.", messages.SUCCESS)
+        return HttpResponseRedirect(reverse("admin:crawler_crawl_status", args=[crawl_id]))
 
     def link_analysis_view(self, request: HttpRequest, crawl_id: int):
         """The "Run link analysis now" button (POST): queue a run, or a follow-up of the
@@ -257,6 +294,8 @@ class CrawlAdmin(SafeModelAdmin):
             "link_analysis": link_analysis_status_get(crawl.pk),
             "now": timezone.now(),
             "exports": exports_list(crawl),
+            "page_limit_reached": (can_change and crawl.status == CrawlStatus.STOPPED
+                                   and crawl.end_reason.startswith(services.PAGE_LIMIT_REACHED)),
         }
         return TemplateResponse(request, "admin/crawler/crawl/status.html", context)
 
@@ -319,7 +358,16 @@ class CrawlAdmin(SafeModelAdmin):
 
     @admin.action(description="Start selected crawls")
     def start_crawls(self, request, queryset):
-        self._run_all(request, queryset, "start")
+        """Start them, but an open-ended one (no site restriction, no page limit): its Start
+        on its status page asks to confirm."""
+        for crawl in queryset:
+            if services.crawl_open_ended(crawl) and crawl.status == CrawlStatus.NEW:
+                self.message_user(request, f"{crawl.name}: not started: it is neither "
+                                  "restricted to its seeds' sites nor limited in pages. Set "
+                                  "one, or press Start on its status page to confirm.",
+                                  messages.WARNING)
+            else:
+                self._run(request, CRAWL_ACTIONS["start"], crawl, "start")
 
     @admin.action(description="Stop selected crawls")
     def stop_crawls(self, request, queryset):
