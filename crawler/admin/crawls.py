@@ -9,7 +9,14 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import HttpRequest, HttpResponseNotAllowed, HttpResponseRedirect, JsonResponse
+from django.http import (
+    FileResponse,
+    Http404,
+    HttpRequest,
+    HttpResponseNotAllowed,
+    HttpResponseRedirect,
+    JsonResponse,
+)
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -24,7 +31,7 @@ from crawler.core.definition.seeds import SeedUrlError, parse_seed_lines
 from crawler.link_analysis import link_analysis_request
 from crawler.machines.needy import WINDOW, needy_queries_get
 from crawler.models import Crawl, PageOptions, QueueServer, SeedSite
-from crawler.warc_export import default_path, exports_list
+from crawler.warc_export import default_path, export_file, exports_list
 from indexer.core.policies import CrawlPolicy
 from linkgraph.models import LinkAnalysis
 from linkgraph.selectors import link_analysis_status_get
@@ -174,6 +181,8 @@ class CrawlAdmin(SafeModelAdmin):
                  name="crawler_crawl_status"),
             path("<int:crawl_id>/do/<str:action>/", self.admin_site.admin_view(self.action_view),
                  name="crawler_crawl_action"),
+            path("<int:crawl_id>/exports/<str:name>", self.admin_site.admin_view(self.export_view),
+                 name="crawler_crawl_export"),
             path("<int:crawl_id>/raise-limit/", self.admin_site.admin_view(self.raise_limit_view),
                  name="crawler_crawl_raise_limit"),
             path("<int:crawl_id>/status.json", self.admin_site.admin_view(self.status_json),
@@ -221,6 +230,18 @@ class CrawlAdmin(SafeModelAdmin):
             self._run(request, service, crawl, action)
         return HttpResponseRedirect(_next_within_site(
             request, reverse("admin:crawler_crawl_status", args=[crawl_id])))
+
+    def export_view(self, request: HttpRequest, crawl_id: int, name: str):
+        """Download a WARC export of the crawl (or its CDXJ index) from the exports folder
+        (:func:`crawler.warc_export.export_file`); 404 for any other name."""
+        crawl = get_object_or_404(Crawl, pk=crawl_id)
+        self._require(self.has_view_permission(request, crawl))
+        found = export_file(crawl, name)
+        if found is None:
+            raise Http404("no such export of this crawl")
+        return FileResponse(found.open("rb"), as_attachment=True, filename=found.name,
+                            content_type="application/gzip" if name.endswith(".gz")
+                            else "application/octet-stream")
 
     def raise_limit_view(self, request: HttpRequest, crawl_id: int):
         """The status page's "Raise the limit and resume" form (POST ``max_pages``): a crawl
@@ -334,7 +355,9 @@ class CrawlAdmin(SafeModelAdmin):
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         extra_context = extra_context or {}
-        crawl = Crawl.objects.filter(pk=object_id).first()
+        # a non-numeric id (a mistyped url) is the admin's own "does not exist", not a 500
+        crawl = Crawl.objects.filter(pk=object_id).first() if str(object_id).isdigit() \
+            else None
         if crawl is not None and self.has_change_permission(request, crawl):
             extra_context["crawl_actions"] = [a for a in allowed_actions(crawl.status)
                                               if a in CRAWL_ACTIONS]
