@@ -224,6 +224,8 @@ def test_forced_original_query_has_no_results_and_offers_the_correction(client, 
     page = html_of(client.get("/", {"q": "threadinng", "nfpr": "1"}))
     assert "No results" in page and 'id="corrected"' not in page
     assert 'id="did-you-mean"' in page and ">threading</a>" in page
+    # said once (issue 39: "Did you mean ...?" above, "Try ..." again in the no-results box)
+    assert page.count(">threading</a>") == 1 and "Try <a" not in page
 
 
 def test_did_you_mean_not_shown_for_known_words(client, site):
