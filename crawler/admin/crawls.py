@@ -157,7 +157,19 @@ class CrawlAdmin(SafeModelAdmin):
         return initial
 
     def save_related(self, request, form, formsets, change) -> None:
+        """The seed rows and the pasted seeds; a new web crawl saved without any is told at
+        once that Start will refuse it (it used to learn so only at Start)."""
         super().save_related(request, form, formsets, change)
+        self._add_bulk_seeds(request, form)
+        crawl = form.instance
+        if crawl.source == Crawl.Source.WEB and crawl.status == CrawlStatus.NEW and \
+                not crawl.seeds.exists():
+            self.message_user(request, f"{crawl.name}: no seed sites yet, so Start would "
+                              "refuse it: add one under Seed sites or Add seed sites.",
+                              messages.WARNING)
+
+    def _add_bulk_seeds(self, request, form) -> None:
+        """Add the form's pasted seed urls (Add seed sites) to the saved crawl, saying how many."""
         text = form.cleaned_data.get("bulk_seeds", "")
         if text.strip():
             try:

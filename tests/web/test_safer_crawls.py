@@ -18,6 +18,7 @@ from crawler import services
 from crawler.core.definition.crawl import CrawlStatus
 from crawler.models import Crawl
 from tests.fixtures.sites import FixtureServer, normal_site
+from tests.web.test_admin import crawl_form
 
 
 @pytest.mark.django_db
@@ -27,6 +28,18 @@ def test_new_crawl_form_starts_restricted_with_a_page_limit(admin_client):
     assert "checked" in box
     limit = re.search(r'<input[^>]*name="max_pages"[^>]*>', html).group(0)
     assert f'value="{services.NEW_CRAWL_MAX_PAGES}"' in limit
+
+
+@pytest.mark.django_db
+def test_a_crawl_saved_without_seeds_is_told_at_once(admin_client, options):
+    """Issue 39, item 10: a crawl with no seeds saved quietly and failed only at Start."""
+    answer = admin_client.post(reverse("admin:crawler_crawl_add"), crawl_form(options),
+                               follow=True)
+    assert answer.status_code == 200
+    assert "no seed sites yet, so Start would refuse it" in answer.content.decode()
+    seeded = admin_client.post(reverse("admin:crawler_crawl_add"), crawl_form(
+        options, name="seeded", bulk_seeds="https://a.example/"), follow=True)
+    assert "no seed sites yet" not in seeded.content.decode()
 
 
 @pytest.mark.django_db
