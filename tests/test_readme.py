@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from ranking.core.search.pipeline import SearchResult
 from tests.conftest import ROOT
 
 README = (ROOT / "README.md").read_text()
@@ -47,3 +48,15 @@ def test_intranet_section_gives_both_settings_their_format_and_an_example():
 
 def test_the_test_run_time_is_given_one_way():
     assert not re.search(r"\b(8|eight) minutes", README)
+
+
+def test_search_api_section_names_every_parameter_and_json_field():
+    """Issue 39, item 10: the API's parameters were documented nowhere in one place. Every
+    parameter the search view reads and every field of its JSON answer is named there."""
+    api = section("Search API")
+    for parameter in ("`q`", "`num`", "`limit`", "`its`", "`mix`", "`safe=off`", "`lang=xx`",
+                      "`nfpr=1`", "`f=json`", "`f=rss`"):
+        assert parameter in api, parameter
+    fields = [*SearchResult("q", "q", (), 0, 0.0, False).as_dict(), "index", "elsewhere"]
+    for name in fields:
+        assert f"`{name}`" in api, name
