@@ -177,6 +177,13 @@ def similar_query(summary: dict[str, Any] | None, plain_title: str,
     return " | ".join(words[:SIMILAR_WORDS])
 
 
+def without_page(query: str, url: str) -> str:
+    """``query`` with the page of ``url`` left out of each of its ``|`` alternatives
+    (``-info:url``): a page's "Similar" and "Inlinks" listed the page itself (its own
+    keywords, its link to itself)."""
+    return " | ".join(f"{part.strip()} -info:{url}" for part in query.split(" | "))
+
+
 @dataclass(slots=True)
 class ResultView:
     """One result as the template shows it."""
@@ -325,9 +332,11 @@ def result_views(result: SearchResult, shards: Sequence[ShardClient], its: int |
         elif options.show_similar_link:
             similar = similar_query(summary, r.plain_title, keywords)
             if similar:
-                view.similar_href = "/?" + urlencode({"q": similar, **base})
+                view.similar_href = "/?" + urlencode({"q": without_page(similar, r.url),
+                                                      **base})
         if options.show_inlinks_link:
-            view.inlinks_href = "/?" + urlencode({"q": f"link:{r.url}", **base})
+            view.inlinks_href = "/?" + urlencode(
+                {"q": without_page(f"link:{r.url}", r.url), **base})
         if host:
             view.site_href = "/?" + urlencode({"q": f"site:{host}", **base})
         view.explanation_rows, view.term_rows = explanation_rows(dict(r.explanation))
