@@ -322,6 +322,7 @@ class CrawlAdmin(SafeModelAdmin):
             "actions": crawl_page.page_actions(crawl.status, can_change),
             "can_change": can_change,  # the buttons are shown only to who may use them
             "page_options": crawl.page_options_snapshot,
+            "page_options_rows": crawl_page.page_options_rows(crawl.page_options_snapshot),
             "queue_servers": QueueServer.objects.all(),
             "live": live,
             "link_analysis": link_analysis_status_get(crawl.pk),

@@ -13,6 +13,7 @@ from django.core.management import call_command
 from django.urls import reverse
 from warcio.archiveiterator import ArchiveIterator
 
+from crawler import services
 from crawler.models import Crawl, FetchedUrl
 from tests.fixtures.sites import FixtureServer
 from tests.fixtures.sites.server import Response
@@ -79,3 +80,15 @@ def test_whole_pages_in_206_are_fetched_shown_and_archived_as_200(admin_client, 
 def test_the_admin_says_crawl_mixes(admin_client):
     index = admin_client.get(reverse("admin:index")).content.decode()
     assert "Crawl mixes" in index and "Crawl mixs" not in index
+
+
+@pytest.mark.django_db
+def test_page_options_copied_at_start_are_named_as_on_their_page(admin_client, make_crawl):
+    """Issue 39, item 10: the crawl page listed "max_description_len" and its like."""
+    crawl = make_crawl(name="named", restrict_to_seeds=True)
+    services.crawl_start(crawl.pk)
+    page = admin_client.get(reverse("admin:crawler_crawl_status", args=[crawl.pk]))
+    table = re.search(r'<table id="crawl-page-options">(.*?)</table>', page.content.decode(),
+                      re.S).group(1)
+    assert "Maximum page summary length" in table and "max_description_len" not in table
+    assert "_" not in "".join(re.findall(r'<th scope="row">([^<]*)</th>', table))
