@@ -373,7 +373,7 @@ def pagination(result: SearchResult, params: dict[str, str],
     if not shown and not result.offset:
         return None
     total = max(result.total, result.offset + shown)
-    if reached is not None and shown:
+    if reached is not None:
         total = reached.reachable
     more = result.offset + shown < total and shown == num
 
@@ -388,8 +388,11 @@ def pagination(result: SearchResult, params: dict[str, str],
     lo = max(0, min(current - PAGE_LINKS // 2, count - PAGE_LINKS))
     hi = min(count, lo + PAGE_LINKS)
     pages = tuple(PageLink(p + 1, href(p * num), p == current) for p in range(lo, hi))
+    # past the end: "previous" is the last page with results
+    back = min(result.offset - num, (count - 1) * num) if not shown and count else \
+        result.offset - num
     return Pagination(result.offset + 1 if shown else 0, result.offset + shown,
-                      href(max(0, result.offset - num)) if result.offset else "",
+                      href(max(0, back)) if result.offset else "",
                       href(result.offset + num) if more else "",
                       pages if count > 1 else (),
                       reached is not None and reached.exact)

@@ -58,13 +58,19 @@ def reach(result: SearchResult, count_after: Callable[[int, int], int]
     """``result`` with a ``total`` that paging can reach, and that reach.
 
     ``count_after(offset, n)`` is how many results the same search shows from rank ``offset``
-    (0-based), at most ``n``; it is called only for a full page. A page with no result past
-    the first page (an offset past the end) keeps its estimate: nothing was shown to check
-    it against, and its previous-page link is kept by the pagination."""
+    (0-based), at most ``n``; it is called for a full page, and for an empty page past the
+    first (an offset past the end: the results before it are counted, so that its links go
+    back to pages that have results)."""
     shown = len(result.results)
     end = result.offset + shown
-    if result.num <= 0 or (not shown and result.offset):
+    if result.num <= 0:
         return result, Reach(end, False)
+    if not shown and result.offset:
+        before = min(result.offset, MAX_LOOK_AHEAD)
+        found = max(0, min(before, count_after(0, before)))
+        if found < before:
+            return replace(result, total=found), Reach(found, True)
+        return result, Reach(found, False)
     if shown < result.num:
         return replace(result, total=end), Reach(end, True)
     ahead = look_ahead_size(result.num)

@@ -98,3 +98,13 @@ def test_index_line_counts_pages_not_link_documents(client, zephyr):
     line = re.search(r'id="index-line">([^<]*)<', html).group(1)
     assert line.endswith(f"· {PAGES} pages"), line
     assert client.get("/", {"q": "zephyr", "f": "json"}).json()["index"]["pages"] == PAGES
+
+
+def test_a_page_past_the_end_links_back_only_to_pages_with_results(client, zephyr):
+    html = client.get("/", {"q": "zephyr", "num": "5", "limit": "20"}).content.decode()
+    assert "No results on this page" in html
+    back = re.search(r'<a href="([^"]+)" rel="prev" id="prev-page">', html)
+    assert back, "no way back to the results"
+    last = client.get(back.group(1).replace("&amp;", "&")).content.decode()
+    assert last.count('class="result"') == PAGES % 5 and "Results 6–7 of 7 (" in last
+    assert client.get("/?q=zephyr&num=5&limit=20&f=json").json()["total"] == PAGES
