@@ -11,10 +11,12 @@ import re
 import pytest
 from django.core.management import call_command
 from django.urls import reverse
+from django.utils import timezone
 from warcio.archiveiterator import ArchiveIterator
 
 from crawler import services
 from crawler.models import Crawl, FetchedUrl
+from linkgraph.models import LinkAnalysis
 from tests.fixtures.sites import FixtureServer
 from tests.fixtures.sites.server import Response
 from tests.fixtures.sites.sites import html_page, not_found
@@ -92,3 +94,22 @@ def test_page_options_copied_at_start_are_named_as_on_their_page(admin_client, m
                       re.S).group(1)
     assert "Maximum page summary length" in table and "max_description_len" not in table
     assert "_" not in "".join(re.findall(r'<th scope="row">([^<]*)</th>', table))
+
+
+@pytest.mark.django_db
+def test_the_crawl_page_writes_times_one_way(admin_client, make_crawl):
+    """Issue 39, item 10: three date formats on one page (the crawl's start, the link
+    analysis's ISO times, the browser's local refresh time; tests/browser/test_admin_live.py
+    checks the last)."""
+    crawl = make_crawl(name="timed", restrict_to_seeds=True)
+    services.crawl_start(crawl.pk)
+    at = timezone.now().replace(microsecond=0)
+    LinkAnalysis.objects.create(crawl=crawl, last_outcome="ok", last_started_at=at,
+                                last_finished_at=at)
+    page = admin_client.get(reverse("admin:crawler_crawl_status", args=[crawl.pk]))
+    text = page.content.decode()
+    stamp = at.strftime("%Y-%m-%d %H:%M:%S UTC")
+    assert f'data-la="started_at">{stamp}<' in text and f'data-la="finished_at">{stamp}<' in text
+    assert re.search(r"Started \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", text)
+    data = admin_client.get(reverse("admin:crawler_crawl_status_json", args=[crawl.pk])).json()
+    assert data["link_analysis"]["last"]["started_at"] == stamp
