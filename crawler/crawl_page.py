@@ -13,12 +13,15 @@ from __future__ import annotations
 import math
 from datetime import datetime, timedelta
 
+from django.core.exceptions import FieldDoesNotExist
+from django.utils.text import capfirst
+
 from crawler.core.archive import skipped as archive_skipped
 from crawler.core.definition.crawl import allowed_actions
 from crawler.core.queue_server.freshness import freshness_figures
 from crawler.core.transport import fetch_error_kinds
 
-from .models import Crawl
+from .models import Crawl, PageOptions
 
 # The buttons the page can show; "finish" and "saved" are the crawl's own transitions.
 BUTTONS = ("start", "stop", "resume", "close")
@@ -211,3 +214,19 @@ def archive_report(crawl: Crawl, servers: list[dict]) -> dict | None:
             f"{row['label']} ({row['count']}, e.g. {row['url']}: {row['message']})"
             for row in rows[:5])) if rows else "",
     }
+
+
+def page_options_rows(snapshot: dict | None) -> list[tuple[str, object]]:
+    """The rows of a crawl's "Page Options copied at start": each setting by its form label
+    (the Page Options field's verbose name, as the Page Options page says it) rather than its
+    internal name, with its value; the profile's name and its scrapers are shown apart."""
+    rows = []
+    for key, value in (snapshot or {}).items():
+        if key in ("name", "scrapers"):
+            continue
+        try:
+            label = capfirst(str(PageOptions._meta.get_field(key).verbose_name))
+        except FieldDoesNotExist:
+            label = capfirst(key.replace("_", " "))
+        rows.append((label, value))
+    return rows

@@ -183,7 +183,8 @@ def crawl_finish(crawl_id: int, analyse: bool = True) -> Crawl:
     """A running crawl ended by itself (page limit reached, nothing left to fetch); its link
     analysis is asked for, unless ``analyse`` is False (the caller runs it). A crawl that
     ends with nothing indexed because its robots.txt fetches (or its pages) failed says so in
-    ``end_reason`` (from the counters the queue servers reported last)."""
+    ``end_reason`` (from the counters the queue servers reported last), and so does one that
+    reached its page limit with urls still queued (:func:`page_limit_reason`)."""
     crawl = _locked(crawl_id)
     crawl.status = _transition(crawl, "finish")
     crawl.active_lock = None
@@ -193,7 +194,8 @@ def crawl_finish(crawl_id: int, analyse: bool = True) -> Crawl:
                                                         crawl.pages_fetched,
                                                         crawl.fetch_error_kinds)
                         or archive_skipped.end_reason(crawl.documents_indexed,
-                                                      crawl.archive_skipped))
+                                                      crawl.archive_skipped)
+                        or page_limit_reason(crawl))
     crawl.save(update_fields=["status", "active_lock", "stopped_at", "end_reason"])
     if crawl.end_reason:
         logger.warning("crawl finished crawl=%s: %s", crawl.pk, crawl.end_reason)
@@ -284,6 +286,54 @@ def crawl_resume(crawl_id: int) -> Crawl:
     crawl.end_reason = ""
     _save_active(crawl, ["status", "active_lock", "stopped_at", "end_reason"])
     logger.info("crawl resumed crawl=%s", crawl.pk)
+    return crawl
+
+
+PAGE_LIMIT_REACHED = "page limit reached"
+NEW_CRAWL_MAX_PAGES = 10_000  # the page limit the admin's new-crawl form starts with
+
+
+def crawl_open_ended(crawl: Crawl) -> bool:
+    """A web crawl neither restricted to its seed and allowed sites nor limited in pages: on
+    a real network it follows links anywhere, without end (its Start asks to confirm)."""
+    return crawl.source == Crawl.Source.WEB and not crawl.restrict_to_seeds and \
+        not crawl.max_pages
+
+
+def page_limit_reason(crawl: Crawl) -> str:
+    """Why a web crawl that ended by itself with urls still queued ended: its page limit
+    (its queue servers stop handing urls out once ``max_pages`` are scheduled, and only then
+    settle with urls queued), with how many are left and what to do; "" otherwise."""
+    if crawl.source != Crawl.Source.WEB or not crawl.max_pages or crawl.urls_queued <= 0:
+        return ""
+    return (f"{PAGE_LIMIT_REACHED} ({crawl.max_pages} pages); {crawl.urls_queued} urls left; "
+            "raise the limit and resume")
+
+
+@transaction.atomic
+def crawl_raise_limit(crawl_id: int, max_pages: int) -> Crawl:
+    """Raise the page limit of a crawl that ended at it (:func:`page_limit_reason`) to
+    ``max_pages`` (0: no limit) and run it again from its saved queues: its queue servers
+    reopen them with the new limit (a queue's limits may change, its order not). Refused
+    for a crawl that did not end at its page limit, a limit not above the old one, or while
+    another crawl is active."""
+    crawl = _locked(crawl_id)
+    if crawl.status != CrawlStatus.STOPPED or not crawl.end_reason.startswith(
+            PAGE_LIMIT_REACHED):
+        raise CrawlServiceError(f"crawl {crawl.name!r} did not end at its page limit: "
+                                "nothing to resume")
+    if crawl.replaced_at is not None or crawl.repeats.exists():
+        raise CrawlServiceError(f"crawl {crawl.name!r} was repeated: resume the repeat")
+    if max_pages != 0 and max_pages <= crawl.max_pages:
+        raise CrawlServiceError(f"the new page limit must be above {crawl.max_pages} "
+                                "(or 0 for no limit)")
+    _activate(crawl)
+    crawl.max_pages = max_pages
+    crawl.status = CrawlStatus.RUNNING
+    crawl.stopped_at = None
+    crawl.end_reason = ""
+    _save_active(crawl, ["max_pages", "status", "active_lock", "stopped_at", "end_reason"])
+    logger.info("crawl resumed with page limit %s crawl=%s", max_pages or "none", crawl.pk)
     return crawl
 
 

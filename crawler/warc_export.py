@@ -83,7 +83,8 @@ def crawl_export_warc(crawl_id: int, out: str | os.PathLike[str] | None = None,
 
 
 def exports_list(crawl: Crawl) -> list[dict]:
-    """The reports of the exports of ``crawl`` in the default folder, newest first."""
+    """The reports of the exports of ``crawl`` in the default folder, newest first, each with
+    ``download``: its file's name for the admin's download link ("" when not in the folder)."""
     found = []
     for path in exports_dir().glob(f"*-{crawl.timestamp}.warc.gz.json"):
         try:
@@ -91,5 +92,18 @@ def exports_list(crawl: Crawl) -> list[dict]:
         except (OSError, ValueError):
             continue
         if isinstance(data, dict) and data.get("timestamp") == crawl.timestamp:
+            name = Path(str(data.get("path", ""))).name  # its download, when in the folder
+            data["download"] = name if export_file(crawl, name) is not None else ""
             found.append(data)
     return sorted(found, key=lambda d: str(d.get("path")), reverse=True)
+
+
+def export_file(crawl: Crawl, name: str) -> Path | None:
+    """The export of ``crawl`` named ``name`` (its WARC file or its CDXJ index) in the exports
+    folder, for a download; None for any other name (another crawl's, a path, a missing
+    file): only ``<slug>-<timestamp>.warc.gz`` and ``.cdxj`` files directly in the folder."""
+    if not re.fullmatch(rf"[A-Za-z0-9._-]+-{crawl.timestamp}\.warc\.gz(\.cdxj)?", name or "") \
+            or name.startswith("."):
+        return None
+    path = exports_dir() / name
+    return path if path.is_file() else None

@@ -6,7 +6,7 @@ Layer: Django glue; the services (:mod:`linkgraph.services`) write the row.
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, timedelta
 
 from django.conf import settings
 from django.utils import timezone
@@ -20,7 +20,8 @@ STAGE_LABELS = {"starting": "starting", "documents": "reading the shards' docume
 
 def link_analysis_status_get(crawl_id: int) -> dict:
     """What the admin shows of a crawl's link analysis (JSON-ready): the run in progress (its
-    stage and counts, or ``stalled``) and the last run that ended."""
+    stage and counts, or ``stalled``) and the last run that ended; times as "YYYY-MM-DD
+    HH:MM:SS UTC", the crawl page's format."""
     row = LinkAnalysis.objects.filter(crawl_id=crawl_id).first()
     if row is None:
         row = LinkAnalysis(crawl_id=crawl_id)
@@ -30,7 +31,8 @@ def link_analysis_status_get(crawl_id: int) -> dict:
     stalled = running and row.heartbeat_at is not None and now - row.heartbeat_at > stale
 
     def when(value) -> str | None:
-        return value.isoformat() if value else None
+        # the crawl page's one date format ("2026-11-29 02:30:00 UTC"), as its other times
+        return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC") if value else None
 
     percent = None
     if running and row.stage_total > 0:

@@ -70,7 +70,10 @@ class Supervisor:
         stable_after: float = 30.0,
         grace: float = 15.0,
         poll_interval: float = 0.2,
+        ready_message: str = "",
     ) -> None:
+        """``ready_message``: printed as it is after "all processes are up" (where to open
+        the engine, say), so that it is what the console shows last."""
         if len({s.name for s in specs}) != len(specs):
             raise ValueError("child names must be unique")
         self._children = [_Child(spec) for spec in specs]
@@ -81,6 +84,7 @@ class Supervisor:
         self._grace = grace
         self._poll = poll_interval
         self._stopping = False
+        self._ready_message = ready_message
 
     def say(self, message: str) -> None:
         self._out.write(f"[up] {message}\n")
@@ -159,6 +163,9 @@ class Supervisor:
                     return 1
                 return 0
             self.say("all processes are up; press Ctrl-C to stop")
+            if self._ready_message:
+                self._out.write(self._ready_message + "\n")
+                self._out.flush()
             while not self._stopping:
                 now = time.monotonic()
                 for child in self._children:

@@ -14,6 +14,9 @@ its redirect's target) has its stored page read again here:
   linking to the url carries) and "similar": the pages nearest by embedding
   (``/similar?url=``, :mod:`ranking.similar`) when the index has stored embeddings, else the
   page's top keywords joined with ``|``, as Yioop's related search uses the page's word cloud.
+
+A query with ``site:`` hosts and no result names the other finished crawls that hold pages
+of them (:func:`crawls_holding`).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from __future__ import annotations
 import html
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -33,17 +36,18 @@ from indexer.core.bundle.reader import IndexBundleReader
 from indexer.core.errors import CorruptIndexError
 from indexer.core.ids import DOC_TYPE, DocType
 from indexer.core.urls import host_of
+from ranking.core.query.parser import ParsedQuery
 from ranking.core.search.mixes import crawl_of, unwrap
 from ranking.core.search.pipeline import Result, SearchResult
 from ranking.core.shard.candidates import ShardClient
 from ranking.core.shard.local import LocalShard
 
 from .similar import has_embeddings
+from .totals import PAGE_LINKS, Reach
 
 NO_ARCHIVE = frozenset({"NOARCHIVE", "NONE"})
 DISPLAY_URL_CHARS = 80
 SIMILAR_WORDS = 4
-PAGE_LINKS = 9  # page numbers shown around the current page
 LANGUAGES = (("en", "English"), ("fr", "Français"), ("de", "Deutsch"), ("es", "Español"),
              ("it", "Italiano"), ("pt", "Português"), ("nl", "Nederlands"), ("ru", "Русский"),
              ("ja", "日本語"), ("zh", "中文"), ("ko", "한국어"), ("ar", "العربية"))
@@ -171,6 +175,13 @@ def similar_query(summary: dict[str, Any] | None, plain_title: str,
             if word not in _STOP and word not in words:
                 words.append(word)
     return " | ".join(words[:SIMILAR_WORDS])
+
+
+def without_page(query: str, url: str) -> str:
+    """``query`` with the page of ``url`` left out of each of its ``|`` alternatives
+    (``-info:url``): a page's "Similar" and "Inlinks" listed the page itself (its own
+    keywords, its link to itself)."""
+    return " | ".join(f"{part.strip()} -info:{url}" for part in query.split(" | "))
 
 
 @dataclass(slots=True)
@@ -321,9 +332,11 @@ def result_views(result: SearchResult, shards: Sequence[ShardClient], its: int |
         elif options.show_similar_link:
             similar = similar_query(summary, r.plain_title, keywords)
             if similar:
-                view.similar_href = "/?" + urlencode({"q": similar, **base})
+                view.similar_href = "/?" + urlencode({"q": without_page(similar, r.url),
+                                                      **base})
         if options.show_inlinks_link:
-            view.inlinks_href = "/?" + urlencode({"q": f"link:{r.url}", **base})
+            view.inlinks_href = "/?" + urlencode(
+                {"q": without_page(f"link:{r.url}", r.url), **base})
         if host:
             view.site_href = "/?" + urlencode({"q": f"site:{host}", **base})
         view.explanation_rows, view.term_rows = explanation_rows(dict(r.explanation))
@@ -347,15 +360,21 @@ class Pagination:
     previous: str
     next: str
     pages: tuple[PageLink, ...]
+    exact: bool = False  # the result's total is exact (no "about")
 
 
-def pagination(result: SearchResult, params: dict[str, str]) -> Pagination | None:
-    """Previous/next and numbered page links (``limit`` = offset, ``num`` = page size)."""
+def pagination(result: SearchResult, params: dict[str, str],
+               reached: Reach | None = None) -> Pagination | None:
+    """Previous/next and numbered page links (``limit`` = offset, ``num`` = page size). With
+    ``reached`` (:func:`ranking.totals.reach`) no link goes past the last result known to
+    exist: every page linked has results."""
     num = result.num or 10
     shown = len(result.results)
     if not shown and not result.offset:
         return None
     total = max(result.total, result.offset + shown)
+    if reached is not None:
+        total = reached.reachable
     more = result.offset + shown < total and shown == num
 
     def href(offset: int) -> str:
@@ -369,7 +388,63 @@ def pagination(result: SearchResult, params: dict[str, str]) -> Pagination | Non
     lo = max(0, min(current - PAGE_LINKS // 2, count - PAGE_LINKS))
     hi = min(count, lo + PAGE_LINKS)
     pages = tuple(PageLink(p + 1, href(p * num), p == current) for p in range(lo, hi))
+    # past the end: "previous" is the last page with results
+    back = min(result.offset - num, (count - 1) * num) if not shown and count else \
+        result.offset - num
     return Pagination(result.offset + 1 if shown else 0, result.offset + shown,
-                      href(max(0, result.offset - num)) if result.offset else "",
+                      href(max(0, back)) if result.offset else "",
                       href(result.offset + num) if more else "",
-                      pages if count > 1 else ())
+                      pages if count > 1 else (),
+                      reached is not None and reached.exact)
+
+
+# -- where a site: query's host is, when the index searched has none of it -----------------
+# After a second crawl, ``site:docs.python.org asyncio`` said only "No results": search still
+# read the first crawl. A search with no result whose query names ``site:`` hosts asks which
+# other finished crawls hold pages of them; the page names them with a link that searches the
+# crawl (``its=``), the JSON answer lists them (``elsewhere``).
+
+MAX_CRAWLS = 10  # finished crawls looked at, newest first
+
+
+@dataclass(frozen=True, slots=True)
+class Elsewhere:
+    """A crawl not searched that holds pages of ``host``: its ``label``, timestamp ``its``
+    and the search page url of the query over it (``href``)."""
+
+    host: str
+    label: str
+    its: int
+    href: str
+
+    def as_dict(self) -> dict:
+        return {"host": self.host, "crawl": self.label, "its": self.its, "href": self.href}
+
+
+def site_hosts(parsed: ParsedQuery) -> list[str]:
+    """The hosts the query's ``site:`` meta words name (``site:all`` left out), in order."""
+    hosts: list[str] = []
+    for conjunct in parsed.disjuncts:
+        for meta in conjunct.meta:
+            host = meta[len("site:"):] if meta.startswith("site:") else ""
+            if host and host != "all" and host not in hosts:
+                hosts.append(host)
+    return hosts
+
+
+def crawls_holding(hosts: Sequence[str], searched: Sequence[int],
+                   crawls: Sequence[tuple[int, str]], holds: Callable[[int, str], bool],
+                   params: dict[str, str]) -> list[Elsewhere]:
+    """The ``crawls`` ((timestamp, label), newest first) other than the ``searched`` ones
+    where ``holds(its, host)`` says a page of one of ``hosts`` is, one entry per crawl (its
+    first host found); ``params`` are the search's, the link adds the crawl's ``its``."""
+    found: list[Elsewhere] = []
+    for its, label in crawls[:MAX_CRAWLS]:
+        if its in searched:
+            continue
+        for host in hosts:
+            if holds(its, host):
+                href = "/?" + urlencode({**params, "its": str(its)})
+                found.append(Elsewhere(host, label, its, href))
+                break
+    return found

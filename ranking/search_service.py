@@ -39,7 +39,7 @@ from crawler.selectors import ConfigNotFound, crawl_pages_count
 from indexer.core.errors import CorruptIndexError
 from indexer.core.shard_token import shard_bearer
 from indexer.core.text import TextAnalyzer
-from ranking.core.errors import NoIndexError, public_reason
+from ranking.core.errors import NoIndexError, ShardError, public_reason
 from ranking.core.options import SearchOptions
 from ranking.core.query.parser import QueryParser
 from ranking.core.remote.client import RemoteShard
@@ -65,6 +65,7 @@ from .params import SearchParams, effective_query
 from .selectors import curation_get, remote_queue_server_urls, search_options_get
 from .semantic_model import model_embedder
 from .suggest import LexiconCache
+from .totals import Reach, indexed_pages, reach
 
 logger = logging.getLogger(__name__)
 KEPT = 32  # remote shards and searchers kept per process (each its own key)
@@ -121,7 +122,8 @@ class SearchAnswer:
     """What :meth:`SearchService.search` found: the ``result`` of ``params`` over ``shards``
     of crawl ``its`` (the first crawl of a mix), which ``index`` that was (None: none could
     be read), and ``log``, the (query, total, top scores) to record in the query log once
-    the answer is sent (None: this search is not logged)."""
+    the answer is sent (None: this search is not logged). ``reach``: how far paging can go
+    from this page (:func:`ranking.totals.reach`; None: not checked, nothing was searched)."""
 
     params: SearchParams
     result: SearchResult
@@ -129,6 +131,7 @@ class SearchAnswer:
     shards: list[ShardClient]
     log: tuple[str, int, list[float]] | None
     index: IndexInfo | None = None
+    reach: Reach | None = None
 
 
 class SearchService:
@@ -227,15 +230,20 @@ class SearchService:
         return first, shards
 
     def index_info(self, its: int | None, mix: str | None, read: int | None, *,
-                   staff: bool = False) -> IndexInfo | None:
+                   staff: bool = False, shards: list[ShardClient] | None = None
+                   ) -> IndexInfo | None:
         """The index a search of ``its`` / ``mix`` reads (crawl ``read`` when it is the newest
-        on disk), named, with its page count (None when the database cannot say)."""
+        on disk), named, with its page count: the page documents of its ``shards`` when they
+        are local bundles (:func:`ranking.totals.indexed_pages`), else the crawls' counters
+        (None when the database cannot say)."""
         try:
             choice = self.index_choice(its, mix, staff=staff)
             stamps = choice.timestamps or ((read,) if read is not None else ())
             label = choice.label if choice.parts or read is None else \
                 f"{choice.label} (crawl {read})"
-            return IndexInfo(label, choice.kind, stamps, crawl_pages_count(stamps))
+            pages = indexed_pages(shards) if shards else None
+            return IndexInfo(label, choice.kind, stamps,
+                             crawl_pages_count(stamps) if pages is None else pages)
         except (NoIndexError, DatabaseError):
             return None
 
@@ -323,14 +331,17 @@ class SearchService:
                     lang_of = self.parser.parse(text, safe_search=params.safe).lang
                     fixed = self.did_you_mean(params.query.strip(), its, shards, lang_of)
                     return effective_query(fixed, params.lang) if fixed else None
-            result = search_with_fallback(self.searcher(shards, options), searched,
-                                          num=params.num, offset=params.offset,
-                                          safe_search=params.safe, correct=correct)
+            searcher = self.searcher(shards, options)
+            result = search_with_fallback(searcher, searched, num=params.num,
+                                          offset=params.offset, safe_search=params.safe,
+                                          correct=correct)
+            result, reached = reach(result, self._counter(searcher, result, params))
         except (NoIndexError, CorruptIndexError) as exc:
             logger.warning("search of %r failed: %s", searched, exc, exc_info=True)
             result = SearchResult(searched, searched, (), 0, 0.0, False,
                                   (SearchMessage.error(public_reason(exc)),),
                                   params.offset, params.num)
+            reached = None
         log = None
         if params.offset == 0 and params.num > 0:  # the query log needy-query crawling reads
             partial = result.fallback == "partial"
@@ -342,9 +353,21 @@ class SearchService:
         if params.messages:
             result = replace(result, messages=(*map(SearchMessage.notice, params.messages),
                                                *result.messages))
-        index = (self.index_info(params.its, params.mix, its, staff=params.staff)
-                 if shards else None)
-        return SearchAnswer(params, result, its, shards, log, index)
+        index = (self.index_info(params.its, params.mix, its, staff=params.staff,
+                                 shards=shards) if shards else None)
+        return SearchAnswer(params, result, its, shards, log, index, reached)
+
+    @staticmethod
+    def _counter(searcher: Searcher, result: SearchResult, params: SearchParams
+                 ) -> Callable[[int, int], int]:
+        """How many results the search that gave ``result`` (its correction or relaxed query
+        when it fell back) shows from a rank on, at most n: its heads only, no snippets."""
+        query = result.searched or params.searched
+
+        def count_after(offset: int, n: int) -> int:
+            return len(searcher.search(query, num=n, offset=offset, snippets=False,
+                                       safe_search=params.safe).results)
+        return count_after
 
     @staticmethod
     def _with_pins(result: SearchResult, pins: tuple[tuple[str, int], ...], searcher: Searcher,
@@ -360,6 +383,19 @@ class SearchService:
                     found[url] = extra.results[0]
         results = place_pins(result.results, pins, lambda r: r.url, found, params.num)
         return replace(result, results=tuple(results))
+
+    def crawl_holds_site(self, its: int, host: str, *, staff: bool, safe: bool) -> bool:
+        """Whether crawl ``its`` has a page of ``host`` to show (``site:host``), as someone
+        (``staff`` or not) may search it; False when it has no index or cannot be read."""
+        if not staff and not self._open_to_anyone(its):
+            return False
+        try:
+            _, shards = self._crawl_shards(its)
+            found = self.searcher(shards, self.options()).search(
+                f"site:{host}", num=1, snippets=False, safe_search=safe)
+        except (NoIndexError, CorruptIndexError, ShardError, OSError):
+            return False
+        return bool(found.results)
 
     def did_you_mean(self, query: str, its: int | None, shards: list[ShardClient],
                      lang: str = "en") -> str | None:

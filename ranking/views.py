@@ -14,7 +14,7 @@ URLs and parameters:
   keeps pages in language ``xx`` (``lang=all``: any language; empty: the guessed query
   language) by adding the ``lang:`` meta word. ``f=json`` answers ``{results: [{url, title,
   snippet, score, explanation}], total, time, partial, messages, query, rewritten, offset,
-  num, searched, fallback}``; ``f=rss`` RSS 2.0 with OpenSearch response elements
+  num, searched, fallback, index, elsewhere}``; ``f=rss`` RSS 2.0 with OpenSearch response elements
   (:mod:`ranking.feeds`). A query with no result shows a spelling correction's results
   (``fallback: "corrected"``, ``searched``: the correction; ``nfpr=1`` forces the query as
   typed) or the pages with most of its words (``fallback: "partial"``); ``fallback`` is null
@@ -42,6 +42,7 @@ import logging
 from typing import Any
 from urllib.parse import urlencode
 
+from django.db import DatabaseError
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.clickjacking import xframe_options_sameorigin
@@ -55,6 +56,7 @@ from ranking.core.options import SearchOptions
 from ranking.core.search.messages import MessageKind, SearchMessage, message_texts
 from ranking.core.search.pipeline import NO_SHARD_ANSWERED, SearchResult
 from ranking.core.shard.candidates import ShardClient
+from searchindex.selectors import finished_crawls
 
 from . import cached, feeds, page
 from . import similar as similar_pages
@@ -159,10 +161,44 @@ def run_search_or_failure(request: HttpRequest, options: SearchOptions
 
 
 def json_answer(request: HttpRequest, options: SearchOptions) -> dict[str, Any]:
-    """The JSON form of the search: the result's fields and ``index``, the index that answered
-    (its label, kind, crawl timestamps and page count; null when none could be read)."""
-    result, index = run_search_or_failure(request, options)
-    return {**result.as_dict(), "index": index.as_dict() if index is not None else None}
+    """The JSON form of the search: the result's fields, ``index``, the index that answered
+    (its label, kind, crawl timestamps and page count; null when none could be read), and
+    ``elsewhere``, the crawls not searched that hold the ``site:`` hosts of a query with no
+    result (:func:`ranking.page.crawls_holding`)."""
+    try:
+        answer = run_search(request, options)
+    except SEARCH_FAILURES as exc:
+        failed = failed_search(request.GET.get("q", "")[:MAX_QUERY_CHARS], exc)
+        return {**failed.as_dict(), "index": None, "elsewhere": []}
+    index = answer.index
+    found = sites_elsewhere(answer, {"q": answer.params.query.strip(), "f": "json"})
+    return {**answer.result.as_dict(), "index": index.as_dict() if index is not None else None,
+            "elsewhere": [e.as_dict() for e in found]}
+
+
+def sites_elsewhere(answer: SearchAnswer, params: dict[str, str]) -> list[page.Elsewhere]:
+    """For a search with no result whose query names ``site:`` hosts, the finished crawls
+    not searched that hold pages of them (links keep ``params`` but a mix); else none."""
+    result = answer.result
+    if result.results or result.offset or (answer.index is None and answer.its is None):
+        return []
+    service = search_service()
+    hosts = page.site_hosts(service.parser.parse(answer.params.searched,
+                                            safe_search=answer.params.safe))
+    if not hosts:
+        return []
+    searched = answer.index.timestamps if answer.index is not None and \
+        answer.index.timestamps else (answer.its,)
+    try:
+        crawls = finished_crawls(page.MAX_CRAWLS)
+    except DatabaseError:
+        return []
+    staff, safe = answer.params.staff, answer.params.safe
+
+    def holds(its: int, host: str) -> bool:
+        return service.crawl_holds_site(its, host, staff=staff, safe=safe)
+    keep = {k: v for k, v in params.items() if k not in ("mix", "its", "limit")}
+    return page.crawls_holding(hosts, searched, crawls, holds, keep)
 
 
 @require_GET
@@ -235,7 +271,8 @@ def search_context(request: HttpRequest, options: SearchOptions) -> dict[str, An
     rss_params = {**params, "f": "rss"}
     return {
         "result": result, "results": views, "its_value": its, "index": answer.index,
-        "pagination": page.pagination(result, params),
+        "elsewhere": sites_elsewhere(answer, params),
+        "pagination": page.pagination(result, params, answer.reach),
         "notes": _classify(result, query),
         "did_you_mean": suggestion,
         "did_you_mean_href": "/?" + urlencode({**unforced, "q": suggestion})

@@ -108,12 +108,16 @@ class SearchIndexAdmin(SafeModelAdmin):
     """One row: the list page goes straight to its form."""
 
     form = SearchIndexForm
-    readonly_fields = ("now_searched", "changed_at")
-    fields = ("now_searched", "mode", "crawl", "mix", "changed_at")
+    readonly_fields = ("now_searched", "when_a_crawl_ends", "changed_at")
+    fields = ("now_searched", "when_a_crawl_ends", "mode", "crawl", "mix", "changed_at")
 
     @admin.display(description="now searched")
     def now_searched(self, row: SearchIndex) -> str:
         return selectors.search_index_get().label
+
+    @admin.display(description="when a crawl ends")
+    def when_a_crawl_ends(self, row: SearchIndex | None) -> str:
+        return when_a_crawl_ends()
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return super().has_add_permission(request) and not SearchIndex.objects.exists()
@@ -146,6 +150,29 @@ class SearchIndexAdmin(SafeModelAdmin):
             obj.pk = row.pk
 
 
+def when_a_crawl_ends() -> str:
+    """What happens to search when a crawl ends, as the admin pages say it: followed (the
+    newest finished crawl is searched) or not (an admin pinned a crawl or a mix)."""
+    if selectors.search_index_pinned():
+        return (f"Pinned: search reads {selectors.search_index_get().label}, chosen by an "
+                "admin; a crawl that ends is not searched by itself. Choose \"Always the "
+                "newest finished crawl\" to search each crawl as it ends.")
+    return ("Automatic: each crawl that ends with pages becomes the searched index. Choose "
+            "\"This crawl\" or \"This crawl mix\" to pin one.")
+
+
+def crawl_search_note(crawl: Crawl) -> str:
+    """Whether search reads ``crawl``, or will when it ends, or why not, for its status page."""
+    choice = selectors.search_index_get()
+    if crawl.timestamp in choice.timestamps:
+        return f"Search reads this crawl ({choice.label})."
+    if selectors.search_index_pinned():
+        return (f"Search reads {choice.label}, pinned by an admin: this crawl is not searched "
+                "when it ends. Use \"Use the selected crawl for search\" on the crawl list, or "
+                "the Search index page, to search it.")
+    return "This crawl becomes the searched index when it ends with pages."
+
+
 def _with(names: tuple[str, ...] | list[str], name: str, before: str) -> list[str]:
     """``names`` with ``name`` put just before ``before``."""
     names = list(names)
@@ -176,7 +203,16 @@ class SearchedCrawlAdmin(CrawlAdmin):
     def changelist_view(self, request, extra_context=None):
         # the "searched" column's choice, read once per list rather than once per row
         self._searched.timestamps = selectors.search_index_get().timestamps
+        if request.method == "GET":  # which index search reads, and whether a crawl ending
+            self.message_user(request, when_a_crawl_ends(), messages.INFO)  # changes it
         return super().changelist_view(request, extra_context)
+
+    def status_view(self, request: HttpRequest, crawl_id: int):
+        """The crawl's status page, saying whether search reads the crawl or will."""
+        crawl = Crawl.objects.filter(pk=crawl_id).first()
+        if crawl is not None and self.has_view_permission(request, crawl):
+            self.message_user(request, crawl_search_note(crawl), messages.INFO)
+        return super().status_view(request, crawl_id)
 
 
 admin.site.unregister(Crawl)

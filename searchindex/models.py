@@ -32,6 +32,7 @@ class CrawlMix(models.Model):
         db_table = "crawler_crawlmix"
         ordering = ["name"]
         verbose_name = "crawl mix"
+        verbose_name_plural = "crawl mixes"  # not Django's "crawl mixs"
 
     def __str__(self) -> str:
         return self.name

@@ -49,18 +49,38 @@ def _mix_choice(mix: CrawlMix, kind: str = "mix") -> IndexChoice:
                        tuple((m.crawl.timestamp, float(m.weight)) for m in members))
 
 
+def _finished_crawls():
+    """Crawls that ended with documents, newest first; a repeat that ended without replacing
+    its crawl (stopped half-way) is left out: its index is half built."""
+    return (Crawl.objects.filter(status__in=ENDED_STATES, documents_indexed__gt=0)
+            .exclude(repeat_of__isnull=False, repeat_of__replaced_at__isnull=True)
+            .order_by("-timestamp"))
+
+
 def _newest_finished_choice() -> IndexChoice:
-    crawl = (Crawl.objects.filter(status__in=ENDED_STATES, documents_indexed__gt=0)
-             .order_by("-timestamp").first())
+    crawl = _finished_crawls().first()
     if crawl is None:
         return NEWEST_ON_DISK
     return IndexChoice("newest", _crawl_label(crawl), ((crawl.timestamp, 1.0),))
 
 
+def finished_crawls(limit: int) -> list[tuple[int, str]]:
+    """(timestamp, label) of at most ``limit`` crawls that ended with documents, newest
+    first: where the search page looks for a ``site:`` host the index searched lacks."""
+    return [(c.timestamp, _crawl_label(c)) for c in _finished_crawls()[:limit]]
+
+
+def search_index_pinned() -> bool:
+    """Whether an admin pinned the index chosen for search (a crawl or a crawl mix): a crawl
+    that ends is then not searched by itself. False while search follows the newest finished
+    crawl (the automatic choice, or no choice yet)."""
+    return SearchIndex.objects.filter(pk=1).exclude(mode=SearchIndex.Mode.NEWEST).exists()
+
+
 def search_index_get() -> IndexChoice:
     """The index chosen for search (``SearchIndex``): a crawl, a mix, or the newest finished
-    crawl with documents; without a choice (or when the chosen crawl or mix was deleted), the
-    newest index on disk."""
+    crawl with documents (a half-built repeat left out); without a choice (or when the chosen
+    crawl or mix was deleted), the newest index on disk."""
     row = SearchIndex.objects.select_related("crawl", "mix").filter(pk=1).first()
     if row is None:
         return NEWEST_ON_DISK

@@ -32,7 +32,8 @@ def search_index_use(mode: str, crawl_id: int | None = None,
                      mix_id: int | None = None) -> SearchIndex:
     """Choose the index the search page answers from: a crawl (``mode`` "crawl"), a crawl mix
     ("mix") or always the newest finished crawl ("newest"). Kept in the database, so the
-    choice survives restarts; a new crawl never changes it."""
+    choice survives restarts. A crawl or a mix is pinned: a new crawl never changes it; with
+    "newest" each crawl that ends with documents is searched."""
     try:
         mode = SearchIndex.Mode(mode)
     except ValueError:
@@ -58,18 +59,20 @@ def search_index_use(mode: str, crawl_id: int | None = None,
 
 
 def _first_choice(crawl: Crawl | None = None) -> None:
-    """When no index was chosen for search, the first crawl that ends with documents becomes
-    it: ``crawl`` as it ends, or (as another crawl starts, in case the ended crawl's counters
-    came late) the newest ended crawl with documents. Later crawls then never replace it by
-    themselves."""
+    """When no index was chosen for search, the first crawl that ends with documents makes
+    the choice "the newest finished crawl" (``crawl`` as it ends, or, as another crawl starts
+    in case the ended crawl's counters came late, the newest ended crawl with documents):
+    from then on each crawl that ends with documents is searched, until an admin pins a crawl
+    or a mix (issue 39: a second crawl was never searched, and nothing said why)."""
     if SearchIndex.objects.filter(pk=1).exists():
         return
     if crawl is None:
         crawl = (Crawl.objects.filter(status__in=ENDED_STATES, documents_indexed__gt=0)
                  .order_by("-timestamp").first())
     if crawl is not None and crawl.documents_indexed > 0:
-        SearchIndex.objects.create(pk=1, mode=SearchIndex.Mode.CRAWL, crawl=crawl)
-        logger.info("search index is now crawl %s (the first crawl with documents)", crawl.pk)
+        SearchIndex.objects.create(pk=1, mode=SearchIndex.Mode.NEWEST)
+        logger.info("search index is now the newest finished crawl (crawl %s ended with "
+                    "documents)", crawl.pk)
 
 
 def on_crawl_starting(sender, crawl: Crawl, **kwargs) -> None:
@@ -84,9 +87,10 @@ def on_crawl_ended(sender, crawl: Crawl, **kwargs) -> None:
 
 def on_crawl_repeating(sender, crawl: Crawl, **kwargs) -> None:
     """``crawl`` starts over: without a choice search reads the newest index on disk, which
-    would be the half-built repeat's, so the repeated crawl is chosen."""
+    would be the half-built repeat's, so search follows the newest finished crawl (the
+    repeated one until the repeat ends), as after the first crawl with documents."""
     if not SearchIndex.objects.filter(pk=1).exists():
-        SearchIndex.objects.create(pk=1, mode=SearchIndex.Mode.CRAWL, crawl=crawl)
+        SearchIndex.objects.create(pk=1, mode=SearchIndex.Mode.NEWEST)
 
 
 def on_crawl_replaced(sender, old: Crawl, repeat: Crawl, **kwargs) -> None:

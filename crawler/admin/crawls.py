@@ -6,10 +6,19 @@ Actions and buttons only call ``crawler.services``; every refusal comes back as 
 
 from __future__ import annotations
 
+from datetime import UTC
+
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import HttpRequest, HttpResponseNotAllowed, HttpResponseRedirect, JsonResponse
+from django.http import (
+    FileResponse,
+    Http404,
+    HttpRequest,
+    HttpResponseNotAllowed,
+    HttpResponseRedirect,
+    JsonResponse,
+)
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -19,12 +28,12 @@ from django.utils.http import url_has_allowed_host_and_scheme
 
 from classifiers.admin import ClassifierUseInline
 from crawler import crawl_page, selectors, sending, services
-from crawler.core.definition.crawl import allowed_actions
+from crawler.core.definition.crawl import CrawlStatus, allowed_actions
 from crawler.core.definition.seeds import SeedUrlError, parse_seed_lines
 from crawler.link_analysis import link_analysis_request
 from crawler.machines.needy import WINDOW, needy_queries_get
 from crawler.models import Crawl, PageOptions, QueueServer, SeedSite
-from crawler.warc_export import default_path, exports_list
+from crawler.warc_export import default_path, export_file, exports_list
 from indexer.core.policies import CrawlPolicy
 from linkgraph.models import LinkAnalysis
 from linkgraph.selectors import link_analysis_status_get
@@ -41,6 +50,8 @@ CRAWL_ACTIONS = {
     "resume": services.crawl_resume,
     "close": services.crawl_close,
 }
+
+OPEN_WEB = "open-web"  # the confirmation an open-ended crawl's Start posts
 
 COUNTERS = ("pages_fetched", "urls_seen", "urls_queued", "documents_indexed", "fetch_errors",
             "bytes_downloaded", "hosts_seen")
@@ -118,8 +129,11 @@ class CrawlForm(forms.ModelForm):
 class CrawlAdmin(SafeModelAdmin):
     form = CrawlForm
     inlines = [SeedSiteInline]
-    list_display = ("name", "timestamp", "status_shown", "order", "pages_fetched",
-                    "documents_indexed", "started_at", "public", "crawl_buttons")
+    # short columns: the list fits a 1366-pixel screen beside the admin's menu and filters
+    # (issue 39); the crawl order is a filter, the other counters (documents indexed count
+    # link documents too) are on the crawl's status page
+    list_display = ("name", "timestamp", "status_shown", "pages", "started", "public_shown",
+                    "crawl_buttons")
     list_filter = ("status", "order", "public")
     search_fields = ("name", "description")
     readonly_fields = ("timestamp", "status", "started_at", "stopped_at", *COUNTERS)
@@ -138,12 +152,29 @@ class CrawlAdmin(SafeModelAdmin):
     )
 
     def get_changeform_initial_data(self, request: HttpRequest) -> dict:
+        """A new crawl starts restricted to its seeds' sites with a page limit
+        (``NEW_CRAWL_MAX_PAGES``): one seed and Start no longer follow links anywhere without
+        end. Either can be changed in the form (or in the url's query)."""
         initial = super().get_changeform_initial_data(request)
         initial.setdefault("page_options", services.page_options_default_get().pk)
+        initial.setdefault("restrict_to_seeds", True)
+        initial.setdefault("max_pages", services.NEW_CRAWL_MAX_PAGES)
         return initial
 
     def save_related(self, request, form, formsets, change) -> None:
+        """The seed rows and the pasted seeds; a new web crawl saved without any is told at
+        once that Start will refuse it (it used to learn so only at Start)."""
         super().save_related(request, form, formsets, change)
+        self._add_bulk_seeds(request, form)
+        crawl = form.instance
+        if crawl.source == Crawl.Source.WEB and crawl.status == CrawlStatus.NEW and \
+                not crawl.seeds.exists():
+            self.message_user(request, f"{crawl.name}: no seed sites yet, so Start would "
+                              "refuse it: add one under Seed sites or Add seed sites.",
+                              messages.WARNING)
+
+    def _add_bulk_seeds(self, request, form) -> None:
+        """Add the form's pasted seed urls (Add seed sites) to the saved crawl, saying how many."""
         text = form.cleaned_data.get("bulk_seeds", "")
         if text.strip():
             try:
@@ -167,6 +198,10 @@ class CrawlAdmin(SafeModelAdmin):
                  name="crawler_crawl_status"),
             path("<int:crawl_id>/do/<str:action>/", self.admin_site.admin_view(self.action_view),
                  name="crawler_crawl_action"),
+            path("<int:crawl_id>/exports/<str:name>", self.admin_site.admin_view(self.export_view),
+                 name="crawler_crawl_export"),
+            path("<int:crawl_id>/raise-limit/", self.admin_site.admin_view(self.raise_limit_view),
+                 name="crawler_crawl_raise_limit"),
             path("<int:crawl_id>/status.json", self.admin_site.admin_view(self.status_json),
                  name="crawler_crawl_status_json"),
             path("machines/", self.admin_site.admin_view(self.machines_view),
@@ -188,6 +223,22 @@ class CrawlAdmin(SafeModelAdmin):
         return format_html('{}<br><span class="crawl-disk-paused">{}</span>',
                            crawl.get_status_display(), "; ".join(pauses))
 
+    @admin.display(description="pages", ordering="pages_fetched")
+    def pages(self, crawl: Crawl) -> int:
+        """Pages fetched."""
+        return crawl.pages_fetched
+
+    @admin.display(description="started", ordering="started_at")
+    def started(self, crawl: Crawl) -> str:
+        """The start time (UTC) in the crawl page's format, without seconds."""
+        return crawl.started_at.astimezone(UTC).strftime("%Y-%m-%d %H:%M") \
+            if crawl.started_at else "–"
+
+    @admin.display(description="public", boolean=True, ordering="public")
+    def public_shown(self, crawl: Crawl) -> bool:
+        """Open to anonymous search."""
+        return crawl.public
+
     @admin.display(description="Actions")
     def crawl_buttons(self, crawl: Crawl) -> str:
         links = [format_html('<a href="{}">status</a>',
@@ -200,12 +251,52 @@ class CrawlAdmin(SafeModelAdmin):
         crawl = get_object_or_404(Crawl, pk=crawl_id)
         self._require(self.has_change_permission(request, crawl))
         service = CRAWL_ACTIONS.get(action)
+        if action == "start" and services.crawl_open_ended(crawl) and \
+                request.POST.get("confirm") != OPEN_WEB:
+            return TemplateResponse(request, "admin/crawler/crawl/confirm_start.html", {
+                **self.admin_site.each_context(request), "opts": self.model._meta,
+                "title": f"Start crawl {crawl.name}?", "crawl": crawl, "confirm": OPEN_WEB,
+                "next": request.POST.get("next", "")})
         if service is None:
             self.message_user(request, f"Unknown action {action!r}.", messages.ERROR)
         else:
             self._run(request, service, crawl, action)
         return HttpResponseRedirect(_next_within_site(
             request, reverse("admin:crawler_crawl_status", args=[crawl_id])))
+
+    def export_view(self, request: HttpRequest, crawl_id: int, name: str):
+        """Download a WARC export of the crawl (or its CDXJ index) from the exports folder
+        (:func:`crawler.warc_export.export_file`); 404 for any other name."""
+        crawl = get_object_or_404(Crawl, pk=crawl_id)
+        self._require(self.has_view_permission(request, crawl))
+        found = export_file(crawl, name)
+        if found is None:
+            raise Http404("no such export of this crawl")
+        return FileResponse(found.open("rb"), as_attachment=True, filename=found.name,
+                            content_type="application/gzip" if name.endswith(".gz")
+                            else "application/octet-stream")
+
+    def raise_limit_view(self, request: HttpRequest, crawl_id: int):
+        """The status page's "Raise the limit and resume" form (POST ``max_pages``): a crawl
+        that ended at its page limit runs on with the new limit
+        (:func:`crawler.services.crawl_raise_limit`); a bad number is a message, never a 5xx."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        crawl = get_object_or_404(Crawl, pk=crawl_id)
+        self._require(self.has_change_permission(request, crawl))
+        raw = request.POST.get("max_pages", "").strip()
+        if not raw.isdigit() or len(raw) > 10 or int(raw) > 2 ** 31 - 1:
+            self.message_user(request, f"{crawl.name}: the new page limit must be a whole "
+                              f"number of pages, not {raw[:40]!r}.", messages.ERROR)
+        else:
+            try:
+                services.crawl_raise_limit(crawl.pk, int(raw))
+            except services.CrawlServiceError as exc:
+                self.message_user(request, f"{crawl.name}: {exc}", messages.ERROR)
+            else:
+                self.message_user(request, f"{crawl.name}: page limit raised to "
+                                  f"{int(raw) or 'none'}; the crawl runs on.", messages.SUCCESS)
+        return HttpResponseRedirect(reverse("admin:crawler_crawl_status", args=[crawl_id]))
 
     def link_analysis_view(self, request: HttpRequest, crawl_id: int):
         """The "Run link analysis now" button (POST): queue a run, or a follow-up of the
@@ -252,11 +343,14 @@ class CrawlAdmin(SafeModelAdmin):
             "actions": crawl_page.page_actions(crawl.status, can_change),
             "can_change": can_change,  # the buttons are shown only to who may use them
             "page_options": crawl.page_options_snapshot,
+            "page_options_rows": crawl_page.page_options_rows(crawl.page_options_snapshot),
             "queue_servers": QueueServer.objects.all(),
             "live": live,
             "link_analysis": link_analysis_status_get(crawl.pk),
             "now": timezone.now(),
             "exports": exports_list(crawl),
+            "page_limit_reached": (can_change and crawl.status == CrawlStatus.STOPPED
+                                   and crawl.end_reason.startswith(services.PAGE_LIMIT_REACHED)),
         }
         return TemplateResponse(request, "admin/crawler/crawl/status.html", context)
 
@@ -295,7 +389,9 @@ class CrawlAdmin(SafeModelAdmin):
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         extra_context = extra_context or {}
-        crawl = Crawl.objects.filter(pk=object_id).first()
+        # a non-numeric id (a mistyped url) is the admin's own "does not exist", not a 500
+        crawl = Crawl.objects.filter(pk=object_id).first() if str(object_id).isdigit() \
+            else None
         if crawl is not None and self.has_change_permission(request, crawl):
             extra_context["crawl_actions"] = [a for a in allowed_actions(crawl.status)
                                               if a in CRAWL_ACTIONS]
@@ -319,7 +415,16 @@ class CrawlAdmin(SafeModelAdmin):
 
     @admin.action(description="Start selected crawls")
     def start_crawls(self, request, queryset):
-        self._run_all(request, queryset, "start")
+        """Start them, but an open-ended one (no site restriction, no page limit): its Start
+        on its status page asks to confirm."""
+        for crawl in queryset:
+            if services.crawl_open_ended(crawl) and crawl.status == CrawlStatus.NEW:
+                self.message_user(request, f"{crawl.name}: not started: it is neither "
+                                  "restricted to its seeds' sites nor limited in pages. Set "
+                                  "one, or press Start on its status page to confirm.",
+                                  messages.WARNING)
+            else:
+                self._run(request, CRAWL_ACTIONS["start"], crawl, "start")
 
     @admin.action(description="Stop selected crawls")
     def stop_crawls(self, request, queryset):

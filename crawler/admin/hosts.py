@@ -105,10 +105,11 @@ class HostPages:
                                       request.GET.get("after"))
         except reads.BadCursor as exc:
             return HttpResponseBadRequest(str(exc))
+        hosts, host_count = reads.refused_hosts(crawl.pk, reason, reads.PAGE_SIZE)
         return self._render(request, crawl, "refused.html",
                             f"Refused urls of {crawl.name}: {reason_label(reason)}",
                             reason=reason, reason_label=reason_label(reason), rows=page.rows,
-                            **self._pager(request, page))
+                            hosts=hosts, host_count=host_count, **self._pager(request, page))
 
     def queued_view(self, request: HttpRequest, crawl_id: int) -> HttpResponse:
         crawl = self._crawl(request, crawl_id)

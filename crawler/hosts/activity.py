@@ -23,7 +23,14 @@ from django.utils import timezone
 
 from crawler.core.queue_server.activity import Activity, HostDelta, host_state
 from crawler.core.queue_server.server import QueueServerCore
-from crawler.models import CrawlHost, FetchedUrl, HostOverride, RefusalCount, RefusedUrl
+from crawler.models import (
+    CrawlHost,
+    FetchedUrl,
+    HostOverride,
+    RefusalCount,
+    RefusedHostCount,
+    RefusedUrl,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -51,6 +58,7 @@ def activity_write(crawl_id: int, server: int, activity: Activity,
                         detail=r.detail, refused_at=now) for r in activity.refused],
             batch_size=1000)
         _add_refusals(crawl_id, server, activity.refusals)
+        _add_host_refusals(crawl_id, server, activity.host_refusals)
         _upsert_hosts(crawl_id, server, activity.hosts, dropped or {}, now)
 
 
@@ -68,6 +76,26 @@ def _add_refusals(crawl_id: int, server: int, counts: dict[str, int]) -> None:
     RefusalCount.objects.bulk_create(rows, update_conflicts=True,
                                      unique_fields=["crawl", "server", "reason"],
                                      update_fields=["count"])
+
+
+def _add_host_refusals(crawl_id: int, server: int,
+                       counts: dict[tuple[str, str], int]) -> None:
+    """Add the take's per (reason, host) refusal counts to the crawl's rows of ``server``."""
+    counts = {(reason[:20], origin[:300]): n for (reason, origin), n in counts.items()}
+    if not counts:
+        return
+    held = {(row.reason, row.origin): row for row in RefusedHostCount.objects.filter(
+        crawl_id=crawl_id, server=server, reason__in={r for r, _ in counts},
+        origin__in={o for _, o in counts})}
+    rows = []
+    for (reason, origin), count in counts.items():
+        row = held.get((reason, origin)) or RefusedHostCount(
+            crawl_id=crawl_id, server=server, reason=reason, origin=origin, count=0)
+        row.count += count
+        rows.append(row)
+    RefusedHostCount.objects.bulk_create(rows, batch_size=1000, update_conflicts=True,
+                                         unique_fields=["crawl", "server", "reason", "origin"],
+                                         update_fields=["count"])
 
 
 def _upsert_hosts(crawl_id: int, server: int, deltas: dict[str, HostDelta],

@@ -16,11 +16,19 @@ from typing import Any
 from django.db.models import Q, QuerySet, Sum
 
 from crawler.core.queue_server.activity import reason_label
-from crawler.models import CrawlHost, FetchedUrl, HostOverride, RefusalCount, RefusedUrl
+from crawler.models import (
+    CrawlHost,
+    FetchedUrl,
+    HostOverride,
+    RefusalCount,
+    RefusedHostCount,
+    RefusedUrl,
+)
 from crawler.selectors import live_queue_servers
 
 PAGE_SIZE = 50
 EXAMPLES = 5            # example urls per reason on the refused urls' summary
+REFUSED_HOSTS = 10      # hosts per reason on the summary (the reason's page: PAGE_SIZE)
 HOST_SORTS = ("origin", "requests", "errors")
 
 
@@ -101,9 +109,27 @@ def refused_summary(crawl_id: int) -> list[dict[str, Any]]:
     for row in counts:
         examples = list(RefusedUrl.objects.filter(crawl_id=crawl_id, reason=row["reason"])
                         .order_by("-id")[:EXAMPLES])
+        hosts, host_count = refused_hosts(crawl_id, row["reason"], REFUSED_HOSTS)
         out.append({"reason": row["reason"], "label": reason_label(row["reason"]),
-                    "count": row["total"], "examples": examples})
+                    "count": row["total"], "examples": examples, "hosts": hosts,
+                    "host_count": host_count})
     return out
+
+
+def refused_hosts(crawl_id: int, reason: str, limit: int) -> tuple[list[dict[str, Any]], int]:
+    """(the ``limit`` hosts with most urls refused for ``reason``, most first, each with its
+    count and newest example url; how many hosts have any). Urls counted without their host
+    are the row of origin ""."""
+    counts = (RefusedHostCount.objects.filter(crawl_id=crawl_id, reason=reason)
+              .values("origin").annotate(total=Sum("count")))
+    top = list(counts.order_by("-total", "origin")[:limit])
+    examples = {origin: url for origin, url in (
+        (o, RefusedUrl.objects.filter(crawl_id=crawl_id, reason=reason, origin=o)
+         .order_by("-id").values_list("url", flat=True).first())
+        for o in (row["origin"] for row in top)) if url}
+    rows = [{"origin": row["origin"], "count": row["total"],
+             "example": examples.get(row["origin"], "")} for row in top]
+    return rows, counts.count()
 
 
 def queued_get(crawl_id: int) -> dict[str, Any]:

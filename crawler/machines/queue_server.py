@@ -372,8 +372,9 @@ class QueueServerProcess:
         if (self.server == 0 and len(live) >= self.num_servers
                 and all(q.counters.get("idle") for q in live)):
             try:
-                services.crawl_finish(crawl_id)
-                logger.info("crawl %s finished: nothing left to fetch", crawl_id)
+                ended = services.crawl_finish(crawl_id)
+                logger.info("crawl %s finished: %s", crawl_id,
+                            ended.end_reason or "nothing left to fetch")
             except services.CrawlServiceError:
                 pass
 

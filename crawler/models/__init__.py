@@ -8,10 +8,17 @@ its models from ``crawler.models``; Django finds them here too.
 """
 
 from .crawls import Crawl, CrawlSample, SeedSite
-from .hosts import CrawlHost, FetchedUrl, HostOverride, RefusalCount, RefusedUrl
+from .hosts import (
+    CrawlHost,
+    FetchedUrl,
+    HostOverride,
+    RefusalCount,
+    RefusedHostCount,
+    RefusedUrl,
+)
 from .machines import Fetcher, Machine, QueueServer
 from .page_options import PageOptions, Scraper
 
 __all__ = ["Crawl", "CrawlHost", "CrawlSample", "FetchedUrl", "Fetcher", "HostOverride",
-           "Machine", "PageOptions", "QueueServer", "RefusalCount", "RefusedUrl", "Scraper",
+           "Machine", "PageOptions", "QueueServer", "RefusalCount", "RefusedHostCount", "RefusedUrl", "Scraper",
            "SeedSite"]

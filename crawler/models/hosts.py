@@ -67,6 +67,22 @@ class RefusalCount(models.Model):
                                                name="refusalcount_unique")]
 
 
+class RefusedHostCount(models.Model):
+    """How many urls of one host one queue server refused in a crawl for one reason (all of
+    them; ``origin`` "" for the urls counted without their host, see
+    ``crawler.core.queue_server.activity.MAX_REFUSED_HOSTS``)."""
+
+    crawl = models.ForeignKey("crawler.Crawl", on_delete=models.CASCADE, related_name="+")
+    server = models.PositiveIntegerField()
+    reason = models.CharField(max_length=20)
+    origin = models.CharField(max_length=300)
+    count = models.PositiveBigIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["crawl", "server", "reason", "origin"],
+                                               name="refusedhostcount_unique")]
+
+
 class CrawlHost(models.Model):
     """One host (origin) of a crawl, as its queue server sees it."""
 

@@ -89,6 +89,10 @@ class Admin:
         form = FormReader("crawl_form")
         form.feed(page.text)
         data = {**form.values, "name": name, "bulk_seeds": "\n".join(seeds), "_save": "Save"}
+        # the cluster's crawl follows links across its sites without a page limit, not the
+        # new-crawl form's safer defaults (restricted to the seeds' sites, a page limit)
+        data.pop("restrict_to_seeds", None)
+        data["max_pages"] = "0"
         done = self._post("/admin/crawler/crawl/add/", data, url)
         found = [int(n) for n in re.findall(r"/admin/crawler/crawl/(\d+)/change/", done.text)]
         if done.status_code != 200 or "errornote" in done.text or not found:
@@ -100,7 +104,9 @@ class Admin:
         """Press Start on the crawl's status page; the admin's message."""
         status_page = f"{self.base}/admin/crawler/crawl/{crawl_id}/status/"
         self.session.get(status_page, timeout=60).raise_for_status()
-        done = self._post(f"/admin/crawler/crawl/{crawl_id}/do/start/", {}, status_page)
+        # an open-ended crawl's Start asks to confirm: this is the confirmation's post
+        done = self._post(f"/admin/crawler/crawl/{crawl_id}/do/start/", {"confirm": "open-web"},
+                          status_page)
         messages = re.findall(r'<li class="(?:success|error|info)">(.*?)</li>', done.text, re.S)
         if done.status_code != 200 or not any("start done" in m for m in messages):
             raise RuntimeError(f"Start failed ({done.status_code}): {messages}")

@@ -204,6 +204,10 @@ QUEUE_SERVER_TOKEN = env.str("QUEUE_SERVER_TOKEN", default="") or _kept_secret(
     "queue_server_token")
 WEB_BIND = env.str("WEB_BIND", default="127.0.0.1:8000")
 WEB_WORKERS = env.int("WEB_WORKERS", default=2)
+# The web server's access log (one line a request): a file, by default under VAR_DIRECTORY, so
+# that `manage.py up`'s console keeps the engine's own messages; "-" prints it on the console,
+# "" keeps none.
+WEB_ACCESS_LOG = env.str("WEB_ACCESS_LOG", default=str(VAR_DIRECTORY / "web-access.log"))
 # Open connections per web worker (gunicorn's gevent worker): a slow client holds one
 # connection, a greenlet, not a thread; past this a worker accepts no more until one closes.
 WEB_WORKER_CONNECTIONS = env.int("WEB_WORKER_CONNECTIONS", default=1000)

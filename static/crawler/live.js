@@ -3,7 +3,12 @@
 // Load it before the page's own script: it defines window.yioopyLive.
 (function () {
   "use strict";
+  // A time as the admin's live pages write every time: "2026-11-29 02:30:00 UTC".
+  function utc(date) {
+    return date.toISOString().slice(0, 19).replace("T", " ") + " UTC";
+  }
   window.yioopyLive = {
+    utc: utc,
     // A table cell holding ``text`` (null and undefined shown empty).
     cell(text) {
       const td = document.createElement("td");
@@ -20,7 +25,7 @@
             headers: { Accept: "application/json" } });
           if (response.ok) {
             render(await response.json());
-            if (status) { status.textContent = "Updated " + new Date().toLocaleTimeString() + "."; }
+            if (status) { status.textContent = "Updated " + utc(new Date()) + "."; }
           }
         } catch (error) {
           if (status) { status.textContent = "Could not refresh: " + error; }

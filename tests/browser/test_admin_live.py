@@ -1,6 +1,8 @@
 """The crawl status page refreshes its counters in a real browser without a reload."""
 
 
+import re
+
 import pytest
 from django.urls import reverse
 from django.utils import timezone
@@ -33,7 +35,11 @@ def test_status_page_updates_live(admin_browser, live_server):
         By.CSS_SELECTOR, '[data-counter="pages-fetched"]').text == "1234"), browser.page_source
     assert wait_for(lambda: "Tier 3" in browser.find_element(By.ID, "crawl-tiers").text)
     assert browser.execute_script("return window.__notReloaded === true") == marker == 1
-    assert "Updated" in browser.find_element(By.ID, "crawl-refreshed").text
+    # the page's one date format (issue 39: three on one page), the refresh time included
+    refreshed = browser.find_element(By.ID, "crawl-refreshed").text
+    assert re.fullmatch(r"Updated \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\.", refreshed), refreshed
+    started = re.search(r"Started (\S+ \S+ UTC)", browser.find_element(By.ID, "content-main").text)
+    assert started, "no start time"
 
 
 def test_machines_page_updates_live(admin_browser, live_server):

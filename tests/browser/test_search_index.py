@@ -32,7 +32,8 @@ def make_crawl():
     from crawler.models import SeedSite
 
     def make(name: str) -> Crawl:
-        crawl = Crawl.objects.create(name=name, page_options=services.page_options_default_get())
+        crawl = Crawl.objects.create(name=name, page_options=services.page_options_default_get(),
+                                     restrict_to_seeds=True)  # its Start asks nothing
         SeedSite.objects.create(crawl=crawl, url="https://example.com/")
         return crawl
 

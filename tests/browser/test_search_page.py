@@ -63,7 +63,7 @@ def test_search_why_toggle_and_pagination(page, live_server, tmp_path):
     results = page.find_elements(By.CSS_SELECTOR, "li.result")
     assert len(results) == 10
     assert page.find_element(By.ID, "q").get_attribute("value") == "threading locks"
-    assert "Results 1–10 of about" in page.find_element(By.ID, "result-stats").text
+    assert "Results 1–10 of 24 (" in page.find_element(By.ID, "result-stats").text  # exact
     shot(page, tmp_path, "results-desktop")
 
     why = results[0].find_element(By.CSS_SELECTOR, "details.why")

@@ -13,7 +13,8 @@ MODELS = ["crawl", "seedsite", "pageoptions", "scraper", "queueserver"]
 
 @pytest.fixture
 def objects(make_crawl):
-    crawl = make_crawl()
+    # restricted to its seed's site: Start starts it without asking (issue 39, item 7)
+    crawl = make_crawl(restrict_to_seeds=True)
     scraper = Scraper.objects.create(name="wp", signature="//meta")
     server = QueueServer.objects.create(server_id=0, base_url="http://127.0.0.1:9/")
     return {"crawl": crawl, "seedsite": crawl.seeds.first(),

@@ -88,14 +88,18 @@ def search_service_dir(crawl: Crawl):
     return settings.WORK_DIRECTORY / "qs0" / f"IndexData{crawl.timestamp}"
 
 
-def test_the_first_crawl_with_documents_is_chosen_by_itself(client, make_crawl, work):
-    first = ended_crawl(make_crawl, work, "first", [
+def test_the_first_crawl_with_documents_makes_search_follow_finished_crawls(
+        client, make_crawl, work):
+    """The first crawl with documents makes the choice "the newest finished crawl" (issue 39:
+    it used to pin that crawl, so a later crawl was never searched); a crawl still running is
+    not searched (tests/web/test_search_follows_crawls.py: one that ends is)."""
+    ended_crawl(make_crawl, work, "first", [
         ("https://first.example/", "First lighthouse", "lighthouse")])
     assert not SearchIndex.objects.exists()
     second = make_crawl(name="second")
     services.crawl_start(second.pk)
     row = SearchIndex.objects.get(pk=1)
-    assert row.mode == SearchIndex.Mode.CRAWL and row.crawl == first
+    assert row.mode == SearchIndex.Mode.NEWEST and row.crawl is None
     build(search_service_dir(second), [text_doc("https://second.example/", "Second lighthouse",
                                                 "lighthouse")])
     assert urls(client, "lighthouse") == ["https://first.example/"]

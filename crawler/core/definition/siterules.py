@@ -141,9 +141,16 @@ class SiteRules:
 
     def permits(self, url: str) -> bool:
         """True when the crawl may fetch ``url``."""
+        return not self.refusal(url)
+
+    def refusal(self, url: str) -> str:
+        """Why the crawl may not fetch ``url``, as a refused-url reason code: "site_rules" (a
+        disallowed rule matches), "outside_seeds" (restricted to the seed and allowed sites,
+        and it is on neither), "" when it may."""
         host = url_host(url)
         if any(rule.matches(url, host) for rule in self.disallowed):
-            return False
-        if not self.restrict:
-            return True
-        return host in self.seed_hosts or any(rule.matches(url, host) for rule in self.allowed)
+            return "site_rules"
+        if not self.restrict or host in self.seed_hosts or \
+                any(rule.matches(url, host) for rule in self.allowed):
+            return ""
+        return "outside_seeds"

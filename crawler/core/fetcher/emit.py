@@ -59,13 +59,26 @@ class LinkEmitter:
         :mod:`.processing`) make the same urls? Not with link scores, nor for a subclass."""
         return self._link_scores is None and type(self) is LinkEmitter
 
-    def discovered(self, page: LinkedPage, entry: ScheduleEntry) -> Iterator[list[Any]]:
+    def discovered(self, page: LinkedPage, entry: ScheduleEntry,
+                   refused: list[list[Any]] | None = None) -> Iterator[list[Any]]:
         """The discovered-url rows of ``page``, fetched for ``entry``: none past the crawl's
         depth, none the site rules forbid, none pointing back to the page by its location
-        or canonical link."""
+        or canonical link. With ``refused``, each link left out for the depth or the site
+        rules is appended to it as a refused row ``[url, reason, detail]`` (reasons of
+        :data:`crawler.core.queue_server.activity.REASONS`; a url once per page), so that the
+        refused-url counts see what the fetcher drops too."""
         links = [link for link in page.links if link.kind not in ("location", "canonical")
                  or link.url != page.url]
+        said: set[str] = set()
+
+        def refuse(url: str, reason: str, detail: str) -> None:
+            if refused is not None and url not in said:
+                said.add(url)
+                refused.append([url, reason, detail])
         if self.crawl.max_depth >= 0 and entry.depth + 1 > self.crawl.max_depth:
+            for link in links:
+                refuse(link.url, "depth", f"depth {entry.depth + 1} > the limit "
+                                          f"{self.crawl.max_depth}, linked from {page.url}")
             return
         order, shares = self.link_order(links)
         links = [links[i] for i in order]
@@ -76,7 +89,9 @@ class LinkEmitter:
         cash = (entry.weight * shares) if (links and self.crawl.order == CrawlOrder.OPIC) \
             else np.zeros(len(links))
         for index, link in enumerate(links):
-            if not self.crawl.site_rules.permits(link.url):
+            refusal = self.crawl.site_rules.refusal(link.url)
+            if refusal:
+                refuse(link.url, refusal, f"linked from {page.url}")
                 continue
             is_sitemap = link.kind == "sitemap" or page.is_sitemap and link.url.endswith(
                 (".xml", ".xml.gz"))

@@ -133,15 +133,17 @@ class PageHandler:
         for url, document in page.documents:
             self._put("docs", url, document, ship)
             produced += 1
+        refused = self._outboxes.of(handling.origin_server).refused
         if page.discovered is not None:  # made where the page was processed
             for row in page.discovered:
                 self._put("discovered", row[0], row, ship)
+            refused.extend(page.refused)
         elif page.outcome is not Outcome.UNCHANGED and page.links is not None:
-            for row in self._links.discovered(page.links, entry):
+            for row in self._links.discovered(page.links, entry, refused):
                 self._put("discovered", row[0], row, ship)
         if not page.indexable:
-            self._outboxes.of(handling.origin_server).refused.append(
-                [page.url, "noindex", "robots meta: " + " ".join(sorted(page.robot_metas))])
+            refused.append([page.url, "noindex",
+                            "robots meta: " + " ".join(sorted(page.robot_metas))])
         doc_id = (make_doc_id(page.url, page.doc_type, page.text_hash, page.host)
                   if page.outcome in INDEXED else None)
         # (a part may have gone)

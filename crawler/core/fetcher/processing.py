@@ -103,6 +103,7 @@ class PageOutput:
     documents: tuple[tuple[str, dict[str, Any]], ...]
     links: PageLinks | None
     discovered: tuple[list[Any], ...] | None = None
+    refused: tuple[list[Any], ...] = ()  # with ``discovered``: the links left out, why
 
 
 def process_job(processor: PageProcessor, analyzer: TextAnalyzer, job: PageJob,
@@ -123,11 +124,12 @@ def process_job(processor: PageProcessor, analyzer: TextAnalyzer, job: PageJob,
             documents.extend(_encoded(hop, analyzer))
         documents.extend(_encoded(page, analyzer))
     if emitter is not None and job.entry is not None:
+        refused: list[list[Any]] = []
         discovered = () if outcome is Outcome.UNCHANGED else tuple(
-            emitter.discovered(page, job.entry))
+            emitter.discovered(page, job.entry, refused))
         return PageOutput(page.url, page.host, page.doc_type, page.text_hash, page.indexable,
                           page.robot_metas, page.fetched_at, outcome, tuple(documents), None,
-                          discovered)
+                          discovered, tuple(refused))
     return PageOutput(page.url, page.host, page.doc_type, page.text_hash, page.indexable,
                       page.robot_metas, page.fetched_at, outcome, tuple(documents),
                       PageLinks.of(page))

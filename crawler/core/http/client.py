@@ -368,8 +368,9 @@ class Fetcher:
         if not read.complete:
             response.close()  # unread bytes are left on the socket: do not reuse it
         truncated = read.truncated or _partial(hop.status, hop.headers, len(read.body))
+        status, headers = _whole(hop.status, hop.headers, truncated)
         return FetchResult(
-            url=request.url, final_url=hop.url, status=hop.status, headers=hop.headers,
+            url=request.url, final_url=hop.url, status=status, headers=headers,
             body=read.body, truncated=truncated,
             content_type=_media_type(hop.headers.get("content-type", "")),
             redirects=tuple(hop.redirects), ip=hop.ip,
@@ -444,6 +445,16 @@ def _partial(status: int, headers: dict[str, str], kept: int) -> bool:
         return False
     total = headers.get("content-range", "").rpartition("/")[2].strip()
     return not total.isdigit() or int(total) > kept
+
+
+def _whole(status: int, headers: dict[str, str], truncated: bool
+           ) -> tuple[int, dict[str, str]]:
+    """(status, headers) to report: a 206 whose whole body was received is the resource
+    itself, a 200 without its Content-Range (the Range header is only the fetcher's byte cap:
+    a page shown or archived as "206 Partial Content" was whole). Anything else unchanged."""
+    if status != 206 or truncated:
+        return status, headers
+    return 200, {k: v for k, v in headers.items() if k != "content-range"}
 
 
 def fetch_batch(requests: Sequence[FetchRequest | str], config: FetchConfig, *,

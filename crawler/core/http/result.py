@@ -44,7 +44,8 @@ class FetchResult:
 
     Invariants: ``error is None`` or ``status`` is whatever the last hop answered (0 when no
     response arrived); ``len(body) <= byte_range``; ``truncated`` says the resource is longer
-    than ``body`` (cut at the byte range, or a 206 of a longer resource); ``headers`` has
+    than ``body`` (cut at the byte range, or a 206 of a longer resource; a 206 whose whole body
+    was received is reported as a 200, without its Content-Range); ``headers`` has
     lower-case names (repeated headers joined by ``", "``) and is bounded by the config;
     ``redirects`` lists the hops followed, in order, ending at ``final_url``; ``ip`` is the
     address the last hop connected to (None when no connection was made); ``elapsed`` is wall

@@ -25,7 +25,8 @@ from crawler.core.urls import origin_of
 REASONS = {
     "robots": "robots.txt disallows it",
     "egress": "egress allow-list refused the host's addresses",
-    "site_rules": "site rules of the crawl",
+    "site_rules": "site rules of the crawl (a disallowed site)",
+    "outside_seeds": "outside the seed and allowed sites",
     "distrust": "crawl policy (distrusted, too far from its seed)",
     "depth": "past the crawl's depth limit",
     "noindex": "robots meta tag or header: noindex",
@@ -37,6 +38,7 @@ REASONS = {
 ROBOTS_TEXT_KEPT = 32 * 1024  # characters of a robots.txt kept for the host page
 MAX_FETCHED_ROWS = 50_000     # fetched rows kept between two takes (older ones are dropped)
 MAX_REFUSED_ROWS = 2_000      # refused rows kept per reason between two takes
+MAX_REFUSED_HOSTS = 5_000     # (reason, host) counts kept between two takes (then: no host)
 
 
 def reason_label(reason: str) -> str:
@@ -85,6 +87,9 @@ class Activity:
     refused: tuple[RefusedRow, ...]
     hosts: dict[str, HostDelta]
     refusals: dict[str, int]   # reason -> urls refused (all of them, kept or not)
+    # (reason, origin) -> urls of that host refused for that reason ("" origin: past
+    # MAX_REFUSED_HOSTS distinct pairs in one take, or not a url)
+    host_refusals: dict[tuple[str, str], int] = field(default_factory=dict)
 
 
 def is_error(status: int, error: str) -> bool:
@@ -101,6 +106,7 @@ class ActivityLog:
     refused: list[RefusedRow] = field(default_factory=list)
     hosts: dict[str, HostDelta] = field(default_factory=dict)
     refusals: dict[str, int] = field(default_factory=dict)
+    host_refusals: dict[tuple[str, str], int] = field(default_factory=dict)
     _kept: dict[str, int] = field(default_factory=dict)  # refused rows kept per reason
 
     def _host(self, origin: str) -> HostDelta:
@@ -140,6 +146,10 @@ class ActivityLog:
         self.refusals[reason] = self.refusals.get(reason, 0) + 1
         if origin:
             self._host(origin).refused += 1
+        key = (reason, origin)
+        if key not in self.host_refusals and len(self.host_refusals) >= MAX_REFUSED_HOSTS:
+            key = (reason, "")
+        self.host_refusals[key] = self.host_refusals.get(key, 0) + 1
         kept = self._kept.get(reason, 0)
         if kept < MAX_REFUSED_ROWS:
             self._kept[reason] = kept + 1
@@ -173,8 +183,9 @@ class ActivityLog:
         for origin, delta in self.hosts.items():
             delta.politeness = politeness(origin)
         taken = Activity(tuple(self.fetched), tuple(self.refused), self.hosts,
-                         self.refusals)
+                         self.refusals, self.host_refusals)
         self.fetched, self.refused, self.hosts, self.refusals = [], [], {}, {}
+        self.host_refusals = {}
         self._kept = {}
         return taken
 

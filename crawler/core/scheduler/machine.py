@@ -269,8 +269,9 @@ class QueueMachine:
             if 0 <= cfg.max_depth < item.depth:
                 self.refuse("depth", item.url)
                 continue
-            if check_rules and not rules.permits(item.url):
-                self.refuse("site_rules", item.url)
+            refusal = rules.refusal(item.url) if check_rules else ""
+            if refusal:
+                self.refuse(refusal, item.url)
                 continue
             if pol.dropped(pol.FROM_CODE[item.policy], item.policy_depth,
                            cfg.distrust_max_depth):

@@ -1,5 +1,9 @@
 """``manage.py crawl URL... [--max-pages N] [--order ...]``: a whole crawl in this process.
 
+``manage.py crawl --resume CRAWL [--max-pages N]`` goes on with an earlier crawl: one that
+was stopped, or one that ended at its page limit ("page limit reached; N urls left"), its
+limit raised to N.
+
 ``manage.py crawl --warc PATH [URL...]`` and ``manage.py crawl --archive-of CRAWL`` make it an
 archive crawl (``crawler.core.archive``): the pages of a WARC file or folder of them, or an
 earlier crawl's stored pages (``CRAWL``: its id, timestamp or name), indexed again, nothing
@@ -31,7 +35,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from crawler import services
 from crawler.core.archive import skipped as archive_skipped
-from crawler.core.definition.crawl import CrawlOrder
+from crawler.core.definition.crawl import CrawlOrder, CrawlStatus
 from crawler.core.definition.schedules import LOCAL_SCHEDULE_SIZE
 from crawler.core.local_crawl import LocalCrawl, LocalCrawlProgress, LocalCrawlResult
 from crawler.core.memory import limit_malloc_arenas
@@ -56,6 +60,10 @@ class Command(BaseCommand):
                              help="archive crawl of this WARC file or folder of WARC files")
         archive.add_argument("--archive-of", default="", metavar="CRAWL",
                              help="archive crawl of an earlier crawl (id, timestamp or name)")
+        archive.add_argument("--resume", default="", metavar="CRAWL",
+                             help="go on with an earlier crawl (id, timestamp or name): one "
+                                  "stopped (resumable), or one that ended at its page limit, "
+                                  "with --max-pages raised")
         parser.add_argument("--name", default="", help="crawl name (default: the first url)")
         parser.add_argument("--max-pages", type=int, default=0, help="0: no limit")
         parser.add_argument("--max-depth", type=int, default=-1, help="-1: no limit")
@@ -107,6 +115,8 @@ class Command(BaseCommand):
 
     def _create(self, options: dict) -> Crawl:
         """The crawl's row, started (running)."""
+        if options["resume"]:
+            return self._resume(_earlier_crawl(options["resume"]), options["max_pages"])
         if not (options["urls"] or options["warc"] or options["archive_of"]):
             raise CommandError("give seed urls, or --warc PATH or --archive-of CRAWL")
         if options["archive_of"]:
@@ -135,6 +145,20 @@ class Command(BaseCommand):
             crawl.delete()
             raise CommandError(str(exc)) from None
         return crawl
+
+    @staticmethod
+    def _resume(crawl: Crawl, max_pages: int) -> Crawl:
+        """``crawl`` running again: a stopped crawl from its saved queues, one that ended at
+        its page limit with the limit raised to ``max_pages`` (its end reason says so)."""
+        try:
+            if crawl.status == CrawlStatus.RESUMABLE:
+                return services.crawl_resume(crawl.pk)
+            if crawl.status == CrawlStatus.STOPPED:
+                return services.crawl_raise_limit(crawl.pk, max_pages)
+        except services.CrawlServiceError as exc:
+            raise CommandError(str(exc)) from None
+        raise CommandError(f"crawl {crawl.name!r} is {crawl.status}: only a stopped crawl, or "
+                           "one that ended at its page limit, can be resumed")
 
     def _run(self, crawl: Crawl, options: dict,
              stop: threading.Event) -> tuple[LocalCrawl, LocalCrawlResult]:
@@ -165,6 +189,7 @@ class Command(BaseCommand):
             pages_fetched=result.pages_fetched, documents_indexed=result.documents_indexed,
             fetch_errors=sum(int(s.get("fetch_errors", 0)) for s in result.stats),
             urls_seen=sum(int(s.get("seen", 0)) for s in result.stats),
+            urls_queued=sum(int(s.get("queued", 0) or 0) for s in result.stats),
             hosts_seen=sum(int(s.get("hosts", 0)) for s in result.stats),
             robots_failures=robots_failures.merge(s.get("robots_failures") for s in result.stats),
             archive_skipped=archive_skipped.merge(s.get("archive_skipped") for s in result.stats),

@@ -58,8 +58,10 @@ def _http_ready(url: str) -> bool:
         return response.status < 500
 
 
-def web_server_argv(python: str, bind: str, workers: int, connections: int) -> list[str]:
-    """The gunicorn command line of the web server.
+def web_server_argv(python: str, bind: str, workers: int, connections: int,
+                    access_log: str = "-") -> list[str]:
+    """The gunicorn command line of the web server; its access log goes to ``access_log``
+    (a file, "-" the console, "" none: ``WEB_ACCESS_LOG``).
 
     Event-loop workers (gevent, ``connections`` open connections each): a connection waiting
     for the rest of its request costs a greenlet, not a thread, so clients that send a request
@@ -79,7 +81,8 @@ def web_server_argv(python: str, bind: str, workers: int, connections: int) -> l
             "--worker-class", "gevent", "--workers", str(workers),
             "--worker-connections", str(connections),
             "--timeout", "30", "--graceful-timeout", "10", "--keep-alive", "5",
-            "--limit-request-line", "8190", "--no-control-socket", "--access-logfile", "-"]
+            "--limit-request-line", "8190", "--no-control-socket",
+            *(["--access-logfile", access_log] if access_log else [])]
 
 
 def web_metrics_env(directory: Path) -> dict[str, str]:
@@ -180,7 +183,7 @@ class Command(BaseCommand):
         base_url = f"http://{url_host}:{port}/"
         specs.append(ChildSpec(
             "web", web_server_argv(python, bind, settings.WEB_WORKERS,
-                                   settings.WEB_WORKER_CONNECTIONS),
+                                   settings.WEB_WORKER_CONNECTIONS, settings.WEB_ACCESS_LOG),
             cwd=base, ready=lambda: _http_ready(base_url), ready_timeout=60,
             env=web_metrics_env(settings.VAR_DIRECTORY / "metrics-web"),
         ))
@@ -189,11 +192,11 @@ class Command(BaseCommand):
                                            settings.QUEUE_SERVERS_HERE,
                                            settings.NUM_QUEUE_SERVERS)
             specs.extend(worker_specs(python, base, options["fetchers"], numbers))
-        self.stdout.write(
-            f"Search page: {base_url}\nAdmin:       {base_url}admin/\n"
-            f"Work directory: {settings.WORK_DIRECTORY}\n"
-        )
+        where = (f"Search page: {base_url}\nAdmin:       {base_url}admin/\n"
+                 f"Work directory: {settings.WORK_DIRECTORY}\n")
+        self.stdout.write(where)
         self.stdout.flush()
-        supervisor = Supervisor(specs, out=self.stdout._out)
+        # said again once everything is up, so that they are the console's last lines
+        supervisor = Supervisor(specs, out=self.stdout._out, ready_message=where.rstrip())
         if supervisor.run() != 0:
             raise CommandError("the engine could not start; see the messages above")

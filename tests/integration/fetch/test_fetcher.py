@@ -221,6 +221,15 @@ def test_range_honoured_gives_206_truncated(server: FixtureServer) -> None:
     assert server.log[0].headers["range"] == "bytes=0-99999"
 
 
+def test_a_206_holding_the_whole_body_is_reported_as_200(server: FixtureServer) -> None:
+    """Issue 39: every fetch was shown and archived as HTTP 206 (the byte cap's Range header)
+    although the whole page had come; a 206 of a longer resource stays a truncated 206."""
+    result = fetch_one(server.url("/big/range?mb=1"), byte_range=2 * MB)
+    assert server.log[0].headers["range"] == f"bytes=0-{2 * MB - 1}"
+    assert (result.status, len(result.body), result.truncated) == (200, MB, False)
+    assert "content-range" not in result.headers and result.ok
+
+
 def test_chunked_body_is_cut(server: FixtureServer) -> None:
     result = fetch_one(server.url("/chunked?kb=3000"), byte_range=500_000)
     assert result.error is None and len(result.body) == 500_000 and result.truncated
