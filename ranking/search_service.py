@@ -65,7 +65,7 @@ from .params import SearchParams, effective_query
 from .selectors import curation_get, remote_queue_server_urls, search_options_get
 from .semantic_model import model_embedder
 from .suggest import LexiconCache
-from .totals import Reach, indexed_pages, reach
+from .totals import Reach, indexed_pages, look_ahead_size, reach
 
 logger = logging.getLogger(__name__)
 KEPT = 32  # remote shards and searchers kept per process (each its own key)
@@ -334,7 +334,8 @@ class SearchService:
             searcher = self.searcher(shards, options)
             result = search_with_fallback(searcher, searched, num=params.num,
                                           offset=params.offset, safe_search=params.safe,
-                                          correct=correct)
+                                          correct=correct,
+                                          count_ahead=look_ahead_size(params.num))
             result, reached = reach(result, self._counter(searcher, result, params))
         except (NoIndexError, CorruptIndexError) as exc:
             logger.warning("search of %r failed: %s", searched, exc, exc_info=True)
@@ -361,10 +362,15 @@ class SearchService:
     def _counter(searcher: Searcher, result: SearchResult, params: SearchParams
                  ) -> Callable[[int, int], int]:
         """How many results the search that gave ``result`` (its correction or relaxed query
-        when it fell back) shows from a rank on, at most n: its heads only, no snippets."""
+        when it fell back) shows from a rank on, at most n: after its page, what that search
+        counted ahead (:attr:`SearchResult.ahead`, from the same ranking); from another rank
+        (an empty page past the end), a search that reads heads only."""
         query = result.searched or params.searched
+        end = result.offset + len(result.results)
 
         def count_after(offset: int, n: int) -> int:
+            if offset == end and result.ahead is not None and n <= look_ahead_size(params.num):
+                return min(result.ahead, n)
             return len(searcher.search(query, num=n, offset=offset, snippets=False,
                                        safe_search=params.safe).results)
         return count_after

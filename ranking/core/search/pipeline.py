@@ -147,6 +147,9 @@ class SearchResult:
     # words); ``searched`` is then the query actually searched
     fallback: str = ""
     searched: str = ""
+    # with ``count_ahead``: how many results the same ranking shows after this page, at most
+    # that many (their heads read, as for the page: the search page's totals, ranking.totals)
+    ahead: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {"query": self.query, "rewritten": self.rewritten,
@@ -190,9 +193,11 @@ class Searcher:
 
     def search(self, query: str, *, num: int = 10, offset: int = 0, snippets: bool = True,
                ui_lang: str = "en", safe_search: bool = True,
-               prefer: Sequence[str] = ()) -> SearchResult:
+               prefer: Sequence[str] = (), count_ahead: int = 0) -> SearchResult:
         """Search ``query``; with ``prefer`` (terms), groups holding more of those terms
-        rank first, then by score (partial matches, :mod:`ranking.core.search.relax`)."""
+        rank first, then by score (partial matches, :mod:`ranking.core.search.relax`).
+        ``count_ahead`` > 0 after a full page: :attr:`SearchResult.ahead` counts the results
+        shown after it, at most that many, from the same ranking."""
         start = time.perf_counter()
         options = self.options
         num = max(0, int(num))
@@ -225,20 +230,25 @@ class Searcher:
         merged = Merged.of(answers)
         groups = group_rows(merged.doc_ids, merged.doc_rank, merged.relevance, merged.proximity,
                             options, raw=parsed.controls.raw)
-        results = self._rank(parsed, merged, groups, offset, num, snippets, prefer)
+        results, ahead = self._rank(parsed, merged, groups, offset, num, snippets, prefer,
+                                    count_ahead)
         found = sum(len(c) for c in answers)
         estimate = sum(c.estimate for c in answers)
         total = len(groups) if all(c.exhausted for c in answers) else \
             int(round(estimate * len(groups) / found)) if found else 0
         return SearchResult(parsed.text, parsed.rewritten, tuple(results), total,
-                            time.perf_counter() - start, partial, tuple(messages), offset, num)
+                            time.perf_counter() - start, partial, tuple(messages), offset, num,
+                            ahead=ahead)
 
     # -- ranking the groups ----------------------------------------------------------------
 
     def _rank(self, parsed: ParsedQuery, merged: Merged, groups: Groups, offset: int,
-              num: int, snippets: bool, prefer: Sequence[str] = ()) -> list[Result]:
+              num: int, snippets: bool, prefer: Sequence[str] = (), count_ahead: int = 0
+              ) -> tuple[list[Result], int | None]:
         """Score the groups (:func:`ranking.core.scoring.grouping.score_groups`, with the link score),
-        order them, read the summaries of the page of results shown and make its results."""
+        order them, read the summaries of the page of results shown and make its results;
+        with ``count_ahead`` and a full page, also count the results shown after it (heads
+        only, at most ``count_ahead``), else None."""
         # a group's bonuses are its best member's (a page and the links to it share the url;
         # the title bonus is the page's)
         bonus_rows = merged.bonuses.sum(axis=0)
@@ -259,6 +269,10 @@ class Searcher:
         terms, mult = query_word_terms(parsed)
         words = list(dict.fromkeys([*parsed.highlight, *terms]))
         chosen = self._choose(merged, groups, order, offset, num, snippets, words)
+        ahead = None
+        if count_ahead > 0 and num > 0 and len(chosen) == num:
+            ahead = len(self._choose(merged, groups, order, offset + num, count_ahead, False,
+                                     words))
         shown = self._representatives(links.scores, [str(s.get("url", "")) for _, s in chosen])
         scored = ScoredGroups(self.options, parsed, merged, groups, final, fusion, links,
                               bonus_rows, int(sum(mult)))
@@ -269,7 +283,7 @@ class Searcher:
         for (g, _), result in zip(chosen, results, strict=True):
             if g in semantic:  # what the semantic signal's fusion used
                 result.explanation["semantic"] = semantic[g]  # type: ignore[index]
-        return results
+        return results, ahead
 
     def _choose(self, merged: Merged, groups: Groups, order: np.ndarray, offset: int,
                 num: int, snippets: bool, words: Sequence[str]

@@ -143,11 +143,12 @@ def _is_stop(token: str, terms_of: Callable[[str], Sequence[str]], searched: set
 
 def search_with_fallback(searcher: Searcher, query: str, *, num: int = 10, offset: int = 0,
                          snippets: bool = True, ui_lang: str = "en", safe_search: bool = True,
-                         correct: Callable[[str], str | None] | None = None) -> SearchResult:
+                         correct: Callable[[str], str | None] | None = None,
+                         count_ahead: int = 0) -> SearchResult:
     """:meth:`Searcher.search`, then, when nothing matches, a correction's results or the
-    partial matches (see the module)."""
+    partial matches (see the module); ``count_ahead`` as :meth:`Searcher.search` takes it."""
     kw = {"num": num, "offset": offset, "snippets": snippets, "ui_lang": ui_lang,
-          "safe_search": safe_search}
+          "safe_search": safe_search, "count_ahead": count_ahead}
     result = searcher.search(query, **kw)
     if result.results or result.total or not query.strip():
         return result
