@@ -89,7 +89,7 @@ def exhaustive_searcher(shards: Sequence[LocalShard], options: SearchOptions | N
     reader, with ``limits=UNBOUNDED``), with ``options`` (default ``SearchOptions()``)
     otherwise unchanged. Searches must not run at the same time as the default search's on
     the same readers (a reader serves one query at a time)."""
-    exact = [LocalShard(s.reader, name=s.name, limits=UNBOUNDED) for s in shards]
+    exact = [LocalShard(s.reader, name=s.name, limits=UNBOUNDED, exact=False) for s in shards]
     documents = sum(s.collection_stats().documents for s in exact)
     return Searcher(exact, reference_options(options or SearchOptions(), documents,
                                              len(exact)),
@@ -102,7 +102,8 @@ def reads_unbounded_searcher(shards: Sequence[LocalShard],
     """The search of ``options`` (default ``SearchOptions()``: its ``n`` and time budget)
     with the read bounds lifted (``limits=UNBOUNDED``), over the readers of ``shards``, as
     :func:`exhaustive_searcher` builds its shards."""
-    return Searcher([LocalShard(s.reader, name=s.name, limits=UNBOUNDED) for s in shards],
+    return Searcher([LocalShard(s.reader, name=s.name, limits=UNBOUNDED, exact=False)
+                     for s in shards],
                     options or SearchOptions(), link_scores=link_scores)
 
 

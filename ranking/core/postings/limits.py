@@ -83,6 +83,10 @@ class ReadLimits:
 
 
 UNBOUNDED = ReadLimits(0, 0, 0, 0)
+# the exact search's safety valve (ranking.core.shard.exact): a list read for at most this many
+# blocks (8 million postings), a phrase checked on at most this many documents; never reached
+# by the benchmarks, an answer that reaches it is marked partial
+SAFETY_VALVE = ReadLimits(1 << 16, 1 << 12, 1 << 22, 1 << 16)
 
 # the message of an answer stopped by the shard's time budget (ranking.core.postings.iterators.
 # Budget)

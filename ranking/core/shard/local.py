@@ -39,11 +39,12 @@ from indexer.core.text import TextAnalyzer
 from ranking.core.options import SearchOptions
 from ranking.core.postings.blocks import make_keys
 from ranking.core.postings.iterators import DecodedList
-from ranking.core.postings.limits import ReadLimits
+from ranking.core.postings.limits import SAFETY_VALVE, ReadLimits
 from ranking.core.query.parser import ParsedQuery
 from ranking.core.scoring.formulas import url_items
 from ranking.core.shard.candidates import Candidates
 from ranking.core.shard.doc_cache import DocumentCache
+from ranking.core.shard.exact import exact_matches
 from ranking.core.shard.matching import score_matches
 from ranking.core.shard.regions import PartitionRegions, list_regions
 from ranking.core.shard.summaries import ShardSummaries
@@ -63,19 +64,25 @@ class LocalShard:
     DOCUMENT_CACHE = 4096  # documents' summaries (to their bodies) kept parsed, least used out
     HEAD_CACHE = 100_000  # (url, title) heads kept decompressed, least used out
     # bounds of a query's reads (ranking.core.postings.limits) and the clock of its time budget
-    limits: ReadLimits = ReadLimits()
+    limits: ReadLimits = SAFETY_VALVE
+    # exact best matches by dynamic pruning (ranking.core.shard.exact); False: the first n
+    # matches in index order within ``limits`` (ranking.core.shard.matching.score_matches)
+    exact: bool = True
     clock: Callable[[], float] = staticmethod(time.monotonic)
     weight = 1.0  # a shard searched on its own: its results' scores as they are (ShardClient)
 
     def __init__(self, reader: IndexBundleReader, name: str = "local",
-                 limits: ReadLimits | None = None) -> None:
+                 limits: ReadLimits | None = None, exact: bool | None = None) -> None:
         """A shard over ``reader``; ``limits`` replaces the class's read bounds for this shard
-        (``ranking.core.postings.limits.UNBOUNDED``: every match of a query is a candidate,
-        the exhaustive search ``bench/exactness.py`` compares the default one with)."""
+        and ``exact`` its matching (False with ``ranking.core.postings.limits.UNBOUNDED``:
+        every match of a query is a candidate, the exhaustive search ``bench/exactness.py``
+        compares the default one with)."""
         self.reader = reader
         self.name = name
         if limits is not None:
             self.limits = limits
+        if exact is not None:
+            self.exact = exact
         self._regions: dict[int, PartitionRegions] = {}
         self._url_features: dict[tuple[int, str], UrlFeatures] = {}
         self._word_ids: dict[str, int] = {}
@@ -105,12 +112,23 @@ class LocalShard:
     def candidates(self, query: str, parsed: ParsedQuery, n: int,
                    options: SearchOptions) -> Candidates:
         with self.lock:
-            found = score_matches(self, parsed, n, options)
+            found = exact_matches(self, parsed, n, options) if self.exact else \
+                score_matches(self, parsed, n, options)
         scores = self.link_scores.get() if self.link_scores is not None else None
         if scores is None or not len(found):
             return found
         return found.with_links(scores.scores_for(found.doc_ids, "linkrank_relative"),
                                 scores.scores_for(found.doc_ids, "trust"))
+
+    def link_values(self, doc_ids: npt.NDArray[np.uint8]) -> tuple[FloatArray, FloatArray]:
+        """The LinkRank (relative) and trust of each doc_id's url in the crawl's link scores
+        (zeros without them), as :meth:`candidates` attaches them."""
+        scores = self.link_scores.get() if self.link_scores is not None else None
+        if scores is None or not len(doc_ids):
+            z = np.zeros(len(doc_ids))
+            return z, z
+        return (scores.scores_for(doc_ids, "linkrank_relative"),
+                scores.scores_for(doc_ids, "trust"))
 
     def collection_stats(self) -> CollectionStats:
         """The reader's collection statistics, summed once per snapshot of the bundle (the

@@ -25,7 +25,7 @@ does not depend on the class that calls it:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 import numpy as np
@@ -135,23 +135,40 @@ class _TermCounts:
 def score_matches(shard: MatchSource, parsed: ParsedQuery, n: int,
                   options: SearchOptions) -> Candidates:
     """The first ``n`` matches of ``parsed`` in ``shard``, scored (see the module docstring);
-    called under the shard's lock."""
-    reader = shard.reader
-    terms, mult = query_word_terms(parsed)
+    called under the shard's lock. The bounded search of earlier versions: the default one is
+    :func:`ranking.core.shard.exact.exact_matches`."""
+    terms, _ = query_word_terms(parsed)
     stats = shard.collection_stats()
     if stats.documents == 0 or parsed.is_empty:
         return Candidates.empty(shard.name, terms)
     budget = Budget(options.intersect_time_budget, shard.clock)
-    ranks = shard.importance_ranks()
-    block, exhausted, plan = candidate_block(reader, parsed, n, budget, ranks,
-                                             shard.filter_keys, shard.decoded_list,
-                                             shard.limits)
+    block, exhausted, plan = candidate_block(shard.reader, parsed, n, budget,
+                                             shard.importance_ranks(), shard.filter_keys,
+                                             shard.decoded_list, shard.limits)
     # lists left unread (a bound reached, the budget run out) are not the end of the matches
     partial = budget.partial or plan.truncated
     exhausted = exhausted and not partial
+    found = score_block(shard, parsed, block, plan, options)
+    return replace(found, estimate=_estimate(plan, exhausted, len(block)), exhausted=exhausted,
+                   partial=partial, messages=plan_messages(plan))
+
+
+def plan_messages(plan: Plan) -> tuple[str, ...]:
+    """The messages of an answer whose plan ran out of time or reached a read bound."""
+    return ((TIME_BUDGET_MESSAGE,) if plan.budget.partial else ()) + \
+        ((TRUNCATED_MESSAGE,) if plan.truncated else ())
+
+
+def score_block(shard: MatchSource, parsed: ParsedQuery, block: Block, plan: Plan,
+                options: SearchOptions) -> Candidates:
+    """The matches ``block`` of ``parsed`` (read by ``plan``: its word iterators and positions
+    decoder serve every row), scored by steps 2 to 6 of the module docstring; ``estimate``
+    is the number of rows, ``exhausted`` and ``partial`` are False (the caller sets them)."""
+    terms, mult = query_word_terms(parsed)
+    stats = shard.collection_stats()
     m = len(block)
     parts, index = key_partition(block.keys), key_index(block.keys)
-    entries = _entries(shard, parts, index, ranks, stats)
+    entries = _entries(shard, parts, index, shard.importance_ranks(), stats)
     counts = _term_counts(shard, block, plan, terms, entries, index, options)
     occurrences = tuple(shard.term_occurrences(t) for t in terms)
     rel, parts_rel = _relevance(counts, entries, occurrences, stats, m)
@@ -160,7 +177,6 @@ def score_matches(shard: MatchSource, parsed: ParsedQuery, n: int,
         prox = prox * options.proximity_bonus
     else:
         prox = prox_raw = np.zeros(m)
-    messages = ((TIME_BUDGET_MESSAGE,) if budget.partial else ()) + ((TRUNCATED_MESSAGE,) if plan.truncated else ())
     bonuses = shard.bonuses(BonusInputs(parts, index, terms, counts.title_hits,
                                         entries.title_length, counts.title_terms, parsed.lang,
                                         options))
@@ -174,8 +190,8 @@ def score_matches(shard: MatchSource, parsed: ParsedQuery, n: int,
     return Candidates(entries.doc_ids, parts, index, entries.docs_after, entries.doc_rank, rel,
                       prox, prox_raw, entries.doc_length, counts.freq,
                       parts_rel if terms else np.zeros((0, m)), tuple(terms), occurrences,
-                      stats.documents, stats.average_length, _estimate(plan, exhausted, m),
-                      exhausted, partial, shard.name, messages, bonuses)
+                      stats.documents, stats.average_length, m, False, False, shard.name, (),
+                      bonuses)
 
 
 def _entries(shard: MatchSource, parts: IntArray, index: IntArray,

@@ -1,0 +1,339 @@
+"""One shard's exact best matches of a query: every match bounded, the best scored, the rest pruned.
+
+Layer: ``ranking.core``. :func:`exact_matches` is the default matching of
+:meth:`ranking.core.shard.local.LocalShard.candidates` (docs/exact-topk.md, sections 2, 5 and 6).
+The seed ("Yioop Search Engine Ranking Mechanisms", Introduction) scores the first ``n``
+matches in index order, assuming they are the best; at a million pages they are not (a host's
+root page holding a rare word in its title beats the first documents by several points of url
+and title bonus). Here the top ``n`` groups by the score S are found exactly, by dynamic
+pruning with score upper bounds and a top-k threshold ``theta``:
+
+1. match: every document the query's lists have in common (the plan's iterators, no read
+   bound but the safety valve of :attr:`LocalShard.limits` and the time budget, either of which
+   marks the answer partial); a single disjunct's quoted phrases are not checked here but on
+   the documents scored (step 4), since a phrase check decodes positions;
+2. bound: per match, an upper bound of its S with no position decoded
+   (:mod:`ranking.core.scoring.bounds`): the query-independent part Q exact (Doc Rank, link
+   score, url bonuses and classifier scores of the entry), the DFR relevance bounded from the
+   term's position count and the entry's page length and largest region weight, the title
+   keyword bonus from the title's length, the host and path keyword bonuses exact;
+3. units: matches that can end in one result group (:mod:`ranking.core.scoring.grouping`: one
+   url hash, or pages of equal text) form one unit, scored together or not at all; a unit's
+   bound is that of the group it can form (maxima of Doc Rank, link score and bonuses, best
+   page relevance plus every link document's);
+4. score, best bound first, a batch of units at a time (the steps of
+   :func:`ranking.core.shard.matching.score_block`); ``theta`` is the ``n``-th highest distinct
+   group score among the units scored; it stops when no unit left has a bound reaching it.
+
+Every group whose score reaches the ``n``-th highest distinct one is then among those scored,
+with every member: the pipeline's best ``n`` groups by S, and the fusion's pool
+(:func:`ranking.core.scoring.bounds.pool_size`, ``n`` is at least it) are those of the
+exhaustive search.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from indexer.core.ids import DOC_ID_LEN, DOC_TYPE, DocType
+from ranking.core.options import SearchOptions
+from ranking.core.postings.blocks import Block, decode_column_positions, key_index, key_partition
+from ranking.core.postings.combinators import phrase_mask
+from ranking.core.postings.iterators import Budget, collect
+from ranking.core.postings.plan import Plan, build_plan
+from ranking.core.query.parser import ParsedQuery, query_word_terms
+from ranking.core.scoring.bounds import relevance_bound, title_bound_inputs
+from ranking.core.scoring.formulas import BONUS_NAMES, combine
+from ranking.core.scoring.grouping import group_bonus, group_rows
+from ranking.core.shard.candidates import Candidates
+from ranking.core.shard.matching import MatchSource, plan_messages, score_block
+from ranking.core.shard.url_features import BonusInputs
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+
+class ExactSource(MatchSource, Protocol):
+    """What :func:`exact_matches` reads of a shard beyond :class:`MatchSource`."""
+
+    def link_values(self, doc_ids: npt.NDArray[np.uint8]) -> tuple[FloatArray, FloatArray]:
+        """The LinkRank (relative) and trust of each doc_id's url (zeros: no scores)."""
+
+
+@dataclass(slots=True)
+class Pruning:
+    """What the pruning did: matches, units, units and rows scored, batches."""
+
+    matches: int = 0
+    units: int = 0
+    scored_units: int = 0
+    scored_rows: int = 0
+    batches: int = 0
+
+
+def exact_matches(shard: ExactSource, parsed: ParsedQuery, n: int, options: SearchOptions,
+                  stats_out: Pruning | None = None) -> Candidates:
+    """The matches of every group among the best ``n`` by S of ``parsed`` in ``shard`` (the
+    best ``options.exact_groups`` when it is set: the search pipeline sets it to the fusion's
+    pool), and any other scored on the way (see the module docstring); called under the
+    shard's lock."""
+    terms, _ = query_word_terms(parsed)
+    stats = shard.collection_stats()
+    if stats.documents == 0 or parsed.is_empty:
+        return Candidates.empty(shard.name, terms)
+    budget = Budget(options.intersect_time_budget, shard.clock)
+    lift = len(parsed.disjuncts) == 1  # its phrases are checked on the rows scored
+    plan = build_plan(shard.reader, parsed.disjuncts, budget, shard.filter_keys,
+                      shard.decoded_list, shard.limits, shard.importance_ranks() is not None,
+                      phrase_filters=not lift)
+    block, _ = collect(plan.root, sys.maxsize)
+    partial = budget.partial or plan.truncated
+    phrases = parsed.disjuncts[0].phrases if lift else ()
+    doc_ids, bound = _row_bounds(shard, parsed, block, terms, options)
+    unit, unit_bound = _units(doc_ids, bound, parsed.controls.raw)
+    count = options.exact_groups if options.exact_groups > 0 else n
+    found, scored_units, checked = _prune(shard, parsed, block, plan,
+                                          _Order.of(unit, unit_bound), count, phrases, options)
+    if stats_out is not None:
+        stats_out.matches, stats_out.units = len(block), int(unit_bound.size)
+        stats_out.scored_units, stats_out.scored_rows = scored_units, checked
+    # the matches' number: every one, or, when phrases were checked on some, at their rate
+    estimate = len(block) if not phrases or not checked else \
+        int(round(len(block) * len(found) / checked))
+    return replace(found, estimate=max(estimate, len(found)), partial=partial,
+                   exhausted=scored_units == unit_bound.size and not partial,
+                   messages=plan_messages(plan))
+
+
+def _row_bounds(shard: ExactSource, parsed: ParsedQuery, block: Block, terms: Sequence[str],
+                options: SearchOptions) -> tuple[npt.NDArray[np.uint8], FloatArray]:
+    """Every match's doc_id and the parts of the upper bound of its S (Q exact, relevance and
+    title bonus bounded; see :mod:`ranking.core.scoring.bounds`): rows weighted Doc Rank,
+    weighted link score, bonuses, weighted relevance, and 1 for a link document."""
+    m = len(block)
+    parts, index = key_partition(block.keys), key_index(block.keys)
+    stats = shard.collection_stats()
+    dr, page_len, title_len, weight, records, doc_ids = _entry_facts(shard, parts, index,
+                                                                     options)
+    counts = np.zeros((len(terms), m))
+    for j, term in enumerate(terms):
+        col = block.columns.get(term)
+        if col is not None:
+            counts[j] = col.freq
+    occurrences = [shard.term_occurrences(t) for t in terms]
+    rel = relevance_bound(counts, occurrences, stats.documents, stats.average_length,
+                          page_len, weight, records)
+    hits, held = title_bound_inputs(counts, title_len)
+    bonuses = shard.bonuses(BonusInputs(parts, index, terms, hits, title_len, held,
+                                        parsed.lang, options))
+    bonuses[BONUS_NAMES.index("common_phrase")] = _phrase_bound(shard, parsed, options)
+    if any(options.classifier_weights):
+        for p in np.unique(parts).tolist():
+            rows = np.flatnonzero(parts == p)
+            bonuses[BONUS_NAMES.index("classifier"), rows] = shard.partition_regions(
+                p).classifier_bonus(index[rows], options.classifier_weights)
+    relative, trust = shard.link_values(doc_ids)
+    link = np.log10(1.0 + np.maximum(relative, 0.0)) + trust
+    return doc_ids, np.stack([options.doc_rank_weight * dr, options.link_score_weight * link,
+                     bonuses.sum(axis=0), options.relevance_weight * rel,
+                     (doc_ids[:, DOC_TYPE] == DocType.LINK).astype(np.float64)])
+
+
+def _entry_facts(shard: ExactSource, parts: IntArray, index: IntArray, options: SearchOptions
+                 ) -> tuple[FloatArray, IntArray, FloatArray, FloatArray, IntArray,
+                            npt.NDArray[np.uint8]]:
+    """Doc Rank, page length, title length, largest page position weight, link records and
+    doc_id of every match's doc_map entry."""
+    reader = shard.reader
+    m = parts.size
+    dr, weight, title_len = np.zeros(m), np.zeros(m), np.zeros(m)
+    page_len, records = np.zeros(m, np.int64), np.zeros(m, np.int64)
+    doc_ids = np.zeros((m, DOC_ID_LEN), np.uint8)
+    ranks = shard.importance_ranks()
+    for p in np.unique(parts).tolist():
+        rows = np.flatnonzero(parts == p)
+        idx = index[rows]
+        dr[rows] = reader.doc_rank(p, idx) if ranks is None else ranks.doc_rank(p, idx)
+        regions = shard.partition_regions(p)
+        page_len[rows] = regions.page_length[idx]
+        title_len[rows] = regions.title_length[idx]
+        records[rows] = regions.link_records[idx]
+        weight[rows] = regions.page_weight(options.title_weight,
+                                           options.description_weight)[idx]
+        doc_ids[rows] = reader.doc_map(p).doc_ids[idx]
+    return dr, page_len, title_len, weight, records, doc_ids
+
+
+def _phrase_bound(shard: ExactSource, parsed: ParsedQuery, options: SearchOptions) -> float:
+    """The most the common phrase bonus can give: its value when the bundle's lexicon knows a
+    run of the query's words as a common phrase, else 0."""
+    phrases = shard.phrases
+    lexicon = phrases.get() if phrases is not None and options.common_phrase_bonus else None
+    runs = [run for d in parsed.disjuncts for run in d.runs]
+    if lexicon is None or not runs or not lexicon.phrases_in(runs):
+        return 0.0
+    return float(options.common_phrase_bonus)
+
+
+def _components(labels: IntArray, other: IntArray) -> IntArray:
+    """Connected components of rows linked by equal ``labels`` or equal ``other`` (-1: no
+    link): the smallest row label reachable, by propagation until nothing changes."""
+    comp = labels.copy()
+    has = other >= 0
+    while True:
+        best = np.full(int(other.max(initial=-1)) + 1, np.iinfo(np.int64).max)
+        np.minimum.at(best, other[has], comp[has])
+        moved = comp.copy()
+        moved[has] = np.minimum(comp[has], best[other[has]])
+        low = np.full(int(labels.max(initial=-1)) + 1, np.iinfo(np.int64).max)
+        np.minimum.at(low, labels, moved)
+        moved = low[labels]
+        if np.array_equal(moved, comp):
+            return comp
+        comp = moved
+
+
+def _hash64(ids: npt.NDArray[np.uint8], lo: int, hi: int) -> npt.NDArray[np.uint64]:
+    """Bytes ``lo:hi`` (at most 8) of every doc_id as one integer (a url or text hash)."""
+    cols = np.zeros((ids.shape[0], 8), dtype=np.uint8)
+    cols[:, :hi - lo] = ids[:, lo:hi]
+    return cols.view("<u8").ravel()
+
+
+def _units(doc_ids: npt.NDArray[np.uint8], parts: FloatArray, raw: bool
+           ) -> tuple[IntArray, FloatArray]:
+    """Each match's unit and each unit's bound (see the module docstring, step 3); ``parts``
+    are the matches' bound components (:func:`_row_bounds`)."""
+    m = doc_ids.shape[0]
+    if raw or not m:  # every row its own result
+        return np.arange(m, dtype=np.int64), parts[:4].sum(axis=0)
+    dr, link, bonus, rel, is_link = parts
+    url = np.unique(_hash64(doc_ids, 0, 8), return_inverse=True)[1].ravel()
+    page = is_link == 0
+    text = np.full(m, -1, np.int64)
+    if page.any():
+        text[page] = np.unique(_hash64(doc_ids[page], 9, 16), return_inverse=True)[1].ravel()
+    unit = np.unique(_components(url, text), return_inverse=True)[1].ravel()
+    k = int(unit.max()) + 1
+    # a url group's relevance: its best page's plus every link document's
+    n_url = int(url.max()) + 1
+    page_rel = np.zeros(n_url)
+    np.maximum.at(page_rel, url[page], rel[page])
+    url_rel = page_rel + np.bincount(url, weights=np.where(page, 0.0, rel), minlength=n_url)
+    first_of_url = np.zeros(n_url, np.int64)
+    first_of_url[url] = unit
+    best = np.zeros((4, k))
+    for j, values in enumerate((dr, link, bonus)):
+        np.maximum.at(best[j], unit, values)
+    np.maximum.at(best[3], first_of_url, url_rel)
+    return unit, best.sum(axis=0)
+
+
+@dataclass(slots=True)
+class _Order:
+    """Matches by unit, units by decreasing bound: ``rows`` lists the matches unit after unit,
+    ``ends[i]`` is where the i-th unit's rows end, ``bounds`` the units' bounds."""
+
+    rows: IntArray
+    ends: IntArray
+    bounds: FloatArray
+
+    @staticmethod
+    def of(unit: IntArray, unit_bound: FloatArray) -> _Order:
+        order = np.argsort(-unit_bound, kind="stable")
+        rank = np.empty(order.size, np.int64)
+        rank[order] = np.arange(order.size)
+        rows = np.argsort(rank[unit], kind="stable")
+        ends = np.cumsum(np.bincount(unit, minlength=order.size)[order])
+        return _Order(rows, ends, unit_bound[order])
+
+    def reaching(self, theta: float) -> int:
+        """How many units have a bound of at least ``theta``."""
+        return int(np.searchsorted(-self.bounds, -theta, side="right"))
+
+    def batch(self, done: int, limit: int, rows: int) -> tuple[int, IntArray]:
+        """Units ``done`` up to the first ``limit`` holding about ``rows`` matches (at least
+        one unit): the new count of units done and their matches, ascending."""
+        start = int(self.ends[done - 1]) if done else 0
+        upto = int(np.searchsorted(self.ends, start + rows, side="left")) + 1
+        upto = min(limit, max(done + 1, upto))
+        return upto, np.sort(self.rows[start:int(self.ends[upto - 1])])
+
+
+def _prune(shard: ExactSource, parsed: ParsedQuery, block: Block, plan: Plan, order: _Order,
+           n: int, phrases: Sequence, options: SearchOptions
+           ) -> tuple[Candidates, int, int]:
+    """Score units best bound first until none left reaches ``theta`` (the module's step 4):
+    the scored matches, the units scored and the matches checked (phrases) or scored."""
+    theta, done, checked = -np.inf, 0, 0
+    size = max(n, 64)
+    scored: list[Candidates] = []
+    while True:
+        limit = order.reaching(theta)
+        if done >= limit or (scored and plan.budget.expired()):
+            break  # out of time: the best bounds of what was read are scored, no more
+        done, rows = order.batch(done, limit, size)
+        sub = block.take(rows)
+        checked += len(sub)
+        if phrases:
+            sub = sub.take(np.flatnonzero(_phrase_rows(plan, sub, phrases)))
+        if len(sub):
+            scored.append(score_block(shard, parsed, sub, plan, options))
+            theta = _theta(shard, scored, n, options, parsed.controls.raw)
+        size *= 2
+    terms, _ = query_word_terms(parsed)
+    found = _concat(scored) if scored else Candidates.empty(shard.name, terms)
+    return found, done, checked
+
+
+def _phrase_rows(plan: Plan, block: Block, phrases: Sequence) -> npt.NDArray[np.bool_]:
+    """Which matches of ``block`` hold every one of the quoted ``phrases``."""
+    ok = np.ones(len(block), dtype=bool)
+    for phrase in phrases:
+        positions = {t: decode_column_positions(plan.decoder, block.keys, block.columns[t])
+                     for t in set(phrase.words)}
+        ok &= phrase_mask(phrase.terms, positions, len(block))
+    return ok
+
+
+def _theta(shard: ExactSource, scored: list[Candidates], n: int, options: SearchOptions,
+           raw: bool) -> float:
+    """The ``n``-th highest distinct group score S among the groups of the matches scored so
+    far (every one complete: its units are scored whole), as the pipeline scores groups; -inf
+    while there are fewer than ``n``."""
+    doc_ids = np.concatenate([c.doc_ids for c in scored])
+    dr = np.concatenate([c.doc_rank for c in scored])
+    rel = np.concatenate([c.relevance for c in scored])
+    bonus = np.concatenate([c.bonuses.sum(axis=0) for c in scored])
+    groups = group_rows(doc_ids, dr, rel, np.zeros(dr.size), options, raw)
+    relative, trust = shard.link_values(doc_ids)
+    link = np.full(len(groups), -np.inf)
+    np.maximum.at(link, groups.member_group,
+                  np.log10(1.0 + np.maximum(relative, 0.0)) + trust)
+    s = combine(groups.doc_rank, groups.relevance, np.zeros(len(groups)), options,
+                group_bonus(groups, bonus), 1.0, link)
+    values = np.unique(s)
+    return float(values[-n]) if values.size >= n else -np.inf
+
+
+def _concat(parts: list[Candidates]) -> Candidates:
+    """Candidates of one shard and query scored in batches, as one."""
+    if len(parts) == 1:
+        return parts[0]
+    first = parts[0]
+
+    def cat(name: str, axis: int = 0) -> np.ndarray:
+        return np.concatenate([getattr(c, name) for c in parts], axis=axis)
+
+    return replace(first, doc_ids=cat("doc_ids"), partition=cat("partition"),
+                   index=cat("index"), docs_after=cat("docs_after"), doc_rank=cat("doc_rank"),
+                   relevance=cat("relevance"), proximity=cat("proximity"),
+                   proximity_raw=cat("proximity_raw"), doc_length=cat("doc_length"),
+                   freq=cat("freq", 1), term_relevance=cat("term_relevance", 1),
+                   bonuses=cat("bonuses", 1))
