@@ -89,9 +89,10 @@ def exact_matches(shard: ExactSource, parsed: ParsedQuery, n: int, options: Sear
         return Candidates.empty(shard.name, terms)
     budget = Budget(options.intersect_time_budget, shard.clock)
     lift = len(parsed.disjuncts) == 1  # its phrases are checked on the rows scored
+    whole = _whole_lists(shard, parsed)
     plan = build_plan(shard.reader, parsed.disjuncts, budget, shard.filter_keys,
-                      shard.decoded_list, shard.limits, shard.importance_ranks() is not None,
-                      phrase_filters=not lift)
+                      lambda t, pos: shard.decoded_list(t, pos, t in whole), shard.limits,
+                      shard.importance_ranks() is not None, phrase_filters=not lift)
     block, _ = collect(plan.root, sys.maxsize)
     partial = budget.partial or plan.truncated
     phrases = parsed.disjuncts[0].phrases if lift else ()
@@ -109,6 +110,27 @@ def exact_matches(shard: ExactSource, parsed: ParsedQuery, n: int, options: Sear
     return replace(found, estimate=max(estimate, len(found)), partial=partial,
                    exhausted=scored_units == unit_bound.size and not partial,
                    messages=plan_messages(plan))
+
+
+# a list at most this many times as long as the shortest of its conjunction is decoded whole:
+# every match is read, and with fewer than one of the shortest list's documents per few blocks
+# (of 128 postings) of the longer one the leapfrog decodes most of its blocks anyway, a round
+# of Python at a time
+WHOLE_RATIO = 32
+
+
+def _whole_lists(shard: ExactSource, parsed: ParsedQuery) -> frozenset[str]:
+    """The word lists of a single-disjunct query read whole: those at most WHOLE_RATIO times
+    as long as its shortest list (the array intersection then finds every match at once)."""
+    if len(parsed.disjuncts) != 1:
+        return frozenset()
+    conjunct = parsed.disjuncts[0]
+    docs = {t: shard.reader.term_stats(t).docs
+            for t in dict.fromkeys((*conjunct.all_terms, *conjunct.meta))}
+    if not docs or min(docs.values()) == 0:
+        return frozenset()
+    shortest = min(docs.values())
+    return frozenset(t for t in conjunct.all_terms if docs[t] <= WHOLE_RATIO * shortest)
 
 
 def _row_bounds(shard: ExactSource, parsed: ParsedQuery, block: Block, terms: Sequence[str],

@@ -215,7 +215,8 @@ class LocalShard:
     DECODED_POSTINGS = 8_000_000  # postings and positions kept decoded (8-40 bytes each)
     WHOLE_LIST_DOCS = 16_384  # longer lists are read block by block, as far as a query needs
 
-    def decoded_list(self, term: str, positional: bool) -> DecodedList | None:
+    def decoded_list(self, term: str, positional: bool, whole: bool = False
+                     ) -> DecodedList | None:
         """A term's whole posting list, decoded once and kept (least recently used out, at
         most DECODED_POSTINGS postings and positions; a list's positions are decoded on first
         use): the bit-level decoding in Python is the most expensive step of a query, and the
@@ -225,12 +226,15 @@ class LocalShard:
         ones): a frequent term's list is read block by block (:class:`~ranking.core.postings.iterators.
         WordIterator`), skipping by block headers, only as far as the query's first matches
         need (the seed's early termination), and only the candidates' positions are decoded;
-        decoding it whole would make every query of it cost in proportion to the shard."""
+        decoding it whole would make every query of it cost in proportion to the shard. With
+        ``whole`` a longer list is decoded whole too (the exact search reads every match of a
+        conjunction whose lists are of comparable lengths, :mod:`ranking.core.shard.exact`),
+        and kept like the others."""
         key = (term, positional)
         got = self._decoded.pop(key, None)
         if got is None:
             cursor = self.reader.postings(term)
-            if cursor.docs > self.WHOLE_LIST_DOCS:
+            if cursor.docs > self.WHOLE_LIST_DOCS and not whole:
                 return None
             got = DecodedList.of(cursor, positional)
         # sizes grow when a list's positions are decoded: recount this one on every use

@@ -89,8 +89,9 @@ class MatchSource(Protocol):
     def filter_keys(self, term: str) -> IntArray | None:
         """The decoded keys of a filter meta word, else None."""
 
-    def decoded_list(self, term: str, positional: bool) -> DecodedList | None:
-        """A short posting list decoded whole, else None."""
+    def decoded_list(self, term: str, positional: bool, whole: bool = False
+                     ) -> DecodedList | None:
+        """A short posting list (any with ``whole``) decoded whole, else None."""
 
     def term_occurrences(self, term: str) -> int:
         """l_t: the occurrences of ``term`` in the bundle."""
@@ -103,6 +104,12 @@ class MatchSource(Protocol):
 
     def bonuses(self, inputs: BonusInputs) -> FloatArray:
         """The url and title bonus factors of the candidates, rows in BONUS_NAMES order."""
+
+
+# lists of at most this many documents have their positions decoded whole on first use
+# (ranking.core.shard.local.LocalShard.WHOLE_LIST_DOCS); longer ones only when a query scores
+# a quarter of their documents or more
+WHOLE_POSITIONS_DOCS = 16_384
 
 
 @dataclass(slots=True)
@@ -264,6 +271,11 @@ def _term_positions(block: Block, plan: Plan, term: str
     word = plan.words.get(term)
     decoded = word.decoded if isinstance(word, DecodedWordIterator) and \
         (col.freq > 0).all() else None
+    # a long list read whole by the exact search: only the rows scored are decoded, unless
+    # the whole list's positions already are (ranking.core.shard.exact)
+    if decoded is not None and not decoded.positions_decoded and \
+            decoded.docs > WHOLE_POSITIONS_DOCS and len(block) * 4 < decoded.docs:
+        decoded = None
     if decoded is not None:
         flat, counts = decoded.position_rows(plan.decoder, keys)
         return decoded.all_positions(plan.decoder)[0][flat], counts, decoded, flat
