@@ -42,6 +42,7 @@ import numpy as np
 import numpy.typing as npt
 
 from indexer.core.ids import DOC_ID_LEN, DOC_TYPE, DocType
+from indexer.core.partition.postings import BLOCK_SIZE
 from ranking.core.options import SearchOptions
 from ranking.core.postings.blocks import Block, decode_column_positions, key_index, key_partition
 from ranking.core.postings.combinators import phrase_mask
@@ -121,7 +122,8 @@ WHOLE_RATIO = 32
 
 def _whole_lists(shard: ExactSource, parsed: ParsedQuery) -> frozenset[str]:
     """The word lists of a single-disjunct query read whole: those at most WHOLE_RATIO times
-    as long as its shortest list (the array intersection then finds every match at once)."""
+    as long as its shortest list (the array intersection then finds every match at once) and
+    within the shard's safety valve."""
     if len(parsed.disjuncts) != 1:
         return frozenset()
     conjunct = parsed.disjuncts[0]
@@ -130,7 +132,11 @@ def _whole_lists(shard: ExactSource, parsed: ParsedQuery) -> frozenset[str]:
     if not docs or min(docs.values()) == 0:
         return frozenset()
     shortest = min(docs.values())
-    return frozenset(t for t in conjunct.all_terms if docs[t] <= WHOLE_RATIO * shortest)
+    # a list longer than the safety valve lets a query read is read block by block, so that
+    # the valve binds (and marks the answer partial)
+    valve = shard.limits.blocks_per_shard * BLOCK_SIZE or sys.maxsize
+    return frozenset(t for t in conjunct.all_terms
+                     if docs[t] <= min(WHOLE_RATIO * shortest, valve))
 
 
 def _row_bounds(shard: ExactSource, parsed: ParsedQuery, block: Block, terms: Sequence[str],

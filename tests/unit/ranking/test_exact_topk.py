@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -138,7 +139,6 @@ def generated(request, tmp_path_factory):
 
 def reference(reader, options: SearchOptions) -> Searcher:
     """The exhaustive search: every match a candidate, no bound, no budget."""
-    from dataclasses import replace
     full = replace(options, min_results_to_group=10**6, intersect_time_budget=0.0)
     return Searcher([LocalShard(reader, name="s", limits=UNBOUNDED, exact=False)], full)
 
