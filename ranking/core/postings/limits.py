@@ -1,5 +1,10 @@
 """Bounds on one shard's work per query: posting blocks read per long list, phrase checks.
 
+The default search is exact (:mod:`ranking.core.shard.exact`): it reads every match and keeps
+these bounds only as a safety valve (:data:`SAFETY_VALVE`, never reached by the benchmarks)
+that marks an answer partial. What follows describes the bounded search of a shard made with
+``exact=False`` (:func:`ranking.core.shard.matching.score_matches`), the seed's first ``n``.
+
 Layer: ``ranking.core``. The plan (:mod:`ranking.core.postings.plan`) gives each long list's leaf
 (:class:`~ranking.core.postings.iterators.WordIterator`) and each phrase filter
 (:class:`~ranking.core.postings.combinators.PhraseIterator`) its share of these bounds, per partition.

@@ -6,9 +6,13 @@ shards the index locator found and call :meth:`Searcher.search`; nothing here kn
 Steps of :meth:`Searcher.search`:
 
 1. parse (:mod:`ranking.core.query.parser`); bad syntax becomes messages, never an exception;
-2. ask every shard for its first matches (:mod:`ranking.core.shard.local`): ``n`` = minimum results to
-   group (at least offset + num); with several shards each gets ``n * alpha / shards`` through
-   the searcher's fan-out (:mod:`ranking.core.search.fanout`), failures reported and skipped;
+2. ask every shard for its candidates (:mod:`ranking.core.shard.local`): by default the exact
+   best groups by score S, as many as the fusion's pool holds (``exact_groups``,
+   :func:`ranking.core.scoring.bounds.pool_size`: 102 for a page of 10), found by dynamic
+   pruning (:mod:`ranking.core.shard.exact`); a bounded shard (``exact=False``) its first ``n``
+   matches, ``n`` = minimum results to group (at least offset + num); with several shards each
+   gets ``n * alpha / shards`` through the searcher's fan-out (:mod:`ranking.core.search.fanout`),
+   failures reported and skipped;
 3. merge the shards' candidates (:mod:`ranking.core.search.merge`) and group them by url hash and
    text hash (:mod:`ranking.core.scoring.grouping`), unless the query says ``raw:``;
 4. score each group with the group score the shards' head prefetch uses too
@@ -17,7 +21,8 @@ Steps of :meth:`Searcher.search`:
    and trust from the crawl's ``scores.npz``, is looked up for every candidate at once and a
    group takes its maximum), fused by rank with the proximity (span sums normalised for the
    page's length, a group's maximum)
-   for queries of two or more terms (:func:`ranking.core.scoring.formulas.fuse`); sort, then read the
+   for queries of two or more terms (:func:`ranking.core.scoring.formulas.fuse`) over the pool
+   of the best groups by S (docs/exact-topk.md, section 5); sort, then read the
    stored summaries of the groups shown only (``num`` results from ``offset``, skipping
    dropped ones);
 5. representative urls: a result that other urls redirect to (``location:`` meta words of the

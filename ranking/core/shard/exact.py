@@ -113,6 +113,8 @@ def exact_matches(shard: ExactSource, parsed: ParsedQuery, n: int, options: Sear
                    messages=plan_messages(plan))
 
 
+_ROW = np.int64(1) << 33  # a row's code in _pair_rows (positions < 2**32, shifted by < 2**32)
+
 # a list at most this many times as long as the shortest of its conjunction is decoded whole:
 # every match is read, and with fewer than one of the shortest list's documents per few blocks
 # (of 128 postings) of the longer one the leapfrog decodes most of its blocks anyway, a round
@@ -321,13 +323,40 @@ def _prune(shard: ExactSource, parsed: ParsedQuery, block: Block, plan: Plan, or
 
 
 def _phrase_rows(plan: Plan, block: Block, phrases: Sequence) -> npt.NDArray[np.bool_]:
-    """Which matches of ``block`` hold every one of the quoted ``phrases``."""
+    """Which matches of ``block`` hold every one of the quoted ``phrases``. A phrase of three
+    or more words (no ``*``) is first checked on its two words with the fewest positions, at
+    their distance in the phrase: the third word's positions are decoded only where those two
+    stand right."""
     ok = np.ones(len(block), dtype=bool)
     for phrase in phrases:
-        positions = {t: decode_column_positions(plan.decoder, block.keys, block.columns[t])
+        rows = np.flatnonzero(ok)
+        if len(phrase.terms) >= 3 and None not in phrase.terms and rows.size:
+            rows = rows[_pair_rows(plan, block.take(rows), phrase.terms)]
+        sub = block.take(rows)
+        positions = {t: decode_column_positions(plan.decoder, sub.keys, sub.columns[t])
                      for t in set(phrase.words)}
-        ok &= phrase_mask(phrase.terms, positions, len(block))
+        hit = np.zeros(len(block), dtype=bool)
+        hit[rows[phrase_mask(phrase.terms, positions, len(sub))]] = True
+        ok &= hit
     return ok
+
+
+def _pair_rows(plan: Plan, block: Block, terms: Sequence[str]) -> IntArray:
+    """The rows of ``block`` where the two phrase ``terms`` with the fewest positions stand at
+    their distance in the phrase (a necessary condition of the phrase)."""
+    counts = {t: int(block.columns[t].freq.sum()) for t in dict.fromkeys(terms)}
+    a, b = sorted(range(len(terms)), key=lambda i: counts[terms[i]])[:2]
+    if terms[a] == terms[b]:
+        return np.arange(len(block))
+    codes = []
+    for i in (a, b):
+        pos, n = decode_column_positions(plan.decoder, block.keys, block.columns[terms[i]])
+        row = np.repeat(np.arange(len(block), dtype=np.int64), n)
+        keep = pos >= i  # the phrase's i-th word stands at position i or later
+        codes.append(row[keep] * _ROW + pos[keep] - i)
+    first, second = codes
+    common = first[np.isin(first, second)]
+    return np.unique(common // _ROW)
 
 
 def _theta(shard: ExactSource, scored: list[Candidates], n: int, options: SearchOptions,

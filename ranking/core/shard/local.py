@@ -1,5 +1,9 @@
 """One shard's side of a query, in-process: :class:`LocalShard` over one IndexDocumentBundle.
 
+By default a shard answers with its exact best groups by score (:mod:`ranking.core.shard.exact`,
+dynamic pruning with score upper bounds); ``exact=False`` gives the seed's bounded search of the
+first n matches described here (:func:`ranking.core.shard.matching.score_matches`).
+
 "First" is the seed's posting order (partition, then doc_map index) while the bundle is in
 crawl order; once link analysis has re-ordered partitions by importance
 (:mod:`indexer.core.bundle.reorder`), it is the global importance order: the first n by key across

@@ -1,5 +1,10 @@
 """One shard's matching and scoring of a query: the first n matches, scored (no grouping).
 
+:func:`score_block` (steps 2 to 6) scores any block of matches: the default, exact search
+(:mod:`ranking.core.shard.exact`) calls it on the matches whose score bounds reach its
+threshold; :func:`score_matches` is the bounded search of a shard made with ``exact=False``
+(the seed's first n, and ``bench/exactness.py``'s exhaustive reference).
+
 Layer: ``ranking.core``. :func:`score_matches` is :meth:`ranking.core.shard.local.LocalShard.candidates`
 in named steps, in the spirit of tantivy's query -> weight -> scorer layering. It reads the shard
 through :class:`MatchSource`, the public interface :class:`~ranking.core.shard.local.LocalShard`
