@@ -41,6 +41,7 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
+from indexer.core.documents.document import fancy_words
 from indexer.core.ids import DOC_ID_LEN, DOC_TYPE, DocType
 from indexer.core.partition.postings import BLOCK_SIZE
 from ranking.core.options import SearchOptions
@@ -157,9 +158,12 @@ def _row_bounds(shard: ExactSource, parsed: ParsedQuery, block: Block, terms: Se
         if col is not None:
             counts[j] = col.freq
     occurrences = [shard.term_occurrences(t) for t in terms]
+    fancy = _fancy_counts(shard, block, terms, counts)
+    # a link record scored holds a query term in its anchor text: at most one per fancy hit
+    records = np.minimum(records, fancy.sum(axis=0)).astype(np.int64)
     rel = relevance_bound(counts, occurrences, stats.documents, stats.average_length,
                           page_len, weight, records)
-    hits, held = title_bound_inputs(counts, title_len)
+    hits, held = title_bound_inputs(fancy, title_len)
     bonuses = shard.bonuses(BonusInputs(parts, index, terms, hits, title_len, held,
                                         parsed.lang, options))
     bonuses[BONUS_NAMES.index("common_phrase")] = _phrase_bound(shard, parsed, options)
@@ -173,6 +177,25 @@ def _row_bounds(shard: ExactSource, parsed: ParsedQuery, block: Block, terms: Se
     return doc_ids, np.stack([options.doc_rank_weight * dr, options.link_score_weight * link,
                      bonuses.sum(axis=0), options.relevance_weight * rel,
                      (doc_ids[:, DOC_TYPE] == DocType.LINK).astype(np.float64)])
+
+
+def _fancy_counts(shard: ExactSource, block: Block, terms: Sequence[str], counts: FloatArray
+                  ) -> FloatArray:
+    """``counts`` where the entry may hold the term in its title or anchor text, 0 elsewhere:
+    every title and anchor-text word is also posted as ``fancy:<term>``
+    (:func:`indexer.core.documents.document.fancy_words`), so an entry missing from that list
+    has no title hit and no anchor record holding the term. A bundle with no fancy posting of
+    any query term (made before fancy words existed) leaves ``counts`` as they are."""
+    out = np.zeros_like(counts)
+    found = False
+    for j, word in enumerate(fancy_words(terms)):
+        got = shard.decoded_list(word, False, True)
+        if got is None or not got.keys.size:
+            continue
+        found = True
+        at = np.minimum(np.searchsorted(got.keys, block.keys), got.keys.size - 1)
+        out[j] = np.where(got.keys[at] == block.keys, counts[j], 0.0)
+    return out if found else counts
 
 
 def _entry_facts(shard: ExactSource, parts: IntArray, index: IntArray, options: SearchOptions

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from indexer.core.documents.document import fancy_words
 from indexer.core.ids import DocType
 from ranking.core.options import SearchOptions
 from ranking.core.postings.iterators import Budget, collect
@@ -98,9 +99,10 @@ def test_pool_holds_every_group_that_can_enter_the_fused_top_k(k: int, share: fl
 
 # -- a generated index ------------------------------------------------------------------------
 
-def corpus(seed: int, n: int = 400) -> list[Doc]:
+def corpus(seed: int, n: int = 400, fancy: bool = True) -> list[Doc]:
     """Random pages over a small Zipf vocabulary: hosts with roots and deeper paths, titles,
-    a few pages of equal text and a few link documents filed under pages' urls."""
+    a few pages of equal text and a few link documents filed under pages' urls; with
+    ``fancy``, title and anchor words posted as fancy hits, as the crawler posts them."""
     rng = random.Random(seed)
     docs = []
     for i in range(n):
@@ -110,11 +112,16 @@ def corpus(seed: int, n: int = 400) -> list[Doc]:
         length = rng.randint(3, 60)
         words = tuple(rng.choices(VOCAB, weights=WEIGHTS, k=length))
         text_key = f"dup{i % 7}" if rng.random() < 0.03 else None
-        docs.append(Doc(f"https://{host}{path}", words, title_len=rng.randint(0, min(6, length)),
+        title = rng.randint(0, min(6, length))
+        # the crawler posts title and anchor words as fancy hits too (ranking.core.shard.
+        # exact bounds the title bonus and the anchor records with them)
+        meta = tuple(fancy_words(words[:title])) if fancy else ()
+        docs.append(Doc(f"https://{host}{path}", words, meta=meta, title_len=title,
                         text_key=text_key))
     for j in range(n // 10):
         target = rng.choice(docs[: n // 2])
-        docs.append(Doc(target.url, tuple(rng.choices(VOCAB, weights=WEIGHTS, k=3)),
+        anchor = tuple(rng.choices(VOCAB, weights=WEIGHTS, k=3))
+        docs.append(Doc(target.url, anchor, meta=tuple(fancy_words(anchor)) if fancy else (),
                         doc_type=DocType.LINK, text_key=f"link{j}"))
     return docs
 
@@ -128,10 +135,10 @@ def queries(seed: int, count: int = 24) -> list[str]:
     return out
 
 
-@pytest.fixture(scope="module", params=[3, 11])
+@pytest.fixture(scope="module", params=[(3, True), (11, True), (5, False)])
 def generated(request, tmp_path_factory):
-    seed = request.param
-    reader = build(tmp_path_factory.mktemp(f"exact{seed}") / "b", corpus(seed),
+    seed, fancy = request.param
+    reader = build(tmp_path_factory.mktemp(f"exact{seed}") / "b", corpus(seed, fancy=fancy),
                    partition_docs=150)
     yield seed, reader
     reader.close()
