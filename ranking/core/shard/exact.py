@@ -102,7 +102,8 @@ def exact_matches(shard: ExactSource, parsed: ParsedQuery, n: int, options: Sear
     unit, unit_bound = _units(doc_ids, bound, parsed.controls.raw)
     count = options.exact_groups if options.exact_groups > 0 else n
     found, scored_units, checked = _prune(shard, parsed, block, plan,
-                                          _Order.of(unit, unit_bound), count, phrases, options)
+                                          _Order.of(unit, unit_bound), count, phrases, options,
+                                          bound[1])
     if stats_out is not None:
         stats_out.matches, stats_out.units = len(block), int(unit_bound.size)
         stats_out.scored_units, stats_out.scored_rows = scored_units, checked
@@ -320,25 +321,28 @@ class _Order:
 
 
 def _prune(shard: ExactSource, parsed: ParsedQuery, block: Block, plan: Plan, order: _Order,
-           n: int, phrases: Sequence, options: SearchOptions
+           n: int, phrases: Sequence, options: SearchOptions, link: FloatArray
            ) -> tuple[Candidates, int, int]:
     """Score units best bound first until none left reaches ``theta`` (the module's step 4):
-    the scored matches, the units scored and the matches checked (phrases) or scored."""
+    the scored matches, the units scored and the matches checked (phrases) or scored.
+    ``link`` is every match's weighted link score."""
     theta, done, checked = -np.inf, 0, 0
     size = max(n, 64)
     scored: list[Candidates] = []
+    links: list[FloatArray] = []
     while True:
         limit = order.reaching(theta)
         if done >= limit or (scored and plan.budget.expired()):
             break  # out of time: the best bounds of what was read are scored, no more
         done, rows = order.batch(done, limit, size)
-        sub = block.take(rows)
-        checked += len(sub)
+        checked += rows.size
         if phrases:
-            sub = sub.take(np.flatnonzero(_phrase_rows(plan, sub, phrases)))
-        if len(sub):
-            scored.append(score_block(shard, parsed, sub, plan, options))
-            theta = _theta(shard, scored, n, options, parsed.controls.raw)
+            rows = rows[_phrase_rows(plan, block.take(rows), phrases)]
+        if rows.size:
+            scored.append(score_block(shard, parsed, block.take(rows), plan, options))
+            links.append(link[rows])
+            if done < order.bounds.size and sum(map(len, scored)) >= n:
+                theta = _theta(scored, links, n, options, parsed.controls.raw)
         size *= 2
     terms, _ = query_word_terms(parsed)
     found = _concat(scored) if scored else Candidates.empty(shard.name, terms)
@@ -382,22 +386,20 @@ def _pair_rows(plan: Plan, block: Block, terms: Sequence[str]) -> IntArray:
     return np.unique(common // _ROW)
 
 
-def _theta(shard: ExactSource, scored: list[Candidates], n: int, options: SearchOptions,
+def _theta(scored: list[Candidates], links: list[FloatArray], n: int, options: SearchOptions,
            raw: bool) -> float:
     """The ``n``-th highest distinct group score S among the groups of the matches scored so
-    far (every one complete: its units are scored whole), as the pipeline scores groups; -inf
-    while there are fewer than ``n``."""
+    far (every one complete: its units are scored whole), as the pipeline scores groups
+    (``links``: the rows' weighted link scores); -inf while there are fewer than ``n``."""
     doc_ids = np.concatenate([c.doc_ids for c in scored])
     dr = np.concatenate([c.doc_rank for c in scored])
     rel = np.concatenate([c.relevance for c in scored])
     bonus = np.concatenate([c.bonuses.sum(axis=0) for c in scored])
     groups = group_rows(doc_ids, dr, rel, np.zeros(dr.size), options, raw)
-    relative, trust = shard.link_values(doc_ids)
     link = np.full(len(groups), -np.inf)
-    np.maximum.at(link, groups.member_group,
-                  np.log10(1.0 + np.maximum(relative, 0.0)) + trust)
+    np.maximum.at(link, groups.member_group, np.concatenate(links))
     s = combine(groups.doc_rank, groups.relevance, np.zeros(len(groups)), options,
-                group_bonus(groups, bonus), 1.0, link)
+                group_bonus(groups, bonus), 1.0) + link
     values = np.unique(s)
     return float(values[-n]) if values.size >= n else -np.inf
 
