@@ -44,6 +44,7 @@ import numpy.typing as npt
 from indexer.core.documents.document import fancy_words
 from indexer.core.ids import DOC_ID_LEN, DOC_TYPE, DocType
 from indexer.core.partition.postings import BLOCK_SIZE
+from indexer.core.signals.link_scores import link_score
 from ranking.core.options import SearchOptions
 from ranking.core.postings.blocks import Block, decode_column_positions, key_index, key_partition
 from ranking.core.postings.combinators import phrase_mask
@@ -98,8 +99,14 @@ def exact_matches(shard: ExactSource, parsed: ParsedQuery, n: int, options: Sear
     block, _ = collect(plan.root, sys.maxsize)
     partial = budget.partial or plan.truncated
     phrases = parsed.disjuncts[0].phrases if lift else ()
-    doc_ids, bound = _row_bounds(shard, parsed, block, terms, options)
-    unit, unit_bound = _units(doc_ids, bound, parsed.controls.raw)
+    if len(block) <= SCORE_ALL:  # few matches: scoring them all is cheaper than bounding
+        doc_ids = _doc_ids(shard, block)
+        bound = np.zeros((5, len(block)))
+        bound[1] = options.link_score_weight * _link_scores(shard, doc_ids)
+        unit, unit_bound = np.zeros(len(block), np.int64), np.zeros(1)
+    else:
+        doc_ids, bound = _row_bounds(shard, parsed, block, terms, options)
+        unit, unit_bound = _units(doc_ids, bound, parsed.controls.raw)
     count = options.exact_groups if options.exact_groups > 0 else n
     found, scored_units, checked = _prune(shard, parsed, block, plan,
                                           _Order.of(unit, unit_bound), count, phrases, options,
@@ -115,6 +122,8 @@ def exact_matches(shard: ExactSource, parsed: ParsedQuery, n: int, options: Sear
                    messages=plan_messages(plan))
 
 
+# at most this many matches are all scored, in one batch, with no bound computed
+SCORE_ALL = 1024
 _ROW = np.int64(1) << 33  # a row's code in _pair_rows (positions < 2**32, shifted by < 2**32)
 
 # a list at most this many times as long as the shortest of its conjunction is decoded whole:
@@ -173,11 +182,26 @@ def _row_bounds(shard: ExactSource, parsed: ParsedQuery, block: Block, terms: Se
             rows = np.flatnonzero(parts == p)
             bonuses[BONUS_NAMES.index("classifier"), rows] = shard.partition_regions(
                 p).classifier_bonus(index[rows], options.classifier_weights)
-    relative, trust = shard.link_values(doc_ids)
-    link = np.log10(1.0 + np.maximum(relative, 0.0)) + trust
+    link = _link_scores(shard, doc_ids)
     return doc_ids, np.stack([options.doc_rank_weight * dr, options.link_score_weight * link,
                      bonuses.sum(axis=0), options.relevance_weight * rel,
                      (doc_ids[:, DOC_TYPE] == DocType.LINK).astype(np.float64)])
+
+
+def _link_scores(shard: ExactSource, doc_ids: npt.NDArray[np.uint8]) -> FloatArray:
+    """Every doc_id's link score (:func:`indexer.core.signals.link_scores.link_score`)."""
+    relative, trust = shard.link_values(doc_ids)
+    return link_score(relative, trust)
+
+
+def _doc_ids(shard: ExactSource, block: Block) -> npt.NDArray[np.uint8]:
+    """The doc_ids of ``block``'s doc_map entries."""
+    parts, index = key_partition(block.keys), key_index(block.keys)
+    out = np.zeros((len(block), DOC_ID_LEN), np.uint8)
+    for p in np.unique(parts).tolist():
+        rows = np.flatnonzero(parts == p)
+        out[rows] = shard.reader.doc_map(p).doc_ids[index[rows]]
+    return out
 
 
 def _fancy_counts(shard: ExactSource, block: Block, terms: Sequence[str], counts: FloatArray

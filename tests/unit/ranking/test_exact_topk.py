@@ -135,6 +135,13 @@ def queries(seed: int, count: int = 24) -> list[str]:
     return out
 
 
+@pytest.fixture(autouse=True)
+def always_bound(monkeypatch):
+    """Bounds and pruning even on these small indexes (a shard scores every match of a query
+    with at most SCORE_ALL of them without bounding them)."""
+    monkeypatch.setattr(exact, "SCORE_ALL", 0)
+
+
 @pytest.fixture(scope="module", params=[(3, True), (11, True), (5, False)])
 def generated(request, tmp_path_factory):
     seed, fancy = request.param
@@ -203,6 +210,23 @@ def test_pruning_scores_fewer_than_every_match(generated) -> None:
     found = exact.exact_matches(shard, parsed, 5, SearchOptions(), stats)
     assert stats.matches > 100
     assert len(found) == stats.scored_rows < stats.matches
+
+
+def test_few_matches_are_all_scored(generated, monkeypatch) -> None:
+    """At most SCORE_ALL matches: every one scored at once, the same top 10."""
+    seed, reader = generated
+    options = SearchOptions(min_results_to_group=10)
+    q = queries(seed)[0]
+    pruned = [r.url for r in Searcher([LocalShard(reader, name="s")], options).search(
+        q, snippets=False).results]
+    monkeypatch.setattr(exact, "SCORE_ALL", 10**6)
+    stats = exact.Pruning()
+    shard = LocalShard(reader, name="s")
+    parsed = Searcher([shard]).parser.parse(q)
+    exact.exact_matches(shard, parsed, 5, options, stats)
+    assert stats.scored_rows == stats.matches > 0
+    assert [r.url for r in Searcher([shard], options).search(q, snippets=False).results] \
+        == pruned
 
 
 def test_old_partitions_path_unchanged(tmp_path: Path) -> None:
