@@ -90,12 +90,14 @@ def exact_matches(shard: ExactSource, parsed: ParsedQuery, n: int, options: Sear
     stats = shard.collection_stats()
     if stats.documents == 0 or parsed.is_empty:
         return Candidates.empty(shard.name, terms)
-    budget = Budget(options.intersect_time_budget, shard.clock)
     lift = len(parsed.disjuncts) == 1  # its phrases are checked on the rows scored
+    # what a first query loads (the importance order, the dictionary) is not the query's time
+    ordered = shard.importance_ranks() is not None
     whole = _whole_lists(shard, parsed)
+    budget = Budget(options.intersect_time_budget, shard.clock)
     plan = build_plan(shard.reader, parsed.disjuncts, budget, shard.filter_keys,
                       lambda t, pos: shard.decoded_list(t, pos, t in whole), shard.limits,
-                      shard.importance_ranks() is not None, phrase_filters=not lift)
+                      ordered, phrase_filters=not lift)
     block, _ = collect(plan.root, sys.maxsize)
     partial = budget.partial or plan.truncated
     phrases = parsed.disjuncts[0].phrases if lift else ()
