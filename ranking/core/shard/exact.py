@@ -16,7 +16,10 @@ pruning with score upper bounds and a top-k threshold ``theta``:
    (:mod:`ranking.core.scoring.bounds`): the query-independent part Q exact (Doc Rank, link
    score, url bonuses and classifier scores of the entry), the DFR relevance bounded from the
    term's position count and the entry's page length and largest region weight, the title
-   keyword bonus from the title's length, the host and path keyword bonuses exact;
+   keyword bonus from the title's length, the host and path keyword bonuses exact; the
+   fancy-hit lists (``fancy:<term>``) tell which entries can hold a term in their title or
+   anchor text at all; a query of at most :data:`SCORE_ALL` matches skips this and step 3
+   (every match is scored);
 3. units: matches that can end in one result group (:mod:`ranking.core.scoring.grouping`: one
    url hash, or pages of equal text) form one unit, scored together or not at all; a unit's
    bound is that of the group it can form (maxima of Doc Rank, link score and bonuses, best
@@ -27,8 +30,12 @@ pruning with score upper bounds and a top-k threshold ``theta``:
 
 Every group whose score reaches the ``n``-th highest distinct one is then among those scored,
 with every member: the pipeline's best ``n`` groups by S, and the fusion's pool
-(:func:`ranking.core.scoring.bounds.pool_size`, ``n`` is at least it) are those of the
-exhaustive search.
+(:func:`ranking.core.scoring.bounds.pool_size`, the ``n`` the pipeline asks for through
+``SearchOptions.exact_groups``) are those of the exhaustive search. The url features of the
+bound are read from the stored summaries on an entry's first use and kept
+(:class:`ranking.core.shard.url_features.UrlFeatures`): the first queries of frequent words
+after a shard opens pay about 50 us per entry (docs/exact-topk.md, section 9). Groups spanning
+shards (link documents filed in another shard) are bounded per shard only.
 """
 
 from __future__ import annotations
@@ -71,13 +78,13 @@ class ExactSource(MatchSource, Protocol):
 
 @dataclass(slots=True)
 class Pruning:
-    """What the pruning did: matches, units, units and rows scored, batches."""
+    """What the pruning did: matches read, units, units taken and matches checked (phrases)
+    or scored."""
 
     matches: int = 0
     units: int = 0
     scored_units: int = 0
     scored_rows: int = 0
-    batches: int = 0
 
 
 def exact_matches(shard: ExactSource, parsed: ParsedQuery, n: int, options: SearchOptions,
