@@ -334,6 +334,10 @@ class _Order:
     @staticmethod
     def of(unit: IntArray, unit_bound: FloatArray) -> _Order:
         order = np.argsort(-unit_bound, kind="stable")
+        if order.size == unit.size:  # a unit per match (pages of distinct urls and texts)
+            row_of = np.empty(unit.size, np.int64)
+            row_of[unit] = np.arange(unit.size)
+            return _Order(row_of[order], np.arange(1, unit.size + 1), unit_bound[order])
         rank = np.empty(order.size, np.int64)
         rank[order] = np.arange(order.size)
         rows = np.argsort(rank[unit], kind="stable")
