@@ -1,18 +1,21 @@
 """How exact the default search's top results are: overlap with an exhaustive reference search.
 
 The default search (:class:`ranking.core.search.pipeline.Searcher` over
-:class:`~ranking.core.shard.local.LocalShard` s with ``SearchOptions()``) scores a bounded set
-of candidates per shard: the query's first ``min_results_to_group`` matches in index order
-(importance order across ordered partitions) and as many fancy-hit matches, long posting lists
-read for at most ``ReadLimits.blocks_per_shard`` blocks and a phrase checked on at most
-``ReadLimits.phrase_checks_per_shard`` documents (``ranking/core/postings/limits.py``), all
-within the shard's time budget. Its top k is exact only when the best documents lie in that set.
+:class:`~ranking.core.shard.local.LocalShard` s with ``SearchOptions()``) is exact by
+construction since issue 33: each shard bounds every match's score and scores only the matches
+whose bound reaches the threshold of its best groups (:mod:`ranking.core.shard.exact`), and the
+fusion with proximity is computed over the pool of the best groups by score
+(:func:`ranking.core.scoring.bounds.pool_size`). Before it, a shard scored a bounded set of
+candidates: the query's first ``min_results_to_group`` matches in index order, long posting
+lists read for at most ``ReadLimits.blocks_per_shard`` blocks and a phrase checked on at most
+``ReadLimits.phrase_checks_per_shard`` documents (``ranking/core/postings/limits.py``); a shard
+made with ``exact=False`` still does.
 
 **The exhaustive reference search** (:func:`exhaustive_searcher`) is the same code with every
 bound lifted, so that every match of the query is a candidate:
 
-* each shard is a plain ``LocalShard(reader, limits=UNBOUNDED)``: no posting list or phrase
-  check is cut short;
+* each shard is a ``LocalShard(reader, limits=UNBOUNDED, exact=False)``: the bounded search
+  with no bound, no posting list or phrase check cut short, no pruning;
 * ``min_results_to_group`` is at least the number of doc_map entries of all the shards times
   the number of shards (:func:`reference_options`), so that each shard's share of ``n``
   (``n * server_alpha / shards``, :func:`ranking.core.search.fanout.per_shard_results`) holds
@@ -20,12 +23,13 @@ bound lifted, so that every match of the query is a candidate:
   which only adds matches, is skipped because the first one is exhausted;
 * ``intersect_time_budget`` is 0 (no budget) and the searcher's shard timeout is an hour;
 * everything else is unchanged: the same scoring (Doc Rank, DFR relevance, bonuses, link
-  score; for two or more words the rank fusion with proximity, over *all* the matches),
+  score; for two or more words the rank fusion with proximity over the pool of the best
+  groups by score, found among *all* the matches),
   grouping by url and text hash, representative urls, link scores and semantic options.
 
-Between the two, :func:`reads_unbounded_searcher` lifts the read bounds only (``n`` and the time
-budget as the options say): comparing it with the reference tells how much of the loss is the
-candidate count ``n`` and how much the read bounds.
+Between the two, :func:`reads_unbounded_searcher` is the bounded search (``exact=False``) with
+its read bounds lifted (``n`` and the time budget as the options say): the first-``n`` rule
+alone.
 
 An answer of the reference search marked partial (a bound or budget reached) breaks that
 definition; :func:`compare` counts such answers (it should be 0).
@@ -89,7 +93,7 @@ def exhaustive_searcher(shards: Sequence[LocalShard], options: SearchOptions | N
     reader, with ``limits=UNBOUNDED``), with ``options`` (default ``SearchOptions()``)
     otherwise unchanged. Searches must not run at the same time as the default search's on
     the same readers (a reader serves one query at a time)."""
-    exact = [LocalShard(s.reader, name=s.name, limits=UNBOUNDED) for s in shards]
+    exact = [LocalShard(s.reader, name=s.name, limits=UNBOUNDED, exact=False) for s in shards]
     documents = sum(s.collection_stats().documents for s in exact)
     return Searcher(exact, reference_options(options or SearchOptions(), documents,
                                              len(exact)),
@@ -102,7 +106,8 @@ def reads_unbounded_searcher(shards: Sequence[LocalShard],
     """The search of ``options`` (default ``SearchOptions()``: its ``n`` and time budget)
     with the read bounds lifted (``limits=UNBOUNDED``), over the readers of ``shards``, as
     :func:`exhaustive_searcher` builds its shards."""
-    return Searcher([LocalShard(s.reader, name=s.name, limits=UNBOUNDED) for s in shards],
+    return Searcher([LocalShard(s.reader, name=s.name, limits=UNBOUNDED, exact=False)
+                     for s in shards],
                     options or SearchOptions(), link_scores=link_scores)
 
 

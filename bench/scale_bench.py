@@ -48,8 +48,10 @@ is timed apart and left out of the build rate). Per size and configuration it pr
   snippets, warm, one timed pass: the price of exactness today), and
   ``overlap_<kind>``: the mean share of the exhaustive search's top-10 urls that the default
   search's top 10 holds, per kind (queries whose exhaustive answer is empty are skipped and
-  counted); ``overlap_reads_unbounded_<kind>``: the same for the default search with its read
-  bounds lifted but its ``n`` kept (what the first-``n`` candidate count alone loses);
+  counted); ``overlap_reads_unbounded_<kind>``: the same for the bounded search of earlier versions
+  (``LocalShard(exact=False)``: the first ``n`` matches) with its read bounds lifted but its
+  ``n`` kept (what the first-``n`` candidate count alone loses; the default search is exact
+  since issue 33, ``ranking/core/shard/exact.py``);
   ``exhaustive_partial`` counts the exhaustive answers marked partial (0, or the reference is
   not exhaustive).
 

@@ -73,3 +73,7 @@ class SearchOptions:
     semantic_weight: float = 0.0
     semantic_depth: int = 50
     semantic_k: float = 60.0
+    # not a Page Option: how many best groups by score an exact shard must find exactly
+    # (ranking.core.shard.exact; the search pipeline sets it to the fusion's pool, 0: the n
+    # the shard is asked for)
+    exact_groups: int = 0

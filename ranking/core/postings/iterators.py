@@ -169,6 +169,11 @@ class DecodedList:
         return int(self.keys.size) + sum(int(p.size) for p, _ in self._positions) + \
             sum(int(a.size) for a in self.memo.values())
 
+    @property
+    def positions_decoded(self) -> bool:
+        """Whether :meth:`all_positions` has decoded the list's positions."""
+        return bool(self._positions)
+
     def all_positions(self, decoder: PostingsCursor) -> tuple[IntArray, IntArray]:
         """Every posting's positions, row after row, and the row starts (length docs + 1),
         decoded on first use and kept."""

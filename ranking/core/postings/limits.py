@@ -1,5 +1,10 @@
 """Bounds on one shard's work per query: posting blocks read per long list, phrase checks.
 
+The default search is exact (:mod:`ranking.core.shard.exact`): it reads every match and keeps
+these bounds only as a safety valve (:data:`SAFETY_VALVE`, never reached by the benchmarks)
+that marks an answer partial. What follows describes the bounded search of a shard made with
+``exact=False`` (:func:`ranking.core.shard.matching.score_matches`), the seed's first ``n``.
+
 Layer: ``ranking.core``. The plan (:mod:`ranking.core.postings.plan`) gives each long list's leaf
 (:class:`~ranking.core.postings.iterators.WordIterator`) and each phrase filter
 (:class:`~ranking.core.postings.combinators.PhraseIterator`) its share of these bounds, per partition.
@@ -83,6 +88,10 @@ class ReadLimits:
 
 
 UNBOUNDED = ReadLimits(0, 0, 0, 0)
+# the exact search's safety valve (ranking.core.shard.exact): a list read for at most this many
+# blocks (8 million postings), a phrase checked on at most this many documents; never reached
+# by the benchmarks, an answer that reaches it is marked partial
+SAFETY_VALVE = ReadLimits(1 << 16, 1 << 12, 1 << 22, 1 << 16)
 
 # the message of an answer stopped by the shard's time budget (ranking.core.postings.iterators.
 # Budget)

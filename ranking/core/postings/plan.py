@@ -68,8 +68,10 @@ class _Builder:
     def __init__(self, reader: IndexBundleReader, budget: Budget,
                  filters: Callable[[str], IntArray | None] | None = None,
                  decoded: Callable[[str, bool], DecodedList | None] | None = None,
-                 limits: ReadLimits = UNBOUNDED, ordered: bool = False) -> None:
+                 limits: ReadLimits = UNBOUNDED, ordered: bool = False,
+                 phrase_filters: bool = True) -> None:
         self.reader = reader
+        self.phrase_filters = phrase_filters
         self.budget = budget
         self.filters = filters
         self.decoded = decoded
@@ -135,7 +137,7 @@ class _Builder:
         if not items:
             items.append(self.word(ALL_DOCUMENTS_TERM, False))
         root = self.intersect(items)
-        for phrase in c.phrases:
+        for phrase in c.phrases if self.phrase_filters else ():
             if not isinstance(root, EmptyIterator):
                 root = self._bounded(PhraseIterator(root, phrase, decoder, self.budget,
                                                     self.max_checks, self.total_checks))
@@ -157,15 +159,18 @@ class _Builder:
 def build_plan(reader: IndexBundleReader, disjuncts: Sequence[Conjunct], budget: Budget,
                filters: Callable[[str], IntArray | None] | None = None,
                decoded: Callable[[str, bool], DecodedList | None] | None = None,
-               limits: ReadLimits = UNBOUNDED, ordered: bool = False) -> Plan:
+               limits: ReadLimits = UNBOUNDED, ordered: bool = False,
+               phrase_filters: bool = True) -> Plan:
     """One iterator tree for the disjuncts of a query (a union when there are several).
 
     ``filters(term)`` may return the decoded keys of a meta word (a filter cache); ``None``
     means "read its postings"; ``decoded(term, positional)`` may return the term's whole
     decoded list (a decoded-postings cache), ``None`` meaning "decode it block by block"
     (within ``limits``' bounds: per partition when the partitions are importance-``ordered``,
-    from the start in crawl order, :meth:`ReadLimits.bounds`)."""
-    builder = _Builder(reader, budget, filters, decoded, limits, ordered)
+    from the start in crawl order, :meth:`ReadLimits.bounds`). Without ``phrase_filters``
+    a conjunct's quoted phrases are left to the caller (its words are still required: the
+    exact search, :mod:`ranking.core.shard.exact`, checks them on the documents it scores)."""
+    builder = _Builder(reader, budget, filters, decoded, limits, ordered, phrase_filters)
     decoder = PostingsCursor(reader, [], TermStats(0, 0))
     roots = [builder.conjunct(c, decoder) for c in disjuncts]
     roots = [r for r in roots if not isinstance(r, EmptyIterator)]

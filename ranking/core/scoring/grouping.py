@@ -33,7 +33,7 @@ import numpy.typing as npt
 
 from indexer.core.ids import DOC_TYPE, DocType
 from ranking.core.options import SearchOptions
-from ranking.core.scoring.formulas import combine, fuse
+from ranking.core.scoring.formulas import RRF_K, RRF_SCALE, combine, dense_ranks, fuse
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -138,18 +138,34 @@ def group_bonus(groups: Groups, bonus_rows: FloatArray) -> FloatArray:
 
 
 def score_groups(groups: Groups, bonus: FloatArray, options: SearchOptions, weight: float,
-                 word_count: int, link: FloatArray | float = 0.0
+                 word_count: int, link: FloatArray | float = 0.0, pool: int = 0
                  ) -> tuple[FloatArray, tuple[FloatArray, FloatArray, FloatArray] | None]:
     """Every group's final score and, when proximity is fused in, the fusion's inputs (score
     S, its rank, the proximity's rank). S = Doc Rank + relevance + link score + bonuses
     (:func:`ranking.core.scoring.formulas.combine`); for a query of two or more words with a positive
     proximity weight and bonus and some proximity, fused by rank with the proximity
-    (:func:`ranking.core.scoring.formulas.fuse`), else S; times the query's ``w:`` ``weight``."""
+    (:func:`ranking.core.scoring.formulas.fuse`), else S; times the query's ``w:`` ``weight``.
+
+    With ``pool`` > 0 the fusion is computed over the pool of the groups whose dense S rank is
+    below ``pool`` (:func:`ranking.core.scoring.bounds.pool_size`: no other group can enter
+    the fused top k), the proximity ranked within it; a group outside scores its S rank's part
+    alone, below every pool member, in S order (docs/exact-topk.md, section 5: the fused top
+    k then depends only on the best groups by S, which a pruned search finds exactly)."""
     n = len(groups)
     if word_count >= 2 and options.proximity_weight > 0 and options.proximity_bonus > 0 and \
             bool((groups.proximity > 0).any()):
         s = combine(groups.doc_rank, groups.relevance, np.zeros(n), options, bonus, 1.0, link)
-        final, rank_s, rank_p = fuse(s, groups.proximity, options.proximity_bonus, weight)
+        if pool <= 0:
+            final, rank_s, rank_p = fuse(s, groups.proximity, options.proximity_bonus, weight)
+            return final, (s, rank_s, rank_p)
+        rank_s = dense_ranks(s)
+        inside = rank_s < pool
+        rank_p = np.full(n, 0, dtype=np.int64)
+        rank_p[inside] = dense_ranks(groups.proximity[inside])
+        rank_p[~inside] = int(rank_p[inside].max(initial=-1)) + 1
+        per_field = RRF_SCALE / 3.0
+        share = np.where(inside, options.proximity_bonus / (RRF_K + rank_p), 0.0)
+        final = weight * per_field * (2.0 / (RRF_K + rank_s) + share)
         return final, (s, rank_s, rank_p)
     return combine(groups.doc_rank, groups.relevance, np.zeros(n), options, bonus, weight,
                    link), None

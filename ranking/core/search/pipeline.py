@@ -6,9 +6,13 @@ shards the index locator found and call :meth:`Searcher.search`; nothing here kn
 Steps of :meth:`Searcher.search`:
 
 1. parse (:mod:`ranking.core.query.parser`); bad syntax becomes messages, never an exception;
-2. ask every shard for its first matches (:mod:`ranking.core.shard.local`): ``n`` = minimum results to
-   group (at least offset + num); with several shards each gets ``n * alpha / shards`` through
-   the searcher's fan-out (:mod:`ranking.core.search.fanout`), failures reported and skipped;
+2. ask every shard for its candidates (:mod:`ranking.core.shard.local`): by default the exact
+   best groups by score S, as many as the fusion's pool holds (``exact_groups``,
+   :func:`ranking.core.scoring.bounds.pool_size`: 102 for a page of 10), found by dynamic
+   pruning (:mod:`ranking.core.shard.exact`); a bounded shard (``exact=False``) its first ``n``
+   matches, ``n`` = minimum results to group (at least offset + num); with several shards each
+   gets ``n * alpha / shards`` through the searcher's fan-out (:mod:`ranking.core.search.fanout`),
+   failures reported and skipped;
 3. merge the shards' candidates (:mod:`ranking.core.search.merge`) and group them by url hash and
    text hash (:mod:`ranking.core.scoring.grouping`), unless the query says ``raw:``;
 4. score each group with the group score the shards' head prefetch uses too
@@ -17,7 +21,8 @@ Steps of :meth:`Searcher.search`:
    and trust from the crawl's ``scores.npz``, is looked up for every candidate at once and a
    group takes its maximum), fused by rank with the proximity (span sums normalised for the
    page's length, a group's maximum)
-   for queries of two or more terms (:func:`ranking.core.scoring.formulas.fuse`); sort, then read the
+   for queries of two or more terms (:func:`ranking.core.scoring.formulas.fuse`) over the pool
+   of the best groups by S (docs/exact-topk.md, section 5); sort, then read the
    stored summaries of the groups shown only (``num`` results from ``offset``, skipping
    dropped ones);
 5. representative urls: a result that other urls redirect to (``location:`` meta words of the
@@ -39,7 +44,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 import numpy as np
@@ -56,6 +61,7 @@ from ranking.core.display.snippets import snippet, title_html, title_text
 from ranking.core.errors import ShardError
 from ranking.core.options import SearchOptions
 from ranking.core.query.parser import ParsedQuery, QueryParser, query_word_terms
+from ranking.core.scoring.bounds import pool_size
 from ranking.core.scoring.grouping import Groups, group_bonus, group_rows, score_groups
 from ranking.core.search.explain import ScoredGroups, explain
 from ranking.core.search.fanout import FanOut, per_shard_results
@@ -73,6 +79,7 @@ from ranking.core.shard.candidates import ShardClient
 DROP_METAS = frozenset({"NOINDEX", "NONE", "JUSTFOLLOW"})
 SUMMARY_SLACK = 2  # extra summaries read per batch, for results dropped at summary time
 MAX_LINK_DESCRIPTIONS = 3
+MAX_POOL_CANDIDATES = 5000  # a deeper page's pool is fused over the candidates found
 
 
 class LinkScoreSource(Protocol):
@@ -213,8 +220,13 @@ class Searcher:
         if parsed.is_empty or not shards:
             return SearchResult(parsed.text, parsed.rewritten, (), 0,
                                 time.perf_counter() - start, False, tuple(messages), offset, num)
+        # an exact shard finds its best groups exactly, as many as the fusion's pool holds
+        # (ranking.core.scoring.bounds, ranking.core.shard.exact); a bounded one reads its
+        # first n matches (ranking.core.shard.matching)
+        pool = min(pool_size(offset + num, options.proximity_bonus), MAX_POOL_CANDIDATES)
         n = max(options.min_results_to_group, offset + num)
         each = per_shard_results(n, options.server_alpha, len(shards))
+        options = replace(options, exact_groups=pool)
         answers, failures = self.fan_out.candidates(shards, query, parsed, each, options,
                                                     self.shard_timeout)
         # a shard failing is a warning (partial results), an error when no shard answered
@@ -254,7 +266,8 @@ class Searcher:
         bonus_rows = merged.bonuses.sum(axis=0)
         links = self._link_values(merged, groups)
         final, fusion = score_groups(groups, group_bonus(groups, bonus_rows), self.options,
-                                     parsed.controls.weight, parsed.word_count, links.group)
+                                     parsed.controls.weight, parsed.word_count, links.group,
+                                     pool_size(offset + num, self.options.proximity_bonus))
         weights = group_weights(self.shards, merged.cands, merged.shard_of[groups.rep])
         if weights is not None:  # a crawl mix: each crawl's results weighted
             final = final * weights

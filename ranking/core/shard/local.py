@@ -1,5 +1,9 @@
 """One shard's side of a query, in-process: :class:`LocalShard` over one IndexDocumentBundle.
 
+By default a shard answers with its exact best groups by score (:mod:`ranking.core.shard.exact`,
+dynamic pruning with score upper bounds); ``exact=False`` gives the seed's bounded search of the
+first n matches described here (:func:`ranking.core.shard.matching.score_matches`).
+
 "First" is the seed's posting order (partition, then doc_map index) while the bundle is in
 crawl order; once link analysis has re-ordered partitions by importance
 (:mod:`indexer.core.bundle.reorder`), it is the global importance order: the first n by key across
@@ -39,11 +43,12 @@ from indexer.core.text import TextAnalyzer
 from ranking.core.options import SearchOptions
 from ranking.core.postings.blocks import make_keys
 from ranking.core.postings.iterators import DecodedList
-from ranking.core.postings.limits import ReadLimits
+from ranking.core.postings.limits import SAFETY_VALVE, ReadLimits
 from ranking.core.query.parser import ParsedQuery
 from ranking.core.scoring.formulas import url_items
 from ranking.core.shard.candidates import Candidates
 from ranking.core.shard.doc_cache import DocumentCache
+from ranking.core.shard.exact import exact_matches
 from ranking.core.shard.matching import score_matches
 from ranking.core.shard.regions import PartitionRegions, list_regions
 from ranking.core.shard.summaries import ShardSummaries
@@ -63,19 +68,25 @@ class LocalShard:
     DOCUMENT_CACHE = 4096  # documents' summaries (to their bodies) kept parsed, least used out
     HEAD_CACHE = 100_000  # (url, title) heads kept decompressed, least used out
     # bounds of a query's reads (ranking.core.postings.limits) and the clock of its time budget
-    limits: ReadLimits = ReadLimits()
+    limits: ReadLimits = SAFETY_VALVE
+    # exact best matches by dynamic pruning (ranking.core.shard.exact); False: the first n
+    # matches in index order within ``limits`` (ranking.core.shard.matching.score_matches)
+    exact: bool = True
     clock: Callable[[], float] = staticmethod(time.monotonic)
     weight = 1.0  # a shard searched on its own: its results' scores as they are (ShardClient)
 
     def __init__(self, reader: IndexBundleReader, name: str = "local",
-                 limits: ReadLimits | None = None) -> None:
+                 limits: ReadLimits | None = None, exact: bool | None = None) -> None:
         """A shard over ``reader``; ``limits`` replaces the class's read bounds for this shard
-        (``ranking.core.postings.limits.UNBOUNDED``: every match of a query is a candidate,
-        the exhaustive search ``bench/exactness.py`` compares the default one with)."""
+        and ``exact`` its matching (False with ``ranking.core.postings.limits.UNBOUNDED``:
+        every match of a query is a candidate, the exhaustive search ``bench/exactness.py``
+        compares the default one with)."""
         self.reader = reader
         self.name = name
         if limits is not None:
             self.limits = limits
+        if exact is not None:
+            self.exact = exact
         self._regions: dict[int, PartitionRegions] = {}
         self._url_features: dict[tuple[int, str], UrlFeatures] = {}
         self._word_ids: dict[str, int] = {}
@@ -105,12 +116,23 @@ class LocalShard:
     def candidates(self, query: str, parsed: ParsedQuery, n: int,
                    options: SearchOptions) -> Candidates:
         with self.lock:
-            found = score_matches(self, parsed, n, options)
+            found = exact_matches(self, parsed, n, options) if self.exact else \
+                score_matches(self, parsed, n, options)
         scores = self.link_scores.get() if self.link_scores is not None else None
         if scores is None or not len(found):
             return found
         return found.with_links(scores.scores_for(found.doc_ids, "linkrank_relative"),
                                 scores.scores_for(found.doc_ids, "trust"))
+
+    def link_values(self, doc_ids: npt.NDArray[np.uint8]) -> tuple[FloatArray, FloatArray]:
+        """The LinkRank (relative) and trust of each doc_id's url in the crawl's link scores
+        (zeros without them), as :meth:`candidates` attaches them."""
+        scores = self.link_scores.get() if self.link_scores is not None else None
+        if scores is None or not len(doc_ids):
+            z = np.zeros(len(doc_ids))
+            return z, z
+        return (scores.scores_for(doc_ids, "linkrank_relative"),
+                scores.scores_for(doc_ids, "trust"))
 
     def collection_stats(self) -> CollectionStats:
         """The reader's collection statistics, summed once per snapshot of the bundle (the
@@ -197,7 +219,8 @@ class LocalShard:
     DECODED_POSTINGS = 8_000_000  # postings and positions kept decoded (8-40 bytes each)
     WHOLE_LIST_DOCS = 16_384  # longer lists are read block by block, as far as a query needs
 
-    def decoded_list(self, term: str, positional: bool) -> DecodedList | None:
+    def decoded_list(self, term: str, positional: bool, whole: bool = False
+                     ) -> DecodedList | None:
         """A term's whole posting list, decoded once and kept (least recently used out, at
         most DECODED_POSTINGS postings and positions; a list's positions are decoded on first
         use): the bit-level decoding in Python is the most expensive step of a query, and the
@@ -207,12 +230,15 @@ class LocalShard:
         ones): a frequent term's list is read block by block (:class:`~ranking.core.postings.iterators.
         WordIterator`), skipping by block headers, only as far as the query's first matches
         need (the seed's early termination), and only the candidates' positions are decoded;
-        decoding it whole would make every query of it cost in proportion to the shard."""
+        decoding it whole would make every query of it cost in proportion to the shard. With
+        ``whole`` a longer list is decoded whole too (the exact search reads every match of a
+        conjunction whose lists are of comparable lengths, :mod:`ranking.core.shard.exact`),
+        and kept like the others."""
         key = (term, positional)
         got = self._decoded.pop(key, None)
         if got is None:
             cursor = self.reader.postings(term)
-            if cursor.docs > self.WHOLE_LIST_DOCS:
+            if cursor.docs > self.WHOLE_LIST_DOCS and not whole:
                 return None
             got = DecodedList.of(cursor, positional)
         # sizes grow when a list's positions are decoded: recount this one on every use

@@ -1,5 +1,10 @@
 """One shard's matching and scoring of a query: the first n matches, scored (no grouping).
 
+:func:`score_block` (steps 2 to 6) scores any block of matches: the default, exact search
+(:mod:`ranking.core.shard.exact`) calls it on the matches whose score bounds reach its
+threshold; :func:`score_matches` is the bounded search of a shard made with ``exact=False``
+(the seed's first n, and ``bench/exactness.py``'s exhaustive reference).
+
 Layer: ``ranking.core``. :func:`score_matches` is :meth:`ranking.core.shard.local.LocalShard.candidates`
 in named steps, in the spirit of tantivy's query -> weight -> scorer layering. It reads the shard
 through :class:`MatchSource`, the public interface :class:`~ranking.core.shard.local.LocalShard`
@@ -25,7 +30,7 @@ does not depend on the class that calls it:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 import numpy as np
@@ -89,8 +94,9 @@ class MatchSource(Protocol):
     def filter_keys(self, term: str) -> IntArray | None:
         """The decoded keys of a filter meta word, else None."""
 
-    def decoded_list(self, term: str, positional: bool) -> DecodedList | None:
-        """A short posting list decoded whole, else None."""
+    def decoded_list(self, term: str, positional: bool, whole: bool = False
+                     ) -> DecodedList | None:
+        """A short posting list (any with ``whole``) decoded whole, else None."""
 
     def term_occurrences(self, term: str) -> int:
         """l_t: the occurrences of ``term`` in the bundle."""
@@ -103,6 +109,12 @@ class MatchSource(Protocol):
 
     def bonuses(self, inputs: BonusInputs) -> FloatArray:
         """The url and title bonus factors of the candidates, rows in BONUS_NAMES order."""
+
+
+# lists of at most this many documents have their positions decoded whole on first use
+# (ranking.core.shard.local.LocalShard.WHOLE_LIST_DOCS); longer ones only when a query scores
+# a quarter of their documents or more
+WHOLE_POSITIONS_DOCS = 16_384
 
 
 @dataclass(slots=True)
@@ -135,23 +147,40 @@ class _TermCounts:
 def score_matches(shard: MatchSource, parsed: ParsedQuery, n: int,
                   options: SearchOptions) -> Candidates:
     """The first ``n`` matches of ``parsed`` in ``shard``, scored (see the module docstring);
-    called under the shard's lock."""
-    reader = shard.reader
-    terms, mult = query_word_terms(parsed)
+    called under the shard's lock. The bounded search of earlier versions: the default one is
+    :func:`ranking.core.shard.exact.exact_matches`."""
+    terms, _ = query_word_terms(parsed)
     stats = shard.collection_stats()
     if stats.documents == 0 or parsed.is_empty:
         return Candidates.empty(shard.name, terms)
     budget = Budget(options.intersect_time_budget, shard.clock)
-    ranks = shard.importance_ranks()
-    block, exhausted, plan = candidate_block(reader, parsed, n, budget, ranks,
-                                             shard.filter_keys, shard.decoded_list,
-                                             shard.limits)
+    block, exhausted, plan = candidate_block(shard.reader, parsed, n, budget,
+                                             shard.importance_ranks(), shard.filter_keys,
+                                             shard.decoded_list, shard.limits)
     # lists left unread (a bound reached, the budget run out) are not the end of the matches
     partial = budget.partial or plan.truncated
     exhausted = exhausted and not partial
+    found = score_block(shard, parsed, block, plan, options)
+    return replace(found, estimate=_estimate(plan, exhausted, len(block)), exhausted=exhausted,
+                   partial=partial, messages=plan_messages(plan))
+
+
+def plan_messages(plan: Plan) -> tuple[str, ...]:
+    """The messages of an answer whose plan ran out of time or reached a read bound."""
+    return ((TIME_BUDGET_MESSAGE,) if plan.budget.partial else ()) + \
+        ((TRUNCATED_MESSAGE,) if plan.truncated else ())
+
+
+def score_block(shard: MatchSource, parsed: ParsedQuery, block: Block, plan: Plan,
+                options: SearchOptions) -> Candidates:
+    """The matches ``block`` of ``parsed`` (read by ``plan``: its word iterators and positions
+    decoder serve every row), scored by steps 2 to 6 of the module docstring; ``estimate``
+    is the number of rows, ``exhausted`` and ``partial`` are False (the caller sets them)."""
+    terms, mult = query_word_terms(parsed)
+    stats = shard.collection_stats()
     m = len(block)
     parts, index = key_partition(block.keys), key_index(block.keys)
-    entries = _entries(shard, parts, index, ranks, stats)
+    entries = _entries(shard, parts, index, shard.importance_ranks(), stats)
     counts = _term_counts(shard, block, plan, terms, entries, index, options)
     occurrences = tuple(shard.term_occurrences(t) for t in terms)
     rel, parts_rel = _relevance(counts, entries, occurrences, stats, m)
@@ -160,7 +189,6 @@ def score_matches(shard: MatchSource, parsed: ParsedQuery, n: int,
         prox = prox * options.proximity_bonus
     else:
         prox = prox_raw = np.zeros(m)
-    messages = ((TIME_BUDGET_MESSAGE,) if budget.partial else ()) + ((TRUNCATED_MESSAGE,) if plan.truncated else ())
     bonuses = shard.bonuses(BonusInputs(parts, index, terms, counts.title_hits,
                                         entries.title_length, counts.title_terms, parsed.lang,
                                         options))
@@ -174,8 +202,8 @@ def score_matches(shard: MatchSource, parsed: ParsedQuery, n: int,
     return Candidates(entries.doc_ids, parts, index, entries.docs_after, entries.doc_rank, rel,
                       prox, prox_raw, entries.doc_length, counts.freq,
                       parts_rel if terms else np.zeros((0, m)), tuple(terms), occurrences,
-                      stats.documents, stats.average_length, _estimate(plan, exhausted, m),
-                      exhausted, partial, shard.name, messages, bonuses)
+                      stats.documents, stats.average_length, m, False, False, shard.name, (),
+                      bonuses)
 
 
 def _entries(shard: MatchSource, parts: IntArray, index: IntArray,
@@ -248,6 +276,11 @@ def _term_positions(block: Block, plan: Plan, term: str
     word = plan.words.get(term)
     decoded = word.decoded if isinstance(word, DecodedWordIterator) and \
         (col.freq > 0).all() else None
+    # a long list read whole by the exact search: only the rows scored are decoded, unless
+    # the whole list's positions already are (ranking.core.shard.exact)
+    if decoded is not None and not decoded.positions_decoded and \
+            decoded.docs > WHOLE_POSITIONS_DOCS and len(block) * 4 < decoded.docs:
+        decoded = None
     if decoded is not None:
         flat, counts = decoded.position_rows(plan.decoder, keys)
         return decoded.all_positions(plan.decoder)[0][flat], counts, decoded, flat

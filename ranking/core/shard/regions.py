@@ -45,7 +45,7 @@ class PartitionRegions:
     """
 
     __slots__ = ("start", "ends", "firsts", "weights", "kinds", "page_length", "entry", "codes",
-                 "lengths", "title_length", "classifier")
+                 "lengths", "title_length", "classifier", "description_max", "link_records")
 
     def __init__(self, reader: IndexBundleReader, partition: int) -> None:
         dm = reader.doc_map(partition)
@@ -86,10 +86,23 @@ class PartitionRegions:
         self.lengths = length
         self.title_length = np.bincount(entry[kinds == TITLE], weights=length[kinds == TITLE],
                                         minlength=dm.n)
+        # the largest rescaled description weight and the number of link records of every
+        # entry: the per-entry inputs of ranking.core.scoring.bounds.relevance_bound
+        self.description_max = np.zeros(dm.n)
+        np.maximum.at(self.description_max, entry[desc], weights[desc])
+        self.link_records = np.bincount(entry[link], minlength=dm.n).astype(np.int64)
         self.page_length = np.maximum(
             dm.length - np.bincount(entry[link], weights=length[link],
                                     minlength=dm.n).astype(np.int64), 0)
 
+
+    def page_weight(self, title_weight: float, description_weight: float
+                    ) -> npt.NDArray[np.float64]:
+        """The largest weight a page position of each entry can have (title, description
+        sentence, or after the last region: the description weight), for the relevance's
+        upper bound (:func:`ranking.core.scoring.bounds.relevance_bound`)."""
+        title = np.where(self.title_length > 0, title_weight, 0.0)
+        return np.maximum(title, description_weight * np.maximum(self.description_max, 1.0))
 
     def classifier_bonus(self, index: IntArray, weights: npt.ArrayLike) -> npt.NDArray[np.float64]:
         """``Σ_j weights[j] * score_j`` of entries ``index``: their classifier scores (by

@@ -177,7 +177,9 @@ def _crawl(path: Path, pages: int = 20, per_partition: int = 10) -> list[str]:
 
 
 def _candidates(reader: IndexBundleReader, query: str, n: int):
-    return LocalShard(reader).candidates(query, QueryParser().parse(query), n, SearchOptions())
+    """The first ``n`` matches (the bounded search: ``exact=False``)."""
+    return LocalShard(reader, exact=False).candidates(
+        query, QueryParser().parse(query), n, SearchOptions(min_results_to_group=n))
 
 
 def _urls(reader: IndexBundleReader, cands) -> list[str]:
@@ -193,7 +195,8 @@ def test_best_page_of_a_later_partition_is_a_candidate_once_ordered(tmp_path: Pa
         assert [p.number for p in reader.partitions] == [0, 1]
         assert LocalShard(reader).importance_ranks() is None
         assert STAR not in _urls(reader, _candidates(reader, "common", 3))
-        assert STAR not in [r.url for r in search([LocalShard(reader)], "common", options).results]
+        assert STAR not in [r.url for r in search([LocalShard(reader, exact=False)], "common",
+                                                   options).results]
     for partition in (0, 1):
         reorder_partition(path, partition, _importance({STAR: 3.0}), "scores")
     with IndexBundleReader(path) as reader:
@@ -215,7 +218,7 @@ def test_doc_rank_is_monotone_in_key_across_partitions(tmp_path: Path) -> None:
     urls = _crawl(path, pages=30)
     reorder_partition(path, 1, _importance({urls[12]: 0.3, urls[19]: 1.5, urls[25]: 0.2}), "s")
     with IndexBundleReader(path) as reader:
-        shard = LocalShard(reader)
+        shard = LocalShard(reader, exact=False)  # its first n matches in importance order
         ranks = shard.importance_ranks()
         assert ranks is not None
         # partitions 0 and 2 were never re-ordered: their crawl-order keys

@@ -69,9 +69,10 @@ class CountingReader(IndexBundleReader):
 
 class LongListShard(LocalShard):
     """Every word list read block by block (none is short enough to keep decoded), two
-    blocks per partition at most."""
+    blocks per partition at most: the bounded search."""
 
     WHOLE_LIST_DOCS = 0
+    exact = False
     limits = ReadLimits(blocks_per_shard=2 * PARTS, min_blocks=2,
                         phrase_checks_per_shard=256 * PARTS, min_phrase_checks=256)
 
@@ -80,10 +81,12 @@ class PhraseShard(LocalShard):
     """Word lists kept decoded (unbounded); phrases checked on 256 candidates a partition."""
 
     limits = ReadLimits(phrase_checks_per_shard=256 * PARTS, min_phrase_checks=256)
+    exact = False  # the bounded search (the default is ranking.core.shard.exact's)
 
 
 class ExhaustiveShard(LocalShard):
     limits = UNBOUNDED
+    exact = False
 
 
 @pytest.fixture(scope="module")
@@ -173,7 +176,7 @@ def test_phrase_positions_checked_lazily(bundle):
 def test_time_budget_returns_the_best_found_so_far_marked_partial(bundle):
     """A clock that moves a second per look: the 2.5 s budget runs out on the third look at
     it, and the shard answers with what it had, partial, not as if the lists had ended."""
-    shard = LocalShard(IndexBundleReader(bundle))
+    shard = LocalShard(IndexBundleReader(bundle), exact=False)
     ticks = iter(np.arange(0.0, 1000.0))
     shard.clock = lambda: float(next(ticks))
     options = SearchOptions(intersect_time_budget=2.5, min_results_to_group=5000)
@@ -185,6 +188,11 @@ def test_time_budget_returns_the_best_found_so_far_marked_partial(bundle):
     assert cands.estimate > len(cands)
     shard.clock = lambda: float(next(ticks))
     result = searcher.search("alpha beta", num=10, snippets=False)
+    assert result.partial and len(result.results) == 10
+    # the exact search too: the best bounds of what it read are scored, marked partial
+    exact = LocalShard(shard.reader)
+    exact.clock = lambda: float(next(ticks))
+    result = Searcher([exact], options).search("alpha beta", num=10, snippets=False)
     assert result.partial and len(result.results) == 10
 
 

@@ -29,16 +29,19 @@ def _docs(fancy: bool) -> list[Doc]:
     return docs + [answer]
 
 
-def _urls(tmp_path, fancy: bool) -> list[str]:
+def _urls(tmp_path, fancy: bool, exact: bool = False) -> list[str]:
     reader = build(tmp_path / "IndexData1", _docs(fancy))
     options = SearchOptions(min_results_to_group=10, link_score_weight=0.0)
-    return [r.url for r in Searcher([LocalShard(reader)], options).search(
+    return [r.url for r in Searcher([LocalShard(reader, exact=exact)], options).search(
         "widget assembly").results]
 
 
 def test_a_title_match_past_the_first_n_is_a_candidate(tmp_path):
+    """The bounded search (``exact=False``) finds it through the short barrel; the default,
+    exact search without it (ranking.core.shard.exact)."""
     assert ANSWER not in _urls(tmp_path / "plain", fancy=False)  # the seed's first n only
     assert _urls(tmp_path / "fancy", fancy=True)[0] == ANSWER
+    assert _urls(tmp_path / "exact", fancy=False, exact=True)[0] == ANSWER
 
 
 def test_fancy_query_requires_every_word_as_a_fancy_hit():
