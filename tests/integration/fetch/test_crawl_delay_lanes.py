@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any
+from typing import Any, NamedTuple
 
 from crawler.core.definition.crawl import CrawlConfig
 from crawler.core.fetcher import ScheduleWorker
@@ -61,9 +61,19 @@ def deferred_urls(batches: list[dict[str, Any]]) -> list[str]:
     return [deferred_from_wire(row)[0] for batch in batches for row in batch["deferred"]]
 
 
-def test_a_delayed_host_keeps_its_pace_beside_slow_rounds() -> None:
-    """The old layout, one delayed url per round, with rounds that each take 1.2 s: the lane
-    does not wait for the rounds, so the host is crawled at its delay's pace."""
+class PacedRun(NamedTuple):
+    urls: list[str]                # the paced host's urls in the schedule
+    report: Any
+    batches: list[dict[str, Any]]
+    elapsed: float
+    log: list[LogEntry]            # the paced host's requests
+    requested: list[str]           # their urls
+
+
+def paced_beside_slow_rounds(**options: Any) -> PacedRun:
+    """A schedule in the old layout, one url of a host delayed 0.5 s per round of five, with
+    rounds that each take 1.2 s (another host holds every answer), run by a worker with
+    ``options``."""
     site = normal_site("paced", pages=10, crawl_delay=0.5)
     with FixtureServer(site.route, host="127.0.0.2") as paced, \
             FixtureServer(hostile_router(), host="127.0.0.3") as slow:
@@ -72,9 +82,17 @@ def test_a_delayed_host_keeps_its_pace_beside_slow_rounds() -> None:
         for k, url in enumerate(urls):
             entries.append(delayed(url, 0.5, 5 * k))
             entries.append(plain(slow.url(f"/hold?seconds=1.2&k={k}"), 5 * k + 1))
-        report, batches, elapsed = run_worker(entries, round_size=5, slow_seconds=4.0)
+        report, batches, elapsed = run_worker(entries, round_size=5, slow_seconds=4.0,
+                                              **options)
         log = list(paced.log)
-    assert sorted(paced.base_url() + e.path for e in log) == sorted(urls)  # each once
+        return PacedRun(urls, report, batches, elapsed, log,
+                        [paced.base_url() + e.path for e in log])
+
+
+def test_a_delayed_host_keeps_its_pace_beside_slow_rounds() -> None:
+    """The lane does not wait for the rounds, so the host is crawled at its delay's pace."""
+    urls, report, batches, elapsed, log, requested = paced_beside_slow_rounds()
+    assert sorted(requested) == sorted(urls)  # each once
     assert min(gaps(log)) >= 0.5 - SLACK, gaps(log)
     span = max(e.start for e in log) - min(e.start for e in log)
     # 7 gaps of 0.5 s at the delay's pace; one url per 1.2 s round would take 8.4 s or more
@@ -89,15 +107,7 @@ def test_a_delayed_host_is_released_as_soon_as_its_lane_is_done() -> None:
     """The paced host's 8 urls take 3.5 s, the slow rounds 9.6 s: a batch shipped before the
     schedule's end names the host in ``released`` (its queue server frees it for the next
     schedule then), after every one of its pages was shipped; the other host never is."""
-    site = normal_site("paced", pages=10, crawl_delay=0.5)
-    with FixtureServer(site.route, host="127.0.0.2") as paced, \
-            FixtureServer(hostile_router(), host="127.0.0.3") as slow:
-        urls = [paced.url(path) for path in site.allowed_paths][:8]
-        entries = []
-        for k, url in enumerate(urls):
-            entries.append(delayed(url, 0.5, 5 * k))
-            entries.append(plain(slow.url(f"/hold?seconds=1.2&k={k}"), 5 * k + 1))
-        _, batches, _ = run_worker(entries, round_size=5, slow_seconds=4.0, ship_seconds=0.2)
+    urls, _, batches, _, _, _ = paced_beside_slow_rounds(ship_seconds=0.2)
     origin = origin_of(urls[0])
     released_at = [i for i, b in enumerate(batches) if b.get("released")]
     assert len(released_at) == 1 and batches[released_at[0]]["released"] == [origin]
