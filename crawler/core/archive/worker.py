@@ -48,7 +48,8 @@ from indexer.core.text import TextAnalyzer
 class _NoLinks(LinkEmitter):
     """An archive crawl follows no link: no discovered urls (link documents are still made)."""
 
-    def discovered(self, page: LinkedPage, entry: ScheduleEntry) -> Iterator[list[Any]]:
+    def discovered(self, page: LinkedPage, entry: ScheduleEntry,
+                   refused: list[list[Any]] | None = None) -> Iterator[list[Any]]:
         return iter(())
 
 
