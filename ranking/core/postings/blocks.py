@@ -84,6 +84,11 @@ class Block:
     def take(self, rows: IntArray | slice) -> Block:
         return Block(self.keys[rows], {t: c.take(rows) for t, c in self.columns.items()})
 
+    def column(self, term: str) -> Column:
+        """``term``'s column; an empty one when the block has none (a term that matched no
+        key of it, or an empty block, which carries no columns)."""
+        return self.columns.get(term) or Column.empty(len(self))
+
     @staticmethod
     def empty() -> Block:
         return Block(_EMPTY, {})
@@ -99,7 +104,7 @@ def concat_blocks(blocks: Sequence[Block]) -> Block:
     terms = list(dict.fromkeys(t for b in blocks for t in b.columns))
     cols: dict[str, Column] = {}
     for term in terms:
-        parts = [b.columns.get(term) or Column.empty(len(b)) for b in blocks]
+        parts = [b.column(term) for b in blocks]
         cols[term] = Column(*(np.concatenate([getattr(p, f) for p in parts])
                               for f in ("freq", "pos_offset", "pos_length", "rice_k")))
     return Block(np.concatenate([b.keys for b in blocks]), cols)

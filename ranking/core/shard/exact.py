@@ -55,7 +55,6 @@ from indexer.core.signals.link_scores import link_score
 from ranking.core.options import SearchOptions
 from ranking.core.postings.blocks import (
     Block,
-    Column,
     decode_column_positions,
     key_index,
     key_partition,
@@ -403,7 +402,7 @@ def _phrase_rows(plan: Plan, block: Block, phrases: Sequence) -> npt.NDArray[np.
         if len(phrase.terms) >= 3 and None not in phrase.terms and rows.size:
             rows = rows[_pair_rows(plan, block.take(rows), phrase.terms)]
         sub = block.take(rows)
-        positions = {t: decode_column_positions(plan.decoder, sub.keys, _column(sub, t))
+        positions = {t: decode_column_positions(plan.decoder, sub.keys, sub.column(t))
                      for t in set(phrase.words)}
         hit = np.zeros(len(block), dtype=bool)
         hit[rows[phrase_mask(phrase.terms, positions, len(sub))]] = True
@@ -411,22 +410,16 @@ def _phrase_rows(plan: Plan, block: Block, phrases: Sequence) -> npt.NDArray[np.
     return ok
 
 
-def _column(block: Block, term: str) -> Column:
-    """``term``'s column in ``block``; an empty one when the block has none (no match: a
-    phrase word no document holds leaves an empty block without columns)."""
-    return block.columns.get(term) or Column.empty(len(block))
-
-
 def _pair_rows(plan: Plan, block: Block, terms: Sequence[str]) -> IntArray:
     """The rows of ``block`` where the two phrase ``terms`` with the fewest positions stand at
     their distance in the phrase (a necessary condition of the phrase)."""
-    counts = {t: int(_column(block, t).freq.sum()) for t in dict.fromkeys(terms)}
+    counts = {t: int(block.column(t).freq.sum()) for t in dict.fromkeys(terms)}
     a, b = sorted(range(len(terms)), key=lambda i: counts[terms[i]])[:2]
     if terms[a] == terms[b]:
         return np.arange(len(block))
     codes = []
     for i in (a, b):
-        pos, n = decode_column_positions(plan.decoder, block.keys, _column(block, terms[i]))
+        pos, n = decode_column_positions(plan.decoder, block.keys, block.column(terms[i]))
         row = np.repeat(np.arange(len(block), dtype=np.int64), n)
         keep = pos >= i  # the phrase's i-th word stands at position i or later
         codes.append(row[keep] * _ROW + pos[keep] - i)

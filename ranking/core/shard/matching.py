@@ -43,7 +43,6 @@ from indexer.core.signals.phrases import CachedPhraseLexicon
 from ranking.core.options import SearchOptions
 from ranking.core.postings.blocks import (
     Block,
-    Column,
     decode_column_positions,
     key_index,
     key_partition,
@@ -272,7 +271,7 @@ def _term_positions(block: Block, plan: Plan, term: str
     decoded list when the plan kept one that covers every match (then also the decoded
     list and the positions' indexes in it)."""
     keys = block.keys
-    col = block.columns.get(term) or Column.empty(len(block))
+    col = block.column(term)
     word = plan.words.get(term)
     decoded = word.decoded if isinstance(word, DecodedWordIterator) and \
         (col.freq > 0).all() else None
