@@ -165,9 +165,12 @@ def measure(args: argparse.Namespace) -> dict:
         if args.keep is not None:
             args.keep.mkdir(parents=True, exist_ok=True)
             (args.keep / "local_crawl.out").write_text(run["output"])
-            if (Path(tmp) / "var" / "logs").exists():
-                shutil.copytree(Path(tmp) / "var" / "logs", args.keep / "logs",
-                                dirs_exist_ok=True)
+            for kept in ("var", "db.sqlite3"):  # the crawl itself: its index, queues, rows
+                source = Path(tmp) / kept
+                if source.is_dir():
+                    shutil.copytree(source, args.keep / kept, dirs_exist_ok=True)
+                elif source.exists():
+                    shutil.copy2(source, args.keep / kept)
     run["log"] = peers.access_log_check(run["since"], run["until"], USER_AGENT)
     run["fetches"] = peers.successful_fetches(run["since"], run["until"], USER_AGENT)
     run["elapsed"] = run["to_summary"] if run["to_summary"] is not None else run["to_exit"]
@@ -261,7 +264,8 @@ def main() -> int:
                         help="compare with this rate (pages/s) instead of Scrapy crawling the "
                              "same hosts in this run")
     parser.add_argument("--keep", type=Path, default=None,
-                        help="copy the command's output and logs into this folder")
+                        help="copy the command's output, its var folder (index, queues, logs) and "
+                             "its SQLite database into this folder")
     args = parser.parse_args()
     given = [name for name, value in vars(args).items() if value is not None]
     print(f"options: tier={TIER} fetchers="

@@ -23,7 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from indexer.core.bundle.reader import IndexBundleReader, iter_members
+from indexer.core.bundle.member_scan import iter_member_summaries
+from indexer.core.bundle.reader import IndexBundleReader
 from indexer.core.ids import DocType
 
 from .builder import PageLinks, page_links
@@ -104,11 +105,10 @@ def read_shard_links(bundle: Path, progress: Callable[[int], None] | None = None
     """
     out = ShardLinks()
     with IndexBundleReader(bundle) as reader:
-        for doc_type, doc_id in iter_members(reader):
+        for doc_type, _, summary in iter_member_summaries(reader):
             out.documents += 1
             if progress is not None and (done + out.documents) % 1000 == 0:
                 progress(done + out.documents)
-            summary = reader.summary(doc_id)
             if not summary:
                 continue
             url = summary.get("url")

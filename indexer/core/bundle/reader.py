@@ -453,7 +453,7 @@ class IndexBundleReader:
 
     def _member_bytes(self, part: _Partition, row: int) -> bytes:
         dm = part.doc_map
-        return self._blob(part.number).document_bytes(
+        return self.blob(part.number).document_bytes(
             int(dm.summary_offset[row]), int(dm.blob_end[row]), int(dm.blob_crc[row]))
 
     def summary(self, doc_id: bytes) -> dict[str, Any] | None:
@@ -482,10 +482,11 @@ class IndexBundleReader:
         part, row = found
         dm = part.doc_map
         start = int(dm.summary_offset[row])
-        blob = self._blob(part.number)
+        blob = self.blob(part.number)
         return blob.path, blob.document_bytes(start, start + int(dm.summary_length[row]), None)
 
-    def _blob(self, number: int) -> BlobReader:
+    def blob(self, number: int) -> BlobReader:
+        """The reader of partition ``number``'s document file (opened once, kept)."""
         blob = self._blobs.get(number)
         if blob is None:
             blob = self._blobs[number] = BlobReader(
@@ -510,7 +511,7 @@ class IndexBundleReader:
         dm = part.doc_map
         start = int(dm.summary_offset[row])
         length = int(dm.summary_length[row])
-        data = self._blob(part.number).document_bytes(start, start + min(size, length), None)
+        data = self.blob(part.number).document_bytes(start, start + min(size, length), None)
         try:
             text = zlib.decompressobj(31).decompress(data, 8 * size).decode("utf-8", "ignore")
             decoder = json.JSONDecoder()

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 import logging
+import mmap
 import os
 import struct
 import zlib
@@ -40,9 +41,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from isal.isal_zlib import crc32
 
 from ..errors import CorruptIndexError
-from ..files.packed_columns import pack_columns
+from ..files.packed_columns import pack_columns, unpack_columns
 from ..files.packed_table import PackedTableTool, RecordFormatError, split_records
 from ..files.storage import HEADER_SIZE, AppendLog, check_log_header, read_text, write_text
 
@@ -260,24 +262,73 @@ class PartitionDocumentBundle:
         body = data[HEADER_SIZE:]
         if body and body[-1] != 0xFF:
             raise CorruptIndexError(ix_path, "last committed record is not terminated")
-        out = []
-        for i, record in enumerate(split_records(body)):
-            try:
-                values, _ = IX_TOOL.unpack(record)
-            except RecordFormatError as exc:
-                raise CorruptIndexError(ix_path, f"record {i}: {exc}") from exc
-            doc_id, *numbers, rec_crc, blob_crc = values
-            if len(doc_id) != 24 or _record_crc(doc_id, numbers, blob_crc) != rec_crc:
-                raise CorruptIndexError(ix_path, f"record {i}: checksum mismatch")
-            if numbers[4] + numbers[5] > state.blob_bytes or numbers[0] < HEADER_SIZE:
-                raise CorruptIndexError(ix_path, f"record {i}: offsets outside the partition")
-            out.append(StoredDocument(doc_id, *numbers, blob_crc))
+        try:
+            keys, ints, _, _ = unpack_columns(IX_TOOL, body)
+        except RecordFormatError:
+            keys = None
+        out = (_checked_records(keys, ints, state.blob_bytes)
+               if keys is not None else None)
+        if out is None:  # damaged: one record at a time names the first bad one
+            out = _records_one_by_one(body, ix_path, state.blob_bytes)
         if len(out) != state.docs:
             raise CorruptIndexError(ix_path, f"{len(out)} records, parameters say {state.docs}")
         return out
 
     def blob_path(self, number: int) -> Path:
         return partition_paths(self.directory, number)[1]
+
+
+# a record's checksummed bytes (:func:`_record_crc`): its doc id, six numbers and the blob crc
+_CHECKED = np.dtype([("doc_id", "V24"), ("numbers", ">u8", 6), ("blob_crc", ">u4")])
+
+
+def _checked_records(keys: list[bytes], ints: np.ndarray, blob_bytes: int
+                     ) -> list[StoredDocument] | None:
+    """The records of a table decoded column-wise, each checked as
+    :func:`_records_one_by_one` checks it; None when one is not right (that function then
+    names it)."""
+    n = len(keys)
+    if n == 0:
+        return []
+    numbers, rec_crcs, blob_crcs = ints[:, :6], ints[:, 6], ints[:, 7]
+    if (any(len(key) != 24 for key in keys) or int(numbers.min()) < 0
+            or int(blob_crcs.min()) < 0 or int(blob_crcs.max()) > 0xFFFFFFFF
+            or np.any(numbers[:, 4] + numbers[:, 5] > blob_bytes)
+            or np.any(numbers[:, 0] < HEADER_SIZE)):
+        return None
+    checked = np.empty(n, dtype=_CHECKED)
+    checked["doc_id"] = keys
+    checked["numbers"] = numbers
+    checked["blob_crc"] = blob_crcs
+    raw = memoryview(checked.tobytes())
+    size = _CHECKED.itemsize
+    crcs = [zlib.crc32(raw[i:i + size]) for i in range(0, n * size, size)]
+    if crcs != rec_crcs.tolist():
+        return None
+    return [StoredDocument(key, *row) for key, row in
+            zip(keys, np.column_stack([numbers, blob_crcs]).tolist(), strict=True)]
+
+
+def _records_one_by_one(body: bytes, ix_path: Path, blob_bytes: int) -> list[StoredDocument]:
+    """The records of a ``.ix`` table decoded and checked one at a time: the first damaged
+    record is named in the :class:`CorruptIndexError` raised."""
+    out = []
+    for i, record in enumerate(split_records(body)):
+        try:
+            values, _ = IX_TOOL.unpack(record)
+        except RecordFormatError as exc:
+            raise CorruptIndexError(ix_path, f"record {i}: {exc}") from exc
+        doc_id, *numbers, rec_crc, blob_crc = values
+        try:
+            crc = _record_crc(doc_id, numbers, blob_crc)
+        except struct.error:  # a negative number or a crc past 32 bits
+            crc = None
+        if len(doc_id) != 24 or crc != rec_crc:
+            raise CorruptIndexError(ix_path, f"record {i}: checksum mismatch")
+        if numbers[4] + numbers[5] > blob_bytes or numbers[0] < HEADER_SIZE:
+            raise CorruptIndexError(ix_path, f"record {i}: offsets outside the partition")
+        out.append(StoredDocument(doc_id, *numbers, blob_crc))
+    return out
 
 
 class BlobReader:
@@ -295,6 +346,26 @@ class BlobReader:
         if crc is not None and zlib.crc32(data) != crc:
             raise CorruptIndexError(self.path, f"document at {start}: checksum mismatch")
         return data
+
+    def documents_bytes(self, starts: Sequence[int], ends: Sequence[int],
+                        crcs: Sequence[int]) -> list[bytes]:
+        """:meth:`document_bytes` of many documents (each checked against its crc), from
+        one read-only map of the file: the scans of a whole partition read tens of
+        thousands of small documents, for which a system call each costs more than the
+        copy. Documents past the end of the map (appended after it was made) are read as
+        :meth:`document_bytes` reads them."""
+        with mmap.mmap(self._fd, 0, access=mmap.ACCESS_READ) as view:
+            size = len(view)
+            out = []
+            for start, end, crc in zip(starts, ends, crcs, strict=True):
+                if end > size:
+                    out.append(self.document_bytes(start, end, crc))
+                    continue
+                data = view[start:end]
+                if crc32(data) != crc:
+                    raise CorruptIndexError(self.path, f"document at {start}: checksum mismatch")
+                out.append(data)
+        return out
 
     def close(self) -> None:
         if self._fd >= 0:

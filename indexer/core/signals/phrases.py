@@ -60,7 +60,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..bundle.reader import IndexBundleReader, iter_members
+from ..bundle.member_scan import iter_member_summaries
+from ..bundle.reader import IndexBundleReader
 from ..files.storage import atomic_stream, fsync_dir
 from ..ids import DocType
 from ..runtime.reloading import ReloadingFile
@@ -222,14 +223,11 @@ def count_bundle_phrases(bundle: IndexBundleReader | str | os.PathLike[str],
 
 def _count_reader(reader: IndexBundleReader, counter: _Counter,
                   progress: Callable[[int], None] | None) -> None:
-    for doc_type, doc_id in iter_members(reader):
+    for doc_type, _, summary in iter_member_summaries(reader):
         counter.done.documents += 1
         if progress is not None and counter.done.documents % 1000 == 0:
             progress(counter.done.documents)
-        if doc_type == DocType.LOCATION:
-            continue  # a redirect has no title of its own
-        summary = reader.summary(doc_id)
-        if not summary:
+        if doc_type == DocType.LOCATION or not summary:  # a redirect has no title of its own
             continue
         text = summary.get("description") if doc_type == DocType.LINK else summary.get("title")
         # the crawler's default language when a summary names none (as its processor does)
