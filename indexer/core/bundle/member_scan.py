@@ -13,9 +13,9 @@ bits as floats, so a summary it refuses, or one holding a float that large, is p
 json module as before.
 
 Contract: :func:`iter_member_summaries` yields, for every page, link and redirect document,
-once per doc id (its newest copy), exactly ``(doc_type, doc_id, reader.summary(doc_id))``
-as :func:`.reader.iter_members` and :meth:`.reader.IndexBundleReader.summary` give them,
-and raises the same :class:`..errors.CorruptIndexError` on a damaged document.
+once per doc id (its copy in the newest partition holding it), exactly
+``(doc_type, doc_id, reader.summary(doc_id))`` as
+:meth:`.reader.IndexBundleReader.summary` gives it, and raises the same :class:`..errors.CorruptIndexError` on a damaged document.
 """
 
 from __future__ import annotations

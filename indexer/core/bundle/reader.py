@@ -39,7 +39,7 @@ from ..files.codes import CodeError, IntArray
 from ..files.packed_columns import unpack_columns
 from ..files.packed_table import RecordFormatError
 from ..files.storage import read_framed, unframe
-from ..ids import DOC_TYPE, DocType, term_id
+from ..ids import term_id
 from ..partition.build import LAST_ENTRIES_TOOL
 from ..partition.doc_map import DocMap, DocMapFormatError
 from ..partition.grouping import doc_rank
@@ -538,21 +538,3 @@ class IndexBundleReader:
         start = int(dm.cache_offset[row] - dm.summary_offset[row])
         return gunzip(self._blobs[part.number].path, data[start:start + length])
 
-
-def iter_members(reader: IndexBundleReader) -> Iterator[tuple[int, bytes]]:
-    """(doc type, doc id) of every page, link and redirect document stored in ``reader``'s
-    bundle, each doc id once (its newest copy). Shared by the readers of a crawl's bundles
-    (link records in ``linkgraph.core.bundles``, common phrases in :mod:`indexer.core.signals.phrases`)."""
-    seen: set[bytes] = set()
-    for part in reversed(reader.partitions):  # newest first: a re-stored doc_id is read once
-        dm = reader.doc_map(part.number)
-        types = dm.member_ids[:, DOC_TYPE]
-        for row in range(dm.m):
-            doc_type = int(types[row])
-            if doc_type > DocType.LOCATION:
-                continue
-            doc_id = dm.member_ids[row].tobytes()
-            if doc_id in seen:
-                continue
-            seen.add(doc_id)
-            yield doc_type, doc_id
