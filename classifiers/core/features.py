@@ -17,9 +17,12 @@ is refused (:class:`classifiers.core.errors.ModelFormatError`).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
+from typing import TYPE_CHECKING
 
-import scipy.sparse as sp
-from sklearn.feature_extraction.text import HashingVectorizer
+if TYPE_CHECKING:
+    import scipy.sparse as sp
+    from sklearn.feature_extraction.text import HashingVectorizer
 
 FEATURES = "hashed-words-v1"
 N_FEATURES = 1 << 18
@@ -31,16 +34,20 @@ def page_text(title: str, description: str) -> str:
     return f"{title or ''}\n{description or ''}"[:TEXT_CHARS]
 
 
-def _vectorizer() -> HashingVectorizer:
-    # stateless: transform() needs no fit, and the same parameters give the same columns in
-    # every process and every release (MurmurHash3, seed 0)
+@cache
+def _hasher() -> HashingVectorizer:
+    """The one vectorizer of this process, made on first use. Stateless: transform() needs
+    no fit, and the same parameters give the same columns in every process and every release
+    (MurmurHash3, seed 0)."""
+    # imported here, not with the module: every crawl process imports this module (a crawl's
+    # definition names its classifiers) and scikit-learn takes about a second of CPU to
+    # import, which only a crawl that runs classifiers (or the admin training one) needs
+    from sklearn.feature_extraction.text import HashingVectorizer
+
     return HashingVectorizer(n_features=N_FEATURES, alternate_sign=False, norm="l2",
                              lowercase=True, dtype="float64")
 
 
-_HASHER = _vectorizer()
-
-
 def featurize(texts: Sequence[str]) -> sp.csr_matrix:
     """One row of features per text (``len(texts)`` x :data:`N_FEATURES`, CSR)."""
-    return _HASHER.transform(list(texts))
+    return _hasher().transform(list(texts))
