@@ -54,7 +54,7 @@ from indexer.core.files.storage import FileLock
 from indexer.core.partition.grouping import Importance
 from indexer.core.runtime.workdir import phrases_path
 from indexer.core.signals.link_scores import LinkScores, cached_link_scores, link_score
-from indexer.core.signals.phrases import count_bundle_phrases
+from indexer.core.signals.phrase_counting import count_bundle_phrases
 
 logger = logging.getLogger(__name__)
 

@@ -44,29 +44,48 @@ def iter_member_summaries(reader: IndexBundleReader
     bundle, each doc id once: its copy in the newest partition holding it."""
     seen: set[bytes] = set()
     for part in reversed(reader.partitions):  # newest first: a re-stored doc_id is read once
-        dm = reader.doc_map(part.number)
-        rows = np.flatnonzero(dm.member_ids[:, DOC_TYPE] <= DocType.LOCATION).tolist()
-        ids = dm.member_ids.tobytes()
-        row_ids = [ids[row * DOC_ID_LEN:(row + 1) * DOC_ID_LEN] for row in rows]
-        # the row summary() reads is the doc map's lookup: the last copy of an id stored
-        # twice in one partition (rare: then each is looked up)
-        distinct = len(set(row_ids)) == len(row_ids)
-        wanted: list[tuple[int, bytes]] = []
-        for row, doc_id in zip(rows, row_ids, strict=True):
-            if doc_id not in seen:
-                seen.add(doc_id)
-                wanted.append((row if distinct else _last_row(dm, doc_id, row), doc_id))
-        blob = reader.blob(part.number)
-        for first in range(0, len(wanted), BATCH):
-            batch = wanted[first:first + BATCH]
-            at = np.fromiter((row for row, _ in batch), dtype=np.int64, count=len(batch))
-            starts = dm.summary_offset[at].tolist()
-            datas = blob.documents_bytes(starts, dm.blob_end[at].tolist(),
-                                         dm.blob_crc[at].tolist())
-            for (_, doc_id), doc_type, data, length in zip(
-                    batch, dm.member_ids[at, DOC_TYPE].tolist(), datas,
-                    dm.summary_length[at].tolist(), strict=True):
-                yield doc_type, doc_id, _summary(blob.path, doc_id, data[:length])
+        yield from _read(reader, part.number, _wanted(reader.doc_map(part.number), seen))
+
+
+def partition_member_summaries(reader: IndexBundleReader, number: int
+                               ) -> Iterator[tuple[int, bytes, dict[str, Any] | None]]:
+    """(doc type, doc id, summary) of every page, link and redirect doc id stored in
+    partition ``number``, each once, with the summary that partition holds for it (what
+    :func:`iter_member_summaries` yields for the ids no newer partition holds)."""
+    return _read(reader, number, _wanted(reader.doc_map(number), set()))
+
+
+def _wanted(dm: DocMap, seen: set[bytes]) -> list[tuple[int, bytes]]:
+    """(row, doc id) of the page, link and redirect ids of ``dm`` not in ``seen`` (added to
+    it), each once: the row :meth:`.reader.IndexBundleReader.summary` reads, which is the doc
+    map's lookup (the last copy of an id stored twice in one partition: rare, and then each
+    id is looked up)."""
+    rows = np.flatnonzero(dm.member_ids[:, DOC_TYPE] <= DocType.LOCATION).tolist()
+    ids = dm.member_ids.tobytes()
+    row_ids = [ids[row * DOC_ID_LEN:(row + 1) * DOC_ID_LEN] for row in rows]
+    distinct = len(set(row_ids)) == len(row_ids)
+    wanted: list[tuple[int, bytes]] = []
+    for row, doc_id in zip(rows, row_ids, strict=True):
+        if doc_id not in seen:
+            seen.add(doc_id)
+            wanted.append((row if distinct else _last_row(dm, doc_id, row), doc_id))
+    return wanted
+
+
+def _read(reader: IndexBundleReader, number: int, wanted: list[tuple[int, bytes]]
+          ) -> Iterator[tuple[int, bytes, dict[str, Any] | None]]:
+    """(doc type, doc id, summary) of the ``wanted`` rows of partition ``number``."""
+    dm = reader.doc_map(number)
+    blob = reader.blob(number)
+    for first in range(0, len(wanted), BATCH):
+        batch = wanted[first:first + BATCH]
+        at = np.fromiter((row for row, _ in batch), dtype=np.int64, count=len(batch))
+        datas = blob.documents_bytes(dm.summary_offset[at].tolist(), dm.blob_end[at].tolist(),
+                                     dm.blob_crc[at].tolist())
+        for (_, doc_id), doc_type, data, length in zip(
+                batch, dm.member_ids[at, DOC_TYPE].tolist(), datas,
+                dm.summary_length[at].tolist(), strict=True):
+            yield doc_type, doc_id, _summary(blob.path, doc_id, data[:length])
 
 
 def _last_row(dm: DocMap, doc_id: bytes, row: int) -> int:

@@ -52,7 +52,7 @@ import logging
 import os
 import re
 import zipfile
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -60,12 +60,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..bundle.member_scan import iter_member_summaries
-from ..bundle.reader import IndexBundleReader
 from ..files.storage import atomic_stream, fsync_dir
-from ..ids import DocType
 from ..runtime.reloading import ReloadingFile
-from ..runtime.workdir import phrases_path
 from ..text import TextAnalyzer
 
 logger = logging.getLogger(__name__)
@@ -75,7 +71,6 @@ FORMAT_VERSION = 1
 MIN_TERMS = 2
 MAX_TERMS = 4
 DEFAULT_MIN_COUNT = 2
-_COMPACT_AT = 1 << 20  # hashes buffered before they are merged into the counts
 
 HashArray = npt.NDArray[np.uint64]
 IntArray = npt.NDArray[np.int64]
@@ -160,106 +155,6 @@ class PhraseCounts:
                 **(meta or {})}
         return PhraseLexicon(self.hashes[keep], self.counts[keep].astype(np.uint32),
                              self.lengths[keep], info)
-
-
-# distinct (text, language) pairs whose phrase hashes a _Counter remembers: a site's navigation
-# anchors ("index", "modules", "next") repeat on every page, and their phrases never change
-_MEMO_TEXTS = 100_000
-
-
-class _Counter:
-    """Accumulates the phrases of texts, one text at a time, into :class:`PhraseCounts`. The
-    phrase hashes of a text are worked out once per (text, language) (up to ``_MEMO_TEXTS``
-    of them at a time): a repeated anchor text costs a lookup, and counts the same."""
-
-    def __init__(self, analyzer: TextAnalyzer) -> None:
-        self.analyzer = analyzer
-        self.done = PhraseCounts()
-        self.buffer: list[int] = []
-        self.buffer_lengths: list[int] = []
-        self._memo: dict[tuple[str, str], tuple[list[int], list[int]]] = {}
-
-    def add(self, text: str, lang: str) -> None:
-        if not text:
-            return
-        hashed = self._memo.get((text, lang))
-        if hashed is None:
-            found = text_phrases(text, lang, self.analyzer, self.analyzer.stop_terms(lang))
-            hashed = ([phrase_hash(phrase) for phrase in found], [len(p) for p in found])
-            if len(self._memo) >= _MEMO_TEXTS:
-                self._memo.clear()
-            self._memo[(text, lang)] = hashed
-        self.done.texts += 1
-        self.buffer.extend(hashed[0])
-        self.buffer_lengths.extend(hashed[1])
-        if len(self.buffer) >= _COMPACT_AT:
-            self.compact()
-
-    def compact(self) -> None:
-        if not self.buffer:
-            return
-        fresh = PhraseCounts.of(np.array(self.buffer, dtype=np.uint64),
-                                np.ones(len(self.buffer), dtype=np.int64),
-                                np.array(self.buffer_lengths, dtype=np.uint8))
-        self.done = PhraseCounts.merge([self.done, fresh])  # fresh adds no texts
-        self.buffer, self.buffer_lengths = [], []
-
-
-def count_bundle_phrases(bundle: IndexBundleReader | str | os.PathLike[str],
-                         analyzer: TextAnalyzer | None = None,
-                         progress: Callable[[int], None] | None = None) -> PhraseCounts:
-    """The phrase counts of one bundle: the title of every page document and the anchor
-    text (``description``) of every link document, each in its stored language.
-    ``progress`` is called with the number of documents read, every 1000 documents."""
-    counter = _Counter(analyzer or TextAnalyzer())
-    if isinstance(bundle, IndexBundleReader):
-        _count_reader(bundle, counter, progress)
-    else:
-        with IndexBundleReader(bundle) as reader:
-            _count_reader(reader, counter, progress)
-    counter.compact()
-    return counter.done
-
-
-def _count_reader(reader: IndexBundleReader, counter: _Counter,
-                  progress: Callable[[int], None] | None) -> None:
-    for doc_type, _, summary in iter_member_summaries(reader):
-        counter.done.documents += 1
-        if progress is not None and counter.done.documents % 1000 == 0:
-            progress(counter.done.documents)
-        if doc_type == DocType.LOCATION or not summary:  # a redirect has no title of its own
-            continue
-        text = summary.get("description") if doc_type == DocType.LINK else summary.get("title")
-        # the crawler's default language when a summary names none (as its processor does)
-        counter.add(str(text or ""), str(summary.get("lang") or "en"))
-
-
-def build_phrase_lexicon(sources: Iterable[IndexBundleReader | str | os.PathLike[str]],
-                         min_count: int = DEFAULT_MIN_COUNT,
-                         analyzer: TextAnalyzer | None = None,
-                         progress: Callable[[int], None] | None = None) -> PhraseLexicon:
-    """The common phrases of a crawl: the phrases held by at least ``min_count`` titles and
-    anchor texts over every bundle of ``sources`` (readers or bundle folders, e.g. one per
-    queue server)."""
-    analyzer = analyzer or TextAnalyzer()
-    parts: list[PhraseCounts] = []
-    done = 0
-    for source in sources:
-        step = None if progress is None else (lambda n, base=done: progress(base + n))
-        parts.append(count_bundle_phrases(source, analyzer, step))
-        done += parts[-1].documents
-    return PhraseCounts.merge(parts).lexicon(min_count, {"bundles": len(parts)})
-
-
-def write_crawl_phrases(bundles: Sequence[str | os.PathLike[str]],
-                        min_count: int = DEFAULT_MIN_COUNT,
-                        progress: Callable[[int], None] | None = None) -> PhraseLexicon:
-    """Build the lexicon of the crawl whose bundle folders are ``bundles`` and write it
-    into each of them (:func:`phrases_path`)."""
-    lexicon = build_phrase_lexicon(bundles, min_count, progress=progress)
-    for bundle in bundles:
-        lexicon.save(phrases_path(bundle))
-    return lexicon
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from indexer.core.errors import IndexStoreError
 from indexer.core.runtime.workdir import crawl_bundles, phrases_path
-from indexer.core.signals.phrases import DEFAULT_MIN_COUNT, write_crawl_phrases
+from indexer.core.signals.phrase_counting import write_crawl_phrases
+from indexer.core.signals.phrases import DEFAULT_MIN_COUNT
 from linkgraph.core.bundles import count_documents
 from linkgraph.management.commands.webgraph import (
     add_crawl_argument,

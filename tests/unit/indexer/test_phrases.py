@@ -11,17 +11,19 @@ import numpy as np
 import pytest
 
 from indexer.core.runtime.workdir import phrases_path
+from indexer.core.signals.phrase_counting import (
+    build_phrase_lexicon,
+    count_bundle_phrases,
+    write_crawl_phrases,
+)
 from indexer.core.signals.phrases import (
     DEFAULT_MIN_COUNT,
     CachedPhraseLexicon,
     PhraseCounts,
     PhraseLexicon,
     PhraseLexiconError,
-    build_phrase_lexicon,
-    count_bundle_phrases,
     phrase_hash,
     text_phrases,
-    write_crawl_phrases,
 )
 from indexer.core.text import TextAnalyzer
 from ranking.core.query.parser import QueryParser

@@ -10,7 +10,7 @@ import pytest
 
 from indexer.core.bundle.reader import IndexBundleReader
 from indexer.core.runtime.workdir import phrases_path
-from indexer.core.signals.phrases import write_crawl_phrases
+from indexer.core.signals.phrase_counting import write_crawl_phrases
 from ranking.core.options import SearchOptions
 from ranking.core.search.pipeline import Searcher
 from ranking.core.shard.local import LocalShard
