@@ -15,7 +15,13 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check
 
-.PHONY: run test test-slow test-fast test-cluster lock lint clean-venv
+.PHONY: run test test-slow test-fast test-cluster lock lint clean-venv bytecode
+
+# the project's own modules, compiled once (pip compiles the installed packages): with
+# PYTHONDONTWRITEBYTECODE set (as container images often do) every process, each page-processing
+# worker included, would otherwise compile them from source at every start (about 0.3 s of CPU)
+SOURCES := classifiers crawler indexer linkgraph operations querylog ranking searchindex \
+	searchsite bench scripts manage.py
 
 $(VENV)/bin/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed, found " + sys.version.split()[0])'
@@ -31,15 +37,18 @@ $(VENV)/.dev-installed: requirements/dev.txt $(VENV)/.base-installed
 	$(PIP) install -q --require-hashes -r requirements/dev.txt
 	@touch $@
 
-run: $(VENV)/.base-installed
+bytecode: | $(VENV)/bin/python
+	@$(PY) -m compileall -q -j 0 $(SOURCES) >/dev/null
+
+run: $(VENV)/.base-installed bytecode
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py ensure_admin
 	$(PY) manage.py up
 
-test: $(VENV)/.dev-installed
+test: $(VENV)/.dev-installed bytecode
 	$(PY) scripts/run_tests.py
 
-test-slow: $(VENV)/.dev-installed
+test-slow: $(VENV)/.dev-installed bytecode
 	$(PY) scripts/run_tests.py --slow
 
 test-cluster: $(VENV)/.base-installed
