@@ -3,8 +3,9 @@
 #               account and start the whole engine (embedded Redis, web, fetchers, queue servers)
 #   make test   create .venv with the test tools and run the test suite (about ten minutes;
 #               with TEST_POSTGRES_URL and TEST_REDIS_URL, again on those services)
-#   make test-slow  the checks make test leaves out: tests/cluster (as root), and the slow
-#               tests that touch the services on TEST_POSTGRES_URL/TEST_REDIS_URL
+#   make test-slow  the checks make test leaves out: tests/cluster (as root), the long tests
+#               (processes killed and restarted, crawls with faults), and the slow tests that
+#               touch the services on TEST_POSTGRES_URL/TEST_REDIS_URL
 #   make test-cluster  as root: the engine on several machines (network namespaces, its own
 #               PostgreSQL and Redis), a crawl checked against a single machine's; about a minute
 #               (FAULTS=1: then a crawl with a fetcher unplugged, qs1 killed, Redis stopped)

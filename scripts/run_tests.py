@@ -4,7 +4,7 @@
 ``make test`` (no arguments), kept to about ten minutes on a two-core machine:
 
 1. Every test on the embedded defaults: SQLite and an embedded Redis that the tests start,
-   except tests/cluster (the engine on several machines in network namespaces, about a
+   except the ``long`` ones (``make test-slow``) and tests/cluster (the engine on several machines in network namespaces, about a
    minute and a half: ``make test-cluster`` or ``make test-slow``), in ``TEST_WORKERS``
    pytest-xdist processes (default 2; 0 or 1: in this process), a test module per worker at
    a time (``--dist loadfile``: a module's fixtures are made once). Every test makes its own
@@ -16,9 +16,11 @@
    marked ``slow`` (real processes killed and restarted, crawls through Celery workers: each
    has just run on the embedded defaults) only in ``make test-slow``.
 
-``make test-slow`` (``--slow``): the checks left out above: tests/cluster, and the ``slow``
-tests that touch the services on PostgreSQL and Redis (when TEST_POSTGRES_URL and
-TEST_REDIS_URL are set).
+``make test-slow`` (``--slow``): the checks left out above: tests/cluster; the ``long`` tests
+(about a minute or more each on two cores: processes killed at random moments and restarted,
+crawls through real processes with faults, the benchmarks' smoke tests), on the embedded
+defaults; and the ``slow`` and ``long`` tests that touch the services on PostgreSQL and Redis
+(when TEST_POSTGRES_URL and TEST_REDIS_URL are set).
 
 tests/browser run when Debian's chromium and chromedriver are there, tests/cluster when run as
 root with a working ``ip netns`` (CI runs as root); the run says which it leaves out and why.
@@ -86,17 +88,22 @@ def main() -> int:
             if code != 0:
                 print(f"the multi-machine test failed (pytest exit {code})")
                 return code or 1
-        return services_pass("services and slow and not browser and not cluster", extra,
-                             base_env)
-    marks = ["not cluster", *(f"not {m}" for m in left_out if m != "cluster")]
+        long_marks = " and ".join(["long", *(f"not {m}" for m in left_out)])
+        code = pytest(["-m", long_marks, *workers(), *extra], base_env)
+        if code != 0:
+            print(f"the long tests failed on SQLite and the embedded Redis (pytest exit {code})")
+            return code or 1
+        return services_pass("services and (slow or long) and not browser and not cluster",
+                             extra, base_env)
+    marks = ["not cluster", "not long", *(f"not {m}" for m in left_out if m != "cluster")]
     code = pytest(["-m", " and ".join(marks), *workers(), *extra], base_env)
     if code != 0:
         print(f"test run on SQLite and the embedded Redis failed (pytest exit {code})")
         return code or 1
-    print("left out (make test-slow): tests/cluster, and the slow tests on PostgreSQL and "
-          "Redis", flush=True)
-    return services_pass("services and not slow and not browser and not cluster", extra,
-                         base_env)
+    print("left out (make test-slow): tests/cluster, the long tests, and the slow tests on "
+          "PostgreSQL and Redis", flush=True)
+    return services_pass("services and not slow and not long and not browser and not cluster",
+                         extra, base_env)
 
 
 def services_pass(marks: str, extra: list[str], base_env: dict[str, str]) -> int:

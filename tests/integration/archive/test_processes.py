@@ -48,6 +48,7 @@ def wait(engine, test, timeout: float = 120.0) -> dict:
     pytest.fail(f"crawl still {row(engine)} after {timeout}s")
 
 
+@pytest.mark.long
 def test_archive_crawl_lifecycle_through_real_processes(tmp_path, redis_url):
     write_warc(tmp_path / "in.warc.gz")
     engine = Engine(tmp_path, redis_url)

@@ -13,6 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[3]
 
 
+@pytest.mark.long
 @pytest.mark.timeout(120)
 def test_scale_bench_runs_and_prints_its_targets(tmp_path: Path) -> None:
     out = subprocess.run(
@@ -42,6 +43,7 @@ def test_scale_bench_runs_and_prints_its_targets(tmp_path: Path) -> None:
     assert not list(tmp_path.iterdir())  # bundles removed without --keep
 
 
+@pytest.mark.long
 @pytest.mark.timeout(180)
 def test_scale_bench_searches_kept_bundles_again(tmp_path: Path) -> None:
     """``--keep`` then ``--reuse``: the second run searches the bundles the first left (no

@@ -81,6 +81,7 @@ ADMIN_PAGES = """
 """
 
 
+@pytest.mark.long
 def test_a_full_disk_pauses_the_crawl_and_loses_nothing(tmp_path, redis_url):
     site = normal_site("diskfull", pages=12, crawl_delay=0.0)
     gate = threading.Event()

@@ -33,6 +33,7 @@ def beats(engine):
 
 
 
+@pytest.mark.long
 def test_both_pool_processes_report_while_idle_and_are_gone_when_killed(tmp_path, redis_url):
     engine = Engine(tmp_path, redis_url)
     engine.env["FETCHER_HEARTBEAT_SECONDS"] = "1"

@@ -80,6 +80,7 @@ def applied(engine):
                          ).strip() == "True"
 
 
+@pytest.mark.long
 def test_refused_urls_and_excluding_a_host_during_a_crawl(tmp_path, redis_url):
     quick = normal_site("refusedquick", pages=5, crawl_delay=0.0)
     # big enough that the exclusion comes far from its end however slow the machine is (a

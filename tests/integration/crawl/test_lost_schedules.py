@@ -37,6 +37,7 @@ def crawl_service(engine, name):
                   f"services.{name}(Crawl.objects.get().pk)")
 
 
+@pytest.mark.long
 def test_resumed_crawl_of_a_crawl_delayed_site_goes_on_at_once(tmp_path, redis_url):
     delay = 0.5
     # 40 pages at one per delay: the crawl is still going when the stop arrives (a Django
@@ -68,6 +69,7 @@ def test_resumed_crawl_of_a_crawl_delayed_site_goes_on_at_once(tmp_path, redis_u
     assert min(b - a for a, b in zip(starts, starts[1:], strict=False)) >= delay - 0.02
 
 
+@pytest.mark.long
 def test_a_schedule_the_broker_lost_is_handed_out_again(tmp_path, redis_url):
     site = normal_site("lostmessage", pages=4, crawl_delay=0.0)
     engine = Engine(tmp_path, redis_url)

@@ -191,6 +191,7 @@ def test_crawl_through_real_processes(tmp_path, redis_url):
         assert sum(json.loads(state.read_text())["error_hosts"].values()) >= 1
 
 
+@pytest.mark.long
 def test_killed_fetcher_and_queue_server_lose_nothing(tmp_path, redis_url):
     sites = [normal_site(name, pages=10, crawl_delay=0.0) for name in ("eps", "zeta")]
     servers = [FixtureServer(site.route).start() for site in sites]

@@ -118,6 +118,7 @@ class Tricklers:
             sock.close()
 
 
+@pytest.mark.long
 @pytest.mark.slow
 def test_search_page_answers_within_a_second_while_50_clients_trickle_headers(web_server):
     base, port, _ = web_server

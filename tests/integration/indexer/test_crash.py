@@ -60,6 +60,7 @@ def _run_and_kill(path: Path, start: int, rnd: random.Random) -> list[int]:
     return acked
 
 
+@pytest.mark.long
 @pytest.mark.slow
 def test_kill_minus_nine_at_random_moments(tmp_path: Path) -> None:
     rnd = random.Random(20261122)

@@ -79,6 +79,7 @@ def _check(directory: Path, keys: list[bytes], merged: list[bytes]) -> int | Non
         tree.close()
 
 
+@pytest.mark.long
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", ["compact", "merge"])
 def test_kill_minus_nine_mid_rebuild(tmp_path: Path, mode: str) -> None:

@@ -95,6 +95,7 @@ while True:
 """
 
 
+@pytest.mark.long
 @pytest.mark.slow
 def test_reorders_killed_at_random_moments_leave_a_searchable_index(tmp_path: Path) -> None:
     bundle = tmp_path / "bundle"
