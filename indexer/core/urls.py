@@ -35,6 +35,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import ipaddress
+import re
 from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit
@@ -48,9 +49,23 @@ from .ids import hash8
 U64 = npt.NDArray[np.uint64]
 
 
+# scheme://netloc of a url whose netloc urlsplit keeps as it is: printable ASCII without
+# userinfo, port or brackets (otherwise urlsplit reads the url itself: it strips white space
+# and control characters, and checks a non-ASCII netloc's NFKC form)
+_PLAIN_NETLOC = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://([!-~]*?)(?=[/?#]|\Z)")
+_NOT_PLAIN = re.compile(r"[@:\[\]]")
+
+
 def url_host(url: str) -> str:
     """The host name as ``url`` spells it: lower-case, no userinfo, port or brackets, a trailing
-    dot kept ('' when it has none; ``ValueError`` for a url ``urlsplit`` refuses)."""
+    dot kept ('' when it has none; ``ValueError`` for a url ``urlsplit`` refuses).
+
+    Exactly ``urlsplit(url).hostname or ""``; the common url (``scheme://host/...``, a host of
+    plain characters) is read by one regular expression match instead of a whole urlsplit
+    (a third of the time link analysis spends making its web graph's host hashes)."""
+    plain = _PLAIN_NETLOC.match(url)
+    if plain is not None and _NOT_PLAIN.search(plain.group(1)) is None:
+        return plain.group(1).lower()
     return urlsplit(url).hostname or ""
 
 

@@ -116,9 +116,19 @@ def _summary(path: Path, doc_id: bytes, member: bytes) -> dict[str, Any] | None:
 
 def _past_64_bits(value: object) -> bool:
     """Whether ``value`` holds a float of 2 ** 63 or more (in magnitude): perhaps an integer
-    that orjson could not keep exact."""
-    if isinstance(value, dict):
-        return any(map(_past_64_bits, value.values()))
-    if isinstance(value, list):
-        return any(map(_past_64_bits, value))
-    return isinstance(value, float) and not -_INT64 < value < _INT64
+    that orjson could not keep exact. One loop over a stack (a page's summary holds a hundred
+    link pairs and more: a call per value cost more than parsing it)."""
+    stack = [value]
+    pop, many = stack.pop, stack.extend
+    while stack:
+        item = pop()
+        kind = type(item)
+        if kind is str:
+            continue
+        if kind is list:
+            many(item)
+        elif kind is dict:
+            many(item.values())  # type: ignore[union-attr]
+        elif kind is float and not -_INT64 < item < _INT64:  # type: ignore[operator]
+            return True
+    return False

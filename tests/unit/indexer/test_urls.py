@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
+from urllib.parse import urlsplit
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from indexer.core.ids import hash8
 from indexer.core.text import TextAnalyzer
@@ -172,3 +175,28 @@ def test_md5_halves_are_the_two_big_endian_halves():
         digest = hashlib.md5(url.encode()).digest()
         assert row == [int.from_bytes(digest[:8], "big"), int.from_bytes(digest[8:], "big")]
     assert md5_halves([]).shape == (0, 2) and hashes_of([]).tolist() == []
+
+
+_URL_PARTS = st.sampled_from(["http", "https", "HTTP", "ftp", "javascript", "h\tttp", " http",
+                              "", "mailto"])
+_NETLOC_CHARS = st.sampled_from(list("abcXYZ09.-_~%!$&'()*+,;=") + ["@", ":", "[", "]", " ",
+                                "\t", "\n", "\x01", "\x7f", "ß", "\uff03", "\u2100", "é", "\\"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(scheme=_URL_PARTS, slashes=st.sampled_from(["://", ":/", ":", "//", ""]),
+       netloc=st.lists(_NETLOC_CHARS, max_size=14).map("".join),
+       rest=st.sampled_from(["", "/", "/a/b.html", "?q=1", "#f", "/x\ny", "/a@b:c", "\n"]))
+def test_url_host_is_urlsplits_hostname(scheme: str, slashes: str, netloc: str,
+                                        rest: str) -> None:
+    """The regular expression path gives exactly what urlsplit gives, ValueError included."""
+    url = f"{scheme}{slashes}{netloc}{rest}"
+    try:
+        expected: object = urlsplit(url).hostname or ""
+    except ValueError:
+        expected = ValueError
+    try:
+        got: object = url_host(url)
+    except ValueError:
+        got = ValueError
+    assert got == expected, url
