@@ -259,7 +259,7 @@ class ScheduleWorker:
             failed, documents = self._pages.finish(handling, self._ship_part)
             self._stats.count_page(handling.entry, failed, documents)
             now = time.monotonic()
-            if self._outboxes.page_handled(now):
+            if self._outboxes.page_handled(now) or self._lane_released(handling.entry):
                 self._ship_now()
                 self._outboxes.shipped(now)
 
@@ -317,6 +317,16 @@ class ScheduleWorker:
         are marked partial, so that its queue server applies the page's parts together
         (:mod:`crawler.core.queue_server.page_parts`)."""
         self._flush(done=False, partial=True)
+
+    def _lane_released(self, entry: ScheduleEntry) -> bool:
+        """Whether the page of ``entry`` just sent was the last of its crawl-delayed host's
+        lane: then the batch goes now, so that its queue server frees the host (which may
+        be scheduled again at once) without waiting for the next shipment (every
+        ``ship_seconds``, or the schedule's end when no other page comes)."""
+        if self._lanes is None or entry.crawl_delay <= 0 or entry.is_robots:
+            return False
+        self._release_finished_lanes()
+        return bool(self._outboxes.of(self._origin).released)
 
     def _release_finished_lanes(self) -> None:
         """Tell the schedule's own queue server which crawl-delayed hosts this schedule is

@@ -10,6 +10,8 @@ import threading
 import time
 from typing import Any, NamedTuple
 
+import pytest
+
 from crawler.core.definition.crawl import CrawlConfig
 from crawler.core.fetcher import ScheduleWorker
 from crawler.core.fetcher.lanes import LANE_GRACE_SECONDS, LANE_THREADS, DelayLanes
@@ -103,16 +105,21 @@ def test_a_delayed_host_keeps_its_pace_beside_slow_rounds() -> None:
     assert sum(len(b["fetched"]) for b in batches) == 16
 
 
-def test_a_delayed_host_is_released_as_soon_as_its_lane_is_done() -> None:
+@pytest.mark.parametrize("ship_seconds", [0.2, 60.0])
+def test_a_delayed_host_is_released_as_soon_as_its_lane_is_done(ship_seconds: float) -> None:
     """The paced host's 8 urls take 3.5 s, the slow rounds 9.6 s: a batch shipped before the
     schedule's end names the host in ``released`` (its queue server frees it for the next
-    schedule then), after every one of its pages was shipped; the other host never is."""
-    urls, _, batches, _, _, _ = paced_beside_slow_rounds(ship_seconds=0.2)
+    schedule then), after every one of its pages was shipped; the other host never is. The
+    lane's last page is shipped at once with the release, even when no shipment is due for a
+    minute (``ship_seconds`` 60)."""
+    urls, _, batches, _, _, _ = paced_beside_slow_rounds(ship_seconds=ship_seconds)
     origin = origin_of(urls[0])
     released_at = [i for i, b in enumerate(batches) if b.get("released")]
     assert len(released_at) == 1 and batches[released_at[0]]["released"] == [origin]
     at = released_at[0]
-    assert not batches[at]["done"] and at < len(batches) - 3   # well before the end
+    assert not batches[at]["done"]  # before the schedule's end...
+    if ship_seconds < 1:
+        assert at < len(batches) - 3  # ...well before it (a shipment each 0.2 s after it)
     paced_pages = sum(1 for b in batches[:at + 1] for row in b["fetched"]
                       if str(row[0]).startswith(origin))
     assert paced_pages == len(urls)
