@@ -171,13 +171,16 @@ class LocalShard:
         return kept[1]
 
     def _features(self, partition: int, index: IntArray, lang: str) -> UrlFeatures:
-        """The url features of ``partition``'s entries, with entries ``index`` filled (their
-        urls read from the heads of their summaries the first time; query-independent, kept
-        for the reader's lifetime like a document cache)."""
+        """The url features of ``partition``'s entries, with entries ``index`` filled: all of
+        them from the partition's url columns when it has them, else their urls read from
+        the heads of their summaries the first time (query-independent, kept for the
+        reader's lifetime like a document cache)."""
         features = self._url_features.get((partition, lang))
         if features is None:
+            columns = self.reader.url_columns(partition)
             features = self._url_features[(partition, lang)] = UrlFeatures(
-                self.reader.doc_map(partition).n)
+                self.reader.doc_map(partition).n) if columns is None else \
+                UrlFeatures.of_columns(columns, self.analyzer, lang, self._word_ids)
         for i in np.unique(index[~features.known[index]]).tolist():
             try:
                 url, _ = self.reader.summary_head(partition, i)
