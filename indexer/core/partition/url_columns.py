@@ -129,13 +129,17 @@ class UrlColumns:
         return UrlColumns(flags, slashes, hs, hc, ps, pc, tuple(numbers))
 
     def encode(self) -> bytes:
-        """The columns as bytes (a numpy ``.npz``; the vocabulary UTF-8, chunks separated by
-        a new line, which no chunk holds)."""
+        """The columns as bytes (a compressed numpy ``.npz``; chunk counts per entry; the
+        vocabulary UTF-8, chunks separated by a new line, which no chunk holds)."""
         out = io.BytesIO()
-        np.savez(out, flags=self.flags, slashes=self.slashes.astype(np.int32),
-                 host_start=self.host_start, host_chunks=self.host_chunks.astype(np.int32),
-                 path_start=self.path_start, path_chunks=self.path_chunks.astype(np.int32),
-                 vocab=np.frombuffer("\n".join(self.vocab).encode("utf-8"), dtype=np.uint8))
+        # chunk counts, not starts: small numbers, which compress well
+        np.savez_compressed(
+            out, flags=self.flags, slashes=self.slashes.astype(np.int32),
+            host_count=np.diff(self.host_start).astype(np.int32),
+            host_chunks=self.host_chunks.astype(np.int32),
+            path_count=np.diff(self.path_start).astype(np.int32),
+            path_chunks=self.path_chunks.astype(np.int32),
+            vocab=np.frombuffer("\n".join(self.vocab).encode("utf-8"), dtype=np.uint8))
         return out.getvalue()
 
     @staticmethod
@@ -145,11 +149,17 @@ class UrlColumns:
             with np.load(io.BytesIO(data), allow_pickle=False) as z:
                 got = {k: z[k] for k in z.files}
             text = got["vocab"].tobytes().decode("utf-8")
+            starts = []
+            for name in ("host_count", "path_count"):
+                count = got[name].astype(np.int64)
+                if np.any(count < 0):
+                    raise ValueError(f"negative {name}")
+                start = np.zeros(count.size + 1, dtype=np.int64)
+                np.cumsum(count, out=start[1:])
+                starts.append(start)
             cols = UrlColumns(got["flags"].astype(np.uint8), got["slashes"].astype(np.int64),
-                              got["host_start"].astype(np.int64),
-                              got["host_chunks"].astype(np.int64),
-                              got["path_start"].astype(np.int64),
-                              got["path_chunks"].astype(np.int64),
+                              starts[0], got["host_chunks"].astype(np.int64),
+                              starts[1], got["path_chunks"].astype(np.int64),
                               tuple(text.split("\n")) if text else ())
         except (OSError, KeyError, ValueError, zlib.error) as exc:
             raise ValueError(f"not url columns: {exc}") from exc

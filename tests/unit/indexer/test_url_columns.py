@@ -19,6 +19,7 @@ from indexer.core.bundle.layout import (
 from indexer.core.bundle.reader import IndexBundleReader
 from indexer.core.bundle.reorder import reorder_partition
 from indexer.core.bundle.writer import BundleConfig, IndexBundleWriter
+from indexer.core.dictionary.updater import DictionaryUpdater
 from indexer.core.ids import DocType, hash8
 from indexer.core.partition.url_columns import UrlColumns, summary_url, url_parts
 from tests.unit.ranking.helpers import Doc, index_document
@@ -66,10 +67,15 @@ def test_writer_writes_the_summaries_url_parts(tmp_path: Path) -> None:
         assert first is not None and bool(first.flags[0] & 1)  # the root of www.ab-c.test
 
 
-def test_reorder_rebuilds_the_columns_in_the_new_order(tmp_path: Path) -> None:
+def test_merge_keeps_and_reorder_rebuilds_the_columns(tmp_path: Path) -> None:
+    """Merged into the dictionary, then re-ordered (and merged again): the columns follow the
+    new doc_map order."""
     crawl(tmp_path / "b")
     with IndexBundleWriter(tmp_path / "b") as writer:
         writer.close_partition()
+    assert DictionaryUpdater(tmp_path / "b").update() == [0]
+    with IndexBundleReader(tmp_path / "b") as reader:
+        assert_same(reader.url_columns(0), columns_of(reader, 0))
     last = hash8(URLS[-1])
 
     def importance(hashes: np.ndarray) -> np.ndarray:
@@ -77,7 +83,8 @@ def test_reorder_rebuilds_the_columns_in_the_new_order(tmp_path: Path) -> None:
                          for h in hashes.tolist()])
 
     assert reorder_partition(tmp_path / "b", 0, importance, "t").moved
-    assert URL_COLUMNS in read_partition_manifest(tmp_path / "b", 0)["files"]
+    manifest = read_partition_manifest(tmp_path / "b", 0)
+    assert URL_COLUMNS in manifest["files"] and "merged" not in manifest
     with IndexBundleReader(tmp_path / "b") as reader:
         assert reader.summary_head(0, 0)[0] == URLS[-1]
         assert_same(reader.url_columns(0), columns_of(reader, 0))
