@@ -87,6 +87,9 @@ class UrlFeatures:
         out.cld[:] = (columns.flags & CLD) > 0
         out.wiki[:] = (columns.flags & WIKI) > 0
         out.slashes[:] = columns.slashes
+        # every chunk analysed in one call (the analyzer remembers each chunk's terms), then
+        # looked up one by one
+        analyzer.terms(" ".join(columns.vocab), lang)
         terms = [url_terms((chunk,), analyzer, lang) for chunk in columns.vocab]
         count = np.fromiter(map(len, terms), dtype=np.int64, count=len(terms))
         first = np.cumsum(count) - count

@@ -1,7 +1,8 @@
 """The shard's url features from a partition's url columns (UrlFeatures.of_columns) are those it
 reads from the summary heads of a partition without them: the same features in every language,
 the same score bounds and the same top 10; and with the columns the first query of a frequent
-word reads no summary head (docs/exact-topk.md, section 9)."""
+word reads no summary head, and its region weights decode every doc_map entry at once
+(docs/exact-topk.md, section 9)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from indexer.core.bundle.layout import (
 )
 from indexer.core.bundle.reader import IndexBundleReader
 from indexer.core.ids import DocType
+from indexer.core.partition.doc_map import DocMap
 from ranking.core.options import SearchOptions
 from ranking.core.postings.iterators import Budget, collect
 from ranking.core.postings.plan import build_plan
@@ -26,6 +28,7 @@ from ranking.core.query.parser import query_word_terms
 from ranking.core.search.pipeline import Searcher
 from ranking.core.shard import exact
 from ranking.core.shard.local import LocalShard
+from ranking.core.shard.regions import PartitionRegions
 
 from .helpers import Doc, build
 
@@ -155,3 +158,26 @@ def test_first_query_reads_no_summary_head(bundles, monkeypatch) -> None:
         reads.append(counter.reads)
     assert reads[0] == 0
     assert reads[1] >= 100
+
+
+def test_regions_decode_every_entry_at_once(bundles, monkeypatch) -> None:
+    """A partition's region weights come from its doc_map decoded at once, no
+    position_score_list decoded one entry at a time, and are those the entry-by-entry
+    decode gives (the path of a doc_map whose bytes the array decoder refuses)."""
+    reader, _ = bundles
+    calls = [0]
+    real = DocMap.position_score_list
+
+    def one(self, index):
+        calls[0] += 1
+        return real(self, index)
+    monkeypatch.setattr(DocMap, "position_score_list", one)
+    fast = [PartitionRegions(reader, p.number) for p in reader.partitions]
+    assert calls[0] == 0
+    monkeypatch.setattr(DocMap, "position_score_columns", lambda self: None)
+    slow = [PartitionRegions(reader, p.number) for p in reader.partitions]
+    assert calls[0] == sum(reader.doc_map(p.number).n for p in reader.partitions)
+    for a, b in zip(fast, slow, strict=True):
+        for name in PartitionRegions.__slots__:
+            assert np.array_equal(getattr(a, name), getattr(b, name)), name
+        assert a.classifier.shape == b.classifier.shape
