@@ -32,10 +32,10 @@ Every group whose score reaches the ``n``-th highest distinct one is then among 
 with every member: the pipeline's best ``n`` groups by S, and the fusion's pool
 (:func:`ranking.core.scoring.bounds.pool_size`, the ``n`` the pipeline asks for through
 ``SearchOptions.exact_groups``) are those of the exhaustive search. The url features of the
-bound are read from the stored summaries on an entry's first use and kept
-(:class:`ranking.core.shard.url_features.UrlFeatures`): the first queries of frequent words
-after a shard opens pay about 50 us per entry (docs/exact-topk.md, section 9). Groups spanning
-shards (link documents filed in another shard) are bounded per shard only.
+bound come from the partition's url columns, written at build time (a partition made before
+them reads each entry's url from its stored summary on first use, about 50 us an entry:
+:class:`ranking.core.shard.url_features.UrlFeatures`; docs/exact-topk.md, section 9). Groups
+spanning shards (link documents filed in another shard) are bounded per shard only.
 """
 
 from __future__ import annotations
