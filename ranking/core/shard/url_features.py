@@ -56,21 +56,47 @@ class UrlFeatures:
         self.used = 0
 
     def add(self, entry: int, items: UrlItems, word_ids: dict[str, int]) -> None:
-        ids = [word_ids.setdefault(w, len(word_ids))
-               for w in (*items.host_words, *items.path_words)]
+        """Entry ``entry`` from its url items (:func:`~ranking.core.scoring.formulas.
+        url_items`)."""
+        self._put(entry, items.is_root, items.is_cld, "wikipedia" in items.host, items.slashes,
+                  items.host_words, items.path_words, word_ids)
+
+    def _put(self, entry: int, root: bool, cld: bool, wiki: bool, slashes: int,
+             host_words: Sequence[str], path_words: Sequence[str],
+             word_ids: dict[str, int]) -> None:
+        ids = [word_ids.setdefault(w, len(word_ids)) for w in (*host_words, *path_words)]
         if self.used + len(ids) > self.words.size:
             self.words = np.resize(self.words, max(2 * self.words.size, self.used + len(ids)))
         self.words[self.used:self.used + len(ids)] = ids
         self.host_at[entry] = self.used
-        self.host_len[entry] = len(items.host_words)
-        self.path_at[entry] = self.used + len(items.host_words)
-        self.path_len[entry] = len(items.path_words)
+        self.host_len[entry] = len(host_words)
+        self.path_at[entry] = self.used + len(host_words)
+        self.path_len[entry] = len(path_words)
         self.used += len(ids)
-        self.root[entry] = items.is_root
-        self.cld[entry] = items.is_cld
-        self.wiki[entry] = "wikipedia" in items.host
-        self.slashes[entry] = items.slashes
+        self.root[entry] = root
+        self.cld[entry] = cld
+        self.wiki[entry] = wiki
+        self.slashes[entry] = slashes
         self.known[entry] = True
+
+    def add_columns(self, entries: IntArray, columns: UrlColumns, analyzer: TextAnalyzer,
+                    lang: str, word_ids: dict[str, int]) -> None:
+        """Entries ``entries`` from the partition's url columns one by one, as
+        :meth:`of_columns` gives them: for a few entries, where analysing every chunk of the
+        partition would cost more."""
+        vocab = columns.vocab
+        for i in entries.tolist():
+            words = []
+            for start, chunks in ((columns.host_start, columns.host_chunks),
+                                  (columns.path_start, columns.path_chunks)):
+                own = chunks[start[i]:start[i + 1]].tolist()
+                words.append(url_terms([vocab[c] for c in own], analyzer, lang))
+            host, path = words
+            flags = int(columns.flags[i])
+            if path and path[-1] in EXTENSIONS and flags & DOTTED:
+                path = path[:-1]
+            self._put(i, bool(flags & ROOT), bool(flags & CLD), bool(flags & WIKI),
+                      int(columns.slashes[i]), host, path, word_ids)
 
     @staticmethod
     def of_columns(columns: UrlColumns, analyzer: TextAnalyzer, lang: str,

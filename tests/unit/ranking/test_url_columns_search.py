@@ -94,12 +94,19 @@ class Counting:
         monkeypatch.setattr(reader, "summary_head", head)
 
 
+@pytest.mark.parametrize("one_by_one", [0, 10**6])
 @pytest.mark.parametrize("lang", ["en", "de", "fr", ""])
-def test_column_features_are_the_summaries(bundles, lang: str) -> None:
+def test_column_features_are_the_summaries(bundles, lang: str, one_by_one: int,
+                                           monkeypatch) -> None:
+    """The features from the columns, a whole partition at once (UrlFeatures.of_columns) or
+    entry by entry (add_columns, a few entries missing, half of them first), are those of
+    the summaries' urls."""
+    monkeypatch.setattr(LocalShard, "URL_ENTRIES_ONE_BY_ONE", one_by_one)
     with_cols, without = bundles
     a, b = LocalShard(with_cols, name="a"), LocalShard(without, name="b")
     for part in with_cols.partitions:
         every = np.arange(with_cols.doc_map(part.number).n)
+        a._features(part.number, every[::2], lang)
         fa = a._features(part.number, every, lang)
         fb = b._features(part.number, every, lang)
         assert fa.known.all() and fb.known.all()
