@@ -34,6 +34,10 @@ is timed apart and left out of the build rate). Per size and configuration it pr
   generator included, ``writer_start_rss`` is what it held before the first append) and
   ``updater_peak_rss``;
 * ``open``: opening the bundle's reader and its shard (median of 5);
+* ``first_query_cpu`` / ``first_query_wall``: the first query on shards just opened, the
+  one-word query of the mix most documents hold (with ``--index``: of "the" and the
+  one-word judged queries), top 10 without snippets, one try: what a query pays for the
+  per-partition data read on first use (url features, region weights, decoded lists);
 * ``query_p50/p95/p99``: the fixed query mix of ``synthetic_corpus.query_mix`` (200 queries:
   50 each of one, two and three words, and phrases; frequent and rare words), top 10 with
   snippets, one thread, warm; each percentile the median of ``--runs`` passes; then the
@@ -216,6 +220,30 @@ def open_shards(bundles: list[Path]) -> tuple[list[LocalShard], float]:
         statistics.median(times)
 
 
+def first_query(bundles: list[Path], words: list[str]) -> tuple[str, float, float]:
+    """The first query after the shards open: of ``words``, the one most documents hold, top
+    10 without snippets on shards just opened (url features, region weights and lists are
+    read on first use); its CPU and wall time in ms."""
+    shard_list = [LocalShard(IndexBundleReader(b), name=f"qs{i}")
+                  for i, b in enumerate(bundles)]
+    searcher = Searcher(shard_list)
+    word = max(words, key=lambda w: sum(s.document_frequency(t) for s in shard_list
+                                        for t in s.analyzer.terms(w, "en")[:1]))
+    cpu, wall = time.process_time(), time.perf_counter()
+    searcher.search(word, snippets=False)
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    searcher.close()
+    for shard in shard_list:
+        shard.reader.close()
+    return word, 1000 * cpu, 1000 * wall
+
+
+def report_first_query(name: str, bundles: list[Path], words: list[str]) -> None:
+    word, cpu, wall = first_query(bundles, words)
+    sys.stdout.write(f"{name}_first_query_cpu ({word!r}): {cpu:.1f} ms\n"
+                     f"{name}_first_query_wall ({word!r}): {wall:.1f} ms\n")
+
+
 def mix_kinds(queries: list[str]) -> list[str]:
     """The kind of every query of ``synthetic_corpus.query_mix`` (equal runs of each of
     ``QUERY_KINDS``, in that order)."""
@@ -345,6 +373,8 @@ def one_config(work: Path, total: int, shards: int, queries: list[str],
     out(f"{name}_writer_peak_rss: {max(r['writer_rss'] for r in results) / MIB:.0f} MiB\n")
     out(f"{name}_updater_peak_rss: {max(r['updater_rss'] for r in results) / MIB:.0f} MiB\n")
     out(f"{name}_open: {1000 * open_s:.1f} ms\n")
+    report_first_query(name, bundles, [q for q, k in zip(queries, kinds, strict=True)
+                                       if k == "one_word"])
     report_queries(name, lat, by_kind)
     sys.stdout.flush()
     figures = {"docs": docs, "build": docs / build_s,
@@ -431,6 +461,8 @@ def index_run(path: Path, runs: int, judgments: Path | None, exact: bool) -> int
         f"snippets, {runs} passes, medians; "
         + ", ".join(f"{k} {kinds.count(k)}" for k in kind_order(kinds)) + ")\n")
     out(f"load average before the runs: {os.getloadavg()[0]:.2f} (2 cores)\n")
+    report_first_query("index", bundles, ["the", *(q for q, k in zip(queries, kinds, strict=True)
+                                                  if k == "one_word")])
     report_queries("index", *query_figures(searcher, queries, runs, kinds))
     reference = exhaustive_searcher(shard_list, searcher.options, searcher.link_scores)
     low = exact_figures("index", searcher, shard_list, reference, queries,

@@ -10,7 +10,8 @@ Layer: ``indexer.core``. Shared by the writer, the reader, the dictionary update
     BUNDLE/LOCK                      flock of the one writer (indexer)
     BUNDLE/documents/                see :mod:`indexer.core.documents.store`
     BUNDLE/positions_doc_map/N/      MANIFEST + doc_map, positions, postings, last_entries
-                                     (see :mod:`indexer.core.partition.build`)
+                                     (see :mod:`indexer.core.partition.build`), url_columns
+                                     (:mod:`indexer.core.partition.url_columns`; optional)
     BUNDLE/dictionary/               see :mod:`indexer.core.dictionary.tree`; LOCK is the updater's
 """
 
@@ -34,6 +35,20 @@ DICTIONARY = "dictionary"
 PARTITION_MANIFEST = "MANIFEST"
 PARTITION_MANIFEST_KIND = "partition"
 DERIVED_FILES = ("doc_map", "positions", "postings", "last_entries")
+# written beside them when every document's url is known (indexer.core.partition.url_columns);
+# a partition made before it has none, and readers then read urls from the summaries
+URL_COLUMNS = "url_columns"
+PARTITION_FILES = (*DERIVED_FILES, URL_COLUMNS)
+
+
+def derived_payloads(built: Any) -> dict[str, bytes]:
+    """The derived files of a built partition (:class:`indexer.core.partition.build.
+    BuiltPartition`) by kind: the four, and the url columns when it has them."""
+    out = {"doc_map": built.doc_map, "positions": built.positions, "postings": built.postings,
+           "last_entries": built.last_entries}
+    if built.url_columns is not None:
+        out[URL_COLUMNS] = built.url_columns
+    return out
 
 
 def partition_dir(bundle: Path, number: int) -> Path:

@@ -45,7 +45,8 @@ from ..partition.doc_map import DocMap, DocMapFormatError
 from ..partition.grouping import doc_rank
 from ..partition.positions import decode_positions
 from ..partition.postings import PostingBlock, PostingListReader
-from .layout import DICTIONARY, DOCUMENTS, partition_dir, read_partition_manifest
+from ..partition.url_columns import UrlColumns
+from .layout import DICTIONARY, DOCUMENTS, URL_COLUMNS, partition_dir, read_partition_manifest
 from .reorder import ORDER_KEY
 from .retired import read_retired
 
@@ -84,7 +85,7 @@ class _Partition:
     counting documents) never reads them."""
 
     __slots__ = ("number", "directory", "files", "doc_map", "unmerged", "order", "live",
-                 "_terms", "_postings", "_positions", "_fds")
+                 "_terms", "_postings", "_positions", "_fds", "url_columns")
 
     def __init__(self, number: int, directory: Path, files: dict[str, str], doc_map: DocMap,
                  unmerged: bool, order: str | None = None) -> None:
@@ -99,6 +100,7 @@ class _Partition:
         self._postings: bytes | None = None
         self._positions: bytes | None = None
         self._fds: dict[str, int] = {}
+        self.url_columns: UrlColumns | None | bool = False  # False: not read yet
 
     @property
     def terms(self) -> dict[bytes, tuple[int, int, int, int]] | None:
@@ -112,6 +114,8 @@ class _Partition:
     def open_files(self) -> None:
         kinds = ("postings", "positions", "last_entries") if self.unmerged else (
             "postings", "positions")
+        if URL_COLUMNS in self.files:  # opened with the snapshot: a re-order deletes it
+            kinds = (*kinds, URL_COLUMNS)
         for kind in kinds:
             self._fds[kind] = os.open(self.file(kind), os.O_RDONLY)
 
@@ -424,6 +428,22 @@ class IndexBundleReader:
 
     def doc_map(self, partition: int) -> DocMap:
         return self._by_number[partition].doc_map
+
+    def url_columns(self, partition: int) -> UrlColumns | None:
+        """The url columns of ``partition``'s doc_map entries
+        (:mod:`indexer.core.partition.url_columns`), read once; None when the partition has
+        none (made before them) or they do not fit its doc_map (callers then read the urls
+        from the summaries, :meth:`summary_head`)."""
+        part = self._by_number[partition]
+        if part.url_columns is False:
+            part.url_columns = None
+            if URL_COLUMNS in part.files:
+                try:
+                    cols = UrlColumns.decode(part._read(URL_COLUMNS))
+                    part.url_columns = cols if len(cols) == part.doc_map.n else None
+                except (OSError, ValueError, CorruptIndexError) as exc:
+                    logger.warning("partition %d: url columns not read (%s)", partition, exc)
+        return part.url_columns if isinstance(part.url_columns, UrlColumns) else None
 
     def doc_id(self, partition: int, index: int) -> bytes:
         return self.doc_map(partition).doc_id(index)

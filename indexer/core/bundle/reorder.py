@@ -61,10 +61,11 @@ from ..partition.build import build_partition, load_partition_docs
 from ..partition.grouping import Importance, importance_order
 from ..runtime.gc_pause import gc_paused
 from .layout import (
-    DERIVED_FILES,
     DICTIONARY,
     DOCUMENTS,
     LOCK,
+    PARTITION_FILES,
+    derived_payloads,
     partition_dir,
     read_partition_manifest,
     write_partition_manifest,
@@ -130,7 +131,7 @@ def _stale_files(pdir: Path, keep: set[str]) -> list[Path]:
     out = []
     for entry in os.scandir(pdir):
         base = entry.name.split(".g")[0]
-        if base in DERIVED_FILES and entry.name not in keep:
+        if base in PARTITION_FILES and entry.name not in keep:
             out.append(Path(entry.path))
     return out
 
@@ -176,12 +177,10 @@ def rewrite_partition(bundle: Path, documents: PartitionDocumentBundle, partitio
     with gc_paused():
         built = build_partition(docs, vocab, order=order)
     generation = int(manifest["generation"]) + 1
-    files = {kind: f"{kind}.g{generation}" for kind in DERIVED_FILES}
-    atomic_write_many(pdir, {
-        files[kind]: frame(kind, payload)
-        for kind, payload in zip(DERIVED_FILES, (built.doc_map, built.positions,
-                                                 built.postings, built.last_entries),
-                                 strict=True)})
+    payloads = derived_payloads(built)
+    files = {kind: f"{kind}.g{generation}" for kind in payloads}
+    atomic_write_many(pdir, {files[kind]: frame(kind, payload)
+                             for kind, payload in payloads.items()})
     new = {**manifest, "generation": generation, "files": files, ORDER_KEY: tag,
            "groups": built.groups, "terms": built.terms, "postings": built.postings_count,
            "positions": built.positions_count}

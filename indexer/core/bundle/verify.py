@@ -26,9 +26,11 @@ from ..files.storage import read_framed
 from ..partition.doc_map import DocMap, DocMapFormatError
 from ..partition.positions import decode_positions
 from ..partition.postings import PostingListReader
+from ..partition.url_columns import UrlColumns
 from .layout import (
     DICTIONARY,
     DOCUMENTS,
+    URL_COLUMNS,
     partition_dir,
     read_archive_info,
     read_next_partition,
@@ -163,6 +165,8 @@ def _check_partition(report: VerifyReport, bundle: Path, number: int, next_parti
     doc_map = _check_doc_map(report, pdir / files["doc_map"], payloads["doc_map"], manifest)
     if doc_map is None:
         return
+    if URL_COLUMNS in files:
+        _check_url_columns(report, pdir / files[URL_COLUMNS], doc_map.n)
     if number >= next_partition or manifest.get("merged") is False:
         # not merged yet, or re-ordered and not yet merged again: its own term table
         table = guard(load_last_entries, pdir / files["last_entries"])
@@ -176,6 +180,24 @@ def _check_partition(report: VerifyReport, bundle: Path, number: int, next_parti
         _check_list(report, pdir / files["postings"], pdir / files["positions"],
                     payloads["postings"], payloads["positions"], number, doc_map.n, off,
                     ln, n_with, occ, f"term {key!r}")
+
+
+def _check_url_columns(report: VerifyReport, path: Path, entries: int) -> None:
+    """The url columns decode and have a row per doc_map entry (a reader that finds them
+    damaged reads the urls from the summaries instead, so this is the only place that
+    says so)."""
+    payload = report.guard(read_framed, path, URL_COLUMNS)
+    if payload is None:
+        return
+    report.checked["files"] += 1
+    try:
+        columns = UrlColumns.decode(payload)
+    except ValueError as exc:
+        report.problems.append(f"{path}: {exc}")
+        return
+    if len(columns) != entries:
+        report.problems.append(f"{path}: {len(columns)} rows, the doc_map has {entries} "
+                               f"entries")
 
 
 def _check_doc_map(report: VerifyReport, path: Path, payload: bytes,

@@ -57,12 +57,13 @@ from ..partition.grouping import Importance
 from ..runtime.gc_pause import gc_paused
 from .layout import (
     ARCHIVE_INFO,
-    DERIVED_FILES,
     DICTIONARY,
     DOCUMENTS,
     LOCK,
     NEXT_PARTITION,
+    PARTITION_FILES,
     POSITIONS_DOC_MAP,
+    derived_payloads,
     partition_dir,
     read_partition_manifest,
     write_archive_info,
@@ -159,7 +160,7 @@ class IndexBundleWriter:
         pdir = partition_dir(self.path, number)
         for entry in os.scandir(pdir):
             name, _, suffix = entry.name.partition(".g")
-            if name in DERIVED_FILES and suffix.isdigit() and int(suffix) not in keep:
+            if name in PARTITION_FILES and suffix.isdigit() and int(suffix) not in keep:
                 os.unlink(entry.path)
 
     # -- appending --------------------------------------------------------------------------
@@ -230,7 +231,7 @@ class IndexBundleWriter:
         store = self.documents.add(batch.doc_ids, pending.summaries, pending.caches,
                                    pending.blobs, links)
         self.documents.commit()
-        self._docs.add(batch, self._vocab, store)
+        self._docs.add(batch, self._vocab, store, pending.summaries)
         self._since_refresh += len(pending)
 
     # -- derived files ----------------------------------------------------------------------
@@ -239,12 +240,10 @@ class IndexBundleWriter:
         with gc_paused():
             built = build_partition(self._docs, self._vocab)
         pdir = partition_dir(self.path, number)
-        files = {kind: kind + suffix for kind in DERIVED_FILES}
-        atomic_write_many(pdir, {
-            files[kind]: frame(kind, payload)
-            for kind, payload in zip(DERIVED_FILES, (built.doc_map, built.positions,
-                                                     built.postings, built.last_entries),
-                                     strict=True)})
+        payloads = derived_payloads(built)
+        files = {kind: kind + suffix for kind in payloads}
+        atomic_write_many(pdir, {files[kind]: frame(kind, payload)
+                                 for kind, payload in payloads.items()})
         return {"state": state, "generation": self._generation, "docs": len(self._docs),
                 "groups": built.groups, "terms": built.terms,
                 "postings": built.postings_count, "positions": built.positions_count,
@@ -270,9 +269,9 @@ class IndexBundleWriter:
         that refresh's derived files are exactly what closing would build (a crawl's end
         refreshes so that link analysis reads every document, then closes), so they take
         the final names as hard links instead of being built and written again."""
-        files = {kind: kind for kind in DERIVED_FILES}
+        files = {kind: kind for kind in refreshed["files"]}
         link_many(partition_dir(self.path, number),
-                  {refreshed["files"][kind]: files[kind] for kind in DERIVED_FILES})
+                  {refreshed["files"][kind]: files[kind] for kind in files})
         return {**refreshed, "state": "closed", "files": files}
 
     def close_partition(self) -> int | None:

@@ -230,7 +230,7 @@ def _unpack_columns_fast(tool: PackedTableTool, data: bytes, k: int, r: int
         return [], np.zeros((0, k), np.int64), np.zeros(0, np.int64), np.zeros((0, r), np.int64)
     if data[-1] != SEPARATOR:
         return None
-    rarr, length = _unescaped_records(data)
+    rarr, length = unescaped_records(data)
     n = length.size
     if int(length.min()) < 1:
         return None
@@ -290,7 +290,7 @@ def _unpack_columns_fast(tool: PackedTableTool, data: bytes, k: int, r: int
     return keys, ints, counts, rep
 
 
-def _unescaped_records(data: bytes) -> tuple[np.ndarray, np.ndarray]:
+def unescaped_records(data: bytes) -> tuple[np.ndarray, np.ndarray]:
     """The records of ``data`` (escaped, each followed by the separator) unescaped and laid
     end to end, and each one's length, with array operations over the whole table: an
     escape pair starts at every 0xFE at an even offset in its run of 0xFE bytes (pairs are

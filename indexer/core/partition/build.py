@@ -33,6 +33,7 @@ from .doc_map import encode_doc_map_columns
 from .grouping import Group, group_partition
 from .postings import BLOCK_SIZE
 from .term_lists import CHUNK_POSITIONS, EncodedLists, Entries, encode_lists, index_dtype
+from .url_columns import UrlColumns, UrlParts, summary_url, url_parts
 
 LAST_ENTRIES_TOOL = PackedTableTool.of(
     "term_id:BLOB docs:INT occurrences:INT offset:INT length:INT last_doc_index:INT "
@@ -100,7 +101,9 @@ class ActiveDocs:
     """What the writer keeps in memory of the active partition, column-wise.
 
     Per document: doc_id, length, regions, classifier scores, where its bytes are stored
-    (``_STORE_COLUMNS``) and the range of its *entries* and positions. A document's entries are
+    (``_STORE_COLUMNS``), the parts of its summary's url (None when the documents were added
+    without their summaries: the partition then has no url columns) and the range of its
+    *entries* and positions. A document's entries are
     its terms (vocabulary numbers, with frequencies) followed by its meta words (frequency 0);
     its positions follow its terms' order. Arrays are kept per appended batch and joined when a
     partition is built."""
@@ -110,6 +113,7 @@ class ActiveDocs:
         self.lengths: list[int] = []
         self.regions: list[tuple[tuple[int, float], ...]] = []
         self.classifier_scores: list[tuple[float, ...]] = []
+        self.urls: list[UrlParts | None] = []
         self._entry_terms: list[npt.NDArray[np.int32]] = []
         self._entry_counts: list[npt.NDArray[np.int32]] = []
         self._positions: list[npt.NDArray[np.int32]] = []
@@ -120,9 +124,13 @@ class ActiveDocs:
     def __len__(self) -> int:
         return len(self.doc_ids)
 
-    def add(self, batch: DocBatch, vocab: Vocabulary, store: npt.NDArray[np.int64]) -> None:
-        """Append ``batch``; ``store`` holds one row of ``_STORE_COLUMNS`` per document."""
+    def add(self, batch: DocBatch, vocab: Vocabulary, store: npt.NDArray[np.int64],
+            summaries: Sequence[bytes] | None = None) -> None:
+        """Append ``batch``; ``store`` holds one row of ``_STORE_COLUMNS`` per document,
+        ``summaries`` their stored summaries (gzip), whose urls the url columns are made of."""
         self.add_chunk(self.chunk(batch, vocab, store))
+        self.urls.extend([url_parts(summary_url(s)) for s in summaries] if summaries is not None
+                         else [None] * len(batch))
 
     @staticmethod
     def chunk(batch: DocBatch, vocab: Vocabulary, store: npt.NDArray[np.int64]) -> _Chunk:
@@ -187,6 +195,7 @@ class BuiltPartition:
     positions: bytes
     postings: bytes
     last_entries: bytes
+    url_columns: bytes | None  # None: a document's url is unknown (no columns written)
     groups: int
     terms: int
     postings_count: int
@@ -221,7 +230,8 @@ def load_partition_docs(documents: PartitionDocumentBundle, number: int
     store = np.array([[rec.summary_offset, rec.summary_length, rec.cache_offset,
                        rec.cache_length, rec.end, rec.blob_crc] for rec in records],
                      dtype=np.int64)
-    docs.add(batch, vocab, store)
+    docs.add(batch, vocab, store, [data[rec.summary_offset:rec.summary_offset
+                                        + rec.summary_length] for rec in records])
     return docs, vocab
 
 
@@ -242,6 +252,9 @@ def build_partition(docs: ActiveDocs, vocab: Vocabulary, block_size: int = BLOCK
     link documents (anchor text describes the target), each shifted past the previous ones'
     lengths. Duplicate pages (same text) are not posted twice.
 
+    The url columns (:mod:`indexer.core.partition.url_columns`) hold each group's
+    representative's url parts, when every document's is known.
+
     Term lists are encoded about ``chunk_positions`` positions at a time
     (:mod:`indexer.core.partition.term_lists`), so that the build's memory beyond ``docs`` is a few
     32-bit columns per entry plus one chunk's working arrays; the bytes do not depend on it.
@@ -256,8 +269,12 @@ def build_partition(docs: ActiveDocs, vocab: Vocabulary, block_size: int = BLOCK
     doc_map = _encode_doc_map(groups, docs, made, id_bytes, store)
     entries = _gather_entries(made, docs.lengths, e_terms, e_counts, positions, nentries)
     lists = encode_lists(vocab.term_ids(), entries, len(vocab), block_size, chunk_positions)
+    url_columns = None
+    if len(docs.urls) == len(doc_ids):
+        urls = [u for u in (docs.urls[g.representative] for g in groups) if u is not None]
+        url_columns = UrlColumns.of(urls).encode() if len(urls) == len(groups) else None
     return BuiltPartition(doc_map, lists.positions, lists.postings, _term_table(vocab, lists),
-                          len(groups), len(lists.order), lists.postings_count,
+                          url_columns, len(groups), len(lists.order), lists.postings_count,
                           lists.positions_count)
 
 

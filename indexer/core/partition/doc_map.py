@@ -27,7 +27,9 @@ Format (payload of a framed ``doc_map`` file, integers big-endian)::
                              columns regions:INT, repeated (position:INT score:FLOAT)
 
 The fixed-width columns are read with ``numpy.frombuffer`` (no per-entry decoding on open);
-a position_score_list is decoded only when asked for (for the top results).
+a position_score_list is decoded only when asked for (for the top results), or all of them at
+once with array operations (:meth:`DocMap.position_score_columns`, for the region weights of
+every entry that a query's score bounds need).
 """
 
 from __future__ import annotations
@@ -39,7 +41,12 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from ..files.packed_columns import size_codes, terminate_records, write_big_endian
+from ..files.packed_columns import (
+    size_codes,
+    terminate_records,
+    unescaped_records,
+    write_big_endian,
+)
 from ..files.packed_table import PackedTableTool, RecordFormatError
 from ..ids import DOC_ID_LEN
 
@@ -181,6 +188,63 @@ def pack_psl(nregions: npt.NDArray[np.int64], nrows: npt.NDArray[np.int64],
     return terminate_records(out, length, rec_start)
 
 
+@dataclass(frozen=True, slots=True)
+class PslColumns:
+    """Every position_score_list of a doc_map (:meth:`DocMap.position_score_columns`): per
+    entry its region count and row count; per row, entry after entry, its position and
+    score."""
+
+    nregions: npt.NDArray[np.int64]
+    nrows: npt.NDArray[np.int64]
+    position: npt.NDArray[np.int64]
+    score: npt.NDArray[np.float64]
+
+
+def _decode_psl(blob: bytes, n: int) -> PslColumns | None:
+    """:func:`pack_psl`'s records decoded column-wise (the inverse of its array path); None
+    when the records do not have its layout. May raise ``IndexError`` on damaged bytes."""
+    if n == 0:
+        z = np.zeros(0, dtype=np.int64)
+        return PslColumns(z, z, z, np.zeros(0)) if not blob else None
+    rarr, length = unescaped_records(blob)
+    if length.size != n or not rarr.size:
+        return None
+    rec_start = np.cumsum(length) - length
+    nrows = np.zeros(n, dtype=np.int64)
+    head = np.zeros(n, dtype=np.int64)
+    more = np.ones(n, dtype=bool)
+    for b in range(4):  # the row count's varint, low bits first
+        byte = rarr[np.minimum(rec_start + b, rarr.size - 1)].astype(np.int64)
+        nrows[more] |= (byte[more] & 0x7F) << (7 * b)
+        head += more
+        more &= (byte & 0x80) != 0
+    if more.any():
+        return None
+    nints = nrows + 1
+    plen = (2 * nints + 7) // 8
+    istart = np.cumsum(nints) - nints
+    entry = np.repeat(np.arange(n), nints)
+    j = np.arange(int(nints.sum())) - istart[entry]
+    codes = (rarr[(rec_start + head)[entry] + (j >> 2)].astype(np.int64)
+             >> (6 - 2 * (j & 3))) & 3
+    sizes = np.left_shift(1, codes)
+    is_row = j >= 1
+    step = sizes + 8 * is_row
+    step_cum = np.cumsum(step) - step
+    if np.any(head + plen + np.add.reduceat(step, istart) != length):
+        return None
+    at = (rec_start + head + plen)[entry] + step_cum - step_cum[istart][entry]
+    ints = np.empty(at.size, dtype=np.int64)
+    for width, dtype in ((1, ">i1"), (2, ">i2"), (4, ">i4"), (8, ">i8")):
+        sel = np.flatnonzero(sizes == width)
+        if sel.size:
+            ints[sel] = np.ascontiguousarray(
+                rarr[at[sel][:, None] + np.arange(width)]).view(dtype).ravel()
+    score_at = (at + sizes)[is_row]
+    score = np.ascontiguousarray(rarr[score_at[:, None] + np.arange(8)]).view(">f8").ravel()
+    return PslColumns(ints[istart], nrows, ints[is_row], score.astype(np.float64))
+
+
 class DocMap:
     """A decoded doc_map: numpy columns plus lazily decoded position_score_lists."""
 
@@ -241,6 +305,23 @@ class DocMap:
         if not rows or nregions < 0 or nregions > len(rows) - 1:
             raise DocMapFormatError(f"entry {index}: bad region count")
         return nregions, rows
+
+    def position_score_columns(self) -> PslColumns | None:
+        """Every entry's position_score_list at once, decoded with array operations: the
+        region counts, row counts and every row's position and score (rows entry after
+        entry, each entry's first row (offset, overall score) included, as
+        :meth:`position_score_list` gives them). None when the blob is not exactly what
+        :func:`pack_psl` writes for them (callers then decode entry by entry, which names a
+        damaged entry)."""
+        try:
+            got = _decode_psl(self._blob, self.n)
+        except (IndexError, ValueError):
+            return None
+        if got is None or np.any(got.nregions < 0) or np.any(got.nregions > got.nrows - 1):
+            return None
+        if pack_psl(got.nregions, got.nrows, got.position, got.score)[0] != self._blob:
+            return None
+        return got
 
     def region_weights(self, index: int) -> list[tuple[int, float]]:
         nregions, rows = self.position_score_list(index)

@@ -92,16 +92,14 @@ the unit tests check each against values worked out by hand from the formulas.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from urllib.parse import urlsplit
 
 import numpy as np
 import numpy.typing as npt
 
+from indexer.core.partition.url_columns import url_parts
 from indexer.core.text import TextAnalyzer
-from indexer.core.urls import company_level_domain, is_ip_address, url_host
 from ranking.core.options import SearchOptions
 
 FloatArray = npt.NDArray[np.float64]
@@ -263,13 +261,12 @@ def proximity(term_positions: Sequence[tuple[IntArray, IntArray]], multiplicity:
 
 # -- url and title bonuses ---------------------------------------------------------------------
 
-_SPLIT = re.compile(r"[^\w]+|_")
-_EXTENSIONS = frozenset({"html", "htm", "php", "asp", "aspx", "jsp", "shtml", "xhtml"})
+EXTENSIONS = frozenset({"html", "htm", "php", "asp", "aspx", "jsp", "shtml", "xhtml"})
 
 
-def url_terms(text: str, analyzer: TextAnalyzer, lang: str) -> list[str]:
-    words = [w for w in _SPLIT.split(text.lower()) if w]
-    return analyzer.terms(" ".join(words), lang) if words else []
+def url_terms(chunks: Sequence[str], analyzer: TextAnalyzer, lang: str) -> list[str]:
+    """The terms of a url part's chunks (:func:`indexer.core.partition.url_columns.url_chunks`)."""
+    return analyzer.terms(" ".join(chunks), lang) if chunks else []
 
 
 BONUS_NAMES = ("host_url", "cld_url", "wiki", "num_slashes", "host_keyword", "title_keyword",
@@ -290,19 +287,15 @@ class UrlItems:
 
 
 def url_items(url: str, title: str, analyzer: TextAnalyzer, lang: str) -> UrlItems:
-    parts = urlsplit(url)
-    host = url_host(url)
-    path = parts.path or "/"
-    is_root = path == "/" and not parts.query
-    bare = host.removeprefix("www.")
-    # a root whose host is its own CLD; an IP address has no domain name to reward
-    is_cld = (is_root and bool(host) and not is_ip_address(host)
-              and bare == company_level_domain(host))
-    path_words = url_terms(path, analyzer, lang)
-    if path_words and path_words[-1] in _EXTENSIONS and "." in path.rsplit("/", 1)[-1]:
+    """The url and title inputs of the bonuses of ``url`` (its language-independent parts are
+    :func:`indexer.core.partition.url_columns.url_parts`, which partitions store as columns);
+    a file extension ending the path (``.html``) is not a path word."""
+    parts = url_parts(url)
+    path_words = url_terms(parts.path_chunks, analyzer, lang)
+    if path_words and path_words[-1] in EXTENSIONS and parts.dotted:
         path_words = path_words[:-1]
-    return UrlItems(host, is_root, is_cld, 0 if is_root else path.count("/"),
-                    tuple(url_terms(bare, analyzer, lang)), tuple(path_words),
+    return UrlItems(parts.host, parts.is_root, parts.is_cld, parts.slashes,
+                    tuple(url_terms(parts.host_chunks, analyzer, lang)), tuple(path_words),
                     tuple(analyzer.terms(title, lang) if title else ()))
 
 

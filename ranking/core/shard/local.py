@@ -67,6 +67,9 @@ class LocalShard:
 
     DOCUMENT_CACHE = 4096  # documents' summaries (to their bodies) kept parsed, least used out
     HEAD_CACHE = 100_000  # (url, title) heads kept decompressed, least used out
+    # a partition's url features are built whole from its url columns when a query needs
+    # more of its entries than this, else filled entry by entry from them
+    URL_ENTRIES_ONE_BY_ONE = 256
     # bounds of a query's reads (ranking.core.postings.limits) and the clock of its time budget
     limits: ReadLimits = SAFETY_VALVE
     # exact best matches by dynamic pruning (ranking.core.shard.exact); False: the first n
@@ -171,14 +174,25 @@ class LocalShard:
         return kept[1]
 
     def _features(self, partition: int, index: IntArray, lang: str) -> UrlFeatures:
-        """The url features of ``partition``'s entries, with entries ``index`` filled (their
-        urls read from the heads of their summaries the first time; query-independent, kept
-        for the reader's lifetime like a document cache)."""
+        """The url features of ``partition``'s entries, with entries ``index`` filled: from the
+        partition's url columns when it has them (all of its entries at once when more than
+        URL_ENTRIES_ONE_BY_ONE are missing), else their urls read from the heads of their
+        summaries the first time (query-independent, kept for the reader's lifetime like a
+        document cache)."""
         features = self._url_features.get((partition, lang))
         if features is None:
             features = self._url_features[(partition, lang)] = UrlFeatures(
                 self.reader.doc_map(partition).n)
-        for i in np.unique(index[~features.known[index]]).tolist():
+        missing = np.unique(index[~features.known[index]])
+        columns = self.reader.url_columns(partition) if missing.size else None
+        if columns is not None:
+            if missing.size <= self.URL_ENTRIES_ONE_BY_ONE:
+                features.add_columns(missing, columns, self.analyzer, lang, self._word_ids)
+            else:
+                features = self._url_features[(partition, lang)] = UrlFeatures.of_columns(
+                    columns, self.analyzer, lang, self._word_ids)
+            return features
+        for i in missing.tolist():
             try:
                 url, _ = self.reader.summary_head(partition, i)
             except CorruptIndexError:  # a damaged record: no url bonus (its result is left out

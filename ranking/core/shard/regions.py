@@ -17,6 +17,7 @@ import numpy.typing as npt
 
 from indexer.core.bundle.reader import IndexBundleReader
 from indexer.core.ids import DOC_TYPE, DocType
+from indexer.core.partition.doc_map import PslColumns
 from ranking.core.postings.blocks import key_index, key_partition
 from ranking.core.postings.iterators import DecodedList
 from ranking.core.scoring.formulas import DESCRIPTION, LINK, TITLE
@@ -52,15 +53,24 @@ class PartitionRegions:
         member_link = dm.member_ids[:, DOC_TYPE] == DocType.LINK
         links = np.bincount(dm.member_group[member_link], minlength=dm.n).astype(np.int64)
         rep_is_link = dm.doc_ids[:, DOC_TYPE] == DocType.LINK
-        decoded = [dm.position_score_list(i) for i in range(dm.n)]
-        lists = [[(int(p), float(w)) for p, w in rows[1:1 + k]] for k, rows in decoded]
-        self.classifier = _classifier_scores([rows[1 + k:] for k, rows in decoded])
-        counts = np.array([len(x) for x in lists], dtype=np.int64)
+        psl = dm.position_score_columns()
+        if psl is None:  # a damaged doc_map: entry by entry (the damaged entry is named)
+            decoded = [dm.position_score_list(i) for i in range(dm.n)]
+            psl = PslColumns(
+                np.array([k for k, _ in decoded], dtype=np.int64),
+                np.array([len(rows) for _, rows in decoded], dtype=np.int64),
+                np.array([p for _, rows in decoded for p, _ in rows], dtype=np.int64),
+                np.array([w for _, rows in decoded for _, w in rows], dtype=np.float64))
+        counts = psl.nregions
+        row_start = np.cumsum(psl.nrows) - psl.nrows
+        # an entry's rows: (offset, overall score), its regions, its classifier scores
+        self.classifier = _classifier_scores(row_start + 1 + counts,
+                                             psl.nrows - 1 - counts, psl.score)
         self.start = np.zeros(dm.n + 1, dtype=np.int64)
         np.cumsum(counts, out=self.start[1:])
-        flat = [pair for x in lists for pair in x]
-        self.ends = np.array([p for p, _ in flat], dtype=np.int64)
-        weights = np.array([w for _, w in flat], dtype=np.float64)
+        rows = _ranges(row_start + 1, counts)
+        self.ends = psl.position[rows]
+        weights = psl.score[rows].astype(np.float64)
         entry = np.repeat(np.arange(dm.n), counts)
         rank = np.arange(self.ends.size) - self.start[entry]
         kinds = np.full(self.ends.size, DESCRIPTION, dtype=np.int64)
@@ -120,14 +130,23 @@ class PartitionRegions:
         return ok, at
 
 
-def _classifier_scores(tails: list) -> npt.NDArray[np.float64]:
-    """The entries' classifier scores (the (0, score) pairs after their regions) as one
-    matrix, a row per entry, zeros past an entry's last score."""
-    width = max(map(len, tails), default=0)
-    out = np.zeros((len(tails), width), dtype=np.float64)
-    for i, tail in enumerate(tails):
-        if tail:
-            out[i, :len(tail)] = [float(s) for _, s in tail]
+def _ranges(first: IntArray, count: IntArray) -> IntArray:
+    """``first[i], first[i] + 1, ..., first[i] + count[i] - 1`` for every i, end to end."""
+    total = int(count.sum())
+    return np.repeat(first - (np.cumsum(count) - count), count) + np.arange(total)
+
+
+def _classifier_scores(first: IntArray, count: IntArray, scores: npt.NDArray[np.float64]
+                       ) -> npt.NDArray[np.float64]:
+    """The entries' classifier scores (entry i's: ``scores[first[i]:first[i] + count[i]]``,
+    the (0, score) rows after its regions) as one matrix, a row per entry, zeros past an
+    entry's last score."""
+    width = int(count.max(initial=0))
+    out = np.zeros((count.size, width), dtype=np.float64)
+    if width:
+        entry = np.repeat(np.arange(count.size), count)
+        col = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
+        out[entry, col] = scores[_ranges(first, count)]
     return out
 
 

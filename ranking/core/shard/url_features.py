@@ -3,7 +3,8 @@
 Layer: ``ranking.core``. The url inputs of the seed's bonuses (host root, company-level domain,
 wiki host, slashes, host and path words) are query-independent: :class:`UrlFeatures` keeps them
 per partition as arrays, filled from the head of each entry's stored summary on first use
-(:meth:`ranking.core.shard.local.LocalShard.bonuses`), so that :func:`candidate_bonuses` computes
+(:meth:`ranking.core.shard.local.LocalShard.bonuses`), or all at once from the partition's url
+columns when it has them (:meth:`UrlFeatures.of_columns`), so that :func:`candidate_bonuses` computes
 every candidate's bonuses with numpy (:mod:`ranking.core.scoring.formulas` has the formulas) from
 the per-query inputs of :class:`BonusInputs`.
 """
@@ -16,8 +17,16 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from indexer.core.partition.url_columns import CLD, DOTTED, ROOT, WIKI, UrlColumns
+from indexer.core.text import TextAnalyzer
 from ranking.core.options import SearchOptions
-from ranking.core.scoring.formulas import BONUS_NAMES, UrlItems, title_keyword_bonus
+from ranking.core.scoring.formulas import (
+    BONUS_NAMES,
+    EXTENSIONS,
+    UrlItems,
+    title_keyword_bonus,
+    url_terms,
+)
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -47,21 +56,96 @@ class UrlFeatures:
         self.used = 0
 
     def add(self, entry: int, items: UrlItems, word_ids: dict[str, int]) -> None:
-        ids = [word_ids.setdefault(w, len(word_ids))
-               for w in (*items.host_words, *items.path_words)]
+        """Entry ``entry`` from its url items (:func:`~ranking.core.scoring.formulas.
+        url_items`)."""
+        self._put(entry, items.is_root, items.is_cld, "wikipedia" in items.host, items.slashes,
+                  items.host_words, items.path_words, word_ids)
+
+    def _put(self, entry: int, root: bool, cld: bool, wiki: bool, slashes: int,
+             host_words: Sequence[str], path_words: Sequence[str],
+             word_ids: dict[str, int]) -> None:
+        ids = [word_ids.setdefault(w, len(word_ids)) for w in (*host_words, *path_words)]
         if self.used + len(ids) > self.words.size:
             self.words = np.resize(self.words, max(2 * self.words.size, self.used + len(ids)))
         self.words[self.used:self.used + len(ids)] = ids
         self.host_at[entry] = self.used
-        self.host_len[entry] = len(items.host_words)
-        self.path_at[entry] = self.used + len(items.host_words)
-        self.path_len[entry] = len(items.path_words)
+        self.host_len[entry] = len(host_words)
+        self.path_at[entry] = self.used + len(host_words)
+        self.path_len[entry] = len(path_words)
         self.used += len(ids)
-        self.root[entry] = items.is_root
-        self.cld[entry] = items.is_cld
-        self.wiki[entry] = "wikipedia" in items.host
-        self.slashes[entry] = items.slashes
+        self.root[entry] = root
+        self.cld[entry] = cld
+        self.wiki[entry] = wiki
+        self.slashes[entry] = slashes
         self.known[entry] = True
+
+    def add_columns(self, entries: IntArray, columns: UrlColumns, analyzer: TextAnalyzer,
+                    lang: str, word_ids: dict[str, int]) -> None:
+        """Entries ``entries`` from the partition's url columns one by one, as
+        :meth:`of_columns` gives them: for a few entries, where analysing every chunk of the
+        partition would cost more."""
+        vocab = columns.vocab
+        for i in entries.tolist():
+            words = []
+            for start, chunks in ((columns.host_start, columns.host_chunks),
+                                  (columns.path_start, columns.path_chunks)):
+                own = chunks[start[i]:start[i + 1]].tolist()
+                words.append(url_terms([vocab[c] for c in own], analyzer, lang))
+            host, path = words
+            flags = int(columns.flags[i])
+            if path and path[-1] in EXTENSIONS and flags & DOTTED:
+                path = path[:-1]
+            self._put(i, bool(flags & ROOT), bool(flags & CLD), bool(flags & WIKI),
+                      int(columns.slashes[i]), host, path, word_ids)
+
+    @staticmethod
+    def of_columns(columns: UrlColumns, analyzer: TextAnalyzer, lang: str,
+                   word_ids: dict[str, int]) -> UrlFeatures:
+        """Every entry's features from a partition's url columns, with no summary read: the
+        same arrays as :meth:`add` of each entry's
+        :func:`~ranking.core.scoring.formulas.url_items` (each distinct chunk is analysed
+        once; an entry's words are its chunks' terms in order, as the analyzer gives them
+        for the whole url part)."""
+        n = len(columns)
+        out = UrlFeatures(n)
+        out.known[:] = True
+        out.root[:] = (columns.flags & ROOT) > 0
+        out.cld[:] = (columns.flags & CLD) > 0
+        out.wiki[:] = (columns.flags & WIKI) > 0
+        out.slashes[:] = columns.slashes
+        # every chunk analysed in one call (the analyzer remembers each chunk's terms), then
+        # looked up one by one
+        analyzer.terms(" ".join(columns.vocab), lang)
+        terms = [url_terms((chunk,), analyzer, lang) for chunk in columns.vocab]
+        count = np.fromiter(map(len, terms), dtype=np.int64, count=len(terms))
+        first = np.cumsum(count) - count
+        ids = np.fromiter((word_ids.setdefault(t, len(word_ids)) for x in terms for t in x),
+                          dtype=np.int64, count=int(count.sum()))
+        ext = np.fromiter((t in EXTENSIONS for x in terms for t in x), dtype=bool,
+                          count=ids.size)
+        words, exts = [], []
+        used = 0
+        for at, length, start, chunks in ((out.host_at, out.host_len, columns.host_start,
+                                          columns.host_chunks),
+                                         (out.path_at, out.path_len, columns.path_start,
+                                          columns.path_chunks)):
+            per_chunk = count[chunks]  # terms of every chunk occurrence
+            flat = np.repeat(first[chunks] - (np.cumsum(per_chunk) - per_chunk), per_chunk)
+            flat += np.arange(flat.size)
+            entry = np.repeat(np.arange(n), np.diff(start))
+            length[:] = np.bincount(entry, weights=per_chunk, minlength=n).astype(np.int64)
+            at[:] = used + np.cumsum(length) - length
+            words.append(ids[flat])
+            exts.append(ext[flat])
+            used += flat.size
+        # a file extension ending a path whose last segment holds a "." is not a path word
+        last = out.path_at + out.path_len - 1
+        has = (out.path_len > 0) & ((columns.flags & DOTTED) > 0)
+        has[has] = np.concatenate(exts)[last[has]]
+        out.path_len -= has
+        out.words = np.concatenate([*words, np.zeros(1, np.int64)])
+        out.used = used
+        return out
 
     def hits(self, at: IntArray, length: IntArray, query_ids: IntArray) -> IntArray:
         """For each entry (its words ``at[i]:at[i] + length[i]``), how many of its words are

@@ -84,6 +84,18 @@ def test_title_bound_inputs_bound_the_title_bonus(counts: list[int], title_len: 
         assert bound[0] >= got[0] - 1e-12
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 60), max_size=40), st.lists(st.integers(0, 60), max_size=40),
+       st.booleans())
+def test_common_codes_are_those_isin_finds(first: list[int], second: list[int],
+                                           ordered: bool) -> None:
+    """The phrase check's intersection of position codes (a binary search when both are
+    ascending, as decoded) keeps exactly the values np.isin keeps, in order."""
+    a = np.array(sorted(first) if ordered else first, dtype=np.int64)
+    b = np.array(sorted(second) if ordered else second, dtype=np.int64)
+    assert exact._common(a, b).tolist() == a[np.isin(a, b)].tolist()
+
+
 @pytest.mark.parametrize("k,share", [(10, 1.0), (20, 1.0), (10, 0.5), (1, 1.0), (3, 0.8)])
 def test_pool_holds_every_group_that_can_enter_the_fused_top_k(k: int, share: float) -> None:
     """Over R + 1 groups of distinct S, the group of S rank R = pool_size(k) holding the best
