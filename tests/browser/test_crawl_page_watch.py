@@ -8,55 +8,22 @@ crawl's end until a reload, shows the finished run."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import time
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.browser.engine import add_crawl
+from tests.browser.engine import engine as engine_up
 from tests.fixtures.sites import FixtureServer, normal_site
-from tests.integration.foundation.test_up_lifetime import Up, up_env
 
-PASSWORD = "watch-crawl-pw-1234"
 PAGES = 24
 DELAY = 0.4  # seconds between fetches (robots.txt Crawl-delay): ~10 s for the site
 
 
 @pytest.fixture
 def engine(tmp_path, migrated_sqlite):
-    env = up_env(tmp_path, migrated_sqlite)
-    env.update({"CRAWLER_ALLOWED_NETWORKS": "127.0.0.0/8", "ADMIN_PASSWORD": PASSWORD,
-                "INDEX_REFRESH_SECONDS": "1"})
-    subprocess.run([sys.executable, "manage.py", "ensure_admin"], cwd=ROOT, env=env,
-                   check=True, capture_output=True, timeout=120)
-    up = Up(tmp_path, env)
-    try:
-        up.wait_for(lambda text: "all processes are up" in text, "start", timeout=120)
-        yield f"http://{env['WEB_BIND']}"
-    finally:
-        up.close()
-
-
-def add_crawl(browser, engine: str, seed: str) -> None:
-    """Log in, add a crawl of ``seed`` restricted to its site, and open its status page."""
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.common.keys import Keys
-
-    from tests.browser.helpers import wait_for
-
-    browser.delete_all_cookies()
-    browser.get(engine + "/admin/")
-    browser.find_element(By.NAME, "username").send_keys("admin")
-    browser.find_element(By.NAME, "password").send_keys(PASSWORD, Keys.ENTER)
-    assert wait_for(lambda: "Log out" in browser.page_source, 30)
-    browser.get(engine + "/admin/crawler/crawl/add/")
-    browser.find_element(By.NAME, "name").send_keys("watched crawl")
-    browser.find_element(By.NAME, "bulk_seeds").send_keys(seed)
-    browser.find_element(By.NAME, "_save").click()
-    assert wait_for(lambda: browser.find_elements(By.LINK_TEXT, "status"), 30)
-    browser.find_element(By.LINK_TEXT, "status").click()
-    assert wait_for(lambda: browser.find_elements(By.NAME, "crawl-start"), 30)
+    with engine_up(tmp_path, migrated_sqlite) as (base, _up):
+        yield base
 
 
 def snapshot(browser) -> dict:
