@@ -86,6 +86,23 @@ def test_add_crawl_with_a_bad_site_rule(admin_client, options):
     assert not Crawl.objects.exists()
 
 
+def test_a_form_names_every_bad_line_at_once(admin_client, options):
+    # issue 39, item 10: the seeds and the site rules named only their first bad line, so a
+    # pasted block took one submit per mistake
+    response = admin_client.post(reverse("admin:crawler_crawl_add"), crawl_form(
+        options, bulk_seeds="https://a.com\nftp://nope\n# note\nhttps://b.com\nno-scheme.org\n",
+        allowed_sites="ok.com\nregex:[oops\ndomain:\nfine.org\nregex:(a"))
+    body = response.content.decode()
+    assert response.status_code == 200 and not Crawl.objects.exists()
+    for bad in ("line 2 (&#x27;ftp://nope&#x27;)", "line 5 (&#x27;no-scheme.org&#x27;)",
+                "line 2: bad regular expression", "line 3:", "line 5: bad regular expression"):
+        assert bad in body, bad
+    many = "\n".join(f"nope{i}" for i in range(25))
+    body = admin_client.post(reverse("admin:crawler_crawl_add"), crawl_form(
+        options, bulk_seeds=many)).content.decode()
+    assert "line 20 (" in body and "line 21 (" not in body and "and 5 more bad lines" in body
+
+
 def test_page_options_out_of_range_shows_message(admin_client, options):
     url = reverse("admin:crawler_pageoptions_change", args=[options.pk])
     data = admin_change_data(admin_client, url)
