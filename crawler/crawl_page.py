@@ -14,6 +14,7 @@ import math
 from datetime import datetime, timedelta
 
 from django.core.exceptions import FieldDoesNotExist
+from django.utils import timezone
 from django.utils.text import capfirst
 
 from crawler.core.archive import skipped as archive_skipped
@@ -94,8 +95,10 @@ def rate_now(crawl: Crawl, now: datetime, window: float = RATE_WINDOW) -> tuple[
 
 SERIES = (("pages_fetched", "fetched", "#417690"), ("documents_indexed", "indexed", "#2e8540"),
           ("fetch_errors", "errors", "#ba2121"))
+RIGHT_AXIS = ("indexed",)  # series drawn against the right axis (link documents: 10x pages)
 WIDTH, HEIGHT = 640, 200
-LEFT, RIGHT, TOP, BOTTOM = 56, 12, 10, 40
+LEFT, RIGHT, TOP, BOTTOM = 56, 56, 10, 40
+SHORTEST_STEP = 1.0  # seconds: a last interval shorter than this is merged into the one before
 
 
 def _nice_step(top: float, ticks: int = 4) -> float:
@@ -113,46 +116,85 @@ def _time_label(seconds: float) -> str:
     return f"{seconds / 3600:g} h"
 
 
-def chart(crawl: Crawl, points: int = CHART_POINTS) -> dict:
-    """The rate chart: per second, pages fetched, documents indexed and fetch errors
-    between consecutive samples, against the time since the crawl started; with axes, ticks,
-    labels and a legend, as SVG coordinates (``series``: name, label, colour, points)."""
+def _chart_counts(crawl: Crawl, points: int, now: datetime) -> list[tuple[float, list[int]]]:
+    """(seconds since the start, counters) to draw between: the crawl's start (every counter
+    0, when the newest samples reach back to it), its newest samples, and its counters now (at
+    ``now`` while it runs, at its stop once stopped). The crawl's row is updated every few
+    seconds, so its counters at ``now`` never claim more than happened by then."""
     rows = list(crawl.samples.order_by("-at")[: points + 1]
                 .values_list("at", *(field for field, _, _ in SERIES)))
     rows.reverse()
     start = crawl.started_at or (rows[0][0] if rows else None)
-    rates: list[tuple[float, list[float]]] = []
-    for before, after in zip(rows, rows[1:], strict=False):
-        dt = (after[0] - before[0]).total_seconds()
-        if dt > 0 and start is not None:
-            rates.append(((after[0] - start).total_seconds(),
-                          [max(0.0, (a - b) / dt) for a, b in zip(after[1:], before[1:],
-                                                                  strict=True)]))
-    t_max = max([t for t, _ in rates] + [1.0])
-    r_max = max([r for _, values in rates for r in values] + [1.0])
-    t_step, r_step = _nice_step(t_max), _nice_step(r_max)
-    t_top = t_step * -(-t_max // t_step)
-    r_top = r_step * -(-r_max // r_step)
+    if start is None:
+        return []
+    counts = [((at - start).total_seconds(), list(values)) for at, *values in rows]
+    counts = [c for c in counts if c[0] > 0]
+    if len(rows) <= points:  # the samples reach back to the start
+        counts.insert(0, (0.0, [0] * len(SERIES)))
+    end = crawl.stopped_at if crawl.stopped_at and not crawl.is_active else now
+    current = (max(0.0, (end - start).total_seconds()),
+               [getattr(crawl, field) for field, _, _ in SERIES])
+    if counts and current[0] > counts[-1][0]:
+        if len(counts) > 1 and current[0] - counts[-1][0] < SHORTEST_STEP:
+            counts.pop()  # a split second after a sample: its rate would be a spike
+        counts.append(current)
+    return counts
+
+
+def _axis(top: float) -> tuple[float, float]:
+    """(step, top of the axis) for rates up to ``top``."""
+    step = _nice_step(top)
+    return step, step * -(-top // step)
+
+
+def chart(crawl: Crawl, points: int = CHART_POINTS, now: datetime | None = None) -> dict:
+    """The rate chart: per second, pages fetched, documents indexed and fetch errors
+    between consecutive counts (:func:`_chart_counts`), drawn as steps (each rate a level line
+    over its interval, so one interval already shows), against the time since the crawl
+    started; pages and errors on the left axis, documents indexed (about ten link documents
+    a page) on the right one, each scaled to its own series. As SVG coordinates (``series``:
+    name, label, colour, axis, points)."""
+    counts = _chart_counts(crawl, points, now or timezone.now())
+    steps: list[tuple[float, float, list[float]]] = []
+    for (t0, before), (t1, after) in zip(counts, counts[1:], strict=False):
+        if t1 > t0:
+            steps.append((t0, t1, [max(0.0, (a - b) / (t1 - t0))
+                                   for a, b in zip(after, before, strict=True)]))
+    right = [i for i, (_, label, _) in enumerate(SERIES) if label in RIGHT_AXIS]
+    t_max = max([t1 for _, t1, _ in steps] + [1.0])
+    left_max = max([r[i] for *_, r in steps for i in range(len(SERIES)) if i not in right]
+                   + [1.0])
+    right_max = max([r[i] for *_, r in steps for i in right] + [1.0])
+    t_step, t_top = _axis(t_max)
+    l_step, l_top = _axis(left_max)
+    r_step, r_top = _axis(right_max)
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
 
     def x(t: float) -> float:
         return round(LEFT + t / t_top * plot_w, 1)
 
-    def y(r: float) -> float:
-        return round(TOP + plot_h - r / r_top * plot_h, 1)
+    def y(r: float, top: float) -> float:
+        return round(TOP + plot_h - r / top * plot_h, 1)
 
-    series = [{"name": label, "label": label, "color": color,
-               "points": " ".join(f"{x(t)},{y(values[i])}" for t, values in rates)}
-              for i, (_, label, color) in enumerate(SERIES)]
+    series = []
+    for i, (_, label, color) in enumerate(SERIES):
+        top = r_top if i in right else l_top
+        series.append({"name": label, "label": label, "color": color,
+                       "axis": "right" if i in right else "left",
+                       "points": " ".join(f"{x(t0)},{y(r[i], top)} {x(t1)},{y(r[i], top)}"
+                                          for t0, t1, r in steps)})
     return {
         "width": WIDTH, "height": HEIGHT, "left": LEFT, "top": TOP,
         "right": WIDTH - RIGHT, "bottom": HEIGHT - BOTTOM,
         "x_ticks": [{"at": x(i * t_step), "label": _time_label(round(i * t_step, 3))}
                     for i in range(int(round(t_top / t_step)) + 1)],
-        "y_ticks": [{"at": y(i * r_step), "label": f"{round(i * r_step, 3):g}"}
-                    for i in range(int(round(r_top / r_step)) + 1)],
-        "x_label": "time since the crawl started", "y_label": "per second",
-        "series": series, "empty": not rates,
+        "y_ticks": [{"at": y(i * l_step, l_top), "label": f"{round(i * l_step, 3):g}"}
+                    for i in range(int(round(l_top / l_step)) + 1)],
+        "y2_ticks": [{"at": y(i * r_step, r_top), "label": f"{round(i * r_step, 3):g}"}
+                     for i in range(int(round(r_top / r_step)) + 1)],
+        "x_label": "time since the crawl started", "y_label": "pages per second",
+        "y2_label": "documents per second",
+        "series": series, "empty": not steps,
     }
 
 

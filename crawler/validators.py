@@ -16,7 +16,7 @@ from django.core.exceptions import ValidationError
 
 from crawler.core.archive.source import WARC_SUFFIXES, confined
 from crawler.core.definition.crawl import DEFAULT_FILE_TYPES, KNOWN_FILE_TYPES
-from crawler.core.definition.siterules import SiteRuleError, parse_site_rules
+from crawler.core.definition.siterules import site_rule_errors
 from crawler.core.processing import page_rules, scrapers
 from crawler.core.processing.builtin_scrapers import BUILTIN_NAMES, builtin_scraper
 from crawler.core.processing.errors import PageRuleSyntaxError, ScraperConfigError
@@ -40,11 +40,23 @@ def validate_file_types(text: str) -> None:
     parse_file_types(text)
 
 
+MAX_LINE_ERRORS = 20  # bad lines a form names one by one; more are counted
+
+
+def line_errors(messages: list[str]) -> ValidationError:
+    """One form error per bad line (the first MAX_LINE_ERRORS, then how many more), so that
+    a pasted block is fixed in one go instead of one line per submit."""
+    shown = messages[:MAX_LINE_ERRORS]
+    if len(messages) > MAX_LINE_ERRORS:
+        shown.append(f"... and {len(messages) - MAX_LINE_ERRORS} more bad lines.")
+    return ValidationError(shown)
+
+
 def validate_site_rules(text: str) -> None:
-    try:
-        parse_site_rules(text)
-    except SiteRuleError as exc:
-        raise ValidationError(str(exc)) from None
+    """Every line that is not a site rule is named (:func:`line_errors`)."""
+    errors = site_rule_errors(text)
+    if errors:
+        raise line_errors([str(exc) for exc in errors])
 
 
 def _scraper_check(check: Callable[[str], object], text: str) -> object:

@@ -54,7 +54,7 @@ from querylog.services import query_log_record
 from ranking.core.errors import NoIndexError, ShardError, public_reason
 from ranking.core.options import SearchOptions
 from ranking.core.search.messages import MessageKind, SearchMessage, message_texts
-from ranking.core.search.pipeline import NO_SHARD_ANSWERED, SearchResult
+from ranking.core.search.pipeline import NO_SHARD_ANSWERED, Result, SearchResult
 from ranking.core.shard.candidates import ShardClient
 from searchindex.selectors import finished_crawls
 
@@ -161,7 +161,8 @@ def run_search_or_failure(request: HttpRequest, options: SearchOptions
 
 
 def json_answer(request: HttpRequest, options: SearchOptions) -> dict[str, Any]:
-    """The JSON form of the search: the result's fields, ``index``, the index that answered
+    """The JSON form of the search: the result's fields (each result as
+    :func:`result_json`), ``index``, the index that answered
     (its label, kind, crawl timestamps and page count; null when none could be read), and
     ``elsewhere``, the crawls not searched that hold the ``site:`` hosts of a query with no
     result (:func:`ranking.page.crawls_holding`)."""
@@ -172,8 +173,23 @@ def json_answer(request: HttpRequest, options: SearchOptions) -> dict[str, Any]:
         return {**failed.as_dict(), "index": None, "elsewhere": []}
     index = answer.index
     found = sites_elsewhere(answer, {"q": answer.params.query.strip(), "f": "json"})
-    return {**answer.result.as_dict(), "index": index.as_dict() if index is not None else None,
+    explain = request.GET.get("explain", "") in ("1", "on", "true", "yes")
+    return {**answer.result.as_dict(),
+            "results": [result_json(r, explain) for r in answer.result.results],
+            "index": index.as_dict() if index is not None else None,
             "elsewhere": [e.as_dict() for e in found]}
+
+
+def result_json(result: Result, explain: bool) -> dict[str, Any]:
+    """One result of the JSON answer: ``title`` the page's title as plain text (it was the
+    highlighted HTML until issue 39; that is ``title_html`` now, escaped, the query's words in
+    ``<b>``), ``snippet`` highlighted HTML as before, ``score``; ``explanation`` (the score's
+    parts, about 2 KB) only with ``explain=1``."""
+    item = {"url": result.url, "title": result.plain_title or result.url,
+            "title_html": result.title, "snippet": result.snippet, "score": result.score}
+    if explain:
+        item["explanation"] = result.explanation
+    return item
 
 
 def sites_elsewhere(answer: SearchAnswer, params: dict[str, str]) -> list[page.Elsewhere]:

@@ -157,6 +157,9 @@ def when_a_crawl_ends() -> str:
         return (f"Pinned: search reads {selectors.search_index_get().label}, chosen by an "
                 "admin; a crawl that ends is not searched by itself. Choose \"Always the "
                 "newest finished crawl\" to search each crawl as it ends.")
+    if selectors.search_index_follows_every_crawl():
+        return ("Automatic: search reads every finished crawl; a crawl that ends with pages "
+                "is searched with the others.")
     return ("Automatic: each crawl that ends with pages becomes the searched index. Choose "
             "\"This crawl\" or \"This crawl mix\" to pin one.")
 
@@ -170,6 +173,8 @@ def crawl_search_note(crawl: Crawl) -> str:
         return (f"Search reads {choice.label}, pinned by an admin: this crawl is not searched "
                 "when it ends. Use \"Use the selected crawl for search\" on the crawl list, or "
                 "the Search index page, to search it.")
+    if selectors.search_index_follows_every_crawl():
+        return "This crawl is searched with every other finished crawl when it ends with pages."
     return "This crawl becomes the searched index when it ends with pages."
 
 

@@ -66,6 +66,7 @@ class SearchIndex(models.Model):
         CRAWL = "crawl", "This crawl"
         MIX = "mix", "This crawl mix"
         NEWEST = "newest", "Always the newest finished crawl"
+        ALL = "all", "Every finished crawl"
 
     mode = models.CharField(max_length=10, choices=Mode.choices, default=Mode.CRAWL)
     crawl = models.ForeignKey(Crawl, null=True, blank=True, on_delete=models.SET_NULL,
@@ -84,4 +85,6 @@ class SearchIndex(models.Model):
             return f"crawl mix {self.mix}" if self.mix else "a deleted crawl mix"
         if self.mode == self.Mode.NEWEST:
             return "the newest finished crawl"
+        if self.mode == self.Mode.ALL:
+            return "every finished crawl"
         return f"crawl {self.crawl}" if self.crawl else "a deleted crawl"

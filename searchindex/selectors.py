@@ -64,6 +64,21 @@ def _newest_finished_choice() -> IndexChoice:
     return IndexChoice("newest", _crawl_label(crawl), ((crawl.timestamp, 1.0),))
 
 
+ALL_CRAWLS_MAX = 50  # "every finished crawl": the newest ones, a search reads each crawl's index
+
+
+def _all_finished_choice() -> IndexChoice:
+    """Every crawl that ended with documents (the newest ALL_CRAWLS_MAX), each weighted 1; a
+    crawl a finished repeat replaced is left out (the repeat holds its pages)."""
+    crawls = list(_finished_crawls().filter(replaced_at__isnull=True)[:ALL_CRAWLS_MAX])
+    if not crawls:
+        return NEWEST_ON_DISK
+    label = (f"every finished crawl ({len(crawls)}: "
+             + ", ".join(_crawl_label(c) for c in crawls[:5])
+             + (", ..." if len(crawls) > 5 else "") + ")")
+    return IndexChoice("all", label, tuple((c.timestamp, 1.0) for c in crawls))
+
+
 def finished_crawls(limit: int) -> list[tuple[int, str]]:
     """(timestamp, label) of at most ``limit`` crawls that ended with documents, newest
     first: where the search page looks for a ``site:`` host the index searched lacks."""
@@ -73,19 +88,29 @@ def finished_crawls(limit: int) -> list[tuple[int, str]]:
 def search_index_pinned() -> bool:
     """Whether an admin pinned the index chosen for search (a crawl or a crawl mix): a crawl
     that ends is then not searched by itself. False while search follows the newest finished
-    crawl (the automatic choice, or no choice yet)."""
-    return SearchIndex.objects.filter(pk=1).exclude(mode=SearchIndex.Mode.NEWEST).exists()
+    crawl (the automatic choice, or no choice yet) or every finished crawl."""
+    return SearchIndex.objects.filter(pk=1).exclude(
+        mode__in=(SearchIndex.Mode.NEWEST, SearchIndex.Mode.ALL)).exists()
+
+
+def search_index_follows_every_crawl() -> bool:
+    """Whether the choice is "every finished crawl": a crawl that ends is searched with the
+    others instead of in their place."""
+    return SearchIndex.objects.filter(pk=1, mode=SearchIndex.Mode.ALL).exists()
 
 
 def search_index_get() -> IndexChoice:
-    """The index chosen for search (``SearchIndex``): a crawl, a mix, or the newest finished
-    crawl with documents (a half-built repeat left out); without a choice (or when the chosen
+    """The index chosen for search (``SearchIndex``): a crawl, a mix, the newest finished
+    crawl with documents (a half-built repeat left out), or every finished crawl
+    (:func:`_all_finished_choice`, as a mix of equal weights); without a choice (or when the chosen
     crawl or mix was deleted), the newest index on disk."""
     row = SearchIndex.objects.select_related("crawl", "mix").filter(pk=1).first()
     if row is None:
         return NEWEST_ON_DISK
     if row.mode == SearchIndex.Mode.NEWEST:
         return _newest_finished_choice()
+    if row.mode == SearchIndex.Mode.ALL:
+        return _all_finished_choice()
     if row.mode == SearchIndex.Mode.MIX and row.mix is not None:
         return _mix_choice(row.mix)
     if row.mode == SearchIndex.Mode.CRAWL and row.crawl is not None:

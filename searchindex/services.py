@@ -31,9 +31,10 @@ class SearchIndexError(CrawlServiceError):
 def search_index_use(mode: str, crawl_id: int | None = None,
                      mix_id: int | None = None) -> SearchIndex:
     """Choose the index the search page answers from: a crawl (``mode`` "crawl"), a crawl mix
-    ("mix") or always the newest finished crawl ("newest"). Kept in the database, so the
-    choice survives restarts. A crawl or a mix is pinned: a new crawl never changes it; with
-    "newest" each crawl that ends with documents is searched."""
+    ("mix"), always the newest finished crawl ("newest") or every finished crawl ("all").
+    Kept in the database, so the choice survives restarts. A crawl or a mix is pinned: a new
+    crawl never changes it; with "newest" each crawl that ends with documents is searched
+    instead of the one before, with "all" besides the others."""
     try:
         mode = SearchIndex.Mode(mode)
     except ValueError:

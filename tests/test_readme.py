@@ -55,8 +55,14 @@ def test_search_api_section_names_every_parameter_and_json_field():
     parameter the search view reads and every field of its JSON answer is named there."""
     api = section("Search API")
     for parameter in ("`q`", "`num`", "`limit`", "`its`", "`mix`", "`safe=off`", "`lang=xx`",
-                      "`nfpr=1`", "`f=json`", "`f=rss`"):
+                      "`nfpr=1`", "`f=json`", "`f=rss`", "`explain=1`"):
         assert parameter in api, parameter
     fields = [*SearchResult("q", "q", (), 0, 0.0, False).as_dict(), "index", "elsewhere"]
     for name in fields:
+        assert f"`{name}`" in api, name
+    from ranking.core.search.pipeline import Result
+    from ranking.views import result_json
+
+    one = result_json(Result("u", "t", "s", 1.0, {}, "0", "0"), explain=True)
+    for name in one:  # each result's fields
         assert f"`{name}`" in api, name

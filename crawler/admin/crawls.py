@@ -10,7 +10,7 @@ from datetime import UTC
 
 from django import forms
 from django.contrib import admin, messages
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import PermissionDenied
 from django.http import (
     FileResponse,
     Http404,
@@ -29,10 +29,11 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from classifiers.admin import ClassifierUseInline
 from crawler import crawl_page, selectors, sending, services
 from crawler.core.definition.crawl import CrawlStatus, allowed_actions
-from crawler.core.definition.seeds import SeedUrlError, parse_seed_lines
+from crawler.core.definition.seeds import bad_seed_lines
 from crawler.link_analysis import link_analysis_request
 from crawler.machines.needy import WINDOW, needy_queries_get
 from crawler.models import Crawl, PageOptions, QueueServer, SeedSite
+from crawler.validators import line_errors
 from crawler.warc_export import default_path, export_file, exports_list
 from indexer.core.policies import CrawlPolicy
 from linkgraph.models import LinkAnalysis
@@ -117,11 +118,9 @@ class CrawlForm(forms.ModelForm):
 
     def clean_bulk_seeds(self) -> str:
         text = self.cleaned_data.get("bulk_seeds", "")
-        if text.strip():
-            try:
-                parse_seed_lines(text)
-            except SeedUrlError as exc:
-                raise ValidationError(f"Bad seed url on {exc}") from None
+        bad = bad_seed_lines(text)
+        if bad:  # every bad line named at once
+            raise line_errors([f"Bad seed url on {exc}" for exc in bad])
         return text
 
 

@@ -60,7 +60,9 @@ def fetch_config_for(crawl: CrawlConfig) -> FetchConfig:
 class _FetcherCache:
     """The fetcher process's Fetchers, kept from one schedule to the next: their keep-alive
     connections, TLS context, threads and DNS cache are reused instead of being built again
-    for every schedule. Rebuilt when the fetch configuration changes."""
+    for every schedule. Rebuilt when the fetch configuration changes, and for every schedule
+    while they are misconfigured (a CA bundle that could not be loaded: fixing the file is
+    enough, no restart)."""
 
     def __init__(self) -> None:
         self._config: FetchConfig | None = None
@@ -68,7 +70,8 @@ class _FetcherCache:
         self._resolver = CachingResolver(parallel=settings.CRAWLER_DNS_PARALLEL)
 
     def get(self, config: FetchConfig) -> tuple[Fetcher, Fetcher]:
-        if self._fetchers is None or config != self._config:
+        if (self._fetchers is None or config != self._config
+                or self._fetchers[0].misconfigured):
             self.close()
             self._fetchers = (Fetcher(config, resolver=self._resolver),
                               hop_fetcher_for(config, self._resolver))

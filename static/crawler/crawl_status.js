@@ -1,6 +1,7 @@
 // Refreshes the crawl status page every two seconds, without reloading it: state, buttons
 // (forms posting to the action urls with the CSRF token), banner, counters, rates, chart and
-// errors by kind. The page works without it: every value is rendered by the server first.
+// errors by kind, and the link-analysis panel (link_analysis.js). The page works without it:
+// every value is rendered by the server first.
 (function () {
   "use strict";
   const main = document.querySelector("[data-status-url]");
@@ -88,7 +89,8 @@
     return node;
   }
 
-  // The chart from the geometry the server computed (crawler/crawl_page.py chart()).
+  // The chart from the geometry the server computed (crawler/crawl_page.py chart()): the
+  // left axis (pages, errors), the right one (documents indexed) and the series' steps.
   function renderChart(ch) {
     const chart = document.getElementById("crawl-chart");
     const xTicks = chart.querySelector(".x-ticks"), yTicks = chart.querySelector(".y-ticks");
@@ -98,6 +100,9 @@
     yTicks.replaceChildren(...ch.y_ticks.flatMap((t) => [
       svg("line", { x1: ch.left - 4, x2: ch.right, y1: t.at, y2: t.at, stroke: "#eee" }),
       svg("text", { x: ch.left - 6, y: t.at, dy: 4 }, t.label)]));
+    chart.querySelector(".y2-ticks").replaceChildren(...ch.y2_ticks.flatMap((t) => [
+      svg("line", { x1: ch.right, x2: ch.right + 4, y1: t.at, y2: t.at, stroke: "#888" }),
+      svg("text", { x: ch.right + 6, y: t.at, dy: 4 }, t.label)]));
     for (const s of ch.series) {
       const line = chart.querySelector('polyline[data-series="' + s.name + '"]');
       if (line) { line.setAttribute("points", s.points); }
@@ -145,6 +150,7 @@
       renderFailures("#crawl-archive-skipped tbody", data.archive.skipped_by_reason,
         "crawl-archive-summary", data.archive.skipped_summary, "None skipped.");
     }
+    if (window.yioopyLinkAnalysis) { window.yioopyLinkAnalysis.render(data.link_analysis); }
     const pauses = data.disk_pauses || [];
     const disk = document.getElementById("crawl-disk");
     if (disk) {

@@ -63,7 +63,8 @@ def test_crawl_page_follows_the_crawl_from_running_to_stopped(admin_browser, liv
         browser.find_element(By.ID, "crawl-refreshed").text, browser.get_log("browser"))
     assert float(browser.find_element(By.ID, "crawl-rate-now").text) > 0
     fetched_line = browser.find_element(By.CSS_SELECTOR, 'polyline[data-series="fetched"]')
-    assert len(fetched_line.get_attribute("points").split()) == 2
+    # steps from the start to each of the 3 samples and on to now: 2 points each
+    assert len(fetched_line.get_attribute("points").split()) == 8
     browser.execute_script("document.getElementById('crawl-counters').scrollIntoView()")
     screenshot(browser, "crawl-page-running", tmp_path)  # counters, rates and the chart
     browser.execute_script("window.scrollTo(0, 0)")

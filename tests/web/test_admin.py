@@ -86,6 +86,23 @@ def test_add_crawl_with_a_bad_site_rule(admin_client, options):
     assert not Crawl.objects.exists()
 
 
+def test_a_form_names_every_bad_line_at_once(admin_client, options):
+    # issue 39, item 10: the seeds and the site rules named only their first bad line, so a
+    # pasted block took one submit per mistake
+    response = admin_client.post(reverse("admin:crawler_crawl_add"), crawl_form(
+        options, bulk_seeds="https://a.com\nftp://nope\n# note\nhttps://b.com\nno-scheme.org\n",
+        allowed_sites="ok.com\nregex:[oops\ndomain:\nfine.org\nregex:(a"))
+    body = response.content.decode()
+    assert response.status_code == 200 and not Crawl.objects.exists()
+    for bad in ("line 2 (&#x27;ftp://nope&#x27;)", "line 5 (&#x27;no-scheme.org&#x27;)",
+                "line 2: bad regular expression", "line 3:", "line 5: bad regular expression"):
+        assert bad in body, bad
+    many = "\n".join(f"nope{i}" for i in range(25))
+    body = admin_client.post(reverse("admin:crawler_crawl_add"), crawl_form(
+        options, bulk_seeds=many)).content.decode()
+    assert "line 20 (" in body and "line 21 (" not in body and "and 5 more bad lines" in body
+
+
 def test_page_options_out_of_range_shows_message(admin_client, options):
     url = reverse("admin:crawler_pageoptions_change", args=[options.pk])
     data = admin_change_data(admin_client, url)
@@ -207,9 +224,11 @@ def test_samples_series_chart_and_machines_page(admin_client, objects):
     crawl.refresh_from_db()
     series = selectors.crawl_rate_series(crawl)
     assert series == [[20.0, 5.0], [30.0, 10.0]]
-    chart = crawl_page.chart(crawl)
+    chart = crawl_page.chart(crawl, now=start + timedelta(seconds=30))  # at the last sample
     assert [s["name"] for s in chart["series"]] == ["fetched", "indexed", "errors"]
-    assert chart["series"][0]["points"] == "437.3,85.0 628.0,10.0"
+    # steps: 0 from the start to the first sample, then 5 and 10 pages per second
+    assert chart["series"][0]["points"] == (
+        "56.0,160.0 232.0,160.0 232.0,85.0 408.0,85.0 408.0,10.0 584.0,10.0")
     assert [t["label"] for t in chart["x_ticks"]] == ["0 s", "10 s", "20 s", "30 s"]
     assert [t["label"] for t in chart["y_ticks"]] == ["0", "2.5", "5", "7.5", "10"]
     QueueServer.objects.filter(server_id=0).update(
@@ -217,7 +236,8 @@ def test_samples_series_chart_and_machines_page(admin_client, objects):
     data = admin_client.get(reverse("admin:crawler_crawl_status_json", args=[crawl.pk])).json()
     assert data["series"] == series and data["error_hosts"] == [["https://bad.example", 7]]
     page = admin_client.get(reverse("admin:crawler_crawl_status", args=[crawl.pk])).content
-    assert b"437.3,85.0 628.0,10.0" in page and b"https://bad.example" in page
+    assert b'<polyline data-series="fetched"' in page and b"https://bad.example" in page
+    assert b'class="y2-ticks"' in page and b"documents per second" in page
     assert b"time since the crawl started" in page and b"per second" in page
 
     services.fetcher_heartbeat("vm:42", "vm", 42, "fetching", schedule="s1")

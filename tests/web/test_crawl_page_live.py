@@ -104,10 +104,13 @@ def test_chart_has_three_series_axes_and_a_legend(admin_client, make_crawl):
                                    fetch_errors=errors)
     chart = status_json(admin_client, crawl)["chart"]
     assert [s["label"] for s in chart["series"]] == ["fetched", "indexed", "errors"]
-    assert all(len(s["points"].split()) == 2 for s in chart["series"])
+    # steps from the start (0) to each sample and on to now: 4 intervals, 2 points each
+    assert all(len(s["points"].split()) == 8 for s in chart["series"])
     assert chart["x_label"] == "time since the crawl started"
-    assert chart["x_ticks"][-1]["label"].endswith(" s")
-    assert float(chart["y_ticks"][-1]["label"]) >= 5.5  # indexed: 5.5 documents per second
+    assert chart["x_ticks"][-1]["label"].endswith((" s", " min"))  # 100 s and more
+    assert 3 <= float(chart["y_ticks"][-1]["label"]) < 5.5  # pages: 3 per second at most
+    assert float(chart["y2_ticks"][-1]["label"]) >= 5.5  # indexed: 5.5 documents per second
+    assert [s["axis"] for s in chart["series"]] == ["left", "right", "left"]
     body = admin_client.get(reverse("admin:crawler_crawl_status", args=[crawl.pk])).content
     assert b'data-series="errors"' in body and b"indexed per second" in body
 

@@ -105,7 +105,7 @@ def searchable(settings, tmp_path, db):
 
 
 def _link_scores(client) -> dict[str, float]:
-    data = client.get("/", {"q": "widget frobnicator", "f": "json"}).json()
+    data = client.get("/", {"q": "widget frobnicator", "f": "json", "explain": "1"}).json()
     return {r["url"]: r["explanation"]["link_score"]["value"] for r in data["results"]}
 
 

@@ -113,3 +113,30 @@ def test_odd_site_queries_never_fail(client, make_crawl, work, query):
     ended_crawl(make_crawl, work, "flask", [("https://flask.example/", "Flask", "lighthouse")])
     assert client.get("/", {"q": query}).status_code == 200
     assert client.get("/", {"q": query, "f": "json"}).status_code == 200
+
+
+def test_every_finished_crawl_as_the_index_choice(client, admin_client, make_crawl, work):
+    # issue 39, item 4's alternative: search reads every finished crawl, each new one added
+    # as it ends (a mix of them all, chosen once on the Search index page)
+    ended_crawl(make_crawl, work, "flask", [
+        ("https://flask.example/", "Flask lighthouse", "the lighthouse")])
+    form = reverse("admin:searchindex_searchindex_change", args=[1]) \
+        if SearchIndex.objects.filter(pk=1).exists() else \
+        reverse("admin:searchindex_searchindex_add")
+    response = admin_client.post(form, {"mode": "all", "crawl": "", "mix": ""})
+    assert response.status_code == 302, response.content.decode()[:3000]
+    assert SearchIndex.objects.get(pk=1).mode == SearchIndex.Mode.ALL
+    running = make_crawl(name="python")
+    services.crawl_start(running.pk)
+    page = admin_client.get(reverse("admin:crawler_crawl_status", args=[running.pk]))
+    assert "searched with every other finished crawl when it ends" in page.content.decode()
+    build(search_service_dir(running), [page_of("python.example", "python")])
+    Crawl.objects.filter(pk=running.pk).update(documents_indexed=1)
+    services.crawl_finish(running.pk, analyse=False)
+    run_to_the_end(make_crawl, "postgres", "postgres.example")
+    assert sorted(urls(client, "lighthouse")) == [
+        "https://flask.example/", "https://postgres.example/", "https://python.example/"]
+    assert SearchIndex.objects.get(pk=1).mode == SearchIndex.Mode.ALL  # still the choice
+    assert search_index_get().kind == "all" and len(search_index_get().timestamps) == 3
+    listing = admin_client.get(reverse("admin:crawler_crawl_changelist")).content.decode()
+    assert "search reads every finished crawl" in listing

@@ -39,9 +39,9 @@ def check(value, schema, where="$"):
 
 
 RESULT = {
-    "type": "object", "required": ["url", "title", "snippet", "score", "explanation"],
+    "type": "object", "required": ["url", "title", "title_html", "snippet", "score"],
     "properties": {
-        "url": {"type": "string"}, "title": {"type": "string"},
+        "url": {"type": "string"}, "title": {"type": "string"}, "title_html": {"type": "string"},
         "snippet": {"type": "string"}, "score": {"type": "number"},
         "explanation": {"type": "object"},
     },
@@ -66,7 +66,7 @@ RESPONSE = {
 
 def test_schema_of_a_normal_answer(client, work):  # noqa: F811
     make_index(work)
-    data = client.get("/", {"q": "threading", "f": "json"}).json()
+    data = client.get("/", {"q": "threading", "f": "json", "explain": "1"}).json()
     check(data, RESPONSE)
     assert data["results"]
     for result in data["results"]:

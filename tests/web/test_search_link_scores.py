@@ -47,7 +47,8 @@ def _set_weight(value: float) -> None:
 
 
 def _urls(client, **params):
-    data = client.get("/", {"q": "widget frobnicator", "f": "json", **params}).json()
+    data = client.get("/", {"q": "widget frobnicator", "f": "json", "explain": "1",
+                            **params}).json()
     return [r["url"] for r in data["results"]], data
 
 

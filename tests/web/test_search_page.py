@@ -306,7 +306,10 @@ def test_json_keeps_its_contract(client, site):
     data = client.get("/", {"q": "threading", "f": "json", "num": "2"}).json()
     assert set(data) >= {"results", "total", "time", "partial", "messages", "query"}
     assert len(data["results"]) == 2
-    assert set(data["results"][0]) == {"url", "title", "snippet", "score", "explanation"}
+    assert set(data["results"][0]) == {"url", "title", "title_html", "snippet", "score"}
+    explained = client.get("/", {"q": "threading", "f": "json", "num": "2", "explain": "1"})
+    assert set(explained.json()["results"][0]) == {"url", "title", "title_html", "snippet",
+                                                   "score", "explanation"}
 
 
 # -- cached pages --------------------------------------------------------------------------

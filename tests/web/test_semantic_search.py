@@ -56,7 +56,7 @@ def embedded(bundle):
 
 
 def urls_of(client, query, **params):
-    response = client.get("/", {"q": query, "f": "json", **params})
+    response = client.get("/", {"q": query, "f": "json", "explain": "1", **params})
     assert response.status_code == 200
     return response.json()
 

@@ -57,6 +57,21 @@ def canonical_seed_url(raw: str) -> str:
     return urlunsplit((scheme, netloc, parts.path or "/", parts.query, ""))
 
 
+def bad_seed_lines(text: str) -> list[SeedUrlError]:
+    """Every bad line of a bulk entry (one url per line, blank lines and ``#`` comments
+    skipped), in order, each error naming its line: a form shows them all at once."""
+    errors = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        try:
+            canonical_seed_url(line)
+        except SeedUrlError as exc:
+            errors.append(SeedUrlError(str(exc), number, line))
+    return errors
+
+
 @dataclass(frozen=True, slots=True)
 class BulkSeedResult:
     urls: tuple[str, ...]          # canonical, in input order, without repeats

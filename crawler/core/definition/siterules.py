@@ -87,6 +87,20 @@ def parse_site_rules(text: str) -> tuple[SiteRule, ...]:
     return tuple(rules)
 
 
+def site_rule_errors(text: str) -> list[SiteRuleError]:
+    """Every line of a block of site rules that does not parse, in order (a form shows them
+    all at once; :func:`parse_site_rules` stops at the first)."""
+    errors = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if line and not line.startswith("#"):
+            try:
+                _parse_line(line, number)
+            except SiteRuleError as exc:
+                errors.append(exc)
+    return errors
+
+
 def _parse_line(line: str, number: int) -> SiteRule:
     lowered = line.lower()
     if lowered.startswith("regex:"):

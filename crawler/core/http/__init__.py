@@ -47,6 +47,7 @@ from crawler.core.http.errors import (
     FetchError,
     HeadersTooLarge,
     InvalidUrl,
+    Misconfigured,
     ReadTimeout,
     RedirectLoop,
     TlsError,
@@ -61,7 +62,7 @@ __all__ = [
     "ERROR_KINDS", "PUBLIC", "BadResponse", "CachingResolver", "Cancelled", "ConnectTimeout",
     "ConnectionFailed", "DeadlineExceeded", "DnsError", "EgressPolicy", "EgressRefused",
     "FetchConfig", "FetchConfigError", "FetchError", "FetchRequest", "FetchResult", "Fetcher",
-    "HeadersTooLarge", "InvalidUrl", "ReadTimeout", "RedirectHop", "RedirectLoop", "Resolver",
+    "HeadersTooLarge", "InvalidUrl", "Misconfigured", "ReadTimeout", "RedirectHop", "RedirectLoop", "Resolver",
     "TlsError", "TooManyRedirects", "UnexpectedError", "fetch_batch", "hop_fetcher_for",
     "is_public", "system_resolver",
 ]

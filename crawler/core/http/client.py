@@ -48,6 +48,7 @@ from crawler.core.http.errors import (
     FetchError,
     HeadersTooLarge,
     InvalidUrl,
+    Misconfigured,
     ReadTimeout,
     RedirectLoop,
     TlsError,
@@ -136,8 +137,18 @@ class Fetcher:
         # that hangs holds a DNS thread, never a fetch worker.
         self._dns = ThreadPoolExecutor(max_workers=min(16, config.concurrency),
                                        thread_name_prefix="fetch-dns")
-        self._pools = VettedPoolManager(config, resolver or system_resolver, self._clock,
-                                        dns_executor=self._dns)
+        # a CA bundle that cannot be read (deleted or spoilt after start-up) leaves a Fetcher
+        # whose every fetch fails with kind "configuration", so the crawl reports it instead of
+        # the fetcher process failing each schedule it is given
+        self._misconfigured: str | None = None
+        self._pools: VettedPoolManager | None = None
+        try:
+            self._pools = VettedPoolManager(config, resolver or system_resolver, self._clock,
+                                            dns_executor=self._dns)
+        except OSError as exc:  # ssl.SSLError included
+            self._misconfigured = (f"the CA bundle {config.ca_bundle!r} cannot be loaded: "
+                                   f"{exc}")
+            log.error("fetcher cannot fetch: %s", self._misconfigured)
         self._executor = ThreadPoolExecutor(max_workers=config.concurrency,
                                             thread_name_prefix="fetch")
         self._host_slots: dict[str, threading.BoundedSemaphore] = {}
@@ -145,6 +156,12 @@ class Fetcher:
         self._closed = False
 
     # -- public API ---------------------------------------------------------------------------
+
+    @property
+    def misconfigured(self) -> str | None:
+        """Why this Fetcher cannot fetch anything (its CA bundle could not be loaded), or
+        None: every fetch of a misconfigured Fetcher fails with kind ``configuration``."""
+        return self._misconfigured
 
     def fetch_many(self, requests: Sequence[FetchRequest | str]) -> list[FetchResult]:
         """One result per request, in order; concurrent, bounded per host; never raises for a
@@ -200,7 +217,8 @@ class Fetcher:
         self._closed = True
         self._executor.shutdown(wait=True, cancel_futures=True)
         self._dns.shutdown(wait=False, cancel_futures=True)
-        self._pools.clear()
+        if self._pools is not None:
+            self._pools.clear()
 
     def __enter__(self) -> Fetcher:
         return self
@@ -225,6 +243,8 @@ class Fetcher:
         config = self.config
         url = check_url(request.url)
         hop.url = url
+        if self._misconfigured is not None:
+            raise Misconfigured(self._misconfigured, url=url)
         visited = {normalize_url(url)}
         clock_started = False
         while True:

@@ -10,7 +10,6 @@ SINGLE_PAGE_TIMEOUT, NUM_MULTI_CURL_PAGES).
 from __future__ import annotations
 
 import ipaddress
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -37,7 +36,10 @@ class FetchConfig:
     * ``allowed_networks``: CIDR strings, or ``"public"`` for every globally routable address;
       every connection (each redirect hop too) goes only to an address inside one of them;
     * ``ca_bundle``: PEM file of extra trusted CAs, *added* to the system store; TLS
-      verification (chain and host name) is always on and cannot be turned off;
+      verification (chain and host name) is always on and cannot be turned off. The file is
+      read when a :class:`~crawler.core.http.client.Fetcher` is built, not here: one that
+      cannot be read then fails every fetch with kind ``configuration`` (the engine's
+      start-up checks, ``crawler.checks``, refuse a bad ``CRAWLER_CA_BUNDLE`` before that);
     * ``user_agent``: the ``User-Agent`` header;
     * ``byte_range``: bytes of body kept per page (decoded bytes when compressed); a
       ``Range: bytes=0-(byte_range-1)`` header is sent;
@@ -83,8 +85,8 @@ class FetchConfig:
             (str(network), int(port)) for network, port in self.refused_endpoints))
         if not self.allowed_networks:
             raise FetchConfigError("allowed_networks is empty: the crawler could reach nothing")
-        if self.ca_bundle is not None and not os.path.isfile(self.ca_bundle):
-            raise FetchConfigError(f"ca_bundle {self.ca_bundle!r} is not a file")
+        if self.ca_bundle is not None and not str(self.ca_bundle).strip():
+            raise FetchConfigError("ca_bundle is empty: give a PEM file's path, or None")
         if not self.user_agent or any(c in self.user_agent for c in "\r\n"):
             raise FetchConfigError("user_agent must be a non-empty single line")
         for name in ("byte_range", "max_header_bytes", "concurrency", "per_host_concurrency"):

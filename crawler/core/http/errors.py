@@ -4,7 +4,10 @@ Two kinds live here. :class:`FetchConfigError` is *raised*: a bad :class:`FetchC
 construction, so bad configuration fails at startup. Every :class:`FetchError` subclass is
 *returned*: a hostile server or a bad URL never makes :meth:`Fetcher.fetch_many` raise; the
 error is the ``error`` field of that URL's :class:`FetchResult`, and the glue decides what to do
-(retry a ``retryable`` one with backoff, count it against the host, record it).
+(retry a ``retryable`` one with backoff, count it against the host, record it). A file the
+configuration names (the CA bundle) is read when the :class:`Fetcher` is built; one that cannot
+be read then makes every fetch return :class:`Misconfigured` (kind ``configuration``), so the
+crawl reports it instead of the fetcher failing every schedule.
 
 Each class has a stable ``kind`` string (for counters such as ``fetch/error/dns`` and for
 messages that cross processes) and a ``retryable`` flag: ``True`` when trying the same URL
@@ -145,6 +148,14 @@ class Cancelled(FetchError):
     retryable = True
 
 
+class Misconfigured(FetchError):
+    """The fetcher cannot fetch anything because of its own configuration, not the page's:
+    the CA bundle it was given cannot be read or holds no certificate (deleted, emptied or
+    replaced after start-up). Every page fails the same way until the setting is fixed."""
+
+    kind = "configuration"
+
+
 class UnexpectedError(FetchError):
     """A failure the fetcher does not classify; logged with its traceback where it happens."""
 
@@ -156,6 +167,6 @@ ERROR_KINDS: dict[str, type[FetchError]] = {
     for cls in (FetchError, InvalidUrl, DnsError, EgressRefused, ConnectTimeout,
                 ConnectionFailed, ReadTimeout, DeadlineExceeded, TooManyRedirects,
                 RedirectLoop, TlsError, HeadersTooLarge, BadResponse, Cancelled,
-                UnexpectedError)
+                Misconfigured, UnexpectedError)
 }
 """``kind`` -> class, to rebuild an error that crossed a process boundary as ``(kind, message)``."""

@@ -29,9 +29,13 @@ LABELS = {
     "connection": "connection refused or reset", "tls": "TLS error",
     "dns": "host name did not resolve", "connect_timeout": "connection timed out",
     "read_timeout": "no answer in time", "deadline": "too slow to answer",
-    "bad_response": "not a valid HTTP answer", "egress_refused": "address not allowed",
+    "bad_response": "not a valid HTTP answer",
+    # refused before connecting: outside the allowed networks (or one of the engine's own)
+    "egress_refused": "address not allowed (CRAWLER_ALLOWED_NETWORKS)",
     "too_many_redirects": "too many redirects", "redirect_loop": "redirect loop",
     "headers_too_large": "headers too large", "invalid_url": "invalid url",
+    # the fetcher's own settings, not the site: every fetch fails until they are fixed
+    "configuration": "the crawler's configuration (CRAWLER_CA_BUNDLE...)",
 }
 
 

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from crawler.core.http import Fetcher, TlsError, fetch_batch
+from crawler.core.http import Fetcher, Misconfigured, TlsError, fetch_batch
 from tests.fixtures.sites import FixtureServer, TlsFiles, hostile_router
 
 from .conftest import loopback_config
@@ -65,3 +65,45 @@ def test_plain_http_to_a_tls_port_is_an_error_value(https: FixtureServer) -> Non
     result = fetch_batch([f"http://127.0.0.1:{https.port}/"],
                          loopback_config(page_deadline=2.0, read_timeout=1.0))[0]
     assert result.error is not None
+
+
+@pytest.mark.parametrize("spoil", ["garbage", "missing", "folder"])
+def test_a_ca_bundle_that_cannot_be_loaded_fails_every_fetch_as_configuration(
+        https: FixtureServer, hostile: FixtureServer, tmp_path, spoil: str) -> None:
+    # issue 39, item 2: the bundle checked at start-up, then spoilt; building a Fetcher raised
+    # (every schedule of the fetcher process failed and was handed out again, without end)
+    bundle = tmp_path / "ca.pem"
+    if spoil == "garbage":
+        bundle.write_text("not a certificate\n")
+    elif spoil == "folder":
+        bundle.mkdir()
+    config = loopback_config(host_overrides=OVERRIDES, ca_bundle=str(bundle))
+    with Fetcher(config) as fetcher:
+        assert fetcher.misconfigured and str(bundle) in fetcher.misconfigured
+        results = fetcher.fetch_many([https.url("/etag", hostname="www.fixture.test"),
+                                      hostile.url("/etag")])
+    for result in results:
+        assert isinstance(result.error, Misconfigured), result.error
+        assert result.error.kind == "configuration" and not result.error.retryable
+        assert f"the CA bundle '{bundle}' cannot be loaded" in result.error.message
+        assert result.status == 0 and result.ip is None  # nothing was connected to
+
+
+@pytest.mark.django_db
+def test_the_fetcher_process_builds_its_fetchers_again_once_the_bundle_is_fixed(
+        tls_files: TlsFiles, tmp_path, settings) -> None:
+    from crawler.machines.fetching import _FetcherCache
+
+    bundle = tmp_path / "ca.pem"
+    bundle.write_text("not a certificate\n")
+    config = loopback_config(host_overrides=OVERRIDES, ca_bundle=str(bundle))
+    cache = _FetcherCache()
+    try:
+        spoilt, _hop = cache.get(config)
+        assert spoilt.misconfigured
+        assert cache.get(config)[0] is not spoilt  # still spoilt: tried again, not kept
+        bundle.write_bytes(tls_files.ca_cert.read_bytes())
+        fixed, _hop = cache.get(config)
+        assert fixed.misconfigured is None and cache.get(config)[0] is fixed
+    finally:
+        cache.close()

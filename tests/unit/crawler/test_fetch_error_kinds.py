@@ -105,3 +105,14 @@ def test_queue_server_sums_batches_reports_them_and_keeps_them(tmp_path) -> None
     again = QueueServerCore(config)
     assert again.stats()["fetch_errors_by_kind"] == {"connection": 1, "http_500": 3}
     again.close()
+
+
+def test_failures_the_crawlers_settings_cause_name_the_setting():
+    # issue 39, item 2: a crawl whose every fetch fails because of the engine's configuration
+    # says which setting on its page (robots.txt failures and failed pages share the labels)
+    from crawler.core.http import ERROR_KINDS, Misconfigured
+    from crawler.core.transport import fetch_error_kinds
+
+    assert ERROR_KINDS["configuration"] is Misconfigured
+    assert "CRAWLER_CA_BUNDLE" in fetch_error_kinds.label("configuration")
+    assert "CRAWLER_ALLOWED_NETWORKS" in fetch_error_kinds.label("egress_refused")

@@ -45,7 +45,7 @@ def test_frozen() -> None:
     {"read_timeout": -1.0}, {"page_deadline": 0}, {"max_redirects": -1},
     {"max_header_count": 0}, {"max_header_count": 101}, {"max_header_bytes": 0},
     {"user_agent": ""}, {"user_agent": "a\r\nX-Injected: 1"}, {"accept_encoding": ("br",)},
-    {"host_overrides": {"a.test": "not-an-ip"}}, {"ca_bundle": "/nonexistent/ca.pem"},
+    {"host_overrides": {"a.test": "not-an-ip"}}, {"ca_bundle": ""}, {"ca_bundle": "  "},
     {"byte_range": True},
 ])
 def test_invalid(kwargs: dict[str, object]) -> None:
