@@ -28,6 +28,7 @@ def spoilt_bundle_engine(tmp_path, migrated_sqlite):
         yield base, bundle, up
 
 
+@pytest.mark.long
 def test_a_spoilt_ca_bundle_ends_the_crawl_with_a_configuration_error(browser,
                                                                       spoilt_bundle_engine):
     from selenium.webdriver.common.by import By

@@ -55,6 +55,7 @@ def timeline(seen: list[dict]) -> list[tuple]:
     return [row for i, row in enumerate(rows) if i == 0 or row != rows[i - 1]]
 
 
+@pytest.mark.long
 def test_a_short_crawl_moves_the_counters_chart_and_link_analysis_panel(browser, engine):
     from selenium.webdriver.common.by import By
 
