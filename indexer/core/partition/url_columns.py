@@ -20,6 +20,7 @@ chunk once per language and gets exactly the terms of the whole url.
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import re
@@ -59,10 +60,21 @@ def url_chunks(text: str) -> tuple[str, ...]:
     return tuple(w for w in _SPLIT.split(text.lower()) if w)
 
 
+_NO_PARTS = UrlParts("", False, False, 0, (), (), False)
+
+
+@functools.lru_cache(maxsize=1 << 16)
 def url_parts(url: str) -> UrlParts:
-    """:class:`UrlParts` of ``url``."""
-    parts = urlsplit(url)
-    host = url_host(url)
+    """:class:`UrlParts` of ``url``; a url that ``urlsplit`` refuses (an unclosed IPv6
+    bracket, a host that NFKC turns into a delimiter: an archive record may name any url) has
+    none: no host, no url bonus. Never raises. Remembered for the 65,536 latest urls: a
+    partition's link documents name the same targets many times (50,000 documents, 19,653
+    urls on the default tier), and the writer makes every appended document's parts."""
+    try:
+        parts = urlsplit(url)
+        host = url_host(url)
+    except ValueError:
+        return _NO_PARTS
     path = parts.path or "/"
     is_root = path == "/" and not parts.query
     bare = host.removeprefix("www.")

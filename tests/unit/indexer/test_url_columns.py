@@ -10,6 +10,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from indexer.core.bundle.layout import (
     URL_COLUMNS,
@@ -21,7 +23,8 @@ from indexer.core.bundle.reorder import reorder_partition
 from indexer.core.bundle.writer import BundleConfig, IndexBundleWriter
 from indexer.core.dictionary.updater import DictionaryUpdater
 from indexer.core.ids import DocType, hash8
-from indexer.core.partition.url_columns import UrlColumns, summary_url, url_parts
+from indexer.core.partition.url_columns import UrlColumns, UrlParts, summary_url, url_parts
+from tests.unit.indexer.helpers import make_doc
 from tests.unit.ranking.helpers import Doc, index_document
 
 URLS = [
@@ -119,3 +122,21 @@ def test_columns_round_trip_and_refuse_bad_bytes() -> None:
     assert len(UrlColumns.decode(UrlColumns.of([]).encode())) == 0
     with pytest.raises(ValueError):
         UrlColumns.decode(b"garbage")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=40))
+def test_url_parts_never_raise(text: str) -> None:
+    """Whatever a stored document names as its url (an archive record may name any), the
+    writer makes its url parts: a url urlsplit refuses has none."""
+    for url in (text, f"http://{text}/", f"http://[{text}/x"):
+        parts = url_parts(url)
+        assert isinstance(parts, UrlParts)
+
+
+def test_a_document_whose_url_urlsplit_refuses_is_stored(tmp_path) -> None:
+    bad = "http://[::1/unclosed"
+    with IndexBundleWriter(tmp_path / "b") as writer:
+        writer.append([make_doc(1, url=bad), make_doc(2)])
+        writer.close_partition()
+    assert url_parts(bad) == UrlParts("", False, False, 0, (), (), False)
