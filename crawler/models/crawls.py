@@ -92,11 +92,11 @@ class Crawl(models.Model):
                   "registered domain (seed 004: \"perhaps only for pages belonging to the same "
                   "domain\"); its links to other domains are crawled and trusted as default.")
     needy_threshold = models.FloatField(
-        "needy query threshold", default=0.0, validators=in_range(0.0, 1.0),
+        "needy query threshold", default=0.5, validators=in_range(0.0, 1.0),
         help_text="A searched query whose mean top-10 relevance is below this is needy: urls "
                   "whose url and anchor text match it are crawled first. Relevance is a "
                   "result's share of the most its query's words can give (0 to 1; a missing "
-                  "result counts 0). 0 switches needy queries off.")
+                  "result counts 0). Default 0.5; 0 switches needy queries off.")
     priority_importance_weight = models.FloatField(
         "priority: importance weight", default=1.0, validators=in_range(0.0, 100.0),
         help_text="Weight of importance (the url's trust from its crawl policy and its link "
