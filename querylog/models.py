@@ -17,7 +17,10 @@ class QueryLog(models.Model):
     """One search: the query as typed (normalised: lower-case, single spaces), how many results
     it had and the scores of its top ``querylog.services.TOP_K`` results; ``mean_top_score`` is
     their mean with missing results counted as 0, the "average top-K relevance" of Olston's
-    needy queries."""
+    needy queries. A score is the result's relevance as a share of the most its query's terms
+    can give, in [0, 1] (``ranking.core.search.explain.relevance_share``), not its final,
+    rank-fused score (the same for every query of two or more words); rows logged before
+    that change hold final scores."""
 
     query = models.CharField(max_length=512, db_index=True)
     results = models.PositiveIntegerField(default=0)

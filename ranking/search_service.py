@@ -44,6 +44,7 @@ from ranking.core.options import SearchOptions
 from ranking.core.query.parser import QueryParser
 from ranking.core.remote.client import RemoteShard
 from ranking.core.search.curation import Curation, place_pins
+from ranking.core.search.explain import relevance_share
 from ranking.core.search.messages import SearchMessage
 from ranking.core.search.mixes import MixedShard, unwrap
 from ranking.core.search.pipeline import Searcher, SearchResult
@@ -121,7 +122,8 @@ class IndexInfo:
 class SearchAnswer:
     """What :meth:`SearchService.search` found: the ``result`` of ``params`` over ``shards``
     of crawl ``its`` (the first crawl of a mix), which ``index`` that was (None: none could
-    be read), and ``log``, the (query, total, top scores) to record in the query log once
+    be read), and ``log``, the (query, total, top relevance shares,
+    :func:`~ranking.core.search.explain.relevance_share`) to record in the query log once
     the answer is sent (None: this search is not logged). ``reach``: how far paging can go
     from this page (:func:`ranking.totals.reach`; None: not checked, nothing was searched)."""
 
@@ -345,9 +347,10 @@ class SearchService:
             reached = None
         log = None
         if params.offset == 0 and params.num > 0:  # the query log needy-query crawling reads
+            # each result's relevance as a share of its query's most (not the fused score)
             partial = result.fallback == "partial"
             log = (params.query, 0 if partial else result.total,
-                   [] if partial else [r.score for r in result.results])
+                   [] if partial else [relevance_share(r.explanation) for r in result.results])
         pins = curation.pins_for(params.query) if params.offset == 0 and shards else ()
         if pins:
             result = self._with_pins(result, pins, self.searcher(shards, options), params)

@@ -92,13 +92,15 @@ class Crawl(models.Model):
                   "registered domain (seed 004: \"perhaps only for pages belonging to the same "
                   "domain\"); its links to other domains are crawled and trusted as default.")
     needy_threshold = models.FloatField(
-        "needy query threshold", default=0.0, validators=in_range(0.0, 1000.0),
-        help_text="A searched query whose mean top-10 score is below this is needy: urls whose "
-                  "url and anchor text match it are crawled first. 0 switches needy queries "
-                  "off.")
+        "needy query threshold", default=0.5, validators=in_range(0.0, 1.0),
+        help_text="A searched query whose mean top-10 relevance is below this is needy: urls "
+                  "whose url and anchor text match it are crawled first. Relevance is a "
+                  "result's share of the most its query's words can give (0 to 1; a missing "
+                  "result counts 0). Default 0.5; 0 switches needy queries off.")
     priority_importance_weight = models.FloatField(
         "priority: importance weight", default=1.0, validators=in_range(0.0, 100.0),
-        help_text="Weight of link, trust and OPIC importance in a needy url's priority.")
+        help_text="Weight of importance (the url's trust from its crawl policy and its link "
+                  "weight, the mean of the two) in a needy url's priority.")
     priority_need_weight = models.FloatField(
         "priority: need weight", default=1.0, validators=in_range(0.0, 100.0),
         help_text="Weight of the need score (query frequency of matched needy queries) in a "

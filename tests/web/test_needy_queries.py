@@ -46,7 +46,7 @@ def test_needy_queries_by_threshold_and_frequency():
 
 def test_admin_needy_page_shows_queries_and_prioritised_urls(admin_client, make_crawl,
                                                              tmp_path):
-    crawl = make_crawl(needy_threshold=1.0)
+    crawl = make_crawl(needy_threshold=0.9)
     for _ in range(4):
         query_log_record("gis measure", 0, [])
     query_log_record("well answered", 10, [50.0] * 10)
@@ -75,7 +75,7 @@ def test_admin_needy_page_shows_queries_and_prioritised_urls(admin_client, make_
 
 
 def test_admin_needy_page_when_needy_queries_are_off(admin_client, make_crawl):
-    crawl = make_crawl()
+    crawl = make_crawl(needy_threshold=0.0)  # on by default (0.5) since issue 35
     body = admin_client.get(reverse("admin:crawler_crawl_needy", args=[crawl.pk])
                             ).content.decode()
     assert 'id="needy-off"' in body and "No live queue server" in body
@@ -101,3 +101,28 @@ def test_the_search_is_logged_once_its_answer_is_sent(settings, tmp_path, rf, db
         finally:
             request_finished.connect(close_old_connections)
         assert QueryLog.objects.filter(query=params["q"]).count() == 1
+
+
+def test_the_log_keeps_relevance_shares_that_tell_good_answers_from_poor_ones(client, settings,
+                                                                             tmp_path):
+    """Issue 35, item 4: the logged score is the result's relevance as a share of its query's
+    most (``relevance_share``), not the final score, which rank fusion makes the same for
+    every query of two or more words whatever the relevance."""
+    from tests.web.hardening_index import build_index
+
+    filler = " ".join(f"filler{i}" for i in range(300))
+    build_index(tmp_path, {
+        "https://zoo.example/good.html":
+            "<title>Zqzebra zqstripes</title><p>" + "zqzebra zqstripes " * 8 + "</p>",
+        "https://zoo.example/poor.html":
+            f"<title>Notes</title><p>zqzebra {filler} zqgiraffe {filler}</p>",
+    })
+    settings.WORK_DIRECTORY = tmp_path
+    search(client, "zqzebra zqstripes")
+    search(client, "zqzebra zqgiraffe")
+    rows = {r.query: r for r in QueryLog.objects.all()}
+    good, poor = rows["zqzebra zqstripes"], rows["zqzebra zqgiraffe"]
+    assert good.results >= 1 and poor.results >= 1
+    assert all(0.0 <= s <= 1.0 for s in good.top_scores + poor.top_scores)
+    assert good.top_scores[0] > 0.8
+    assert good.top_scores[0] - poor.top_scores[0] > 0.2

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.django_db
 def test_new_crawl_from_an_ended_one_copies_its_setup(admin_client, make_crawl):
     old = make_crawl(name="docs", seeds=("https://a.example/", "https://b.example/"),
                      max_pages=250, max_depth=4, allowed_sites="domain:example.com",
-                     restrict_to_seeds=True, needy_threshold=2.5)
+                     restrict_to_seeds=True, needy_threshold=0.25)
     old.seeds.filter(url="https://b.example/").update(policy="distrust", trust_weight=3.0)
     services.crawl_start(old.pk)
     services.crawl_stop(old.pk)

@@ -191,14 +191,14 @@ class NeedyIndex:
         return [self.queries[q].text for q in ranked]
 
 
-def importance(trust: float, link_index: int, opic_cash: float) -> float:
+def importance(trust: float, link_index: int) -> float:
     """Query-independent importance in [0, 1]: the mean of the url's trust (from its crawl
-    policy, see :mod:`crawler.core.definition.policy`), its link weight (``1 / (1 + log5(1 + i))``
-    for the ``i``-th link of its page after the fetcher ranked them by link score) and its OPIC cash
-    (capped at 1)."""
+    policy, see :mod:`crawler.core.definition.policy`) and its link weight
+    (``1 / (1 + log5(1 + i))`` for the ``i``-th link of its page after the fetcher ranked them
+    by link score). The OPIC cash of the page-importance order is not part of it: a url
+    filed in the needy lane has none yet (it is counted when the url is fetched)."""
     link = 1.0 / (1.0 + math.log(1.0 + max(0, link_index)) / math.log(5.0))
-    cash = min(1.0, max(0.0, float(opic_cash)))
-    return (min(1.0, max(0.0, trust)) + link + cash) / 3.0
+    return (min(1.0, max(0.0, trust)) + link) / 2.0
 
 
 def combined_priority(importance_value: float, need: float, importance_weight: float,

@@ -19,38 +19,28 @@ words (``indexer.core.documents.document.fancy_words``): the short barrel search
   is the hash of ``url|<target>|text|<anchor>|<eref or iref>|<source>`` (as Yioop names link
   records), so each (source, target, text) is its own document.
 
-Anchor fields (seed 002's AnchorFields, issue 8): once link analysis has scored the crawl
-(``manage.py score_update`` wrote ``<work>/linkgraph/<ts>/scores.npz``), the indexer boosts
-each link document's anchor text by its source page's score (:func:`boost_link_documents`):
-the region weight of the anchor text, 1 before, becomes ``1 + log10(1 + r)`` with ``r`` the
-source's relative LinkRank (1 = an average page), so the anchors of the best-scored inlinks
-weigh most in the target page's relevance (the search multiplies it by the link weight of
-Page Options). Sources the graph does not know keep weight 1. The boost is stored with the
-document, so it is fixed at indexing time, as a Lucene field boost is.
+Anchor fields (seed 002's AnchorFields, issue 8): a link document is made with region weight 1;
+the index writer multiplies it by ``1 + log10(1 + r)``, ``r`` the source page's relative
+LinkRank, each time it builds a partition from the crawl's newest link scores
+(:mod:`indexer.core.partition.anchors`), finding the source in the link document's
+``source:<url>`` meta word.
 """
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import replace
-from pathlib import Path
+from collections.abc import Iterable, Iterator
 from types import MappingProxyType
 from typing import Any
 from urllib.parse import quote
-
-import numpy as np
 
 from crawler.core.processing.meta_words import lang_words, safe_words, site_words
 from crawler.core.processing.page import Link, ProcessedPage
 from crawler.core.processing.plugins import PluginDocument
 from indexer.core.documents.document import IndexDocument, fancy_words
 from indexer.core.ids import DocType, hash7
-from indexer.core.runtime.workdir import scores_path
-from indexer.core.signals.link_scores import LinkScores, cached_link_scores
 from indexer.core.text import TextAnalyzer, term_positions
-from indexer.core.urls import hashes_of, host_of
+from indexer.core.urls import host_of
 
 LINK_KINDS_WITHOUT_DOCUMENT = frozenset({"location", "sitemap", "robots"})
 # Text that quote() changes only by spelling spaces %20 (unreserved characters, "/", " ").
@@ -233,44 +223,3 @@ def batch_documents(
     for page in pages:
         documents.extend(to_index_documents(page, analyzer))
     return documents
-
-
-def anchor_boosts(sources: Sequence[str], scores: LinkScores) -> np.ndarray:
-    """``1 + log10(1 + relative LinkRank)`` of each source url (1 for unknown urls), in one
-    vectorised lookup."""
-    if not sources:
-        return np.zeros(0)
-    relative = scores.scores_for(hashes_of(list(sources)), "linkrank_relative")
-    return 1.0 + np.log10(1.0 + np.maximum(relative, 0.0))
-
-
-def boost_link_documents(documents: Sequence[IndexDocument],
-                         scores: LinkScores | None) -> list[IndexDocument]:
-    """``documents`` with every link document's anchor-text weight multiplied by its source
-    page's boost (:func:`anchor_boosts`); other documents, and everything when ``scores`` is
-    None, unchanged."""
-    docs = list(documents)
-    if scores is None:
-        return docs
-    rows = [i for i, d in enumerate(docs) if d.doc_type == DocType.LINK
-            and d.summary.get("source")]
-    if not rows:
-        return docs
-    boosts = anchor_boosts([str(docs[i].summary["source"]) for i in rows], scores).tolist()
-    for i, boost in zip(rows, boosts, strict=True):
-        if boost != 1.0:
-            doc = docs[i]
-            docs[i] = replace(doc, region_weights=tuple(
-                (end, weight * boost) for end, weight in doc.region_weights))
-    return docs
-
-
-def crawl_link_scores(work_directory: str | os.PathLike[str],
-                      timestamp: int) -> LinkScores | None:
-    """The crawl's own link scores (``<work>/linkgraph/<ts>/scores.npz``) when link analysis
-    has written them, else None (silently: a crawl is not scored until it has been crawled).
-    Loaded once per version of the file; a corrupt file is logged and gives None."""
-    path = scores_path(Path(work_directory), timestamp)
-    if not path.exists():
-        return None
-    return cached_link_scores(path).get()

@@ -17,10 +17,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
-from crawler.core.processing.indexing import anchor_boosts, boost_link_documents, crawl_link_scores
 from crawler.core.queue_server.activity import ActivityLog
 from crawler.core.queue_server.config import QueueServerConfig
 from crawler.core.queue_server.hosts import HostBook
@@ -38,29 +36,13 @@ from crawler.core.transport.wire import (
     is_encoded_document,
 )
 from indexer.core.bundle.writer import IndexBundleWriter
-from indexer.core.documents.encoding import EncodedDocument, scale_regions
+from indexer.core.documents.encoding import EncodedDocument
 
 logger = logging.getLogger(__name__)
 
 # A url requested this many times and given up on each time (a page that never finishes by its
 # deadline) is not requeued again: the first try and two retries.
 MAX_PAGE_TRIES = 3
-
-
-def _boost_encoded(items: list[EncodedDocument], scores: Any) -> list[EncodedDocument]:
-    """:func:`~crawler.core.processing.indexing.boost_link_documents` for encoded documents: a
-    link document's region weights times its source page's anchor boost."""
-    if scores is None:
-        return items
-    rows = [i for i, item in enumerate(items) if item.is_link and item.source]
-    if not rows:
-        return items
-    out = list(items)
-    boosts = anchor_boosts([items[i].source for i in rows], scores).tolist()
-    for i, boost in zip(rows, boosts, strict=True):
-        if boost != 1.0:
-            out[i] = scale_regions(items[i], boost)
-    return out
 
 
 class BatchApplier:
@@ -81,13 +63,9 @@ class BatchApplier:
     def apply(self, batch: FetcherBatch, state: QueueServerState) -> None:
         """Apply ``batch``, its tallies to ``state``."""
         self._check_addressee(batch)
-        crawl = self.config.crawl
         encoded = [encoded_document_from_wire(d) for d in batch.docs if is_encoded_document(d)]
         docs = [document_from_wire(d) for d in batch.docs if not is_encoded_document(d)]
-        # anchor fields: link documents weigh their source's link score once the crawl has one
-        scores = crawl_link_scores(Path(self.config.directory).parent, crawl.timestamp)
-        docs = boost_link_documents(docs, scores)
-        encoded = _boost_encoded(encoded, scores)
+        # stored as fetched: the anchor boost is the index writer's, at each partition build
         discovered = [discovered_from_wire(r) for r in batch.discovered]
         deferred = [deferred_from_wire(r) for r in batch.deferred]
         visits = [Visit.from_wire(r) for r in batch.fetched]

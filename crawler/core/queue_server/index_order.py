@@ -10,6 +10,11 @@ Importance of a url: its link score ``log10(1 + relative LinkRank) + trust``
 url the graph does not know. :func:`indexer.core.partition.grouping.importance_order` adds it to the
 group's crawl-order Doc Rank within the partition, so both are on Doc Rank's log10 scale.
 
+Each re-order also gives the partition's link documents the anchor-text boost of the same
+scores (:func:`link_anchor_boost`, :mod:`indexer.core.partition.anchors`): a partition finished
+before the crawl's first link analysis (every partition of a crawl smaller than the analysis
+interval, whose only analysis runs at its end) gets its boost this way.
+
 Once every finished partition is ordered by a score file, the bundle's common-phrase lexicon
 (:mod:`indexer.core.signals.phrases`: the word runs of its titles and anchor texts, which search
 prefers in order) is rebuilt, so each queue server keeps its own shard's lexicon current on its
@@ -51,9 +56,15 @@ from indexer.core.bundle.reorder import (
 from indexer.core.bundle.writer import IndexBundleWriter
 from indexer.core.documents.store import PartitionDocumentBundle
 from indexer.core.files.storage import FileLock
+from indexer.core.partition.anchors import AnchorBoost
 from indexer.core.partition.grouping import Importance
 from indexer.core.runtime.workdir import phrases_path
-from indexer.core.signals.link_scores import LinkScores, cached_link_scores, link_score
+from indexer.core.signals.link_scores import (
+    LinkScores,
+    anchor_boost,
+    cached_link_scores,
+    link_score,
+)
 from indexer.core.signals.phrase_counting import count_bundle_phrases
 
 logger = logging.getLogger(__name__)
@@ -65,6 +76,21 @@ def link_importance(scores: LinkScores) -> Importance:
         return link_score(scores.scores_for(url_hashes, "linkrank_relative"),
                           scores.scores_for(url_hashes, "trust"))
     return importance
+
+
+def link_anchor_boost(scores: LinkScores) -> AnchorBoost:
+    """The anchor-text boost of a crawl's link scores: per source url hash,
+    :func:`~indexer.core.signals.link_scores.anchor_boost` of its relative LinkRank."""
+    def boost(url_hashes: npt.NDArray[np.uint64]) -> npt.NDArray[np.float64]:
+        return anchor_boost(scores.scores_for(url_hashes, "linkrank_relative"))
+    return boost
+
+
+def current_anchor_boost(scores: str | os.PathLike[str]) -> AnchorBoost | None:
+    """The anchor-text boost of the score file at ``scores`` as it is now (one ``stat`` when
+    it is unchanged), None while there is none or it cannot be read."""
+    loaded = cached_link_scores(Path(scores)).get()
+    return link_anchor_boost(loaded) if loaded is not None else None
 
 
 def scores_tag(path: str | os.PathLike[str]) -> str | None:
@@ -111,9 +137,11 @@ class IndexOrderer:
             return None
         importance = link_importance(loaded)
         if self.writer is not None:
+            # the writer's anchor boost reads the same file, just loaded
             result = self.writer.reorder_partition(todo[0], importance, str(tag))
         else:
-            result = reorder_partition(self.bundle, todo[0], importance, str(tag))
+            result = reorder_partition(self.bundle, todo[0], importance, str(tag),
+                                       anchor=link_anchor_boost(loaded))
         if len(todo) == 1:
             self._next_check = now + self.check_seconds
         return result
@@ -183,6 +211,6 @@ def _reorder_one(task: tuple[str, int, str, str]) -> ReorderResult:
     documents = PartitionDocumentBundle(Path(bundle) / DOCUMENTS)
     try:
         return rewrite_partition(Path(bundle), documents, partition, link_importance(loaded),
-                                 tag)
+                                 tag, anchor=link_anchor_boost(loaded))
     finally:
         documents.close_files()

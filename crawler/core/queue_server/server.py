@@ -42,7 +42,11 @@ from crawler.core.queue_server.applying import BatchApplier
 from crawler.core.queue_server.claims import lost_schedules
 from crawler.core.queue_server.config import QueueServerConfig
 from crawler.core.queue_server.hosts import HostBook
-from crawler.core.queue_server.index_order import IndexOrderer
+from crawler.core.queue_server.index_order import (
+    IndexOrderer,
+    current_anchor_boost,
+    scores_tag,
+)
 from crawler.core.queue_server.recrawl import RetiredPublisher
 from crawler.core.queue_server.source import Inbox, QueueSource, open_source
 from crawler.core.queue_server.state import QueueServerState
@@ -74,19 +78,21 @@ class QueueServerCore:
         self.queue: QueueSource
         self.inbox: Inbox
         self.queue, self.inbox = open_source(config, self.paths["queue"], self.spool, clock)
+        scores = scores_path(Path(config.directory).parent, crawl.timestamp)
         try:
+            # link documents are stored as fetched; each build of a partition's files gives
+            # them the anchor boost of the crawl's newest link scores
             self.index = IndexBundleWriter(
                 self.paths["index"], config.bundle,
                 crawl_parameters={"timestamp": crawl.timestamp, "name": crawl.name,
                                   "order": str(crawl.order), "server": config.server,
-                                  "num_servers": config.num_servers})
+                                  "num_servers": config.num_servers},
+                anchor=lambda: current_anchor_boost(scores))
         except BaseException:
             self.queue.abandon()  # just opened and checkpointed: nothing to save
             raise
         # finished partitions follow the crawl's newest link scores (one partition per step)
-        self.orderer = IndexOrderer(
-            self.paths["index"], scores_path(Path(config.directory).parent, crawl.timestamp),
-            writer=self.index)
+        self.orderer = IndexOrderer(self.paths["index"], scores, writer=self.index)
         self.retired = RetiredPublisher(self.queue, self.paths["index"])
         self.activity = ActivityLog()  # urls and hosts since the glue last took them
         self.hosts = HostBook(config.server, config.stall_drop_threshold)
@@ -94,6 +100,7 @@ class QueueServerCore:
         self._dirty = False
         self._last_refresh = clock()
         self._refresh_cost = 0.0  # seconds the last refresh took
+        self._refreshed_with: str | None = None  # the score file's tag at the last refresh
         self._applier = BatchApplier(config, self.queue, self.index, self.hosts, self.activity,
                                      self.retired, clock, self._mark_dirty)
 
@@ -228,16 +235,22 @@ class QueueServerCore:
     def maybe_refresh(self, force: bool = False) -> bool:
         """Make recently appended documents searchable: at most every refresh_seconds, and
         less often while refreshes are slow (see ``refresh_share``); the copies they replace
-        (and pages now removed) leave search at the same time (:mod:`.recrawl`)."""
+        (and pages now removed) leave search at the same time (:mod:`.recrawl`). A new link
+        score file is a reason to refresh too: the active partition's link documents get
+        its anchor boost (:mod:`indexer.core.partition.anchors`)."""
         now = self._clock()
         config = self.config
         interval = min(max(config.refresh_seconds, self._refresh_cost / config.refresh_share),
                        max(config.refresh_seconds, config.max_refresh_seconds))
-        if (self._dirty or self.retired.pending) and (
-                force or now - self._last_refresh >= interval):
+        due = force or now - self._last_refresh >= interval
+        if due and not self._dirty and self.index.active_documents:
+            # new link scores: the active partition's anchor boost is rebuilt from them
+            self._dirty = scores_tag(self.orderer.scores) != self._refreshed_with
+        if (self._dirty or self.retired.pending) and due:
             started = time.perf_counter()
             self.retired.publish()  # before the new copies become searchable
             if self._dirty:
+                self._refreshed_with = scores_tag(self.orderer.scores)
                 self.index.refresh()
             self._refresh_cost = time.perf_counter() - started
             self._dirty = False

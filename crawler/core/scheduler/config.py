@@ -49,7 +49,9 @@ class SchedulerConfig:
     queries (:mod:`crawler.core.definition.needy`): with ``need_weight`` > 0 and needy queries set,
     urls with a need score go to the needy lane, ordered by
     ``importance_weight * importance + need_weight * log(1 + need)`` and scheduled before the
-    tiers (at most ``needy_lane_size`` urls; the lowest spill into their tiers).
+    tiers (at most ``needy_lane_size`` urls; the lowest spill into their tiers). When a needy
+    query appears that the previous set did not hold, urls already queued are rescored too:
+    whole tiers, lowest first, up to ``needy_rescore_limit`` urls.
 
     Crawl-delayed hosts: a schedule holds at most ``ceil(delayed_schedule_seconds / delay)``
     urls of one such host (at least one), about what a fetcher requesting the host once per
@@ -88,6 +90,7 @@ class SchedulerConfig:
     shingle_width: int = 2
     shingle_rho: float = 0.5
     needy_lane_size: int = 100_000
+    needy_rescore_limit: int = 200_000  # queued urls new needy queries rescore (whole tiers)
     delayed_schedule_seconds: float = DELAYED_SCHEDULE_SECONDS
     recrawl_day_seconds: float = 86400.0  # (last: version-1 states list the fields in order)
 
@@ -117,6 +120,7 @@ class SchedulerConfig:
             (self.shingle_width >= 1, "shingle_width must be at least 1"),
             (0.0 < self.shingle_rho <= 1.0, "shingle_rho must be in (0, 1]"),
             (self.needy_lane_size >= 1, "needy_lane_size must be positive"),
+            (self.needy_rescore_limit >= 0, "needy_rescore_limit must not be negative"),
             (self.delayed_schedule_seconds > 0, "delayed_schedule_seconds must be positive"),
             (self.recrawl_day_seconds > 0, "recrawl_day_seconds must be positive"),
         )

@@ -330,11 +330,21 @@ class QueueMachine:
             self.order.push(filed)
 
     def _apply_needy(self, rows: tuple[tuple[str, float, float], ...]) -> bool:
+        """New needy queries: the lane is rescored and, when a query is new (urls queued
+        before it was needy were never matched to it), so are the queued urls of whole tiers
+        up to ``needy_rescore_limit`` (:meth:`CrawlOrderStrategy.take_for_rescore`); those
+        that match go to the lane, the others back to their tier in their order."""
+        known = {row[0] for row in self.needy.queries}
         old = self.needy.set_queries(rows, self.cfg, self.order.has_needy_lane)
+        queued: list[str] = []
+        if self.needy.active and {row[0] for row in rows} - known:
+            queued = self.order.take_for_rescore(self.cfg.needy_rescore_limit)
+        # the tiers' own urls first, so those given back keep their order at a tier's head
+        self.pending.extend(queued)
         self.pending.extend(old)
         if not self.replaying:
-            logger.info("crawl queue %s: %d needy queries; needy lane rescored (%d urls)",
-                        self.ctx.root, len(rows), len(old))
+            logger.info("crawl queue %s: %d needy queries; needy lane (%d urls) and %d queued "
+                        "urls rescored", self.ctx.root, len(rows), len(old), len(queued))
         return True
 
     # -- robots, errors, validators ---------------------------------------------------------

@@ -81,7 +81,7 @@ class NeedyLane:
                 elsewhere(record)
                 continue
             value = needy_mod.importance(pol.trust(pol.FROM_CODE[record.policy]),
-                                         int(record.weight), 0.0)
+                                         int(record.weight))
             priority = needy_mod.combined_priority(value, score, cfg.importance_weight,
                                                    cfg.need_weight)
             self.seq += 1

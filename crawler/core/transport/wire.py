@@ -9,8 +9,8 @@ The batch a fetcher ships to a queue server, which carries these, is
 A document travels *encoded* (:func:`encoded_document_to_wire`): the fetcher has already built
 the bytes the index stores (gzipped summary and cached page, compressed document index), so the
 queue server's indexer only checks and appends them. ``{"url", "id", "s", "c", "x"}`` are the
-url, and the base64 of the doc id, summary, cached page and index blob; a link document adds
-``"src"``, its source page. The older dict form
+url, and the base64 of the doc id, summary, cached page and index blob (a link document's
+source page is in its index blob, as its ``source:`` meta word). The older dict form
 (:func:`document_to_wire`, terms as JSON) is still read.
 """
 
@@ -76,8 +76,6 @@ def encoded_document_to_wire(doc: IndexDocument) -> dict[str, Any]:
     data = {"url": item.url, "id": b64(item.doc_id).decode("ascii"),
             "s": b64(item.summary).decode("ascii"), "c": b64(item.cache).decode("ascii"),
             "x": b64(item.index_blob).decode("ascii")}
-    if item.source:
-        data["src"] = item.source
     return data
 
 
@@ -91,8 +89,7 @@ def encoded_document_from_wire(data: Any) -> EncodedDocument:
     try:
         fields = [base64.b64decode(_need(data[key], str, key), validate=True)
                   for key in ("id", "s", "c", "x")]
-        return EncodedDocument(*fields, url=_need(data["url"], str, "url"),
-                               source=_need(data.get("src", ""), str, "src"))
+        return EncodedDocument(*fields, url=_need(data["url"], str, "url"))
     except (KeyError, TypeError, ValueError) as exc:
         raise WireError(f"bad encoded document: {exc}") from None
 

@@ -27,7 +27,10 @@ What is re-written (nothing is modified in place)::
 The stored documents (``partition_N.txt.gz`` / ``.ix``) do not move: the doc_map's member rows
 point into them. The rebuild starts from the document index blobs stored with the documents
 (:func:`indexer.core.partition.build.load_partition_docs`), the same input the partition was
-built from when it closed, so grouping, region weights and term statistics are unchanged.
+built from when it closed, so grouping and term statistics are unchanged; link documents'
+region weights get the anchor-text boost of the scores the caller passes
+(:mod:`indexer.core.partition.anchors`), which is how a partition finished before the crawl's
+first link analysis gets its boost.
 
 Crash safety (kill -9 at any instant leaves the old order, or the new one, valid and searchable):
 
@@ -57,6 +60,7 @@ from ..dictionary.updater import remerge_partition
 from ..documents.store import PartitionDocumentBundle
 from ..errors import IndexLockedError, IndexStateError
 from ..files.storage import FileLock, atomic_write_many, frame, remove_temporaries
+from ..partition.anchors import AnchorBoost
 from ..partition.build import build_partition, load_partition_docs
 from ..partition.grouping import Importance, importance_order
 from ..runtime.gc_pause import gc_paused
@@ -109,9 +113,10 @@ def partitions_to_reorder(bundle: str | os.PathLike[str], tag: str) -> list[int]
 
 
 def reorder_partition(bundle: str | os.PathLike[str], partition: int, importance: Importance,
-                      tag: str, *, lock_timeout: float = 60.0) -> ReorderResult:
+                      tag: str, *, lock_timeout: float = 60.0,
+                      anchor: AnchorBoost | None = None) -> ReorderResult:
     """Re-order finished ``partition`` of the bundle at ``bundle`` by ``importance`` (see the
-    module docstring), taking the bundle's writer lock (``IndexLockedError`` when a writer
+    module docstring; ``anchor``: the anchor-text boost of the same scores), taking the bundle's writer lock (``IndexLockedError`` when a writer
     holds it: a running writer re-orders through
     :meth:`~indexer.core.bundle.writer.IndexBundleWriter.reorder_partition` instead)."""
     path = Path(bundle)
@@ -120,7 +125,7 @@ def reorder_partition(bundle: str | os.PathLike[str], partition: int, importance
         documents = PartitionDocumentBundle(path / DOCUMENTS)
         try:
             return rewrite_partition(path, documents, partition, importance, tag,
-                                     lock_timeout=lock_timeout)
+                                     lock_timeout=lock_timeout, anchor=anchor)
         finally:
             documents.close_files()
     finally:
@@ -148,10 +153,11 @@ def _wait_lock(path: Path, timeout: float) -> FileLock:
 
 
 def rewrite_partition(bundle: Path, documents: PartitionDocumentBundle, partition: int,
-                      importance: Importance, tag: str, *, lock_timeout: float = 60.0
-                      ) -> ReorderResult:
+                      importance: Importance, tag: str, *, lock_timeout: float = 60.0,
+                      anchor: AnchorBoost | None = None) -> ReorderResult:
     """The re-order itself; the caller holds ``BUNDLE/LOCK`` (it is the bundle's writer, or
-    :func:`reorder_partition`)."""
+    :func:`reorder_partition`). ``anchor``: the anchor-text boost the rebuilt partition's link
+    documents get (:mod:`indexer.core.partition.anchors`), None for none."""
     started = time.perf_counter()
     manifest = read_partition_manifest(bundle, partition)
     if manifest is None or manifest["state"] != "closed":
@@ -175,7 +181,7 @@ def rewrite_partition(bundle: Path, documents: PartitionDocumentBundle, partitio
         return ordered
 
     with gc_paused():
-        built = build_partition(docs, vocab, order=order)
+        built = build_partition(docs, vocab, order=order, anchor=anchor)
     generation = int(manifest["generation"]) + 1
     payloads = derived_payloads(built)
     files = {kind: f"{kind}.g{generation}" for kind in payloads}

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -52,6 +52,7 @@ from ..documents.store import PartitionDocumentBundle
 from ..errors import IndexStateError
 from ..files.storage import FileLock, atomic_write_many, frame, link_many, remove_temporaries
 from ..ids import DOC_TYPE, DocType
+from ..partition.anchors import AnchorBoost
 from ..partition.build import ActiveDocs, Vocabulary, build_partition, load_partition_docs
 from ..partition.grouping import Importance
 from ..runtime.gc_pause import gc_paused
@@ -92,12 +93,19 @@ class BundleConfig:
 
 
 class IndexBundleWriter:
-    """Appends documents to an IndexDocumentBundle folder (created if missing)."""
+    """Appends documents to an IndexDocumentBundle folder (created if missing).
+
+    ``anchor`` (optional) gives, each time the writer builds a partition's files (refresh,
+    close, re-order), the anchor-text boost of the crawl's newest link scores, or None while
+    the crawl has none (:mod:`indexer.core.partition.anchors`); documents are stored as
+    appended."""
 
     def __init__(self, path: str | os.PathLike[str], config: BundleConfig | None = None,
-                 crawl_parameters: Mapping[str, Any] | None = None) -> None:
+                 crawl_parameters: Mapping[str, Any] | None = None,
+                 anchor: Callable[[], AnchorBoost | None] | None = None) -> None:
         self.path = Path(path)
         self.config = config or BundleConfig()
+        self._anchor = anchor
         self.path.mkdir(parents=True, exist_ok=True)
         self._lock = FileLock(self.path / LOCK)
         try:
@@ -236,9 +244,13 @@ class IndexBundleWriter:
 
     # -- derived files ----------------------------------------------------------------------
 
+    def anchor_boost(self) -> AnchorBoost | None:
+        """The anchor-text boost a partition built now gets (None: none)."""
+        return self._anchor() if self._anchor is not None else None
+
     def _write_derived(self, number: int, suffix: str, state: str) -> dict[str, Any]:
         with gc_paused():
-            built = build_partition(self._docs, self._vocab)
+            built = build_partition(self._docs, self._vocab, anchor=self.anchor_boost())
         pdir = partition_dir(self.path, number)
         payloads = derived_payloads(built)
         files = {kind: kind + suffix for kind in payloads}
@@ -310,7 +322,8 @@ class IndexBundleWriter:
         :mod:`indexer.core.bundle.reorder`); ``tag`` names the importance in its MANIFEST."""
         if self._lock is None:
             raise IndexStateError("writer is closed")
-        return rewrite_partition(self.path, self.documents, number, importance, tag)
+        return rewrite_partition(self.path, self.documents, number, importance, tag,
+                                 anchor=self.anchor_boost())
 
     def close(self) -> None:
         """Refresh the active partition, then release the files and the lock."""

@@ -1,8 +1,7 @@
 """Documents in the form the bundle stores them, and batches of them checked and ready to store.
 
 Layer: ``indexer.core``. Used by fetchers (:func:`encode_document`, through the crawler's wire
-format), the queue server's indexer (:func:`scale_regions`, the anchor-text boost) and
-:class:`indexer.core.bundle.writer.IndexBundleWriter` (:func:`prepare_documents`,
+format) and :class:`indexer.core.bundle.writer.IndexBundleWriter` (:func:`prepare_documents`,
 :func:`prepare_encoded`). Blob bytes come from :mod:`indexer.core.documents.doc_index`.
 
 A stored document is a 24-byte doc id, the gzip of its summary's JSON (compact separators,
@@ -19,7 +18,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from itertools import chain
 from typing import Any
 
@@ -27,7 +26,7 @@ import numpy as np
 import orjson
 from isal import isal_zlib
 
-from ..ids import DOC_TYPE, TEXT_HASH, DocType
+from ..ids import DOC_TYPE, DocType
 from .doc_batch_decode import decode_doc_batch
 from .doc_index import (
     DocBatch,
@@ -76,16 +75,14 @@ def summary_json(summary: Mapping[str, Any]) -> bytes:
 class EncodedDocument:
     """A document in the form the bundle stores: ``doc_id`` (24 bytes), ``summary`` (gzip of
     the summary's JSON), ``cache`` (gzip of the cached page, or empty) and ``index_blob``
-    (:func:`~indexer.core.documents.doc_index.encode_doc_index`). ``url`` is for messages only;
-    ``source`` is a link document's source page (its summary's ``source``), for the indexer's
-    anchor-text boost (:func:`scale_regions`)."""
+    (:func:`~indexer.core.documents.doc_index.encode_doc_index`). ``url`` is for messages
+    only."""
 
     doc_id: bytes
     summary: bytes
     cache: bytes
     index_blob: bytes
     url: str = ""
-    source: str = ""
 
     @property
     def is_link(self) -> bool:
@@ -106,9 +103,7 @@ def encode_document(doc: IndexDocument, level: int = SUMMARY_COMPRESSION_LEVEL
     blob = small_doc_index(doc) if len(doc.terms) <= SMALL_DOC_TERMS else None
     if blob is None:
         blob = encode_doc_index(doc)[0]
-    source = doc.summary.get("source") if doc.doc_type == DocType.LINK else None
-    return EncodedDocument(doc.doc_id, summary, cache, blob, doc.url,
-                           source if isinstance(source, str) else "")
+    return EncodedDocument(doc.doc_id, summary, cache, blob, doc.url)
 
 
 def _gzip_all(texts: list[bytes], level: int) -> list[bytes]:
@@ -121,27 +116,6 @@ def _gzip(data: bytes, level: int) -> bytes:
     """``data`` as one gzip member (what the document files hold), in one C call; ``level``
     is an ISA-L level (0-3)."""
     return isal_zlib.compress(data, level, wbits=31)
-
-
-def scale_regions(item: EncodedDocument, factor: float) -> EncodedDocument:
-    """``item`` with every region weight multiplied by ``factor`` (its index blob re-encoded);
-    raises ``ValueError`` for a bad blob."""
-    try:
-        parsed = decode_doc_index(item.index_blob)
-    except Exception as exc:  # zlib.error, ValueError, struct.error
-        raise ValueError(f"{item.url}: bad document index blob: {exc}") from None
-    ends = np.cumsum(parsed.counts)
-    starts = ends - parsed.counts
-    positions = parsed.positions.tolist()
-    terms = {term: positions[a:b] for term, a, b in zip(parsed.terms, starts.tolist(),
-                                                        ends.tolist(), strict=True)}
-    doc = IndexDocument(
-        url=item.url, host="", doc_type=DocType(item.doc_id[DOC_TYPE]),
-        text_hash=item.doc_id[TEXT_HASH], summary={}, terms=terms, length=parsed.length,
-        meta_words=tuple(parsed.meta_words),
-        region_weights=tuple((end, weight * factor) for end, weight in parsed.regions),
-        classifier_scores=parsed.classifier_scores)
-    return replace(item, index_blob=encode_doc_index(doc)[0])
 
 
 @dataclass(slots=True)

@@ -29,6 +29,7 @@ from ..errors import CorruptIndexError
 from ..files.packed_columns import pack_columns
 from ..files.packed_table import PackedTableTool
 from ..ids import DOC_ID_LEN, DOC_TYPE, DocType, term_ids
+from .anchors import AnchorBoost, Regions, boosted_regions, link_sources
 from .doc_map import encode_doc_map_columns
 from .grouping import Group, group_partition
 from .postings import BLOCK_SIZE
@@ -240,7 +241,8 @@ GroupOrder = Callable[[list[Group], list[bytes]], list[Group]]
 
 def build_partition(docs: ActiveDocs, vocab: Vocabulary, block_size: int = BLOCK_SIZE,
                     order: GroupOrder | None = None,
-                    chunk_positions: int = CHUNK_POSITIONS) -> BuiltPartition:
+                    chunk_positions: int = CHUNK_POSITIONS,
+                    anchor: AnchorBoost | None = None) -> BuiltPartition:
     """Group ``docs`` (in append order), then encode doc_map, positions, postings and the term
     table (last_entries) of the partition.
 
@@ -255,6 +257,10 @@ def build_partition(docs: ActiveDocs, vocab: Vocabulary, block_size: int = BLOCK
     The url columns (:mod:`indexer.core.partition.url_columns`) hold each group's
     representative's url parts, when every document's is known.
 
+    ``anchor`` (optional): the boost of a link document's source page, by url hash; each
+    link document's region weights are multiplied by it here, the stored documents are not
+    (:mod:`indexer.core.partition.anchors`).
+
     Term lists are encoded about ``chunk_positions`` positions at a time
     (:mod:`indexer.core.partition.term_lists`), so that the build's memory beyond ``docs`` is a few
     32-bit columns per entry plus one chunk's working arrays; the bytes do not depend on it.
@@ -265,7 +271,11 @@ def build_partition(docs: ActiveDocs, vocab: Vocabulary, block_size: int = BLOCK
         groups = order(groups, doc_ids)
     e_terms, e_counts, positions, nentries, _, store = docs.columns()
     id_bytes = b"".join(doc_ids)
-    made = _contributors(groups, docs, id_bytes)
+    regions = docs.regions
+    if anchor is not None:
+        rows, source, urls = link_sources(doc_ids, vocab.terms, e_terms, e_counts, nentries)
+        regions = boosted_regions(regions, rows, source, urls, anchor)
+    made = _contributors(groups, docs, id_bytes, regions)
     doc_map = _encode_doc_map(groups, docs, made, id_bytes, store)
     entries = _gather_entries(made, docs.lengths, e_terms, e_counts, positions, nentries)
     lists = encode_lists(vocab.term_ids(), entries, len(vocab), block_size, chunk_positions)
@@ -292,11 +302,13 @@ class _Contributors:
     length: list[int]
 
 
-def _contributors(groups: list[Group], docs: ActiveDocs, id_bytes: bytes) -> _Contributors:
-    """The contributors, member groups, regions and lengths of ``groups`` (one Python step
-    per group, and per member of the groups that have more than one)."""
+def _contributors(groups: list[Group], docs: ActiveDocs, id_bytes: bytes,
+                  regions: list[Regions]) -> _Contributors:
+    """The contributors, member groups, regions (``regions``: each document's) and lengths
+    of ``groups`` (one Python step per group, and per member of the groups that have more
+    than one)."""
     n = len(docs.doc_ids)
-    lengths, regions = docs.lengths, docs.regions
+    lengths = docs.lengths
     is_link = (np.frombuffer(id_bytes, dtype=np.uint8)[DOC_TYPE::DOC_ID_LEN]
                == DocType.LINK).tolist()
     contrib: list[int] = []

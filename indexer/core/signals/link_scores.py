@@ -24,6 +24,9 @@ CRC-32 that numpy checks when it reads them. Members:
 Which url of a redirect pair a result shows (seed 002's BasicFields, :func:`representative_urls`):
 the one with the higher link score.
 
+The anchor-text boost of a link document (:func:`anchor_boost`): ``1 + log10(1 + relative
+LinkRank)`` of its source page.
+
 Importance of a url (:func:`link_score`): ``log10(1 + linkrank_relative) + trust``, 0 for a
 url the graph does not know; ``ranking.core.scoring.formulas`` says why it is on Doc Rank's scale.
 """
@@ -77,6 +80,14 @@ def link_score(linkrank_relative: npt.ArrayLike, trust: npt.ArrayLike) -> npt.ND
     """``log10(1 + linkrank_relative) + trust`` per document (see the module docstring)."""
     lr = np.maximum(np.asarray(linkrank_relative, dtype=np.float64), 0.0)
     return np.log10(1.0 + lr) + np.asarray(trust, dtype=np.float64)
+
+
+def anchor_boost(linkrank_relative: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    """``1 + log10(1 + linkrank_relative)``: how much a link document's anchor text weighs,
+    by its source page's relative LinkRank (1 for a url the graph does not know; applied by
+    :mod:`indexer.core.partition.anchors`)."""
+    lr = np.maximum(np.asarray(linkrank_relative, dtype=np.float64), 0.0)
+    return 1.0 + np.log10(1.0 + lr)
 
 
 ScoreLookup = Callable[[npt.NDArray[np.uint64]], npt.NDArray[np.float64]]

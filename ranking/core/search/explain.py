@@ -132,3 +132,21 @@ def _explain_link(o: SearchOptions, links: LinkValues, g: int) -> dict[str, Any]
         out["note"] = "no link scores for this crawl (run webgraph, linkrank, score_update)"
     return out
 
+
+
+def relevance_share(explanation: dict[str, Any]) -> float:
+    """A result's relevance as a share of the most its query's terms can give, in [0, 1]:
+    the group's DFR relevance (before Doc Rank, the link score, bonuses and rank fusion) over
+    ``sum_t log2(1 + N / l_t)``, each term's part as its frequency grows (see
+    :data:`~ranking.core.scoring.formulas.DFR_FORMULA`). Unlike the final score, which is
+    fused by rank and so the same for every query of two or more words, it compares across
+    queries and query lengths: a result holding every term often is near 1, one missing
+    terms or holding them once in a long page lower. 0 when the explanation has no terms.
+    What the query log records for needy queries (seed 001)."""
+    relevance = explanation.get("relevance") or {}
+    n = max(float(relevance.get("N") or 0.0), 1.0)
+    terms = relevance.get("terms") or ()
+    most = sum(float(np.log2(1.0 + n / max(float(t.get("l_t") or 0.0), 1.0))) for t in terms)
+    if most <= 0.0:
+        return 0.0
+    return min(1.0, max(0.0, float(relevance.get("value") or 0.0) / most))

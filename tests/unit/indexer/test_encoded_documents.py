@@ -3,7 +3,6 @@ encoding, are checked before anything is stored, and can have their region weigh
 
 from __future__ import annotations
 
-import base64
 import zlib
 from dataclasses import replace
 from pathlib import Path
@@ -13,7 +12,7 @@ import pytest
 from indexer.core.bundle.reader import IndexBundleReader
 from indexer.core.bundle.writer import IndexBundleWriter
 from indexer.core.documents.doc_index import decode_doc_index, encode_doc_index, small_doc_index
-from indexer.core.documents.encoding import EncodedDocument, encode_document, scale_regions
+from indexer.core.documents.encoding import EncodedDocument, encode_document
 from indexer.core.ids import DocType
 from tests.unit.indexer.helpers import make_doc
 
@@ -61,19 +60,6 @@ def test_a_malformed_encoded_document_rejects_the_batch(tmp_path: Path, damage: 
             writer.append_encoded([good[0], bad, good[2]])
         assert writer.active_documents == 0
         assert writer.append_encoded(good) == 3
-
-
-def test_scale_regions_multiplies_the_weights_only() -> None:
-    doc = make_doc(7, doc_type=DocType.LINK)
-    item = encode_document(doc)
-    scaled = scale_regions(item, 2.5)
-    before, after = decode_doc_index(item.index_blob), decode_doc_index(scaled.index_blob)
-    assert [w * 2.5 for _, w in before.regions] == [w for _, w in after.regions]
-    assert before.terms == after.terms and before.length == after.length
-    assert (before.positions == after.positions).all()
-    assert scaled.doc_id == item.doc_id and scaled.summary == item.summary
-    assert zlib.decompress(scaled.summary, 31)  # still the same gzip summary
-    assert base64.b64encode(scaled.doc_id)
 
 
 @pytest.mark.parametrize("i", range(40))

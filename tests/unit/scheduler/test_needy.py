@@ -111,3 +111,26 @@ def test_new_needy_queries_rescore_the_lane_and_survive_restarts(tmp_path):
         schedule = queue.next_schedule()
         assert schedule.entries[0].url == "https://docs.example/ref/x.html"
         assert len(schedule.entries) == 22  # nothing lost: the others are in their tiers
+
+
+def test_urls_queued_before_a_query_was_needy_are_rescored(tmp_path):
+    """Issue 35, item 4: a url filed in its tier before any needy query matched it moves to
+    the needy lane when a matching query turns needy; the others keep their tier order, and
+    the move survives a restart (the journal replays it)."""
+    queue = CrawlQueue.open(tmp_path, queue_config(schedule_size=100))
+    queue.add_discovered(batch())  # no needy queries yet: everything in its tier
+    assert queue.stats().needy_queued == 0
+    assert queue.set_needy_queries([NeedyQuery("gis measure", 2)])
+    assert queue.stats().needy_queued == 1
+    assert [row[0] for row in queue.stats().needy_top] == ["https://docs.example/ref/x.html"]
+    # a new frequency of the same query rescores nothing more
+    assert queue.set_needy_queries([NeedyQuery("gis measure", 3)])
+    assert queue.stats().needy_queued == 1
+    queue.close()
+    with CrawlQueue.open(tmp_path, queue_config(schedule_size=100)) as queue:
+        assert queue.stats().needy_queued == 1
+        urls = [e.url for e in queue.next_schedule().entries]
+    assert urls[0] == "https://docs.example/ref/x.html"
+    assert len(urls) == 22  # nothing lost
+    others = [u for u in urls[1:] if u.startswith("https://site")]
+    assert others == sorted(others, key=lambda u: int(u.rsplit("page", 1)[1]))

@@ -1,6 +1,8 @@
 """The checkpoint state file: version 2 (JSON) round trips, and queues checkpointed by the
 version-1 code (a pickle of the queue's classes) still resume exactly as that code resumed them
-(fixtures and scenario in ``tests/fixtures/scheduler``)."""
+(fixtures and scenario in ``tests/fixtures/scheduler``). The expected files were written
+again when the needy lane's importance lost its always-zero OPIC third (issue 35): two lane urls
+of the scenario changed places, nothing else."""
 
 from __future__ import annotations
 

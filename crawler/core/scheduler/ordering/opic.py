@@ -249,6 +249,9 @@ class OpicOrder:
             return None
         return float(self.pool.cash[row]), float(self.pool.history[row])
 
+    def take_for_rescore(self, limit: int) -> list[str]:
+        return []  # no needy lane in this order
+
     def lanes(self) -> list[Lane]:
         return []
 

@@ -98,6 +98,13 @@ class CrawlOrderStrategy(Protocol):
         """(cash, history) of a url in OPIC order; None in other orders."""
         ...
 
+    def take_for_rescore(self, limit: int) -> list[str]:
+        """Take queued urls out to be filed again (new needy queries rescore them): whole
+        tiers, lowest first, while they hold at most ``limit`` urls in all, each tier's lines
+        in its FIFO order (filed again in that order, a tier keeps it). None in an order
+        without a needy lane."""
+        ...
+
     def lanes(self) -> list[Lane]:
         ...
 
@@ -186,6 +193,16 @@ class TieredOrder:
 
     def scores(self, url: str) -> tuple[float, float] | None:
         return None
+
+    def take_for_rescore(self, limit: int) -> list[str]:
+        out: list[str] = []
+        for tier in sorted(tier for tier, lane in self.tiers.items() if len(lane)):
+            lane = self.tiers[tier]
+            if len(out) + len(lane) > limit:
+                break
+            while (line := lane.pop()) is not None:
+                out.append(line)
+        return out
 
     def lanes(self) -> list[Lane]:
         return [*self.tiers.values(), self.unparked]
