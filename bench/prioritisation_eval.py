@@ -433,7 +433,18 @@ def answers_indexed(answers: dict[str, set[int]], ids: list[int]) -> tuple[int, 
     return len(found), sum(1 for rel in answers.values() if rel & have)
 
 
-def main() -> int:
+def report_query_stream(name: str, info: dict) -> None:
+    """The needy crawl's query stream: rounds, needy queries, lane sizes, times."""
+    out(f"{name}_query_rounds", info["checks"])
+    out(f"{name}_needy_first_last", f"{info['needy'][0]} -> {info['needy'][-1]}", "queries")
+    if info["lane"]:
+        out(f"{name}_needy_lane_median", statistics.median(info["lane"]), "urls")
+    out(f"{name}_median_mean_top10_last", info["means"][-1], "relevance share")
+    out(f"{name}_partial_index_s", info["index_s"], "s")
+    out(f"{name}_query_stream_s", info["search_s"], "s")
+
+
+def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
     parser.add_argument("--stops", default="0.02,0.05,0.1,0.25,0.5",
                         help="shares of the web's pages at which the crawls are stopped")
@@ -445,7 +456,11 @@ def main() -> int:
                         help="mean top-10 relevance share under which a query is needy")
     parser.add_argument("--success", action="store_true",
                         help="also index each crawl at its largest stop and run the queries")
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def main() -> int:
+    args = parse_args()
     started = time.perf_counter()
     if not S.sites("large"):
         raise SystemExit("the large tier is not installed (sh ../shared/localweb/setup.sh "
@@ -498,14 +513,7 @@ def main() -> int:
                 out(f"{name}_mrr_at_10", metrics["MRR@10"])
             out(f"{name}_crawl_s", crawl_s, "s")
             if with_needy:
-                out(f"{name}_query_rounds", info["checks"])
-                out(f"{name}_needy_first_last", f"{info['needy'][0]} -> {info['needy'][-1]}",
-                    "queries")
-                if info["lane"]:
-                    out(f"{name}_needy_lane_median", statistics.median(info["lane"]), "urls")
-                out(f"{name}_median_mean_top10_last", info["means"][-1], "relevance share")
-                out(f"{name}_partial_index_s", info["index_s"], "s")
-                out(f"{name}_query_stream_s", info["search_s"], "s")
+                report_query_stream(name, info)
     finally:
         documents.close()
         shutil.rmtree(work, ignore_errors=True)
