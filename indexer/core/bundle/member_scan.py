@@ -1,7 +1,8 @@
 """Every stored document's summary in a bundle, read partition by partition.
 
 Layer: ``indexer.core.bundle``. The scans that read a whole crawl at its end (the link records
-of ``linkgraph.core.bundles``, the phrase lexicon of :mod:`indexer.core.signals.phrases`)
+of ``linkgraph.core.bundles``, the phrase counts of
+:mod:`indexer.core.signals.phrase_counting`)
 read tens of thousands of summaries, most of them a link document's few hundred bytes. Read
 one by one (:meth:`.reader.IndexBundleReader.summary`: a lookup, a system call, zlib and the
 json module each) that took 1.5 s of CPU for the default tier's 85,000 documents, twice at
@@ -15,7 +16,9 @@ json module as before.
 Contract: :func:`iter_member_summaries` yields, for every page, link and redirect document,
 once per doc id (its copy in the newest partition holding it), exactly
 ``(doc_type, doc_id, reader.summary(doc_id))`` as
-:meth:`.reader.IndexBundleReader.summary` gives it, and raises the same :class:`..errors.CorruptIndexError` on a damaged document.
+:meth:`.reader.IndexBundleReader.summary` gives it, and raises the same
+:class:`..errors.CorruptIndexError` on a damaged document; :func:`partition_member_summaries`
+does the same for one partition's ids.
 """
 
 from __future__ import annotations
