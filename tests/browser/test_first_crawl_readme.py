@@ -37,9 +37,16 @@ def engine(tmp_path, migrated_sqlite):
 
 
 def wait(predicate, what: str, timeout: float = 120.0):
+    """Poll ``predicate`` until it is true; an element the page replaced or has not drawn yet
+    (the status page redraws its panels and reloads when the crawl ends) counts as not yet."""
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+
     deadline = time.monotonic() + timeout
     while True:
-        value = predicate()
+        try:
+            value = predicate()
+        except (StaleElementReferenceException, NoSuchElementException):
+            value = None
         if value:
             return value
         assert time.monotonic() < deadline, f"no {what} after {timeout}s"
