@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import re
 
-from ranking.core.search.pipeline import SearchResult
+from ranking.core.search.pipeline import Result, SearchResult
+from ranking.views import result_json
 from tests.conftest import ROOT
 
 README = (ROOT / "README.md").read_text()
@@ -60,9 +61,6 @@ def test_search_api_section_names_every_parameter_and_json_field():
     fields = [*SearchResult("q", "q", (), 0, 0.0, False).as_dict(), "index", "elsewhere"]
     for name in fields:
         assert f"`{name}`" in api, name
-    from ranking.core.search.pipeline import Result
-    from ranking.views import result_json
-
     one = result_json(Result("u", "t", "s", 1.0, {}, "0", "0"), explain=True)
     for name in one:  # each result's fields
         assert f"`{name}`" in api, name

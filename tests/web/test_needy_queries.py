@@ -13,6 +13,7 @@ from crawler.core.scheduler import CrawlQueue, DiscoveredUrl, SchedulerConfig
 from crawler.machines.needy import NeedyRefresher, needy_queries_get
 from querylog.models import QueryLog
 from querylog.services import query_log_record
+from tests.web.hardening_index import build_index
 
 pytestmark = pytest.mark.django_db
 
@@ -108,8 +109,6 @@ def test_the_log_keeps_relevance_shares_that_tell_good_answers_from_poor_ones(cl
     """Issue 35, item 4: the logged score is the result's relevance as a share of its query's
     most (``relevance_share``), not the final score, which rank fusion makes the same for
     every query of two or more words whatever the relevance."""
-    from tests.web.hardening_index import build_index
-
     filler = " ".join(f"filler{i}" for i in range(300))
     build_index(tmp_path, {
         "https://zoo.example/good.html":

@@ -106,11 +106,11 @@ def _summary(path: Path, doc_id: bytes, member: bytes) -> dict[str, Any] | None:
         raise CorruptIndexError(path, f"bad gzip member: {exc}") from exc
     try:
         value = orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        pass
-    else:
-        if not _past_64_bits(value):
-            return value  # type: ignore[no-any-return]
+        exact = not _past_64_bits(value)
+    except orjson.JSONDecodeError:  # NaN, infinities
+        exact = False
+    if exact:
+        return value  # type: ignore[no-any-return]
     try:
         return json.loads(raw)  # type: ignore[no-any-return]
     except ValueError as exc:

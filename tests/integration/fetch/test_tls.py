@@ -7,6 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from crawler.core.http import Fetcher, Misconfigured, TlsError, fetch_batch
+from crawler.machines.fetching import _FetcherCache
 from tests.fixtures.sites import FixtureServer, TlsFiles, hostile_router
 
 from .conftest import loopback_config
@@ -92,8 +93,6 @@ def test_a_ca_bundle_that_cannot_be_loaded_fails_every_fetch_as_configuration(
 @pytest.mark.django_db
 def test_the_fetcher_process_builds_its_fetchers_again_once_the_bundle_is_fixed(
         tls_files: TlsFiles, tmp_path, settings) -> None:
-    from crawler.machines.fetching import _FetcherCache
-
     bundle = tmp_path / "ca.pem"
     bundle.write_text("not a certificate\n")
     config = loopback_config(host_overrides=OVERRIDES, ca_bundle=str(bundle))

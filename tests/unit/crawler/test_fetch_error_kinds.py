@@ -10,11 +10,12 @@ import json
 from crawler.core.definition.crawl import CrawlConfig, SeedSpec
 from crawler.core.fetcher.outboxes import Outboxes
 from crawler.core.fetcher.pages import PageHandler
-from crawler.core.http import FetchResult
+from crawler.core.http import ERROR_KINDS, FetchResult, Misconfigured
 from crawler.core.http.errors import ConnectionFailed, ReadTimeout
 from crawler.core.queue_server.config import QueueServerConfig
 from crawler.core.queue_server.server import QueueServerCore
 from crawler.core.scheduler import ScheduleEntry
+from crawler.core.transport import fetch_error_kinds
 from crawler.core.transport.batch import FetcherBatch
 from crawler.core.transport.fetch_error_kinds import FetchErrorKinds, error_kind, merge, rows
 
@@ -110,9 +111,6 @@ def test_queue_server_sums_batches_reports_them_and_keeps_them(tmp_path) -> None
 def test_failures_the_crawlers_settings_cause_name_the_setting():
     # issue 39, item 2: a crawl whose every fetch fails because of the engine's configuration
     # says which setting on its page (robots.txt failures and failed pages share the labels)
-    from crawler.core.http import ERROR_KINDS, Misconfigured
-    from crawler.core.transport import fetch_error_kinds
-
     assert ERROR_KINDS["configuration"] is Misconfigured
     assert "CRAWLER_CA_BUNDLE" in fetch_error_kinds.label("configuration")
     assert "CRAWLER_ALLOWED_NETWORKS" in fetch_error_kinds.label("egress_refused")

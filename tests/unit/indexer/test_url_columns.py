@@ -29,7 +29,7 @@ from tests.unit.ranking.helpers import Doc, index_document
 
 URLS = [
     "https://www.ab-c.test/", "https://de.wikipedia.org/wiki/Gro%C3%9Fe_Stadt",
-    "http://10.0.0.7/", "http://10.0.0.7/x/y.html", "https://bücher.example.de/Bücher/",
+    "http://127.0.0.7/", "http://127.0.0.7/x/y.html", "https://bücher.example.de/Bücher/",
     "https://x.test/a_b/Running-Dogs.HTML", "https://x.test/index.php?q=1", "https://x.test/?q=2",
     "https://x.test/docs/file.tar.gz", "https://x.test/html", "https://x.test/a.b/c",
     "https://sub.x.co.uk/", "https://x.test/\ufdfa/page.htm", "https://x.test///",

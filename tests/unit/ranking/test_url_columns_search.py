@@ -33,7 +33,7 @@ from ranking.core.shard.regions import PartitionRegions
 from .helpers import Doc, build
 
 WORDS = ["run", "dog", "cat", "page", "html", "index", "wiki", "bücher", "the", "a"]
-HOSTS = ["www.run-dog.test", "de.wikipedia.org", "10.0.0.7", "bücher.example.de", "cat.co.uk",
+HOSTS = ["www.run-dog.test", "de.wikipedia.org", "127.0.0.7", "bücher.example.de", "cat.co.uk",
          "page.test", "www.the_index.test"]
 
 
