@@ -49,7 +49,7 @@ def test_behind_a_trusted_proxy_the_client_is_the_last_untrusted_hop(client, pro
     ("203.0.113.9", "127.0.0.1", "203.0.113.9"),            # untrusted peer: header ignored
     ("127.0.0.1", "198.51.100.4", "198.51.100.4"),          # the proxy's word
     ("127.0.0.1", "1.2.3.4, 198.51.100.4", "198.51.100.4"),  # the entry the proxy appended
-    ("127.0.0.1", "198.51.100.4, 127.0.0.7", "198.51.100.4"),  # through a second proxy
+    ("127.0.0.1", "198.51.100.4, 10.0.0.7", "198.51.100.4"),  # through a second proxy
     ("127.0.0.1", "not an address", "127.0.0.1"),           # garbage: the proxy, not the text
     ("127.0.0.1", "", "127.0.0.1"),
     ("::ffff:127.0.0.1", "198.51.100.4", "198.51.100.4"),   # a mapped proxy address
