@@ -143,7 +143,10 @@ class LocalCrawl:
 
         running: set[Future[None]] = set()
         last_report = 0.0
-        with ThreadPoolExecutor(self.fetchers, thread_name_prefix="fetcher") as pool:
+        # a thread for each schedule a queue server may have out: its fetchers' usual ones,
+        # and those of only freed crawl-delayed hosts (QueueServerCore.take_schedules)
+        threads = self.fetchers + sum(s.config.delayed_schedules for s in self.servers)
+        with ThreadPoolExecutor(threads, thread_name_prefix="fetcher") as pool:
             while keep_going():
                 for n, server in enumerate(self.servers):
                     with self._locks[n]:

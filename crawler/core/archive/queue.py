@@ -288,10 +288,13 @@ class ArchiveQueue:
         return self.config.schedule_size if not limit else max(
             0, min(self.config.schedule_size, limit - self.scheduled))
 
-    def next_schedule(self, now: float | None = None,
-                      requester: str | None = None) -> ArchiveSchedule | None:
+    def next_schedule(self, now: float | None = None, requester: str | None = None,
+                      unparked_only: bool = False) -> ArchiveSchedule | None:
         """The requester's unacknowledged schedule, else one whose deadline passed (handed
-        out again), else the next records; None when there is nothing to hand out now."""
+        out again), else the next records; None when there is nothing to hand out now (and
+        always for ``unparked_only``: an archive has no crawl-delayed hosts)."""
+        if unparked_only:
+            return None
         now = self._clock() if now is None else now
         held = self.book.held_by(requester)
         if held is None:

@@ -264,7 +264,21 @@ class QueueServerCore:
         return self.orderer.step()
 
     def take_schedules(self, requester: str | None = None) -> list[Schedule]:
-        """New (or timed-out) schedules, while fewer than max_outstanding are out."""
+        """New (or timed-out) schedules, while fewer than max_outstanding are out; then, up to
+        ``delayed_schedules`` more, schedules of only the urls freed crawl-delayed hosts had
+        parked, so that such a host fetches on while the long schedules finish (its delay,
+        not the other hosts' schedules, paces it; see :mod:`crawler.core.scheduler.ordering.
+        orders`)."""
+        out = self._take_usual(requester)
+        limit = self.config.max_outstanding + self.config.delayed_schedules
+        while self._schedules_out() < limit:
+            schedule = self.queue.next_schedule(self._clock(), requester, unparked_only=True)
+            if schedule is None or any(s.id == schedule.id for s in out):
+                break
+            out.append(schedule)
+        return out
+
+    def _take_usual(self, requester: str | None) -> list[Schedule]:
         out: list[Schedule] = []
         # At the limit, a timed-out schedule is still handed out again (one per call).
         while self._schedules_out() < self.config.max_outstanding or (

@@ -92,9 +92,11 @@ class QueueSource(Protocol):
         """When the next visited url is due again (None: never)."""
         ...
 
-    def next_schedule(self, now: float | None = None,
-                      requester: str | None = None) -> Schedule | None:
-        """A new or timed-out schedule, or None."""
+    def next_schedule(self, now: float | None = None, requester: str | None = None,
+                      unparked_only: bool = False) -> Schedule | None:
+        """A new or timed-out schedule, or None; ``unparked_only``: a new one of only the
+        urls freed crawl-delayed hosts had parked, or None (a source without delayed hosts:
+        always None)."""
         ...
 
     def outstanding(self) -> list[Schedule]:

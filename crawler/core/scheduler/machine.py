@@ -167,8 +167,8 @@ class QueueMachine:
             return self._apply_errors(record[2], record[3])
         if kind == "fetched":
             return self._apply_fetched(record[2])
-        if kind == "schedule":
-            return self._apply_schedule(record[2], record[3])
+        if kind == "schedule":  # a 5th item, True: freed delayed hosts only (older: none)
+            return self._apply_schedule(record[2], record[3], len(record) > 4 and record[4])
         if kind == "ack":
             return self._apply_ack(record[2])
         if kind == "needy":
@@ -304,7 +304,7 @@ class QueueMachine:
             return
         if politeness.allowed(state, url, origin):
             self._enqueue(url, item.depth, float(item.link_index), item.flags, incoming,
-                          item.policy, item.policy_depth, item.anchor, host)
+                          item.policy, item.policy_depth, item.anchor, host, origin)
         else:
             self.refuse("robots", url)
             self.order.forget(url)
@@ -313,10 +313,12 @@ class QueueMachine:
         self.bloom.add(self.politeness.queue_robots(origin, state))
 
     def _enqueue(self, url: str, depth: int, weight: float, flags: int, incoming: float,
-                 policy: str, policy_depth: int, anchor: str, host: str) -> None:
+                 policy: str, policy_depth: int, anchor: str, host: str, origin: str) -> None:
         """File a url that robots allowed: update its CLD, pick its tier (shifted by its
-        policy); with needy queries active it is scored at the end of the call. (Fields, not
-        a record: the hot path of every new url makes its one record here.)"""
+        policy); with needy queries active it is scored at the end of the call. A url of a
+        busy crawl-delayed host is parked at once (where the order keeps unparked urls
+        apart), so that the schedule of its own the host gets when freed finds it.
+        (Fields, not a record: the hot path of every new url makes its one record here.)"""
         wseen, wincoming = self.cld.update(self._cld_key(host), seen_increment(int(weight)),
                                            incoming)
         cfg = self.cfg
@@ -326,6 +328,8 @@ class QueueMachine:
         filed = QueuedUrl(url, depth, weight, tier, flags, 0.0, policy, policy_depth, anchor)
         if self.needy.active:
             self.pending.append(filed.to_line())
+        elif self.order.unparked_apart and self.politeness.busy_and_delayed(origin):
+            self.politeness.park(origin, filed.to_line())
         else:
             self.order.push(filed)
 
@@ -379,7 +383,7 @@ class QueueMachine:
             elif self.politeness.allowed(state, record.url, origin):
                 self._enqueue(record.url, record.depth, record.weight, record.flags,
                               record.incoming, record.policy, record.policy_depth,
-                              record.anchor, host)
+                              record.anchor, host, origin)
                 released += 1
             else:
                 self.order.forget(record.url)
@@ -407,11 +411,17 @@ class QueueMachine:
 
     # -- scheduling -------------------------------------------------------------------------
 
-    def _apply_schedule(self, now: float, requester: str | None) -> Schedule | None:
+    def _apply_schedule(self, now: float, requester: str | None,
+                        unparked_only: bool = False) -> Schedule | None:
         self.last_call_changed = False
         held = self.book.held_by(requester)
         if held is not None:
             return held
+        if unparked_only:
+            if not self.order.unparked_ready():
+                return None
+            self.last_call_changed = True
+            return self._build(now, requester, unparked_only=True)
         cfg = self.cfg
         if cfg.recrawl_enabled and self._release_due(now):
             self.last_call_changed = True
@@ -445,15 +455,17 @@ class QueueMachine:
             return False
         return bool(len(self.needy)) or self.order.ready() > 0
 
-    def _build(self, now: float, requester: str | None) -> Schedule | None:
+    def _build(self, now: float, requester: str | None,
+               unparked_only: bool = False) -> Schedule | None:
         """robots.txt urls first (nothing else of their hosts can go before them), then the
-        needy lane, then the crawl order."""
+        needy lane, then the crawl order; ``unparked_only``: just the urls freed crawl-delayed
+        hosts had parked."""
         cfg = self.cfg
         sid = f"{self.token}-{self.seq + 1}"
         politeness = self.politeness
         builder = ScheduleBuilder(cfg, sid, now, self.counters["scheduled"], politeness,
                                   self.validators, self._cld_key, self._count, self.refuse)
-        while builder.pos < builder.size:
+        while not unparked_only and builder.pos < builder.size:
             line = politeness.robots_lane.pop()
             if line is None:
                 break
@@ -462,8 +474,11 @@ class QueueMachine:
                 politeness.hosts[robots_origin].robots_queued = False
                 continue
             builder.place(QueuedUrl.from_line(line), 0.0, None, robots=True)
-        builder.fill_from_needy(self.needy)
-        self.order.fill(builder)
+        if unparked_only:
+            self.order.fill_unparked(builder)
+        else:
+            builder.fill_from_needy(self.needy)
+            self.order.fill(builder)
         if not builder.entries:
             return None
         self.seq += 1

@@ -102,6 +102,11 @@ class Politeness:
         """File a url of a host whose robots.txt is not in yet."""
         self._lane(self.waiting, WAIT_DIR, origin).push(record.to_line())
 
+    def busy_and_delayed(self, origin: str) -> bool:
+        """Whether ``origin`` is crawl-delayed and a schedule holds it now."""
+        state = self.hosts.get(origin)
+        return state is not None and state.busy is not None and state.delay(self.follow) > 0
+
     def park(self, origin: str, line: str) -> None:
         """Park a url of a busy crawl-delayed host (a url-file line)."""
         self._lane(self.parked, DELAYED_DIR, origin).push(line)

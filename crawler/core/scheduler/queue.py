@@ -288,16 +288,19 @@ class CrawlQueue:
         skipped, never happens in a web crawl)."""
         return {}
 
-    def next_schedule(self, now: float | None = None,
-                      requester: str | None = None) -> Schedule | None:
-        """The next schedule, or None when nothing can be scheduled now.
+    def next_schedule(self, now: float | None = None, requester: str | None = None,
+                      unparked_only: bool = False) -> Schedule | None:
+        """The next schedule, or None when nothing can be scheduled now. ``unparked_only``:
+        one of only the urls that freed crawl-delayed hosts had parked (None when there are
+        none; see :mod:`.ordering.orders`), handed out beside the usual schedules.
 
         A schedule whose deadline passed without an acknowledgement is handed out again first
         (same id, same urls). When ``requester`` (a fetcher's name) still holds an
         unacknowledged schedule, that schedule is returned again, so a retried request does not
         take a second one. The schedule is durable when this returns."""
         when = self._now() if now is None else float(now)
-        return self._call(("schedule", self._now(), when, requester))
+        return self._call(("schedule", self._now(), when, requester)
+                          + ((True,) if unparked_only else ()))
 
     def requeue(self, entries: Iterable[tuple[str, int, float, int, str, int]]) -> int:
         """Urls of a schedule that a fetcher handed back unfetched (their host stalled), as

@@ -195,6 +195,35 @@ def test_a_delayed_host_freed_before_its_schedule_ends(make_queue, tmp_path: Pat
                       round_size=100).stats() == queue.stats()
 
 
+def test_a_freed_delayed_host_gets_a_schedule_of_its_own(make_queue, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # while the long schedules are out, a schedule of only the urls slow.com had parked: its
+    # next share, nothing of fast.com (whose 1,000 urls wait for the usual schedules)
+    queue = make_queue(robots=RobotsBehaviour.ALWAYS_FOLLOW, schedule_size=500, round_size=100)
+    _delayed_setup(queue)
+    first = queue.next_schedule()
+    assert queue.next_schedule(unparked_only=True) is None   # slow.com is still held
+    assert queue.free_hosts(first.id, ["http://slow.com"]) == 1
+    own = queue.next_schedule(unparked_only=True)
+    assert own is not None and len(own) == 6
+    assert all(e.url.startswith("http://slow.com/") and e.crawl_delay == 5.0
+               for e in own.entries)
+    assert queue.next_schedule(unparked_only=True) is None   # held by ``own`` now
+    assert queue.stats().crawl_delayed == 31 - 12
+    # the journal replays it: a restart sees the same outstanding schedules
+    crashed = tmp_path / "crashed"
+    shutil.copytree(tmp_path / "q", crashed)
+    (crashed / "LOCK").unlink()
+    again = make_queue(crashed, robots=RobotsBehaviour.ALWAYS_FOLLOW, schedule_size=500,
+                       round_size=100)
+    assert [s.urls for s in again.outstanding()] == [s.urls for s in queue.outstanding()]
+    assert again.stats() == queue.stats()
+    queue.acknowledge(own.id)
+    queue.acknowledge(first.id)
+    rest = drain(queue)
+    assert sorted(u for u in first.urls + own.urls + rest if u.startswith("http://slow.com")) \
+        == sorted(["http://slow.com/"] + [f"http://slow.com/{i}" for i in range(30)])
+
+
 def test_crawl_delay_share_follows_the_expected_schedule_time(make_queue) -> None:  # type: ignore[no-untyped-def]
     queue = make_queue(robots=RobotsBehaviour.ALWAYS_FOLLOW, schedule_size=500,
                        delayed_schedule_seconds=12.0)

@@ -152,6 +152,7 @@ class OpicOrder:
 
     order: ClassVar[CrawlOrder] = CrawlOrder.OPIC
     has_needy_lane: ClassVar[bool] = False
+    unparked_apart: ClassVar[bool] = False
 
     def __init__(self, ctx: LaneContext) -> None:
         self.pool = CashPool()
@@ -194,6 +195,14 @@ class OpicOrder:
 
     def forget(self, url: str) -> None:
         self._set(url, DEAD)
+
+    def unparked_ready(self) -> int:
+        """Unparked urls are ready with the rest here (cash decides): never apart."""
+        return 0
+
+    def fill_unparked(self, builder: ScheduleBuilder) -> None:
+        """Nothing is kept apart (see :meth:`unparked_ready`): places no url."""
+        return None
 
     def _set(self, url: str, state: int) -> None:
         row = self.pool.lookup(url_hash(url))

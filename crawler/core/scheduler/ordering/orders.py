@@ -22,7 +22,12 @@ when its schedule is acknowledged. A tiered order takes them before its tiers (f
 them, and a delayed host that waits behind thousands of faster hosts' urls ends the crawl
 alone at one request per delay (the local web's ``requests.readthedocs.io``, ``Crawl-delay: 1``,
 waited 70 s for a schedule while other hosts were crawled, then took its last 20 pages at the
-end). Only the host's share of a schedule is placed; the rest is parked again.
+end). Only the host's share of a schedule is placed; the rest is parked again. Those urls can
+also go out in a schedule of their own, beyond the fetchers' usual number of schedules
+(:meth:`CrawlOrderStrategy.fill_unparked`, asked for by
+:meth:`crawler.core.queue_server.server.QueueServerCore.take_schedules`): a freed delayed host
+otherwise idles until one of the long schedules out ends (22 s of the same host's 37 in a
+default-tier crawl).
 """
 
 from __future__ import annotations
@@ -50,6 +55,8 @@ class CrawlOrderStrategy(Protocol):
 
     order: ClassVar[CrawlOrder]
     has_needy_lane: ClassVar[bool]
+    # whether :meth:`push_front`'s urls wait apart (:meth:`fill_unparked` can take just them)
+    unparked_apart: ClassVar[bool]
 
     def link_cash(self, cash: float, policy: str) -> float:
         """What a link's cash share is worth under its policy (0 when the order has none)."""
@@ -94,6 +101,16 @@ class CrawlOrderStrategy(Protocol):
         """Put urls into the schedule ``builder`` is making until it is full."""
         ...
 
+    def unparked_ready(self) -> int:
+        """How many urls of :meth:`push_front` wait apart from the others (0 in an order
+        that files them with the rest)."""
+        ...
+
+    def fill_unparked(self, builder: ScheduleBuilder) -> None:
+        """Put only the urls :meth:`unparked_ready` counts into the schedule ``builder`` is
+        making (a schedule of freed crawl-delayed hosts, see the module)."""
+        ...
+
     def scores(self, url: str) -> tuple[float, float] | None:
         """(cash, history) of a url in OPIC order; None in other orders."""
         ...
@@ -122,6 +139,7 @@ class TieredOrder:
 
     order: ClassVar[CrawlOrder]
     has_needy_lane: ClassVar[bool] = True
+    unparked_apart: ClassVar[bool] = True
 
     def __init__(self, ctx: LaneContext) -> None:
         self._ctx = ctx
@@ -171,8 +189,7 @@ class TieredOrder:
         """Take the unparked urls first (see the module), then urls tier by tier in
         :meth:`visit_order`, FIFO within a tier, reading at most ``4 * schedule size + 1000``
         of them; urls the builder deferred go to the back of their tier."""
-        while not builder.full() and (line := self.unparked.pop()) is not None:
-            builder.consider(QueuedUrl.from_line(line).tier, line)
+        self.fill_unparked(builder)
         tiers = sorted(tier for tier, lane in self.tiers.items() if len(lane))
         if not tiers:
             return
@@ -190,6 +207,13 @@ class TieredOrder:
                 break
         for tier, line in builder.deferred:
             self.push_line(tier, line)
+
+    def unparked_ready(self) -> int:
+        return len(self.unparked)
+
+    def fill_unparked(self, builder: ScheduleBuilder) -> None:
+        while not builder.full() and (line := self.unparked.pop()) is not None:
+            builder.consider(QueuedUrl.from_line(line).tier, line)
 
     def scores(self, url: str) -> tuple[float, float] | None:
         return None
