@@ -187,7 +187,8 @@ class Run:
             web = {q: admin.search(q, timestamp, num=10, explain=True) for q in queries}
             one = one_machine_search(self.engine, bundles, queries)
             if all(checks.top_ten(web[q]) == one.get(q) for q in queries) or attempt == 3:
-                return checks.check_same_ranking(web, one, attempt)
+                return checks.check_same_ranking(web, one, attempt,
+                                                 self.tmp / "web" / "var" / "work")
             time.sleep(5)
         raise AssertionError("unreachable")
 
