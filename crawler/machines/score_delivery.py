@@ -16,7 +16,7 @@ shard token), with the shard token, and installs it as the analysis's push does
 ``<WORK_DIRECTORY>/linkgraph/<ts>/scores.npz``), where the fetcher's link ordering reads it.
 
 On one machine and on a queue server's machine the file is already there, of the announced
-version: nothing travels. Fetcher processes of one machine take turns through a lock file, so
+version: nothing travels. A delivery never fails the schedule it came with. Fetcher processes of one machine take turns through a lock file, so
 one of them downloads a new version and the others find it installed. A download that fails
 is logged and tried again for the same version RETRY_SECONDS later at the soonest; the fetcher
 meanwhile orders links with the file it has (or without one).
@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 from django.conf import settings
+from django.db import DatabaseError
 
 from crawler.selectors import registered_queue_servers
 from indexer.core.errors import CorruptGraphError
@@ -126,24 +127,26 @@ class ScoreDelivery:
         failed = self._failed.get((crawl, version))
         if failed is not None and self._clock() - failed < RETRY_SECONDS:
             return "later"
-        with _turn(path):
-            if self._version_here(path) == version:
-                return "here"  # another fetcher process of this machine brought it
-            try:
+        try:  # never the schedule's failure: without the file, links keep the older order
+            with _turn(path):
+                if self._version_here(path) == version:
+                    return "here"  # another fetcher process of this machine brought it
                 urls = self._download(crawl, server, path)
-            except ScoreDeliveryError as exc:
-                self._failed[(crawl, version)] = self._clock()
-                logger.warning("link scores of crawl %s (version %s) not fetched: %s; links "
-                               "are ordered with the file this machine has", crawl, version,
-                               exc)
-                return "failed"
+        except (ScoreDeliveryError, OSError) as exc:
+            self._failed[(crawl, version)] = self._clock()
+            logger.warning("link scores of crawl %s (version %s) not fetched: %s; links are "
+                           "ordered with the file this machine has", crawl, version, exc)
+            return "failed"
         self._failed.pop((crawl, version), None)
         logger.info("link scores of crawl %s fetched from queue server %s: %d urls at %s",
                     crawl, server, urls, path)
         return "installed"
 
     def _download(self, crawl: int, server: int, path: Path) -> int:
-        base = self._locate(server)
+        try:
+            base = self._locate(server)
+        except DatabaseError as exc:
+            raise ScoreDeliveryError(f"the queue servers' rows cannot be read: {exc}") from exc
         if not base:
             raise ScoreDeliveryError(f"queue server {server} is not registered as live")
         url = urllib.parse.urljoin(base.rstrip("/") + "/", SCORES_PATH) + \

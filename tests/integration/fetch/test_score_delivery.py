@@ -133,3 +133,12 @@ def test_schedule_messages_name_the_queue_servers_scores_version(settings, tmp_p
         assert sent[1]["scores"] == version
     finally:
         process._close()
+
+
+def test_a_delivery_that_cannot_be_written_fails_alone(settings, tmp_path, caplog):
+    """A machine whose work directory cannot take the file: the schedule goes on without it."""
+    settings.WORK_DIRECTORY = tmp_path
+    (tmp_path / "linkgraph").write_text("a file where the folder should be")
+    delivery = ScoreDelivery(locate=lambda server: "http://127.0.0.1:9/")
+    assert delivery.ensure(5, 0, "v1") == "failed" and "not fetched" in caplog.text
+    assert delivery.ensure(5, 0, "v1") == "later"
