@@ -14,6 +14,9 @@ search endpoints do (``ranking.api``).
   ``WORK_DIRECTORY/linkgraph/TS/scores.npz`` once checked (temp file, fsync, rename:
   :func:`indexer.core.signals.link_scores.receive_scores`), where this queue server's indexer
   and searches read it.
+* ``GET /api/shard/scores?crawl=TS`` -> that file (404 when this machine has none): what a
+  fetcher on a machine without a queue server fetches when a schedule message announces a
+  version its machine does not hold (``crawler.machines.score_delivery``).
 """
 
 from __future__ import annotations
@@ -21,9 +24,15 @@ from __future__ import annotations
 import logging
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.http import (
+    FileResponse,
+    HttpRequest,
+    HttpResponse,
+    JsonResponse,
+    StreamingHttpResponse,
+)
 from django.views.decorators.csrf import csrf_exempt
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods
 
 from indexer.core.errors import CorruptGraphError, IndexStoreError
 from indexer.core.runtime.workdir import crawl_bundles, queue_server_dir, scores_path
@@ -86,21 +95,29 @@ def shard_links(request: HttpRequest) -> HttpResponse:
 
 
 @csrf_exempt  # a machine-to-machine endpoint: the shard token authenticates it, not a cookie
-@require_POST
-def shard_scores(request: HttpRequest) -> JsonResponse:
+@require_http_methods(["GET", "POST"])
+def shard_scores(request: HttpRequest) -> HttpResponse:
     if (refused := _refusal(request)) is not None:
         return refused
     try:
         crawl = _int_param(request, "crawl", 0, 2**62)
-        length = int(request.headers.get("Content-Length") or "")
     except _BadParameter as exc:
         return JsonResponse({"error": str(exc)}, status=400)
+    path = scores_path(settings.WORK_DIRECTORY, crawl)
+    if request.method == "GET":
+        try:  # the file open is the version sent, even if the analysis replaces it meanwhile
+            handle = open(path, "rb")  # FileResponse closes it
+        except FileNotFoundError:
+            return JsonResponse({"error": f"no link scores of crawl {crawl} on this machine"},
+                                status=404)
+        return FileResponse(handle, content_type="application/octet-stream")
+    try:
+        length = int(request.headers.get("Content-Length") or "")
     except ValueError:
         return JsonResponse({"error": "a Content-Length header is required"}, status=411)
     if not 0 < length <= MAX_SCORES_BYTES:
         return JsonResponse({"error": f"the scores file must be 1 to {MAX_SCORES_BYTES} "
                                       "bytes long"}, status=413)
-    path = scores_path(settings.WORK_DIRECTORY, crawl)
     try:
         urls = receive_scores(request.read, length, path, crawl)
     except CorruptGraphError as exc:

@@ -11,9 +11,11 @@ machine.
   (ungrouped) scored candidates, and the summary heads of the shard's ``k`` best groups
   (:func:`ranking.core.remote.server.shard_search_answer`: JSON, or with ``fmt=bin`` the binary
   encoding the network iterator asks for);
-* ``GET /api/shard/summaries?ids=&its=&server=`` -> stored summaries of doc_ids.
+* ``GET /api/shard/summaries?ids=&its=&server=`` -> stored summaries of doc_ids (each with
+  its representative url when the crawl's redirect table names one).
 * ``GET /api/shard/links?crawl=TS[&server=N]`` and ``POST /api/shard/scores?crawl=TS``: link
-  analysis of a crawl whose shards are on several machines (:mod:`linkgraph.views`).
+  analysis of a crawl whose shards are on several machines; ``GET /api/shard/scores?crawl=TS``:
+  the scores file, for a fetcher on a machine without it (:mod:`linkgraph.views`).
 """
 
 from __future__ import annotations

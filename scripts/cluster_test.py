@@ -36,6 +36,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from indexer.core.runtime.workdir import crawl_paths
 from scripts.cluster import checks
 from scripts.cluster.admin_client import Admin
 from scripts.cluster.db import TestRedis, start_postgres
@@ -48,6 +49,7 @@ from scripts.cluster.engine import (
     common_env,
     crawl_facts,
     machine_env,
+    one_machine_search,
 )
 from scripts.cluster.netns import Network, original_netns, return_to
 from scripts.cluster.procs import Processes
@@ -174,6 +176,22 @@ class Run:
             raise RuntimeError(f"the single-machine crawl failed:\n{self.procs.tail('solo-crawl')}")
         return checks.indexed_urls(self.tmp / "solo" / "var" / "work", 0, timestamps[-1])
 
+    def ranking(self, admin: Admin, timestamp: int) -> checks.Check:
+        """The web's top 10 against one machine's over the same bundles, compared again (5 s
+        later, at most 3 times) while they differ: after the analysis a queue server re-orders
+        its finished partitions by the new scores, which changes Doc Rank meanwhile."""
+        assert self.engine is not None
+        queries = checks.ranking_queries(self.hosts)
+        bundles = [crawl_paths(self.work(n) / f"qs{n}", timestamp)["index"] for n in (0, 1)]
+        for attempt in range(1, 4):
+            web = {q: admin.search(q, timestamp, num=10, explain=True) for q in queries}
+            one = one_machine_search(self.engine, bundles, queries)
+            if all(checks.top_ten(web[q]) == one.get(q) for q in queries) or attempt == 3:
+                return checks.check_same_ranking(web, one, attempt,
+                                                 self.tmp / "web" / "var" / "work")
+            time.sleep(5)
+        raise AssertionError("unreachable")
+
     def verify(self, admin: Admin, facts: dict) -> list[checks.Check]:
         timestamp = facts["timestamp"]
         urls = self.cluster_urls(timestamp)
@@ -190,6 +208,8 @@ class Run:
             checks.check_link_analysis(facts, {n: self.work(n) for n in (0, 1)}, timestamp,
                                        urls),
             checks.check_politeness(log, delayed, roles, SOLO_AGENT),
+            self.ranking(admin, timestamp),
+            checks.check_fetch_node_scores(self.tmp / "fetch" / "var" / "work", timestamp),
         ]
 
     def teardown(self) -> list[str]:

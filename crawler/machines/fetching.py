@@ -38,6 +38,7 @@ from indexer.core.urls import hashes_of
 from . import presence as fetcher_presence
 from .claim_store import ClaimStore
 from .own_endpoints import engine_endpoints
+from .score_delivery import ScoreDelivery
 
 logger = logging.getLogger(__name__)
 
@@ -126,8 +127,10 @@ class CrawlRunningCheck:
 class _LinkScoresCache:
     """The link-analysis scores a fetcher ranks discovered links by: the crawl's own
     ``manage.py score_update`` output if there is one, else the newest crawl's. Reloaded when the
-    file changes (:class:`indexer.core.runtime.reloading.ReloadingFile`). Fetchers on machines
-    without that file rank links by page order."""
+    file changes (:class:`indexer.core.runtime.reloading.ReloadingFile`). A machine without a
+    queue server receives the file when a schedule message announces a version it does not
+    hold (:mod:`crawler.machines.score_delivery`); until then its fetchers rank links by page
+    order."""
 
     def __init__(self) -> None:
         self._file: ReloadingFile[LinkScores] | None = None
@@ -152,6 +155,7 @@ class _LinkScoresCache:
 
 
 _link_scores = _LinkScoresCache()
+_score_delivery = ScoreDelivery()
 
 
 class _ClaimStoreCache:
@@ -242,6 +246,8 @@ def _run_worker(crawl: CrawlConfig, server: int, schedule: Schedule, message: di
     config = fetch_config_for(crawl)
     fetcher, hop_fetcher = _fetchers.get(config)
 
+    # the scores file the queue server announced, fetched once onto a machine without it
+    _score_delivery.ensure(crawl.timestamp, server, message.get("scores"))
     worker = ScheduleWorker(crawl, config, processor_for(crawl), settings.NUM_QUEUE_SERVERS,
                             ship_wire, check, fetcher=fetcher, hop_fetcher=hop_fetcher,
                             link_scores=_link_scores.lookup(crawl.timestamp))

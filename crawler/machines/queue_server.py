@@ -4,7 +4,9 @@
 Each tick it: follows the active crawl in the database (opens its queue and index, adds this
 shard's seeds, saves and closes when the crawl stops); applies the batches the ``qs.N`` worker
 wrote to the inbox; refreshes the active index partition so new pages become searchable; sends
-schedules to the fetchers; and, every few seconds, reports a heartbeat with its counters. A
+schedules to the fetchers (each naming the version of the crawl's link scores file this
+machine holds, which a fetcher on another machine then fetches:
+``crawler.machines.score_delivery``); and, every few seconds, reports a heartbeat with its counters. A
 separate dictionary-updater process merges closed partitions into the dictionary; it does not
 outlive the queue server, however the queue server ends: the kernel sends it SIGTERM when the
 queue server dies (``operations.process_death``), and it also exits by itself when its parent
@@ -56,6 +58,7 @@ from crawler.selectors import crawl_config_get, live_queue_servers
 from indexer.core.bundle.writer import BundleConfig
 from indexer.core.errors import IndexStoreError
 from indexer.core.runtime.workdir import queue_server_dir
+from indexer.core.signals.link_scores import cached_link_scores
 from operations.process_death import die_with_parent
 
 from .claim_store import ClaimStore
@@ -284,10 +287,14 @@ class QueueServerProcess:
             if claims is not None:
                 core.release_lost(claims)
         # paused for disk space: no new schedules (the fetchers finish the ones they hold)
+        scores = cached_link_scores(core.orderer.scores).get()
+        scores_version = None if scores is None else scores.version
         for schedule in [] if disk.paused else core.take_schedules():
             message = schedule_to_wire(schedule, crawl.timestamp, crawl.pk, self.server)
             message["last"] = core.last_requests(schedule)
             message["skip"] = core.skip_hosts(schedule)
+            if scores_version is not None:  # fetchers elsewhere fetch the file it names
+                message["scores"] = scores_version
             message.update(schedule_message_fields(schedule))  # an archive's record pointers
             self._send(message)
             self._last_activity = now

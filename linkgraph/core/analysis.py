@@ -26,7 +26,7 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -216,9 +216,15 @@ def rank_graph(work_dir: str | os.PathLike[str], timestamp: int, seeds: Sequence
 
 
 def write_graph_scores(work_dir: str | os.PathLike[str], timestamp: int,
-                       graph: WebGraph | None = None) -> Path:
+                       graph: WebGraph | None = None,
+                       redirects: Mapping[str, str] | None = None) -> Path:
     """ScoreUpdater: the stored graph's scores to ``<work>/linkgraph/<ts>/scores.npz``
-    (atomically replaced). ``graph``: the stored graph when the caller has it open."""
+    (atomically replaced). ``graph``: the stored graph when the caller has it open;
+    ``redirects``: every shard's redirects (url -> location), from which the file's redirect
+    table names each redirect target's representative url (seed 002's BasicFields), so that
+    every machine holding the file shows the same urls (the stored graph keeps no redirects:
+    ``manage.py score_update`` alone writes no table, and searches then fall back to the
+    redirect documents of their local shards)."""
     if graph is None:
         graph = load_graph(graph_dir(work_dir, timestamp))
     if graph.n and not np.any(np.asarray(graph.score)):
@@ -226,7 +232,7 @@ def write_graph_scores(work_dir: str | os.PathLike[str], timestamp: int,
     generation = read_manifest(graph.path)["generation"] if graph.path else None
     return write_scores(scores_path(work_dir, timestamp), graph,
                         {"crawl": timestamp, "generation": generation, "nodes": graph.n,
-                         "edges": graph.edges})
+                         "edges": graph.edges}, redirects)
 
 
 def run_link_analysis(work_dir: str | os.PathLike[str], timestamp: int,
@@ -249,7 +255,7 @@ def run_link_analysis(work_dir: str | os.PathLike[str], timestamp: int,
     ranking = rank_graph(work_dir, timestamp, seeds, config.linkrank, config.trust,
                          config.personalize, progress)
     progress("scores", 0, 1)
-    path = write_graph_scores(work_dir, timestamp, ranking.graph)
+    path = write_graph_scores(work_dir, timestamp, ranking.graph, links.redirects)
     progress("scores", 1, 1)
     shards = []
     for number, (source, docs) in enumerate(zip(sources, documents, strict=True)):

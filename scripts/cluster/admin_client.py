@@ -118,8 +118,11 @@ class Admin:
         got.raise_for_status()
         return got.json()
 
-    def search(self, query: str, its: int | None = None) -> dict:
-        params = {"q": query, "f": "json", "num": "50"}
+    def search(self, query: str, its: int | None = None, num: int = 50,
+               explain: bool = False) -> dict:
+        params = {"q": query, "f": "json", "num": str(num)}
+        if explain:
+            params["explain"] = "1"
         if its is not None:
             params["its"] = str(its)
         got = requests.get(self.base + "/", params=params, timeout=60)

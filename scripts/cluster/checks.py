@@ -139,6 +139,61 @@ def check_link_analysis(facts: dict, works: dict[int, Path], timestamp: int,
     return check
 
 
+def ranking_queries(hosts: list[Host]) -> list[str]:
+    """Queries with ten results or more in the cluster's crawl, built from its own pages (the
+    dev judgments' queries are about the local web's Debian manuals, which the fixture sites do
+    not hold): words of every page (on both shards), each host's own word and name, and two
+    of a host name and a title word."""
+    return ["common words", "page", "home", *[h.word for h in hosts],
+            *[h.name for h in hosts], f"{hosts[0].name} page", f"{hosts[1].name} home"]
+
+
+def top_ten(answer: dict) -> list[list]:
+    """The search page's top 10 as [url, score] (score rounded as the one-machine side's)."""
+    return [[r["url"], round(float(r["score"]), 6)] for r in answer.get("results", [])[:10]]
+
+
+def check_same_ranking(web: dict[str, dict], one: dict[str, list[list]], attempts: int,
+                       web_work: Path) -> Check:
+    """The name server's search page (remote shards only) gives each query the top 10 one
+    machine gives over the same two bundles: the same urls in the same order with the same
+    scores (a query of the four home pages has four), and link scores did reach the name
+    server, which holds no scores file (results with a link score > 0)."""
+    check = Check("the name server ranks as one machine (top 10 of every query)")
+    own = sorted(str(p) for p in web_work.rglob("scores.npz")) if web_work.exists() else []
+    check.note(f"web's own scores files: {own or 'none'}", not own)
+    linked = 0
+    for query, answer in web.items():
+        mine, theirs = top_ten(answer), one.get(query, [])
+        linked += sum(1 for r in answer.get("results", [])[:10]
+                      if ((r.get("explanation") or {}).get("link_score") or {})
+                      .get("value", 0) > 0)
+        same = mine == theirs and len(mine) > 0
+        check.note(f"q={query!r}: web {len(mine)} results, "
+                   + (f"the same {len(mine)} (urls, order, scores) as one machine" if same else
+                      f"differs: web {mine[:3]}... one machine {theirs[:3]}..."), same)
+    check.note(f"{linked} of the web's top-10 results carry a link score > 0 (from the shards'"
+               " copies of the scores)", linked > 0)
+    check.note(f"compared after {attempts} attempt(s) (a queue server may still be re-ordering "
+               "a finished partition by the newest scores: at most 3, 5 s apart)")
+    return check
+
+
+def check_fetch_node_scores(fetch_work: Path, timestamp: int) -> Check:
+    """The fetcher-only node holds the crawl's scores file, fetched from a queue server that
+    announced it in a schedule message (crawler.machines.score_delivery)."""
+    check = Check("the fetcher-only node received the link scores")
+    path = scores_path(fetch_work, timestamp)
+    if not path.exists():
+        check.note(f"fetch: no scores file at {path}", False)
+        return check
+    scores = LinkScores(path)
+    check.note(f"fetch: scores of {len(scores)} urls (version {scores.version}, crawl "
+               f"{scores.meta.get('crawl')}) at {path}",
+               len(scores) > 0 and scores.meta.get("crawl") == timestamp)
+    return check
+
+
 def check_politeness(log: list[dict], host: Host, roles: dict[str, str],
                      solo_agent: str) -> Check:
     """No two of the cluster's requests to the crawl-delayed host closer than its delay."""

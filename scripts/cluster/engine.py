@@ -32,10 +32,11 @@ ROLES = (
 )
 
 # Beyond what the README asks of every machine: smaller schedules (10 urls instead of 5000, so
-# that a few hundred pages keep three fetcher nodes busy), an index refreshed every second, and
-# fewer processes on a small test machine.
-TUNING = {"DOWNLOAD_SIZE_INTERVAL": "10", "INDEX_REFRESH_SECONDS": "1", "NUM_FETCHERS": "1",
-          "WEB_WORKERS": "1"}
+# that a few hundred pages keep three fetcher nodes busy), an index refreshed every second, a
+# link analysis every 40 pages (so that one runs early while the crawl does, and the
+# fetcher-only node receives its scores with a later schedule), and fewer processes on a small test machine.
+TUNING = {"DOWNLOAD_SIZE_INTERVAL": "10", "INDEX_REFRESH_SECONDS": "1",
+          "LINK_ANALYSIS_EVERY_PAGES": "40", "NUM_FETCHERS": "1", "WEB_WORKERS": "1"}
 
 
 def common_env(database_url: str, redis_url: str, token: str, secret: str) -> dict[str, str]:
@@ -103,6 +104,36 @@ FACTS = """
         "link_analysis": link_analysis_status_get(crawl.pk),
     }))
 """
+
+
+# The single-machine search of the same index: the web machine's search service (its Page
+# Options, from the shared database) over both queue servers' bundles read as local shards,
+# each with its machine's copy of the scores file, as one machine running both queue servers
+# reads them. Prints each query's top 10 (url, score) as one JSON line.
+ONE_MACHINE_SEARCH = """
+    import json
+    from indexer.core.bundle.reader import IndexBundleReader
+    from ranking.core.search.pipeline import Searcher
+    from ranking.core.shard.local import LocalShard
+    from ranking.search_service import search_service
+    options = search_service().options()
+    shards = [LocalShard(IndexBundleReader(path), f"qs{n}") for n, path in enumerate(BUNDLES)]
+    out = {}
+    with Searcher(shards, options) as searcher:
+        for query in QUERIES:
+            found = searcher.search(query, num=10, snippets=False)
+            out[query] = [[r.url, round(r.score, 6)] for r in found.results]
+    print(json.dumps(out))
+"""
+
+
+def one_machine_search(engine: Engine, bundles: list[Path], queries: list[str]
+                       ) -> dict[str, list[list]]:
+    """Each query's top 10 [url, score] searched as one machine (:data:`ONE_MACHINE_SEARCH`),
+    run on the web machine with the same database and settings as its search page."""
+    code = ONE_MACHINE_SEARCH.replace("BUNDLES", repr([str(b) for b in bundles])) \
+        .replace("QUERIES", repr(list(queries)))
+    return engine.django_json("web", code)  # type: ignore[return-value]
 
 
 def crawl_facts(engine: Engine, crawl_id: int) -> dict:

@@ -19,7 +19,9 @@ pytestmark = [pytest.mark.cluster, pytest.mark.slow]
 CHECKS = ("every fetcher node did work", "both queue servers indexed their hosts",
           "the crawled url set equals a single-machine crawl's",
           "the search page on web fans out to both queue servers",
-          "link analysis covers every shard", "politeness held across fetcher nodes")
+          "link analysis covers every shard", "politeness held across fetcher nodes",
+          "the name server ranks as one machine (top 10 of every query)",
+          "the fetcher-only node received the link scores")
 
 
 @pytest.mark.timeout(900)

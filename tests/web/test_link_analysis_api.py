@@ -88,8 +88,23 @@ def test_scores_endpoint_installs_a_checked_file(client, shard, tmp_path):
     assert foreign.status_code == 400 and f"crawl {TS + 1}" in foreign.json()["error"]
     assert _post(client, body, crawl="../../etc").status_code == 400
     assert _post(client, b"").status_code in (411, 413)  # no body: no length, or 0
-    assert client.get(f"/api/shard/scores?crawl={TS}", headers=_token()).status_code == 405
+    assert client.put(f"/api/shard/scores?crawl={TS}", headers=_token()).status_code == 405
     assert installed.read_bytes() == body
+
+
+def test_scores_endpoint_sends_the_file_to_a_fetcher_machine(client, shard, tmp_path):
+    """What a fetcher on a machine without a queue server fetches (#35 item 2)."""
+    missing = client.get("/api/shard/scores", {"crawl": TS}, headers=_token())
+    assert missing.status_code == 404 and "no link scores" in missing.json()["error"]
+    body = _scores_file(tmp_path, 0.6)
+    assert _post(client, body).status_code == 200
+    sent = client.get("/api/shard/scores", {"crawl": TS}, headers=_token())
+    assert sent.status_code == 200 and b"".join(sent.streaming_content) == body
+    assert int(sent["Content-Length"]) == len(body)
+    assert client.get("/api/shard/scores", {"crawl": TS}).status_code == 403
+    assert client.get("/api/shard/scores", {"crawl": TS},
+                      headers=_token("wrong")).status_code == 403
+    assert client.get("/api/shard/scores", {"crawl": "../x"}, headers=_token()).status_code == 400
 
 
 @pytest.fixture

@@ -19,10 +19,20 @@ CRC-32 that numpy checks when it reads them. Members:
   of the graph's size, the natural input of a boost);
 * ``trust``: ``float64[n]``, signed trust from the seed policies (``linkgraph.core.trust``);
 * ``inlinks``/``outlinks``: ``int32[n]`` link counts;
-* ``meta``: a JSON string (crawl timestamp, graph generation, LinkRank settings...).
+* ``meta``: a JSON string (crawl timestamp, graph generation, LinkRank settings...; its
+  ``version`` names this file's contents: a fetcher compares it with the one its queue server
+  announces, ``crawler.machines.score_delivery``);
+* optional, the redirect table (:func:`write_scores` with ``redirects``): ``redirect_target``,
+  ``uint64[k]`` ascending, the url hash of each redirect target whose representative is one of
+  the urls redirecting to it, and that url as UTF-8 in ``redirect_source`` (``uint8``, all of
+  them joined) at ``redirect_offsets`` (``int64[k + 1]``). A file without it is read as
+  before (:attr:`LinkScores.has_redirect_table` False).
 
 Which url of a redirect pair a result shows (seed 002's BasicFields, :func:`representative_urls`):
-the one with the higher link score.
+the one with the higher link score. The analysis, which reads every shard's redirects, decides
+it once for the whole crawl and writes it into the redirect table; a shard then attaches it to
+the summaries it answers with (:meth:`LinkScores.representatives`), so that a name server with
+no scores file and no redirect documents of its own shows the same urls as one machine.
 
 The anchor-text boost of a link document (:func:`anchor_boost`): ``1 + log10(1 + relative
 LinkRank)`` of its source page.
@@ -36,9 +46,10 @@ from __future__ import annotations
 import json
 import logging
 import os
+import secrets
 import tempfile
 import zipfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -100,6 +111,12 @@ class Representative:
     url_score: float
     orig_score: float
 
+    def as_dict(self) -> dict[str, Any]:
+        """What a result's explanation shows (``representative_url``) and a shard sends with
+        a summary."""
+        return {"url": self.url, "orig_url": self.orig_url, "url_score": self.url_score,
+                "orig_score": self.orig_score}
+
 
 def representative_urls(pairs: Sequence[tuple[str, str]],
                         scores_for: ScoreLookup) -> list[Representative]:
@@ -128,11 +145,15 @@ def representative_url(url: str, redirect: str, scores_for: ScoreLookup) -> Repr
 
 
 def write_scores(path: str | os.PathLike[str], graph: ScoredGraph,
-                 meta: dict[str, Any] | None = None) -> Path:
-    """Write the scores of every node of ``graph`` to ``path`` (atomically)."""
+                 meta: dict[str, Any] | None = None,
+                 redirects: Mapping[str, str] | None = None) -> Path:
+    """Write the scores of every node of ``graph`` to ``path`` (atomically); with
+    ``redirects`` (url -> the location it redirects to, every shard's), the redirect table
+    (:func:`redirect_table`). ``meta`` gets a fresh random ``version`` unless it has one."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     n = graph.n
+    meta = {"version": secrets.token_hex(8), **(meta or {})}
     arrays = {
         "format": np.array(FORMAT), "version": np.array(FORMAT_VERSION, dtype=np.int64),
         "url_hash": np.asarray(graph.url_hash, dtype=np.uint64),
@@ -141,11 +162,51 @@ def write_scores(path: str | os.PathLike[str], graph: ScoredGraph,
         "trust": np.asarray(graph.trust, dtype=np.float64),
         "inlinks": graph.in_count.astype(np.int32),
         "outlinks": graph.out_count.astype(np.int32),
-        "meta": np.array(json.dumps(meta or {}, sort_keys=True)),
+        "meta": np.array(json.dumps(meta, sort_keys=True)),
     }
+    if redirects is not None:
+        arrays.update(redirect_table(graph, redirects))
     atomic_stream(path, lambda handle: np.savez(handle, **arrays))
     fsync_dir(path.parent)
     return path
+
+
+def redirect_table(graph: ScoredGraph, redirects: Mapping[str, str]
+                   ) -> dict[str, npt.NDArray[Any]]:
+    """The redirect table's members: for each redirect target, the url redirecting to it
+    with the highest LinkRank when that is higher than the target's own (on a tie the
+    target is kept, as :func:`representative_urls` keeps it; among sources of one score the
+    first in string order). Urls the graph does not know score 0."""
+    pairs = [(u, t) for u, t in redirects.items() if u and t and u != t]
+    if not pairs:
+        return {"redirect_target": np.zeros(0, np.uint64),
+                "redirect_source": np.zeros(0, np.uint8),
+                "redirect_offsets": np.zeros(1, np.int64)}
+    sources = [u for u, _ in pairs]
+    source_hash, target_hash = hashes_of(sources), hashes_of([t for _, t in pairs])
+    known = np.asarray(graph.url_hash, dtype=np.uint64)
+    score = np.asarray(graph.score, dtype=np.float64)
+
+    def scores_of(hashes: npt.NDArray[np.uint64]) -> npt.NDArray[np.float64]:
+        if not known.size:
+            return np.zeros(hashes.size)
+        pos = np.minimum(np.searchsorted(known, hashes), known.size - 1)
+        return np.where(known[pos] == hashes, score[pos], 0.0)
+
+    s_source, s_target = scores_of(source_hash), scores_of(target_hash)
+    keep = np.flatnonzero(s_source > s_target)
+    name_rank = np.argsort(np.argsort(np.array(sources, dtype=object)[keep], kind="stable"),
+                           kind="stable")
+    order = keep[np.lexsort((name_rank, -s_source[keep], target_hash[keep]))]
+    first = np.ones(order.size, dtype=bool)
+    first[1:] = target_hash[order][1:] != target_hash[order][:-1]
+    chosen = order[first]
+    encoded = [sources[i].encode("utf-8", "surrogatepass") for i in chosen.tolist()]
+    offsets = np.zeros(len(encoded) + 1, np.int64)
+    np.cumsum([len(e) for e in encoded], out=offsets[1:])
+    return {"redirect_target": target_hash[chosen].astype(np.uint64),
+            "redirect_source": np.frombuffer(b"".join(encoded), dtype=np.uint8).copy(),
+            "redirect_offsets": offsets}
 
 
 def receive_scores(read: Callable[[int], bytes], length: int,
@@ -205,6 +266,9 @@ class LinkScores:
                 self.url_hash: npt.NDArray[np.uint64] = data["url_hash"]
                 self._fields = {name: data[name] for name in FIELDS}
                 self.meta: dict[str, Any] = json.loads(str(data["meta"]))
+                table = ("redirect_target", "redirect_source", "redirect_offsets")
+                self._redirects = tuple(data[m] for m in table) \
+                    if all(m in data.files for m in table) else None
         except FileNotFoundError as exc:
             raise GraphNotFound(f"no link scores at {self.path}") from exc
         except (KeyError, ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:
@@ -214,6 +278,45 @@ class LinkScores:
             raise CorruptGraphError(self.path, "arrays differ in length")
         if n > 1 and not bool(np.all(self.url_hash[1:] > self.url_hash[:-1])):
             raise CorruptGraphError(self.path, "url hashes are not sorted")
+        if self._redirects is not None:
+            targets, blob, offsets = self._redirects
+            if offsets.shape != (targets.shape[0] + 1,) or int(offsets[0]) != 0 \
+                    or int(offsets[-1]) != blob.shape[0] or np.any(np.diff(offsets) < 0) \
+                    or np.any(targets[1:] <= targets[:-1]):
+                raise CorruptGraphError(self.path, "the redirect table is malformed")
+
+    @property
+    def version(self) -> str | None:
+        """What names this file's contents (its meta's ``version``; None in an older file)."""
+        value = self.meta.get("version")
+        return None if value is None else str(value)
+
+    @property
+    def has_redirect_table(self) -> bool:
+        """Whether the analysis wrote its redirect table into the file (an older file, or one
+        written without the crawl's redirects, has none)."""
+        return self._redirects is not None
+
+    def representatives(self, urls: Sequence[str]) -> list[Representative | None]:
+        """For each url shown, the url redirecting to it that the redirect table names as
+        its representative (with both urls' relative LinkRank), else None: the url itself is
+        shown. One vectorised lookup; None for every url without a table."""
+        out: list[Representative | None] = [None] * len(urls)
+        if self._redirects is None or not urls or not self._redirects[0].size:
+            return out
+        targets, blob, offsets = self._redirects
+        wanted = hashes_of(list(urls))
+        pos = np.minimum(np.searchsorted(targets, wanted), targets.size - 1)
+        hit = np.flatnonzero(targets[pos] == wanted)
+        if not hit.size:
+            return out
+        sources = [bytes(blob[offsets[p]:offsets[p + 1]]).decode("utf-8", "surrogatepass")
+                   for p in pos[hit].tolist()]
+        values = self.scores_for(np.concatenate([hashes_of(sources), wanted[hit]]))
+        for k, (i, source) in enumerate(zip(hit.tolist(), sources, strict=True)):
+            out[i] = Representative(source, urls[i], float(values[k]),
+                                    float(values[len(sources) + k]))
+        return out
 
     def __len__(self) -> int:
         return int(self.url_hash.shape[0])

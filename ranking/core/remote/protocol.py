@@ -13,7 +13,10 @@ requests and encodes answers with it, so both ends agree by construction.
 * ``GET /api/shard/summaries?ids=<hex doc_id>,...&its=[&heads=1]`` (:class:`SummariesRequest`)
   -> ``{"summaries": [...]}`` (with ``heads=1`` only each summary's url and title: a result
   list without snippets needs no page text, and a stored summary holds the whole text of the
-  page).
+  page). A summary, or a head, whose url the crawl's redirect table gives a representative
+  carries it as ``representative_url`` (:meth:`LocalShard.with_representatives
+  <ranking.core.shard.local.LocalShard.with_representatives>`), as the candidates carry their
+  link scores: the name server needs no scores file of its own.
 
 Every request carries the shared token in the header :data:`indexer.core.shard_token.
 TOKEN_HEADER`; without it the answer is 403.

@@ -25,19 +25,25 @@ Steps of :meth:`Searcher.search`:
    of the best groups by S (docs/exact-topk.md, section 5); sort, then read the
    stored summaries of the groups shown only (``num`` results from ``offset``, skipping
    dropped ones);
-5. representative urls: a result that other urls redirect to (``location:`` meta words of the
-   local shards) shows whichever of them has the higher link score (seed 002's BasicFields);
+5. representative urls: a result that other urls redirect to shows whichever of them has the
+   higher link score (seed 002's BasicFields), as the crawl's link analysis decided it for
+   every machine (the scores file's redirect table; the summary's shard attaches it, a remote
+   shard's too: :meth:`Searcher._representatives`);
 6. snippets and highlighted titles for those results (:mod:`ranking.core.display.snippets`), and the
    explanation of each score (:mod:`ranking.core.search.explain`).
 
 :meth:`Searcher._rank` runs steps 4 to 6 in named steps: score and order the groups, choose the
 page of results shown (:meth:`Searcher._choose`), make each result (:meth:`Searcher._result`).
 
-Link scores come from ``link_scores`` (anything with a ``get()`` returning a
-:class:`indexer.core.signals.link_scores.LinkScores` or None), by default the scores file of the crawl
-the first local shard's bundle belongs to (``<work>/linkgraph/<ts>/scores.npz``), loaded once
-per file version (:func:`indexer.core.signals.link_scores.cached_link_scores`). Without a file,
-or with Page Options' link score weight 0, the link score is 0 and nothing is looked up.
+Link scores come with each shard's candidates (every queue server holds the crawl's
+``scores.npz``: the analysis sends it there; :attr:`Candidates.linked
+<ranking.core.shard.candidates.Candidates.linked>`), so a name server that reads remote shards
+only ranks as one machine does without a scores file of its own; candidates without them are
+looked up in ``link_scores`` (anything with a ``get()`` returning a
+:class:`indexer.core.signals.link_scores.LinkScores` or None), by default the scores file of the
+crawl the first local shard's bundle belongs to (``<work>/linkgraph/<ts>/scores.npz``), loaded
+once per file version (:func:`indexer.core.signals.link_scores.cached_link_scores`). Without
+either, or with Page Options' link score weight 0, the link score is 0 and nothing is looked up.
 """
 
 from __future__ import annotations
@@ -286,7 +292,7 @@ class Searcher:
         if count_ahead > 0 and num > 0 and len(chosen) == num:
             ahead = len(self._choose(merged, groups, order, offset + num, count_ahead, False,
                                      words))
-        shown = self._representatives(links.scores, [str(s.get("url", "")) for _, s in chosen])
+        shown = self._representatives(links.scores, [s for _, s in chosen])
         scored = ScoredGroups(self.options, parsed, merged, groups, final, fusion, links,
                               bonus_rows, int(sum(mult)))
         ranked = _Ranked(scored, words, snippets)
@@ -393,13 +399,31 @@ class Searcher:
         best[groups.member_group[hit]] = rows[hit]
         return LinkValues(True, relative, trust, group, best, scores)
 
-    def _representatives(self, scores: LinkScores | None,
-                         urls: list[str]) -> list[dict[str, Any] | None]:
-        """For each shown url, the representative among it and the urls redirecting to it
-        (seed 002's BasicFields): the one with the higher link score is displayed. None where
-        nothing redirects to the url or no link scores are loaded."""
-        out: list[dict[str, Any] | None] = [None] * len(urls)
-        if scores is None or self.options.link_score_weight == 0:
+    def _representatives(self, scores: LinkScores | None, summaries: list[dict[str, Any]]
+                         ) -> list[dict[str, Any] | None]:
+        """For each shown result, the representative among its url and the urls redirecting
+        to it (seed 002's BasicFields): the one with the higher link score is displayed. None
+        where it is the url itself, or with Page Options' link score weight 0.
+
+        The link analysis decides it once for the crawl, from every shard's redirects (the
+        scores file's redirect table), and the shard that answers a summary attaches it
+        (``representative_url``, :meth:`LocalShard.with_representatives
+        <ranking.core.shard.local.LocalShard.with_representatives>`): a remote shard's summary
+        carries it over HTTP like a local one's, so a name server without a scores file shows
+        the urls one machine shows. Only when this machine's scores file has no redirect table
+        (written before the table existed, or by ``score_update`` alone) is it found as
+        before: the redirect documents of the local shards, compared by that file's scores."""
+        out: list[dict[str, Any] | None] = [None] * len(summaries)
+        if self.options.link_score_weight == 0:
+            return out
+        urls = [str(s.get("url", "")) for s in summaries]
+        for i, summary in enumerate(summaries):
+            sent = summary.get("representative_url")
+            if isinstance(sent, dict) and sent.get("orig_url") == urls[i] \
+                    and isinstance(sent.get("url"), str):
+                out[i] = {k: sent.get(k) for k in ("url", "orig_url", "url_score",
+                                                   "orig_score")}
+        if scores is None or scores.has_redirect_table:
             return out
         pairs: list[tuple[str, str]] = []
         owner: list[int] = []
@@ -412,8 +436,7 @@ class Searcher:
         for i, rep in zip(owner, representative_urls(pairs, scores.scores_for), strict=True):
             current = out[i]
             if rep.url != urls[i] and (current is None or rep.url_score > current["url_score"]):
-                out[i] = {"url": rep.url, "orig_url": rep.orig_url, "url_score": rep.url_score,
-                          "orig_score": rep.orig_score}
+                out[i] = rep.as_dict()
         return out
 
     def _redirect_sources(self, url: str) -> list[str]:

@@ -284,17 +284,42 @@ class LocalShard:
     # -- what results show (ranking.core.shard.summaries) ------------------------------------
 
     def summaries(self, doc_ids: Sequence[bytes]) -> list[dict[str, Any] | None]:
-        """Summaries of ``doc_ids`` (:meth:`ShardSummaries.summaries`)."""
-        return self.documents.summaries(doc_ids)
+        """Summaries of ``doc_ids`` (:meth:`ShardSummaries.summaries`), with representative
+        urls (:meth:`with_representatives`)."""
+        return self.with_representatives(self.documents.summaries(doc_ids))
 
     def snippet_summaries(self, doc_ids: Sequence[bytes], words: Sequence[str],
                           options: SearchOptions | None) -> list[dict[str, Any] | None]:
-        """Summaries for snippets (:meth:`ShardSummaries.snippet_summaries`)."""
-        return self.documents.snippet_summaries(doc_ids, words, options)
+        """Summaries for snippets (:meth:`ShardSummaries.snippet_summaries`), with
+        representative urls."""
+        return self.with_representatives(
+            self.documents.snippet_summaries(doc_ids, words, options))
 
     def summary_heads(self, doc_ids: Sequence[bytes]) -> list[dict[str, Any] | None]:
-        """Only each summary's url and title (:meth:`ShardSummaries.summary_heads`)."""
-        return self.documents.summary_heads(doc_ids)
+        """Only each summary's url and title (:meth:`ShardSummaries.summary_heads`), with
+        representative urls."""
+        return self.with_representatives(self.documents.summary_heads(doc_ids))
+
+    def with_representatives(self, got: list[dict[str, Any] | None]
+                             ) -> list[dict[str, Any] | None]:
+        """``got`` with ``representative_url`` (:meth:`Representative.as_dict
+        <indexer.core.signals.link_scores.Representative.as_dict>`) added to (a copy of) each
+        summary whose url the crawl's redirect table gives a representative (seed 002's
+        BasicFields, decided by the link analysis over every shard's redirects,
+        :meth:`LinkScores.representatives <indexer.core.signals.link_scores.LinkScores.
+        representatives>`): what a local search and a name server's search over this shard
+        both show (:meth:`ranking.core.search.pipeline.Searcher._representatives`). Unchanged
+        without a scores file or without a table in it."""
+        scores = self.link_scores.get() if self.link_scores is not None else None
+        if scores is None or not scores.has_redirect_table:
+            return got
+        at = [i for i, s in enumerate(got) if s is not None and s.get("url")]
+        reps = scores.representatives([str(got[i]["url"]) for i in at])  # type: ignore[index]
+        out = list(got)
+        for i, rep in zip(at, reps, strict=True):
+            if rep is not None:
+                out[i] = {**got[i], "representative_url": rep.as_dict()}  # type: ignore[dict-item]
+        return out
 
     def redirect_sources(self, url: str) -> tuple[str, ...]:
         """Urls whose redirect documents point at ``url``

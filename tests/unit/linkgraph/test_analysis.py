@@ -21,6 +21,7 @@ from indexer.core.signals.link_scores import (
     CachedLinkScores,
     LinkScores,
     receive_scores,
+    representative_urls,
     write_scores,
 )
 from indexer.core.urls import hashes_of
@@ -207,3 +208,25 @@ def test_search_cache_sees_each_new_file_and_logs_nothing_while_it_is_missing(tm
         write_scores(path, graph.with_scores(score=score))
         os.utime(path, ns=(5, 5))
         assert cached.get().score_of("https://b.org/", "linkrank") == value
+
+
+def test_the_analysis_writes_every_shards_redirects_into_the_table(tmp_path):
+    """A redirect read from one shard whose target is in the other: the scores file names the
+    target's representative as the rule of representative_urls gives it (#35 item 2)."""
+    old, home = "https://old.org/", "https://home.org/"
+    fans = [(f"https://fan{i}.org/", f'<p>Fan {i}.</p><a href="{old}">Old home</a>')
+            for i in range(12)]
+    write_bundle(tmp_path / "qs0" / f"IndexData{TS}",
+                 [(home, '<title>Home</title><p>Gardens.</p>')])
+    write_bundle(tmp_path / "qs1" / f"IndexData{TS}", [
+        (old, f'<meta http-equiv="refresh" content="0; url={home}"><p>moved</p>'), *fans])
+    sources = [LocalShardSource(n, b) for n, b in enumerate(crawl_bundles(tmp_path, TS))]
+    scores = LinkScores(run_link_analysis(tmp_path, TS, sources).scores_path)
+    assert scores.has_redirect_table
+    (rule,) = representative_urls([(old, home)], scores.scores_for)
+    (table,) = scores.representatives([home])
+    assert rule.url == old and table is not None  # the old url has the twelve fans' links
+    assert table == rule
+    # the four manual steps write no table (the stored graph keeps no redirects): searches
+    # then fall back to their local shards' redirect documents
+    assert not LinkScores(write_graph_scores(tmp_path, TS)).has_redirect_table

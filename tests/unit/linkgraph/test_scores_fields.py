@@ -42,7 +42,11 @@ def test_scores_file_round_trip_and_vectorised_lookup(tmp_path):
     graph = _scored()
     path = write_scores(tmp_path / "linkgraph" / "5" / "scores.npz", graph, {"crawl": 5})
     scores = LinkScores(path)
-    assert len(scores) == graph.n and scores.meta == {"crawl": 5}
+    assert len(scores) == graph.n and scores.meta == {"crawl": 5, "version": scores.version}
+    # every file written gets a version of its own (what a fetcher compares)
+    assert len(scores.version) == 16 and not scores.has_redirect_table
+    again = LinkScores(write_scores(tmp_path / "again.npz", graph, {"crawl": 5}))
+    assert again.version != scores.version
     urls = [TARGET, "https://unknown.org/", HUB]
     want = [graph.score[graph.node_id(u)] * graph.n if graph.node_id(u) >= 0 else 0.0
             for u in urls]
@@ -87,6 +91,60 @@ def test_representative_url_is_the_better_scored_one():
     both = representative_urls([("https://x/", "https://y/")], scores_for)
     assert both[0].url == "https://y/"
     assert representative_urls([], scores_for) == []
+
+
+def test_redirect_table_names_the_better_scored_source_of_each_target(tmp_path):
+    """The analysis decides each redirect target's representative once, over every shard's
+    redirects (#35 item 2): what any machine holding the file then shows."""
+    graph = _ranked({HUB: 0.4, P1: 0.1, P2: 0.3, P3: 0.05})
+    new, moved = "https://new.org/", "https://p1.org/straße"
+    redirects = {HUB: P3, P1: HUB, P2: new, HUB + "old": new, moved: P3, P3: P3}
+    scores = LinkScores(write_scores(tmp_path / "s.npz", graph, {"crawl": 5}, redirects))
+    assert scores.has_redirect_table
+    relative = {u: scores.score_of(u) for u in (HUB, P1, P2, P3)}
+    assert relative[HUB] > relative[P2] > relative[P3] and relative[HUB] > relative[P1]
+    got = scores.representatives([P3, HUB, new, "https://unknown.org/", ""])
+    # p3 <- hub (higher) and <- p1.org/straße (unknown: 0): hub is shown, with both scores
+    assert got[0] is not None and (got[0].url, got[0].orig_url) == (HUB, P3)
+    assert (got[0].url_score, got[0].orig_score) == (relative[HUB], relative[P3])
+    assert got[1] is None  # hub <- p1: p1 scores lower, hub itself is shown
+    # new.org (unknown) <- p2 and <- hub/old (unknown, 0 = its score: kept out): p2
+    assert got[2] is not None and got[2].url == P2 and got[2].orig_score == 0.0
+    assert got[3] is None and got[4] is None
+    assert got[0].as_dict() == {"url": HUB, "orig_url": P3, "url_score": relative[HUB],
+                                "orig_score": relative[P3]}
+    # the same decision as representative_urls over the same pairs, source by source
+    pairs = [(u, t) for u, t in redirects.items() if u != t]
+    chosen = {}
+    for (url, target), rep in zip(pairs, representative_urls(pairs, scores.scores_for),
+                                  strict=True):
+        if rep.url == url and rep.url_score > chosen.get(target, ("", -1.0))[1]:
+            chosen[target] = (url, rep.url_score)
+    assert {t: u for t, (u, _) in chosen.items()} == {P3: HUB, new: P2}
+    # a source whose non-ASCII url survives the table; no redirects: an empty table
+    alone = LinkScores(write_scores(tmp_path / "t.npz", graph, None, {moved: "https://x.org/"}))
+    assert alone.representatives(["https://x.org/"])[0] is None  # both unknown: target kept
+    empty = LinkScores(write_scores(tmp_path / "e.npz", graph, None, {}))
+    assert empty.has_redirect_table and empty.representatives([P3]) == [None]
+
+
+def _ranked(given):
+    graph = graph_of(EDGES)
+    score = np.full(graph.n, 0.01)
+    for url, value in given.items():
+        score[graph.node_id(url)] = value
+    return graph.with_scores(score=score, trust=np.zeros(graph.n))
+
+
+def test_a_malformed_redirect_table_is_refused(tmp_path):
+    graph = _scored()
+    path = write_scores(tmp_path / "s.npz", graph, None, {HUB: P3})
+    with np.load(path) as data:
+        arrays = {k: data[k] for k in data.files}
+    arrays["redirect_offsets"] = np.array([0, 999], np.int64)  # past the end of the urls
+    np.savez(tmp_path / "bad.npz", **arrays)
+    with pytest.raises(CorruptGraphError, match="redirect table"):
+        LinkScores(tmp_path / "bad.npz")
 
 
 def test_anchor_fields_are_the_best_inlinks_boosted_by_their_score():
