@@ -224,6 +224,26 @@ def test_a_freed_delayed_host_gets_a_schedule_of_its_own(make_queue, tmp_path: P
         == sorted(["http://slow.com/"] + [f"http://slow.com/{i}" for i in range(30)])
 
 
+def test_a_freed_hosts_own_schedule_loses_no_url_over_the_domain_cap(make_queue) -> None:  # type: ignore[no-untyped-def]
+    # a domain cap of 5 slots: of slow.com's share of 6 one url is deferred back to its tier
+    queue = make_queue(robots=RobotsBehaviour.ALWAYS_FOLLOW, schedule_size=500, round_size=100,
+                       max_cld_share=0.01)
+    _delayed_setup(queue)
+    first = queue.next_schedule()
+    # found while ``first`` holds the host: parked at once
+    queue.add_discovered([DiscoveredUrl(f"http://slow.com/new{i}", 1, 0) for i in range(10)])
+    queue.free_hosts(first.id, ["http://slow.com"])
+    own = queue.next_schedule(unparked_only=True)
+    assert own is not None and len(own) == 5
+    assert all(e.url.startswith("http://slow.com/new") for e in own.entries)
+    queue.acknowledge(own.id)
+    queue.acknowledge(first.id)
+    rest = drain(queue)
+    assert sorted(u for u in first.urls + own.urls + rest if u.startswith("http://slow.com")) \
+        == sorted(["http://slow.com/"] + [f"http://slow.com/{i}" for i in range(30)]
+                  + [f"http://slow.com/new{i}" for i in range(10)])
+
+
 def test_crawl_delay_share_follows_the_expected_schedule_time(make_queue) -> None:  # type: ignore[no-untyped-def]
     queue = make_queue(robots=RobotsBehaviour.ALWAYS_FOLLOW, schedule_size=500,
                        delayed_schedule_seconds=12.0)

@@ -189,9 +189,10 @@ class TieredOrder:
         """Take the unparked urls first (see the module), then urls tier by tier in
         :meth:`visit_order`, FIFO within a tier, reading at most ``4 * schedule size + 1000``
         of them; urls the builder deferred go to the back of their tier."""
-        self.fill_unparked(builder)
+        self._take_unparked(builder)
         tiers = sorted(tier for tier, lane in self.tiers.items() if len(lane))
         if not tiers:
+            self._put_back(builder)
             return
         scan_limit = 4 * builder.size + 1000
         scanned = 0
@@ -205,6 +206,10 @@ class TieredOrder:
                 builder.consider(tier, line)
             if builder.full() or scanned >= scan_limit:
                 break
+        self._put_back(builder)
+
+    def _put_back(self, builder: ScheduleBuilder) -> None:
+        """Urls the builder deferred (domain cap) go to the back of their tier."""
         for tier, line in builder.deferred:
             self.push_line(tier, line)
 
@@ -212,6 +217,10 @@ class TieredOrder:
         return len(self.unparked)
 
     def fill_unparked(self, builder: ScheduleBuilder) -> None:
+        self._take_unparked(builder)
+        self._put_back(builder)
+
+    def _take_unparked(self, builder: ScheduleBuilder) -> None:
         while not builder.full() and (line := self.unparked.pop()) is not None:
             builder.consider(QueuedUrl.from_line(line).tier, line)
 
