@@ -118,7 +118,7 @@ class ScraperSpec:
 KNOWN_FILE_TYPES = (
     "html", "htm", "xhtml", "php", "asp", "aspx", "jsp", "shtml", "cgi", "pl", "py", "java",
     "txt", "csv", "tsv", "md", "xml", "rss", "atom", "pdf", "gif", "jpg", "jpeg", "png", "svg",
-    "bmp", "webp", "gz", "unknown",
+    "bmp", "webp", "docx", "pptx", "xlsx", "odt", "ods", "odp", "epub", "gz", "unknown",
 )
 DEFAULT_FILE_TYPES = tuple(t for t in KNOWN_FILE_TYPES if t != "gz")
 
