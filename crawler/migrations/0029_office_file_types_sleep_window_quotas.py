@@ -3,7 +3,9 @@
 import crawler.validators
 from django.db import migrations, models
 
-# Issue 37: office and e-book documents (docx, pptx, xlsx, odt, ods, odp, epub) are page types
+# Issue 37. The crawl's sleep window and the disallowed sites' quotas (site#N) are crawl
+# options; allowed and disallowed sites say that edits reach a running crawl.
+# Office and e-book documents (docx, pptx, xlsx, odt, ods, odp, epub) are page types
 # now (crawler.core.processing.processors.office), and the default file types follow links to
 # them. A profile still at the old default gets the new one; a profile an operator chose
 # types for keeps them (the admin lists the new types).
@@ -46,4 +48,19 @@ class Migration(migrations.Migration):
             field=models.CharField(blank=True, default='html htm xhtml php asp aspx jsp shtml cgi pl py java txt csv tsv md xml rss atom pdf gif jpg jpeg png svg bmp webp docx pptx xlsx odt ods odp epub unknown', help_text='File extensions to crawl and index, separated by spaces or commas. Known: html, htm, xhtml, php, asp, aspx, jsp, shtml, cgi, pl, py, java, txt, csv, tsv, md, xml, rss, atom, pdf, gif, jpg, jpeg, png, svg, bmp, webp, docx, pptx, xlsx, odt, ods, odp, epub, gz, unknown.', max_length=500, validators=[crawler.validators.validate_file_types], verbose_name='file types to index'),
         ),
         migrations.RunPython(add_office_types, remove_office_types),
+        migrations.AddField(
+            model_name='crawl',
+            name='sleep_window',
+            field=models.CharField(blank=True, help_text="HH:MM-HH:MM in the server's time zone (for example 08:00-20:00 to crawl only at night): no urls are fetched in these hours. Empty: none.", max_length=20, validators=[crawler.validators.validate_sleep_window], verbose_name='sleep window'),
+        ),
+        migrations.AlterField(
+            model_name='crawl',
+            name='allowed_sites',
+            field=models.TextField(blank=True, help_text='One rule per line: host, domain:example.com, regex:pattern or a url prefix. Edits reach a running crawl within a minute.', validators=[crawler.validators.validate_site_rules]),
+        ),
+        migrations.AlterField(
+            model_name='crawl',
+            name='disallowed_sites',
+            field=models.TextField(blank=True, help_text='Urls matching any of these rules are never fetched (same syntax). A rule ending in #N (domain:example.com#100) is a quota instead: at most N urls of those sites per hour. Edits reach a running crawl within a minute.', validators=[crawler.validators.validate_disallowed_sites]),
+        ),
     ]
