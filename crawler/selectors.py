@@ -308,6 +308,10 @@ def crawl_status_get(crawl: Crawl) -> dict:
         "tiers": dict(sorted(tiers.items(), key=lambda kv: int(kv[0]))),
         "queue_servers": servers,
         "disk_pauses": crawl_disk_pauses(crawl),
+        # in its sleep window (crawler.core.definition.sleep): a queue server working on it
+        # says so in its heartbeat
+        "asleep": crawl.is_active and any(q.get("asleep") for q in working),
+        "sleep_window": crawl.sleep_window,
         # ages of the indexed copies and what their last visits found (issue 21)
         "freshness": crawl_page.freshness(crawl, now),
         "archive": crawl_page.archive_report(crawl, working),

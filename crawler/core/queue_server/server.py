@@ -166,14 +166,15 @@ class QueueServerCore:
         """The crawl as edited while it runs (issue 37; Yioop's fetchers pick up changed
         crawl parameters): its site rules, quotas, seed policies, limits and sleep window are
         in force from now on (the queue checkpoints them), and its new seeds this shard owns
-        are queued. Returns how many seed urls were newly queued. Urls already queued that
+        are queued; its order stays the one it started with. Returns how many seed urls were newly queued. Urls already queued that
         the new rules refuse are left out by the fetchers, which read the rules with each
         schedule (``crawler.core.fetcher.lanes.split_schedule``)."""
         old = self.config.crawl
-        if crawl == old:
-            return 0
         if crawl.timestamp != old.timestamp:
             raise ValueError(f"crawl {crawl.timestamp} is not the open crawl {old.timestamp}")
+        crawl = replace(crawl, order=old.order)  # a running crawl keeps its order
+        if crawl == old:
+            return 0
         self.config = replace(self.config, crawl=crawl)
         self._applier.config = self.config
         self.queue.reconfigure(scheduler_config(self.config))
