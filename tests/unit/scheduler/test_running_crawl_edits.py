@@ -56,8 +56,9 @@ def test_the_order_of_a_running_crawl_cannot_change(make_queue) -> None:  # type
         queue.reconfigure(dataclasses.replace(queue.config, order=CrawlOrder.BREADTH_FIRST))
 
 
-def test_a_quota_schedules_at_most_n_urls_of_the_site_an_hour(make_queue, clock) -> None:  # type: ignore[no-untyped-def]
-    queue = make_queue(robots=IGNORE, schedule_size=50,
+@pytest.mark.parametrize("order", list(CrawlOrder))
+def test_a_quota_schedules_at_most_n_urls_of_the_site_an_hour(make_queue, clock, order) -> None:  # type: ignore[no-untyped-def]
+    queue = make_queue(robots=IGNORE, schedule_size=50, order=order,
                        site_rules=rules("domain:a.com#3\nc.com"))
     queue.add_discovered(urls("a.com", 7) + urls("b.com", 4) + urls("c.com", 1))
     assert queue.take_refused() == [("site_rules", "http://c.com/0")]  # a ban stays a ban
