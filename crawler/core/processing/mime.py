@@ -42,7 +42,10 @@ _OOXML_MAIN_PARTS = (("word/document.xml", DOCX), ("ppt/presentation.xml", PPTX)
 _GENERIC = {"", OCTET, "application/unknown", "binary/octet-stream", "unknown/unknown",
             "application/x-download", "application/force-download"}
 _XML_TYPES = {"text/xml", "application/xml", "application/rdf+xml", "application/x-xml"}
-_ZIP_TYPES = {ZIP, "application/x-zip-compressed", "application/x-zip"}
+# a zip archive under these is told apart by its content: servers send zip types, and the
+# older Office types for the newer (zip) files
+_ZIP_TYPES = {ZIP, "application/x-zip-compressed", "application/x-zip", "application/msword",
+              "application/vnd.ms-excel", "application/vnd.ms-powerpoint"}
 _GZIP_TYPES = {"application/gzip", "application/x-gzip", "application/x-gunzip",
                "application/gzipped", "application/gzip-compressed", "gzip/document"}
 _SNIFF_WINDOW = 2048
@@ -141,7 +144,8 @@ def detect_mime_type(url: str, content_type: str, body: bytes) -> str:
 
     ``/robots.txt`` is always ``text/robot``; XML and gzip are refined by their content
     (sitemap, RSS, Atom); a generic or missing header is replaced by the sniffed type, and so
-    is a zip type (the documents that are zip archives, :func:`zip_kind`).
+    is a zip type or an older Office type over a zip archive (the documents that are zip
+    archives, :func:`zip_kind`).
     """
     try:
         path = urlsplit(url).path

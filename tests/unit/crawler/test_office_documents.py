@@ -50,7 +50,8 @@ def test_each_format_gives_text_title_language_and_links(kind):
 
 
 @pytest.mark.parametrize("kind", sorted(TYPES))
-@pytest.mark.parametrize("content_type", ["", "application/octet-stream", "application/zip"])
+@pytest.mark.parametrize("content_type", ["", "application/octet-stream", "application/zip",
+                                          "application/msword"])
 def test_formats_are_told_from_the_content_under_a_generic_type(kind, content_type):
     body = MAKERS[kind](f"Fixture {kind}", "quokkaword")
     assert mime.detect_mime_type("https://a.org/download?id=7", content_type, body) == \
@@ -64,6 +65,14 @@ def test_docx_reads_headings_tables_and_link_text():
     assert "quarter | revenue" in page.description
     link = next(link for link in page.links if link.url == TARGET)
     assert "figures" in link.text
+
+
+def test_an_old_office_file_keeps_its_type():
+    old_word = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(600)  # an OLE compound file
+    assert mime.detect_mime_type("https://a.org/old.doc", "application/msword", old_word) == \
+        "application/msword"
+    page = process("https://a.org/old.doc", old_word, "application/msword")
+    assert page.media == "binary" and page.errors == ()
 
 
 def test_a_plain_zip_is_binary_without_error():
