@@ -32,7 +32,8 @@ from crawler.core.definition.crawl import (
     SeedSpec,
     Summarizer,
 )
-from crawler.core.definition.siterules import SiteRules, parse_site_rules
+from crawler.core.definition.siterules import SiteRules, parse_quotas, parse_site_rules
+from crawler.core.definition.sleep import SleepWindow
 from crawler.core.processing.builtin_scrapers import BUILTIN_NAMES, BUILTIN_SCRAPERS, overridden_by
 from crawler.core.processing.scrapers import ScraperConfig
 from crawler.core.queue_server import robots_failures
@@ -162,9 +163,10 @@ def crawl_config_get(crawl_id: int) -> CrawlConfig:
     )
     rules = SiteRules(
         allowed=parse_site_rules(crawl.allowed_sites),
-        disallowed=parse_site_rules(crawl.disallowed_sites),
+        disallowed=parse_site_rules(crawl.disallowed_sites, quotas=True),
         restrict=crawl.restrict_to_seeds,
         seed_hosts=frozenset(url_host(s.url) for s in seeds),
+        quotas=parse_quotas(crawl.disallowed_sites),
     )
     return CrawlConfig(
         crawl_id=crawl.pk,
@@ -185,6 +187,7 @@ def crawl_config_get(crawl_id: int) -> CrawlConfig:
         priority_need_weight=crawl.priority_need_weight,
         site_rules=rules,
         seeds=seeds,
+        sleep=SleepWindow.parse(crawl.sleep_window),
         page_options=crawl_time_options_from(_options_dict(crawl)),
         archive=archive_source_get(crawl),
     )
@@ -305,6 +308,10 @@ def crawl_status_get(crawl: Crawl) -> dict:
         "tiers": dict(sorted(tiers.items(), key=lambda kv: int(kv[0]))),
         "queue_servers": servers,
         "disk_pauses": crawl_disk_pauses(crawl),
+        # in its sleep window (crawler.core.definition.sleep): a queue server working on it
+        # says so in its heartbeat
+        "asleep": crawl.is_active and any(q.get("asleep") for q in working),
+        "sleep_window": crawl.sleep_window,
         # ages of the indexed copies and what their last visits found (issue 21)
         "freshness": crawl_page.freshness(crawl, now),
         "archive": crawl_page.archive_report(crawl, working),

@@ -17,6 +17,7 @@ from django.core.exceptions import ValidationError
 from crawler.core.archive.source import WARC_SUFFIXES, confined
 from crawler.core.definition.crawl import DEFAULT_FILE_TYPES, KNOWN_FILE_TYPES
 from crawler.core.definition.siterules import site_rule_errors
+from crawler.core.definition.sleep import SleepWindow, SleepWindowError
 from crawler.core.processing import page_rules, scrapers
 from crawler.core.processing.builtin_scrapers import BUILTIN_NAMES, builtin_scraper
 from crawler.core.processing.errors import PageRuleSyntaxError, ScraperConfigError
@@ -57,6 +58,21 @@ def validate_site_rules(text: str) -> None:
     errors = site_rule_errors(text)
     if errors:
         raise line_errors([str(exc) for exc in errors])
+
+
+def validate_disallowed_sites(text: str) -> None:
+    """Site rules, or quotas ``rule#N`` (Yioop's ``site#quota``); every bad line named."""
+    errors = site_rule_errors(text, quotas=True)
+    if errors:
+        raise line_errors([str(exc) for exc in errors])
+
+
+def validate_sleep_window(text: str) -> None:
+    """``HH:MM-HH:MM`` or empty (:class:`crawler.core.definition.sleep.SleepWindow`)."""
+    try:
+        SleepWindow.parse(text)
+    except SleepWindowError as exc:
+        raise ValidationError(str(exc)) from None
 
 
 def _scraper_check(check: Callable[[str], object], text: str) -> object:

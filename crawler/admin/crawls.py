@@ -28,7 +28,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 
 from classifiers.admin import ClassifierUseInline
 from crawler import crawl_page, selectors, sending, services
-from crawler.core.definition.crawl import CrawlStatus, allowed_actions
+from crawler.core.definition.crawl import ACTIVE_STATES, CrawlStatus, allowed_actions
 from crawler.core.definition.seeds import bad_seed_lines
 from crawler.link_analysis import link_analysis_request
 from crawler.machines.needy import WINDOW, needy_queries_get
@@ -98,7 +98,8 @@ class CrawlForm(forms.ModelForm):
     class Meta:
         model = Crawl
         fields = ("name", "description", "public", "order", "max_pages", "max_depth", "recrawl_days",
-                  "max_domain_share", "restrict_to_seeds", "allowed_sites", "disallowed_sites", "page_options",
+                  "max_domain_share", "sleep_window", "restrict_to_seeds", "allowed_sites",
+                  "disallowed_sites", "page_options",
                   *PRIORITY_FIELDS, *SOURCE_FIELDS)
 
     def __init__(self, *args, **kwargs) -> None:
@@ -111,6 +112,10 @@ class CrawlForm(forms.ModelForm):
 
     def clean(self) -> dict:
         data = super().clean()
+        if self.instance.pk and self.instance.status in ACTIVE_STATES and \
+                "order" in self.changed_data:
+            self.add_error("order", "A running crawl keeps the order it started with; stop "
+                                    "it and start a new crawl for another order.")
         for name in PRIORITY_FIELDS:
             if data.get(name) is None and name not in self.errors:
                 data[name] = Crawl._meta.get_field(name).get_default()
@@ -143,7 +148,7 @@ class CrawlAdmin(SafeModelAdmin):
         ("Source: fetch the web, or index pages already fetched again", {
             "fields": SOURCE_FIELDS}),
         ("Crawl parameters", {"fields": ("order", "max_pages", "max_depth", "recrawl_days",
-                                         "max_domain_share")}),
+                                         "max_domain_share", "sleep_window")}),
         ("Priorities: seed policies and needy queries", {"fields": PRIORITY_FIELDS}),
         ("Sites", {"fields": ("restrict_to_seeds", "allowed_sites", "disallowed_sites",
                               "bulk_seeds", "bulk_policy", "bulk_trust_weight")}),
@@ -166,6 +171,12 @@ class CrawlAdmin(SafeModelAdmin):
         super().save_related(request, form, formsets, change)
         self._add_bulk_seeds(request, form)
         crawl = form.instance
+        if change and crawl.status == CrawlStatus.RUNNING and (
+                form.has_changed() or any(f.has_changed() for f in formsets)):
+            self.message_user(request, f"{crawl.name} is running: its queue servers follow "
+                              "the new seeds, sites, quotas and sleep window within a minute "
+                              "(its order and Page Options stay as they started).",
+                              messages.INFO)
         if crawl.source == Crawl.Source.WEB and crawl.status == CrawlStatus.NEW and \
                 not crawl.seeds.exists():
             self.message_user(request, f"{crawl.name}: no seed sites yet, so Start would "

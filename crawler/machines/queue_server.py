@@ -54,7 +54,7 @@ from crawler.hosts.activity import HostActivityPump
 from crawler.identity import robots_agent_name
 from crawler.link_analysis import link_analysis_maybe_periodic
 from crawler.models import Crawl, QueueServer
-from crawler.selectors import crawl_config_get, live_queue_servers
+from crawler.selectors import ConfigNotFound, crawl_config_get, live_queue_servers
 from indexer.core.bundle.writer import BundleConfig
 from indexer.core.errors import IndexStoreError
 from indexer.core.runtime.workdir import queue_server_dir
@@ -72,6 +72,9 @@ IDLE_SECONDS = 3.0
 ACTIVE_TICK = 0.05
 STATUS_SECONDS = 0.25  # the crawl's row (running, stopping...) is read at most this often
 CLAIMS_SECONDS = 1.0  # the fetchers' claims of outstanding schedules are read this often
+# the crawl's editable parameters (seeds, allowed and disallowed sites, quotas, sleep window)
+# are read this often: an edit reaches a running crawl well within a minute (issue 37)
+EDITS_SECONDS = 10.0
 COUNTER_FIELDS = {"pages_fetched": "pages_fetched", "fetch_errors": "fetch_errors",
                   "bytes_downloaded": "bytes_downloaded",
                   "documents_indexed": "documents_indexed", "seen": "urls_seen",
@@ -115,6 +118,8 @@ class QueueServerProcess:
         self._refresh_needy = NeedyRefresher()  # the query log's needy queries, now and then
         self._claims = ClaimStore.from_settings()  # who holds the schedules handed out
         self._claims_checked = -CLAIMS_SECONDS
+        self.edits_seconds = EDITS_SECONDS
+        self._edits_checked = time.monotonic()
         self._hosts = HostActivityPump(server)  # the admin's url and host pages, overrides
         self._repeats = RepeatKeeper(server, self.directory)  # crawls that start over
 
@@ -279,6 +284,9 @@ class QueueServerProcess:
             core.maybe_reorder()  # a finished partition, after link analysis wrote new scores
         if core.config.crawl.needy_threshold > 0:  # the query log, read from the shared DB
             self._refresh_needy(core.queue, core.config.crawl.needy_threshold)
+        if now - self._edits_checked >= self.edits_seconds:
+            self._edits_checked = now
+            self._follow_edits(core, crawl.pk)
         if now - self._claims_checked >= CLAIMS_SECONDS:
             # schedules no fetcher holds (given back at a stop, lost with a fetcher or by the
             # broker) go out again now rather than after SCHEDULE_TIMEOUT
@@ -307,6 +315,16 @@ class QueueServerProcess:
         if self._idle_ticks == 3:
             self._last_heartbeat = 0.0  # report "idle" at once: the crawl may have finished
         return busy
+
+    def _follow_edits(self, core: QueueServerCore, crawl_id: int) -> None:
+        """The crawl as edited in the admin while it runs (seeds, site rules, quotas, sleep
+        window): in force in this queue server from now on (``QueueServerCore.update_crawl``);
+        a row that no longer reads keeps the crawl as it was, with an error in the log."""
+        try:
+            core.update_crawl(crawl_config_get(crawl_id))
+        except (ConfigNotFound, ValueError) as exc:
+            logger.error("queue server %d: the edits of crawl %s are not applied: %s",
+                         self.server, crawl_id, exc)
 
     def _stop_updater(self) -> None:
         if self._updater is not None:

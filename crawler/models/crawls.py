@@ -110,10 +110,18 @@ class Crawl(models.Model):
         help_text="Fetch only urls on a seed's host or matching an allowed-sites rule.")
     allowed_sites = models.TextField(
         blank=True, validators=[validators.validate_site_rules],
-        help_text="One rule per line: host, domain:example.com, regex:pattern or a url prefix.")
+        help_text="One rule per line: host, domain:example.com, regex:pattern or a url prefix. "
+                  "Edits reach a running crawl within a minute.")
     disallowed_sites = models.TextField(
-        blank=True, validators=[validators.validate_site_rules],
-        help_text="Urls matching any of these rules are never fetched (same syntax).")
+        blank=True, validators=[validators.validate_disallowed_sites],
+        help_text="Urls matching any of these rules are never fetched (same syntax). A rule "
+                  "ending in #N (domain:example.com#100) is a quota instead: at most N urls "
+                  "of those sites per hour. Edits reach a running crawl within a minute.")
+    sleep_window = models.CharField(
+        "sleep window", max_length=20, blank=True,
+        validators=[validators.validate_sleep_window],
+        help_text="HH:MM-HH:MM in the server's time zone (for example 08:00-20:00 to crawl "
+                  "only at night): no urls are fetched in these hours. Empty: none.")
     page_options = models.ForeignKey(
         PageOptions, on_delete=models.PROTECT, related_name="crawls",
         help_text="Copied when the crawl starts; later edits do not change a running crawl.")

@@ -151,6 +151,11 @@
         "crawl-archive-summary", data.archive.skipped_summary, "None skipped.");
     }
     if (window.yioopyLinkAnalysis) { window.yioopyLinkAnalysis.render(data.link_analysis); }
+    const sleep = document.getElementById("crawl-sleep");
+    if (sleep) {
+      sleep.hidden = !data.asleep;
+      document.getElementById("crawl-sleep-window").textContent = data.sleep_window || "";
+    }
     const pauses = data.disk_pauses || [];
     const disk = document.getElementById("crawl-disk");
     if (disk) {

@@ -388,6 +388,9 @@ class ArchiveQueue:
     def add_seeds(self, urls: Iterable[str]) -> int:
         return 0
 
+    def reconfigure(self, config: Any) -> bool:
+        return False  # an archive's records are read, not chosen by site rules
+
     def add_discovered(self, batch: Iterable[Any]) -> int:
         return 0
 

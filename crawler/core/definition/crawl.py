@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from classifiers.core.apply import ClassifierRef
 from crawler.core.archive.source import ArchiveSource
 from crawler.core.definition.siterules import SiteRules
+from crawler.core.definition.sleep import SleepWindow
 from indexer.core.policies import CrawlPolicy
 
 
@@ -118,7 +119,7 @@ class ScraperSpec:
 KNOWN_FILE_TYPES = (
     "html", "htm", "xhtml", "php", "asp", "aspx", "jsp", "shtml", "cgi", "pl", "py", "java",
     "txt", "csv", "tsv", "md", "xml", "rss", "atom", "pdf", "gif", "jpg", "jpeg", "png", "svg",
-    "bmp", "webp", "gz", "unknown",
+    "bmp", "webp", "docx", "pptx", "xlsx", "odt", "ods", "odp", "epub", "gz", "unknown",
 )
 DEFAULT_FILE_TYPES = tuple(t for t in KNOWN_FILE_TYPES if t != "gz")
 
@@ -174,6 +175,8 @@ class CrawlConfig:
     priority_need_weight: float = 1.0         # b; 0: needy queries do not change the order
     site_rules: SiteRules = field(default_factory=SiteRules)
     seeds: tuple[SeedSpec, ...] = ()
+    # hours in which the crawl hands out no schedules (crawler.core.definition.sleep); None: none
+    sleep: SleepWindow | None = None
     page_options: CrawlTimeOptions = field(default_factory=CrawlTimeOptions)
     # an archive crawl's source (crawler.core.archive): its pages are read, not fetched, and
     # its seeds only give link analysis its trust; None for a web crawl

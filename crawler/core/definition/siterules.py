@@ -10,6 +10,12 @@ Layer: ``crawler.core``. One rule per line; blank lines and lines starting with 
 
 A crawl that is restricted to its seeds and allowed sites fetches a url only if it matches a seed
 host or an allowed rule; any crawl refuses urls that match a disallowed rule.
+
+Quotas (Yioop's ``site#quota``): a disallowed-sites line that ends in ``#N`` (N a whole number
+above 0), such as ``domain:example.com#100``, is not a ban but a quota: at most N urls of the
+sites it matches are scheduled per hour (:attr:`SiteRules.quotas`; the queue server keeps the
+others queued for a later hour, ``crawler.core.scheduler.builder``). A quota in the allowed
+sites is an error.
 """
 
 from __future__ import annotations
@@ -76,28 +82,62 @@ class SiteRule:
         return url.startswith(self.value)
 
 
-def parse_site_rules(text: str) -> tuple[SiteRule, ...]:
-    """Parse a block of site rules; raise :class:`SiteRuleError` naming the first bad line."""
+_QUOTA = re.compile(r"^(.*\S)\s*#\s*(-?\d+)$")
+MAX_QUOTA = 10_000_000
+
+
+def _split_quota(line: str, number: int, quotas: bool) -> tuple[str, int]:
+    """(the rule, its quota, 0 when none) of a line; a quota where none is allowed, or one
+    that is not a whole number above 0, is a :class:`SiteRuleError`."""
+    match = _QUOTA.match(line)
+    if match is None:
+        return line, 0
+    rule, value = match.group(1), int(match.group(2))
+    if not quotas:
+        raise SiteRuleError("a quota (site#N) belongs in the disallowed sites", number, line)
+    if not 0 < value <= MAX_QUOTA:
+        raise SiteRuleError(f"a quota must be a whole number of urls per hour from 1 to "
+                            f"{MAX_QUOTA}, not {value}", number, line)
+    return rule, value
+
+
+def parse_site_rules(text: str, quotas: bool = False) -> tuple[SiteRule, ...]:
+    """Parse a block of site rules; raise :class:`SiteRuleError` naming the first bad line.
+    ``quotas``: the block may hold ``rule#N`` quota lines (the disallowed sites); they are
+    left out here (see :func:`parse_quotas`)."""
     rules = []
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        rules.append(_parse_line(line, number))
+    for number, line in _lines(text):
+        rule, quota = _split_quota(line, number, quotas)
+        parsed = _parse_line(rule, number)
+        if not quota:
+            rules.append(parsed)
     return tuple(rules)
 
 
-def site_rule_errors(text: str) -> list[SiteRuleError]:
+def parse_quotas(text: str) -> tuple[tuple[SiteRule, int], ...]:
+    """The ``rule#N`` quota lines of a disallowed-sites block: (rule, urls per hour)."""
+    quotas = []
+    for number, line in _lines(text):
+        rule, quota = _split_quota(line, number, True)
+        if quota:
+            quotas.append((_parse_line(rule, number), quota))
+    return tuple(quotas)
+
+
+def _lines(text: str) -> list[tuple[int, str]]:
+    return [(number, line) for number, raw in enumerate(text.splitlines(), start=1)
+            if (line := raw.strip()) and not line.startswith("#")]
+
+
+def site_rule_errors(text: str, quotas: bool = False) -> list[SiteRuleError]:
     """Every line of a block of site rules that does not parse, in order (a form shows them
     all at once; :func:`parse_site_rules` stops at the first)."""
     errors = []
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.strip()
-        if line and not line.startswith("#"):
-            try:
-                _parse_line(line, number)
-            except SiteRuleError as exc:
-                errors.append(exc)
+    for number, line in _lines(text):
+        try:
+            _parse_line(_split_quota(line, number, quotas)[0], number)
+        except SiteRuleError as exc:
+            errors.append(exc)
     return errors
 
 
@@ -146,12 +186,21 @@ def _parse_line(line: str, number: int) -> SiteRule:
 
 @dataclass(frozen=True, slots=True)
 class SiteRules:
-    """The allowed and disallowed rules of one crawl, plus its seed hosts."""
+    """The allowed and disallowed rules of one crawl, plus its seed hosts and its quotas
+    (rule, urls per hour)."""
 
     allowed: tuple[SiteRule, ...] = ()
     disallowed: tuple[SiteRule, ...] = ()
     restrict: bool = False
     seed_hosts: frozenset[str] = field(default_factory=frozenset)
+    quotas: tuple[tuple[SiteRule, int], ...] = ()
+
+    def quota_of(self, url: str, host: str) -> tuple[str, int] | None:
+        """(the rule's text, urls per hour) of the first quota matching ``url``; None."""
+        for rule, limit in self.quotas:
+            if rule.matches(url, host):
+                return rule.source, limit
+        return None
 
     def permits(self, url: str) -> bool:
         """True when the crawl may fetch ``url``."""

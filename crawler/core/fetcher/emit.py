@@ -23,7 +23,8 @@ from crawler.core.urls import file_extension
 
 NON_HTML_EXTENSIONS = frozenset({"pdf", "txt", "csv", "tsv", "xml", "rss", "atom", "gif", "jpg",
                                  "jpeg", "png", "svg", "bmp", "webp", "gz", "zip", "tar", "mp3",
-                                 "mp4", "json", "doc", "docx", "ppt", "pptx", "xls", "xlsx"})
+                                 "mp4", "json", "doc", "docx", "ppt", "pptx", "xls", "xlsx",
+                                 "odt", "ods", "odp", "epub"})
 
 LinkScores = Callable[[Sequence[str]], np.ndarray]
 """Link-analysis scores of urls (0 or not finite: unscored), from a previous score update."""

@@ -24,6 +24,7 @@ from collections.abc import Callable, Collection
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+from crawler.core.definition.siterules import SiteRules
 from crawler.core.fetcher.stats import ScheduleStats
 from crawler.core.http import FetchResult
 from crawler.core.scheduler import Schedule, ScheduleEntry
@@ -235,17 +236,23 @@ class DelayLanes:
         self._pool.shutdown(wait=True)
 
 
-def split_schedule(schedule: Schedule, skip: frozenset[str], stats: ScheduleStats
+def split_schedule(schedule: Schedule, skip: frozenset[str], stats: ScheduleStats,
+                   rules: SiteRules | None = None
                    ) -> tuple[list[list[ScheduleEntry]], list[ScheduleEntry]]:
     """The schedule's rounds without their crawl-delayed urls, and those urls (for the
     lanes). Delayed urls of the hosts in ``skip`` (origins the queue server dropped) are
-    left out and counted in ``stats.skipped``."""
+    left out and counted in ``stats.skipped``, and so is every url but a robots.txt that the
+    crawl's site ``rules`` as they are now refuse (rules edited while the crawl runs: the
+    url was queued under the old ones)."""
+    check = rules is not None and (bool(rules.disallowed) or rules.restrict)
     plain_rounds: list[list[ScheduleEntry]] = []
     delayed: list[ScheduleEntry] = []
     for round_entries in schedule.rounds():
         plain = []
         for entry in round_entries:
-            if entry.crawl_delay <= 0 or entry.is_robots:
+            if check and not entry.is_robots and rules.refusal(entry.url):  # type: ignore[union-attr]
+                stats.skipped += 1
+            elif entry.crawl_delay <= 0 or entry.is_robots:
                 plain.append(entry)
             elif origin_of(entry.url) in skip:
                 stats.skipped += 1

@@ -164,7 +164,7 @@ class ScheduleWorker:
         stats = self._stats = ScheduleStats()
         self._outboxes.start(time.monotonic())
         skip = frozenset(skip_hosts)
-        plain_rounds, delayed = split_schedule(schedule, skip, stats)
+        plain_rounds, delayed = split_schedule(schedule, skip, stats, self.crawl.site_rules)
         self._lanes = self._make_lanes() if delayed else None
         try:
             for entry in delayed:

@@ -14,7 +14,7 @@ IndexDocumentBundle, the spool of received batches and its counters, laid out as
 :mod:`indexer.core.runtime.workdir` says.
 
 Call order: ``QueueServerCore(config)``, then ``add_seeds`` (at crawl start), then repeatedly
-``ingest()``, ``maybe_refresh()``, ``maybe_reorder()``, ``release_lost()`` (now and then, with
+``update_crawl()`` (the crawl as edited while it runs, now and then), ``ingest()``, ``maybe_refresh()``, ``maybe_reorder()``, ``release_lost()`` (now and then, with
 the fetchers' claims), ``apply_host_overrides()`` (the operator's, now and then),
 ``take_activity()`` (what happened to urls and hosts, for the admin: :mod:`.activity`) and
 ``take_schedules()``; ``close()`` at the end (``close(finish=True)``
@@ -34,9 +34,11 @@ import logging
 import os
 import time
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from crawler.core.definition.crawl import CrawlConfig
 from crawler.core.queue_server.activity import Activity, ActivityLog
 from crawler.core.queue_server.applying import BatchApplier
 from crawler.core.queue_server.claims import lost_schedules
@@ -48,7 +50,7 @@ from crawler.core.queue_server.index_order import (
     scores_tag,
 )
 from crawler.core.queue_server.recrawl import RetiredPublisher
-from crawler.core.queue_server.source import Inbox, QueueSource, open_source
+from crawler.core.queue_server.source import Inbox, QueueSource, open_source, scheduler_config
 from crawler.core.queue_server.state import QueueServerState
 from crawler.core.scheduler import Schedule
 from crawler.core.scheduler.errors import InvalidUrlError
@@ -160,6 +162,33 @@ class QueueServerCore:
         """Queue this shard's seed urls (the others belong to other queue servers)."""
         return self.queue.add_seeds(u for u in urls if self.owns(u))
 
+    def update_crawl(self, crawl: CrawlConfig) -> int:
+        """The crawl as edited while it runs (issue 37; Yioop's fetchers pick up changed
+        crawl parameters): its site rules, quotas, seed policies, limits and sleep window are
+        in force from now on (the queue checkpoints them), and its new seeds this shard owns
+        are queued; its order stays the one it started with. Returns how many seed urls were newly queued. Urls already queued that
+        the new rules refuse are left out by the fetchers, which read the rules with each
+        schedule (``crawler.core.fetcher.lanes.split_schedule``)."""
+        old = self.config.crawl
+        if crawl.timestamp != old.timestamp:
+            raise ValueError(f"crawl {crawl.timestamp} is not the open crawl {old.timestamp}")
+        crawl = replace(crawl, order=old.order)  # a running crawl keeps its order
+        if crawl == old:
+            return 0
+        self.config = replace(self.config, crawl=crawl)
+        self._applier.config = self.config
+        self.queue.reconfigure(scheduler_config(self.config))
+        known = {seed.url for seed in old.seeds}
+        added = self.add_seeds(seed.url for seed in crawl.seeds if seed.url not in known)
+        logger.info("queue server %d: crawl %s edited while running: %d new seed urls queued",
+                    self.config.server, crawl.timestamp, added)
+        return added
+
+    def asleep(self) -> bool:
+        """Whether the crawl's sleep window holds now (no schedules go out)."""
+        window = self.config.crawl.sleep
+        return window is not None and window.asleep(self._clock())
+
     def ingest(self, limit: int | None = 50, held_too: bool = False) -> int:
         """Apply received batches, oldest first; return how many were applied.
 
@@ -268,7 +297,9 @@ class QueueServerCore:
         ``delayed_schedules`` more, schedules of only the urls freed crawl-delayed hosts had
         parked, so that such a host fetches on while the long schedules finish (its delay,
         not the other hosts' schedules, paces it; see :mod:`crawler.core.scheduler.ordering.
-        orders`)."""
+        orders`). None in the crawl's sleep window (:mod:`crawler.core.definition.sleep`)."""
+        if self.asleep():
+            return []
         out = self._take_usual(requester)
         limit = self.config.max_outstanding + self.config.delayed_schedules
         while self._schedules_out() < limit:
@@ -359,6 +390,7 @@ class QueueServerCore:
         extra = self.queue.extra_stats(state.skipped)  # an archive's: records skipped...
         return {**self.counters, **self.queue.stats().as_dict(), **extra,
                 "inbox": self.spool.pending("batch") + self._held(), "error_hosts": dict(top),
+                "asleep": self.asleep(),
                 "stalled_hosts": len(self.host_stalls), "dropped_hosts": dict(dropped),
                 "robots_failures": state.robots_failures.to_json(),
                 # failed page downloads by kind (a *_by_kind mapping: /metrics exports it)

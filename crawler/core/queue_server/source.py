@@ -60,6 +60,11 @@ class QueueSource(Protocol):
         """Queue the crawl's seed urls of this shard; how many were new."""
         ...
 
+    def reconfigure(self, config: SchedulerConfig) -> bool:
+        """The crawl's parameters as edited while it runs (site rules, quotas, seed
+        policies), in force from now on; False when nothing changed."""
+        ...
+
     def add_discovered(self, batch: Iterable[DiscoveredUrl]) -> int:
         """Queue the urls fetchers found; how many were new."""
         ...
@@ -173,14 +178,20 @@ class Inbox(Protocol):
         ...
 
 
+def scheduler_config(config: QueueServerConfig) -> SchedulerConfig:
+    """The crawl queue's configuration for a queue server's (at opening, and after edits)."""
+    return SchedulerConfig.from_crawl(
+        config.crawl, schedule_size=config.schedule_size,
+        schedule_timeout=config.schedule_timeout, user_agent=config.robots_agent,
+        recrawl_day_seconds=config.recrawl_day_seconds)
+
+
 def open_source(config: QueueServerConfig, root: Path, spool: Spool,
                 clock: Callable[[], float]) -> tuple[QueueSource, Inbox]:
     """The source of the crawl's kind, opened at ``root``, and the inbox over ``spool`` that
     goes with it."""
     crawl = config.crawl
-    scheduler = SchedulerConfig.from_crawl(
-        crawl, schedule_size=config.schedule_size, schedule_timeout=config.schedule_timeout,
-        user_agent=config.robots_agent, recrawl_day_seconds=config.recrawl_day_seconds)
+    scheduler = scheduler_config(config)
     if crawl.archive is not None:
         archive = ArchiveQueue.open(root, crawl.archive, ArchiveQueueConfig(
             config.server, config.num_servers, crawl.timestamp, config.schedule_size,

@@ -13,7 +13,8 @@ here the pacing is by time instead: a schedule holds at most
 and the fetcher requests them one at a time, each once the delay since the host's previous
 request has passed. Further urls of such a host are parked (:mod:`.politeness`) until the
 schedule is acknowledged. ``max_cld_share`` caps the slots one company-level domain may fill;
-urls over the cap are *deferred* (back to their lane for a later schedule).
+urls over the cap are *deferred* (back to their lane for a later schedule), and so are the
+urls of a site past its hourly quota (:class:`HourlyQuotas`).
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
+from crawler.core.definition.siterules import SiteRules
 from crawler.core.scheduler.config import SchedulerConfig
 from crawler.core.scheduler.needy_lane import HeapEntry, NeedyLane
 from crawler.core.scheduler.ordering.formulas import split_origin
@@ -30,6 +33,45 @@ from crawler.core.scheduler.record import QueuedUrl
 from crawler.core.scheduler.revisits import UrlVisit, Validators
 from crawler.core.scheduler.values import ScheduleEntry
 from indexer.core.urls import url_hash
+
+
+class HourlyQuotas:
+    """Urls scheduled in the current hour under each quota of the crawl's disallowed sites
+    (Yioop's ``site#quota``: :attr:`crawler.core.definition.siterules.SiteRules.quotas`), by
+    the quota's rule text. Part of the queue's deterministic state (checkpointed: a replayed
+    schedule decides as the live one did). A url over its quota stays queued for a later
+    hour (Yioop drops it unseen; kept, nothing is lost)."""
+
+    __slots__ = ("hour", "used")
+
+    def __init__(self, hour: int = -1, used: dict[str, int] | None = None) -> None:
+        self.hour = hour
+        self.used: dict[str, int] = dict(used or {})
+
+    def to_json(self) -> dict[str, Any]:
+        return {"hour": self.hour, "used": dict(self.used)}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any] | None) -> HourlyQuotas:
+        if not data:
+            return cls()
+        return cls(int(data["hour"]), {str(k): int(v) for k, v in data["used"].items()})
+
+    def room(self, rules: SiteRules, url: str, host: str, now: float) -> str | None:
+        """The quota ``url`` counts against ("" for none), or None when it is used up for
+        this hour."""
+        quota = rules.quota_of(url, host)
+        if quota is None:
+            return ""
+        hour = int(now // 3600)
+        if hour != self.hour:
+            self.hour, self.used = hour, {}
+        source, limit = quota
+        return source if self.used.get(source, 0) < limit else None
+
+    def use(self, source: str) -> None:
+        if source:
+            self.used[source] = self.used.get(source, 0) + 1
 
 
 class ScheduleBuilder:
@@ -41,7 +83,8 @@ class ScheduleBuilder:
     def __init__(self, cfg: SchedulerConfig, sid: str, now: float, scheduled: int,
                  politeness: Politeness, validators: Validators,
                  cld_key: Callable[[str], int], count: Callable[[str], None],
-                 refuse: Callable[[str, str], None] | None = None) -> None:
+                 refuse: Callable[[str, str], None] | None = None,
+                 quotas: HourlyQuotas | None = None) -> None:
         self.sid = sid
         self.now = now
         self.size = cfg.schedule_size
@@ -56,6 +99,8 @@ class ScheduleBuilder:
         self._cld_key = cld_key
         self._count = count
         self._refuse = refuse
+        self._rules = cfg.site_rules
+        self._quotas = quotas if cfg.site_rules.quotas else None
         self.cld_counts: dict[int, int] = {}
         self.delayed_counts: dict[str, int] = {}
         self.pos = 0
@@ -109,7 +154,7 @@ class ScheduleBuilder:
         """Try to schedule one queued url, given as its url-file ``line`` or its ``record``
         (the line is parsed only if the url is placed): 'placed', 'parked', 'dropped' (fresh
         by its Expires, or of a host the operator excluded: refused) or 'deferred' (domain
-        cap)."""
+        cap, or the url's site used its quota for this hour)."""
         if record is not None:
             url = record.url
         else:
@@ -128,6 +173,13 @@ class ScheduleBuilder:
                     and visit.expires > self.now:
                 self._count("dropped_fresh")
                 return "dropped"
+        quota = ""
+        if self._quotas is not None:
+            room = self._quotas.room(self._rules, url, host, self.now)
+            if room is None:
+                self.deferred.append((tier, line if line is not None else record.to_line()))
+                return "deferred"
+            quota = room
         key = 0
         if self.cld_cap:
             key = self._cld_key(host)
@@ -148,6 +200,8 @@ class ScheduleBuilder:
             return "parked"
         if self.cld_cap:
             self.cld_counts[key] = self.cld_counts.get(key, 0) + 1
+        if quota:
+            self._quotas.use(quota)  # type: ignore[union-attr]
         return "placed"
 
     def _park(self, origin: str, record: QueuedUrl | None, line: str | None) -> None:

@@ -34,7 +34,7 @@ import time
 from typing import Any
 
 from crawler.core.definition import policy as pol
-from crawler.core.scheduler.builder import ScheduleBuilder
+from crawler.core.scheduler.builder import HourlyQuotas, ScheduleBuilder
 from crawler.core.scheduler.cldtable import CldTable
 from crawler.core.scheduler.config import SchedulerConfig
 from crawler.core.scheduler.durable.state import QueueSnapshot
@@ -95,6 +95,7 @@ class QueueMachine:
         self.seq = 0
         self.bloom_epoch: float | None = None
         self.refused: list[tuple[str, str]] = []   # (reason, url), see the module
+        self.quotas = HourlyQuotas()  # urls scheduled this hour per site#quota
 
     def set_config(self, cfg: SchedulerConfig) -> None:
         self.cfg = cfg
@@ -119,7 +120,7 @@ class QueueMachine:
             outstanding=list(self.book.schedules.values()), requesters=self.book.requesters,
             counters=self.counters, seq=self.seq, bloom_epoch=self.bloom_epoch,
             needy_heap=self.needy.heap, needy_seq=self.needy.seq,
-            needy_queries=self.needy.queries, revisits=revisits)
+            needy_queries=self.needy.queries, revisits=revisits, quotas=self.quotas.to_json())
         return snapshot, garbage
 
     def restore(self, snap: QueueSnapshot, bloom: ScalableBloomFilter, cld: CldTable,
@@ -142,6 +143,7 @@ class QueueMachine:
         self.validators = {h: v if isinstance(v, UrlVisit) else UrlVisit(*v)
                            for h, v in validators.items()}
         self.revisits.restore(self.ctx, snap.revisits)
+        self.quotas = HourlyQuotas.from_json(snap.quotas)
         self.garbage = []
 
     # -- dispatch ---------------------------------------------------------------------------
@@ -464,7 +466,8 @@ class QueueMachine:
         sid = f"{self.token}-{self.seq + 1}"
         politeness = self.politeness
         builder = ScheduleBuilder(cfg, sid, now, self.counters["scheduled"], politeness,
-                                  self.validators, self._cld_key, self._count, self.refuse)
+                                  self.validators, self._cld_key, self._count, self.refuse,
+                                  self.quotas)
         while not unparked_only and builder.pos < builder.size:
             line = politeness.robots_lane.pop()
             if line is None:

@@ -167,6 +167,21 @@ class CrawlQueue:
     def config(self) -> SchedulerConfig:
         return self._m.cfg
 
+    def reconfigure(self, config: SchedulerConfig) -> bool:
+        """Put ``config`` in force from now on (the crawl's parameters edited while it runs:
+        site rules, quotas, seed policies, limits; not its order): checkpointed at once, so
+        that a restart replays the journal under the configuration it was written with.
+        False (nothing written) when it is the configuration in force."""
+        self._check_open()
+        if config == self._m.cfg:
+            return False
+        if config.order is not self._m.cfg.order:
+            raise SchedulerConfigError(f"a crawl's order cannot change while it runs "
+                                       f"({self._m.cfg.order.value}, not {config.order.value})")
+        self._m.set_config(config)
+        self._checkpoint()
+        return True
+
     # -- public calls -----------------------------------------------------------------------
 
     def add_seeds(self, urls: Iterable[str]) -> int:

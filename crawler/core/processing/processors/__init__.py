@@ -11,6 +11,7 @@ from crawler.core.processing.processors.base import PageTypeProcessor, Processor
 from crawler.core.processing.processors.feed import FeedProcessor
 from crawler.core.processing.processors.html import HtmlProcessor
 from crawler.core.processing.processors.image import ImageProcessor
+from crawler.core.processing.processors.office import DocumentProcessor, document_processor
 from crawler.core.processing.processors.pdf import PdfProcessor
 from crawler.core.processing.processors.robots import RobotsProcessor
 from crawler.core.processing.processors.sitemap import SitemapProcessor
@@ -34,6 +35,9 @@ def processor_for(mime_type: str) -> PageTypeProcessor | None:
         return FeedProcessor()
     if mime_type == mime.PDF:
         return PdfProcessor()
+    document = document_processor(mime_type)
+    if document is not None:
+        return document
     if mime_type.startswith("image/"):
         return ImageProcessor()
     if mime_type.startswith(_TEXT_TYPES):
@@ -42,6 +46,7 @@ def processor_for(mime_type: str) -> PageTypeProcessor | None:
 
 
 __all__ = [
+    "DocumentProcessor",
     "FeedProcessor",
     "HtmlProcessor",
     "ImageProcessor",

@@ -16,6 +16,7 @@ import io
 import pickle
 from typing import Any
 
+from crawler.core.definition.siterules import SiteRules
 from crawler.core.scheduler.config import SchedulerConfig
 from crawler.core.scheduler.durable.state import QueueSnapshot, Validators
 from crawler.core.scheduler.errors import CorruptQueueError
@@ -60,6 +61,10 @@ def _config(old: Any) -> SchedulerConfig:
     """A current configuration from a pickled one (fields it lacks keep their defaults)."""
     values = {f.name: getattr(old, f.name) for f in dataclasses.fields(SchedulerConfig)
               if hasattr(old, f.name)}
+    rules = values.get("site_rules")
+    if rules is not None:  # unpickled without the fields added since (quotas)
+        values["site_rules"] = SiteRules(rules.allowed, rules.disallowed, rules.restrict,
+                                         rules.seed_hosts)
     return SchedulerConfig(**values)
 
 

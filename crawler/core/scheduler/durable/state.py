@@ -20,7 +20,8 @@ Layer: ``crawler.core.scheduler``. Both files are checksummed blobs (:mod:`.stor
      "needy": {"heap": [[-priority, seq, line]], "seq": int, "queries": [[text, f, r]]},
      "revisits": {"lane": lane, "head": line|null, "retired": u1 column (24-byte doc_ids),
                   "removed": u8 column (url hashes), "version": int, "copies": histogram,
-                  "outcomes": {outcome: int}, "released": int}}
+                  "outcomes": {outcome: int}, "released": int},
+     "quotas": {"hour": int, "used": {quota rule: urls}}}  (only while a quota was used)
 
 ``lane`` is ``[rel_dir, [[file, committed length]], read_offset, read_skip, pending,
 next_seq]`` (:class:`..lanes.LaneState`); ``rules`` is null (not in yet), ``"allow"``,
@@ -81,6 +82,7 @@ class QueueSnapshot:
     needy_seq: int
     needy_queries: tuple[NeedyRow, ...]
     revisits: dict[str, Any] | None = None   # see .revisits.Revisits.checkpoint
+    quotas: dict[str, Any] | None = None     # see ..builder.HourlyQuotas.to_json
 
 
 # -- values -------------------------------------------------------------------------------
@@ -136,7 +138,8 @@ def _encode_config(cfg: SchedulerConfig) -> dict[str, Any]:
         if isinstance(value, SiteRules):
             value = {"allowed": [[r.kind, r.value, r.source] for r in value.allowed],
                      "disallowed": [[r.kind, r.value, r.source] for r in value.disallowed],
-                     "restrict": value.restrict, "seed_hosts": sorted(value.seed_hosts)}
+                     "restrict": value.restrict, "seed_hosts": sorted(value.seed_hosts),
+                     "quotas": [[r.kind, r.value, r.source, n] for r, n in value.quotas]}
         elif isinstance(value, CrawlOrder | RobotsBehaviour):
             value = value.value
         out[f.name] = value
@@ -152,7 +155,8 @@ def decode_config(data: dict[str, Any]) -> SchedulerConfig:
         values["site_rules"] = SiteRules(
             tuple(SiteRule(*r) for r in rules["allowed"]),
             tuple(SiteRule(*r) for r in rules["disallowed"]), bool(rules["restrict"]),
-            frozenset(rules["seed_hosts"]))
+            frozenset(rules["seed_hosts"]),
+            tuple((SiteRule(*q[:3]), int(q[3])) for q in rules.get("quotas", ())))
     if "order" in values:
         values["order"] = CrawlOrder(values["order"])
     if "robots" in values:
@@ -247,6 +251,8 @@ def encode_state(snap: QueueSnapshot) -> bytes:
     }
     if snap.revisits is not None:
         data["revisits"] = _encode_revisits(snap.revisits)
+    if snap.quotas and snap.quotas.get("used"):
+        data["quotas"] = snap.quotas
     return json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode()
 
 
@@ -274,6 +280,7 @@ def decode_state(payload: bytes, where: str) -> QueueSnapshot:
             needy_seq=int(needy["seq"]),
             needy_queries=tuple((str(t), float(f), float(r)) for t, f, r in needy["queries"]),
             revisits=_decode_revisits(data.get("revisits")),
+            quotas=data.get("quotas"),
         )
     except (ValueError, KeyError, TypeError) as exc:  # checksummed, yet not a version-2 state
         raise CorruptQueueError(f"state does not load: {exc!r}", where) from exc
