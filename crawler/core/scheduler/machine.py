@@ -317,9 +317,8 @@ class QueueMachine:
     def _enqueue(self, url: str, depth: int, weight: float, flags: int, incoming: float,
                  policy: str, policy_depth: int, anchor: str, host: str, origin: str) -> None:
         """File a url that robots allowed: update its CLD, pick its tier (shifted by its
-        policy); with needy queries active it is scored at the end of the call. A url of a
-        busy crawl-delayed host is parked at once (where the order keeps unparked urls
-        apart), so that the schedule of its own the host gets when freed finds it.
+        policy); with needy queries active it is scored at the end of the call. A delayed
+        host's url goes where its own schedule finds it (:meth:`Politeness.delayed_lane`).
         (Fields, not a record: the hot path of every new url makes its one record here.)"""
         wseen, wincoming = self.cld.update(self._cld_key(host), seen_increment(int(weight)),
                                            incoming)
@@ -330,8 +329,11 @@ class QueueMachine:
         filed = QueuedUrl(url, depth, weight, tier, flags, 0.0, policy, policy_depth, anchor)
         if self.needy.active:
             self.pending.append(filed.to_line())
-        elif self.order.unparked_apart and self.politeness.busy_and_delayed(origin):
-            self.politeness.park(origin, filed.to_line())
+        elif self.order.unparked_apart and (lane := self.politeness.delayed_lane(origin)):
+            if lane == "parked":
+                self.politeness.park(origin, filed.to_line())
+            else:
+                self.order.push_front(filed)
         else:
             self.order.push(filed)
 
@@ -460,8 +462,7 @@ class QueueMachine:
     def _build(self, now: float, requester: str | None,
                unparked_only: bool = False) -> Schedule | None:
         """robots.txt urls first (nothing else of their hosts can go before them), then the
-        needy lane, then the crawl order; ``unparked_only``: just the urls freed crawl-delayed
-        hosts had parked."""
+        needy lane, then the crawl order; ``unparked_only``: just the unparked urls."""
         cfg = self.cfg
         sid = f"{self.token}-{self.seq + 1}"
         politeness = self.politeness

@@ -102,10 +102,15 @@ class Politeness:
         """File a url of a host whose robots.txt is not in yet."""
         self._lane(self.waiting, WAIT_DIR, origin).push(record.to_line())
 
-    def busy_and_delayed(self, origin: str) -> bool:
-        """Whether ``origin`` is crawl-delayed and a schedule holds it now."""
+    def delayed_lane(self, origin: str) -> str | None:
+        """Where a new url of ``origin`` waits if the host is crawl-delayed: "parked" while a
+        schedule holds it, "unparked" when none does (taken first, and by the schedules of
+        delayed hosts' urls only: its delay, not the crawl order's other urls, paces it);
+        None for a host without a delay."""
         state = self.hosts.get(origin)
-        return state is not None and state.busy is not None and state.delay(self.follow) > 0
+        if state is None or state.delay(self.follow) <= 0:
+            return None
+        return "parked" if state.busy is not None else "unparked"
 
     def park(self, origin: str, line: str) -> None:
         """Park a url of a busy crawl-delayed host (a url-file line)."""

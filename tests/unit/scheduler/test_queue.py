@@ -224,6 +224,18 @@ def test_a_freed_delayed_host_gets_a_schedule_of_its_own(make_queue, tmp_path: P
         == sorted(["http://slow.com/"] + [f"http://slow.com/{i}" for i in range(30)])
 
 
+def test_a_free_delayed_hosts_new_urls_wait_for_a_schedule_of_their_own(make_queue) -> None:  # type: ignore[no-untyped-def]
+    # slow.com's urls came while no schedule held it: a schedule of delayed hosts' urls only
+    # takes its share at once, none of fast.com's 1,000 (the usual schedules' work)
+    queue = make_queue(robots=RobotsBehaviour.ALWAYS_FOLLOW, schedule_size=500, round_size=100)
+    _delayed_setup(queue)
+    own = queue.next_schedule(unparked_only=True)
+    assert own is not None and len(own) == 6
+    assert all(e.url.startswith("http://slow.com/") for e in own.entries)
+    usual = queue.next_schedule()
+    assert len(usual) == 500 and not [u for u in usual.urls if u.startswith("http://slow.com")]
+
+
 def test_a_freed_hosts_own_schedule_loses_no_url_over_the_domain_cap(make_queue) -> None:  # type: ignore[no-untyped-def]
     # a domain cap of 5 slots: of slow.com's share of 6 one url is deferred back to its tier
     queue = make_queue(robots=RobotsBehaviour.ALWAYS_FOLLOW, schedule_size=500, round_size=100,
