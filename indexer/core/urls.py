@@ -53,7 +53,7 @@ U64 = npt.NDArray[np.uint64]
 # userinfo, port or brackets (otherwise urlsplit reads the url itself: it strips white space
 # and control characters, and checks a non-ASCII netloc's NFKC form)
 _PLAIN_NETLOC = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://([!-~]*?)(?=[/?#]|\Z)")
-_NOT_PLAIN = re.compile(r"[@:\[\]]")
+_NOT_PLAIN = re.compile(r"[@:\[\]%]")  # % : urlsplit keeps a zone id's case
 
 
 def url_host(url: str) -> str:
