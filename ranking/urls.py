@@ -1,6 +1,7 @@
 from django.urls import path
 
 from . import api, views
+from .searchpage import views as site_views
 
 app_name = "ranking"
 urlpatterns = [
@@ -10,6 +11,9 @@ urlpatterns = [
     path("suggest", views.suggest, name="suggest"),
     path("similar", views.similar, name="similar"),
     path("opensearch.xml", views.opensearch, name="opensearch"),
+    path("settings", site_views.settings_page, name="settings"),
+    path("site/logo", site_views.logo, name="logo"),
+    path("site/appearance.css", site_views.appearance_css, name="appearance-css"),
     path("api/shard/search", api.shard_search, name="shard-search"),
     path("api/shard/summaries", api.shard_summaries, name="shard-summaries"),
 ]
