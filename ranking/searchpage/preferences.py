@@ -12,6 +12,7 @@ The interface language is Django's own cookie (``LANGUAGE_COOKIE_NAME``), read b
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, urlencode
 
@@ -23,13 +24,14 @@ COOKIE = "search_settings"
 COOKIE_AGE = 365 * 24 * 3600
 NUM_CHOICES = (10, 20, 30, 50, 100)
 KEYS = ("safe", "lang", "t", "num", "nt")
+_LANGUAGE_TAG = re.compile(r"^[a-z]{2,3}(?:-[a-z0-9]{1,8})?$")
 
 
 def _valid(name: str, value: str) -> bool:
     if name == "safe":
         return value in ("on", "off")
     if name == "lang":
-        return value == "all" or (2 <= len(value) <= 8 and value.replace("-", "").isalnum())
+        return value == "all" or _LANGUAGE_TAG.match(value) is not None
     if name == "t":
         return value in PERIOD_DAYS
     if name == "num":

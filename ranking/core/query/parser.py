@@ -246,7 +246,9 @@ class QueryParser:
 
     def _query_lang(self, body: str, ui_lang: str) -> str:
         explicit = re.search(r"(?:^|\s)lang:([a-zA-Z]{2,3}(?:-[a-zA-Z0-9]+)?)", body)
-        if explicit:
+        # lang:all (the page's "Any language") names no language to analyse the words in:
+        # they are stemmed as the guessed or the reader's language, as without it
+        if explicit and explicit.group(1).lower() != "all":
             return explicit.group(1).lower()
         words = " ".join(t for t in tokens_keep_quotes(body) if not _META_RE.match(t))
         if len(words.encode()) >= 32:
