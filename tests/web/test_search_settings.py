@@ -11,8 +11,8 @@ from urllib.parse import urlencode
 import pytest
 from django.conf import settings as django_settings
 
-from ranking.searchpage.preferences import COOKIE
 from ranking.search_service import search_service
+from ranking.searchpage.preferences import COOKIE
 from tests.web.dated_site import build_dated_index
 
 ODD = ["\x00", "%", "week\x00", "<script>", "9" * 40, "-1", "١٢", "week&t=day", " ", "é" * 300]
