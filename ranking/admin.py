@@ -122,6 +122,12 @@ class AppearanceAdmin(SafeModelAdmin):
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
+    def get_object(self, request: HttpRequest, object_id: str, from_field: Any = None
+                   ) -> Appearance | None:
+        if object_id == "1":  # the one row exists from its first change page on
+            return Appearance.load()
+        return super().get_object(request, object_id, from_field)
+
     def changelist_view(self, request: HttpRequest, extra_context: Any = None) -> HttpResponse:
         row = Appearance.load()
         return HttpResponseRedirect(reverse("admin:ranking_appearance_change", args=[row.pk]))
