@@ -17,9 +17,9 @@ from django.template.base import Lexer, TokenType
 from django.utils import translation
 from django.utils.translation.template import templatize
 
+from ranking.search_service import search_service
 from ranking.searchpage.messages import LABEL_WORDS, PATTERNS
 from ranking.searchpage.views import PERIOD_LABELS
-from ranking.search_service import search_service
 from tests.web.dated_site import build_dated_index
 
 pytestmark = pytest.mark.django_db
