@@ -48,9 +48,10 @@ class Look:
         return self.name[:16]
 
     def css(self) -> str:
-        """The colours as the custom properties ``static/ranking/search.css`` uses."""
-        return (f":root {{ --accent: {self.accent}; --link: {self.link}; "
-                f"--head-bg: {self.header}; }}\n")
+        """The colours as the custom properties ``static/ranking/search.css`` reads (named
+        apart from the admin's own ``--accent``, which the admin's pages keep)."""
+        return (f":root {{ --site-accent: {self.accent}; --site-link: {self.link}; "
+                f"--site-head-bg: {self.header}; }}\n")
 
 
 def footer_links(text: str) -> tuple[tuple[str, str], ...]:
