@@ -151,12 +151,13 @@ def cached_copy(shards: Sequence[ShardClient], page: StoredPage) -> bytes | None
     return None
 
 
-def as_typed(searched: str, lang: str, period: Sequence[str] = ()) -> str:
+def as_typed(searched: str, lang: str, period: Sequence[str] = (),
+             media: Sequence[str] = ()) -> str:
     """A searched query (:func:`ranking.params.effective_query`) as the reader would type it:
-    without the copies and ``date:`` words of a time ``period`` and without the language
-    filter's ``lang:`` word."""
-    if period:
-        mark = f" {period[0]}"
+    without the copies and words of a time ``period`` and of a tab's ``media`` alternatives,
+    and without the language filter's ``lang:`` word."""
+    if period or media:
+        mark = " " + " ".join([*media[:1], *period[:1]])
         searched = " | ".join(part[:-len(mark)] for part in searched.split(" | ")
                               if part.endswith(mark))
     if lang and searched.endswith(f" lang:{lang}"):
@@ -213,6 +214,8 @@ class ResultView:
     explanation_rows: list[tuple[str, str]] = field(default_factory=list)
     term_rows: list[dict[str, Any]] = field(default_factory=list)
     explanation_html: str = ""  # the two tables of the rows above, escaped (see explain_html)
+    thumb_href: str = ""  # Images tab: the stored copy of the image (ranking.searchpage.media)
+    duration: str = ""  # Videos tab: the video's length, m:ss
 
 
 def _fmt(value: Any) -> str:

@@ -23,6 +23,7 @@ from django.http import HttpRequest
 
 from ranking.core.query.numerals import ascii_int
 from ranking.core.query.periods import PERIOD_DAYS, period_words, with_period
+from ranking.core.query.tabs import DURATIONS, IMAGE_SIZES, TABS, tab_words
 from ranking.searchpage.preferences import asked
 
 MAX_NUM = 100
@@ -53,13 +54,23 @@ def search_period(request: HttpRequest) -> str:
     return period if period in PERIOD_DAYS else ""
 
 
-def effective_query(query: str, lang: str, period: tuple[str, ...] = ()) -> str:
+def search_tab(request: HttpRequest) -> tuple[str, str, str]:
+    """(tab, image size, video duration) asked: ``tab=images|videos``, ``size``,
+    ``duration`` (:mod:`ranking.core.query.tabs`); "" for each missing or unknown."""
+    values = (request.GET.get("tab", ""), request.GET.get("size", ""),
+              request.GET.get("duration", ""))
+    return tuple(v if v in allowed else "" for v, allowed in  # type: ignore[return-value]
+                 zip(values, (TABS, IMAGE_SIZES, DURATIONS), strict=True))
+
+
+def effective_query(query: str, lang: str, period: tuple[str, ...] = (),
+                    media: tuple[str, ...] = ()) -> str:
     """The query searched: the language filter becomes a ``lang:`` meta word unless the query
-    has one; a time period's ``date:`` words each make a copy of every disjunct
-    (:func:`ranking.core.query.periods.with_period`)."""
+    has one; a tab's ``media:`` alternatives and a time period's ``date:`` words each make a
+    copy of every disjunct (:func:`ranking.core.query.periods.with_period`)."""
     if lang and "lang:" not in query.lower():
         query = f"{query} lang:{lang}"
-    return with_period(query, period)
+    return with_period(with_period(query, media), period)
 
 
 def split_mix(query: str) -> tuple[str, str | None]:
@@ -100,11 +111,12 @@ class SearchParams:
     staff: bool = False  # asked by a staff user: any crawl or mix may be searched
     period: str = ""  # the time period asked ("": any time)
     period_words: tuple[str, ...] = ()  # its date: words (ranking.core.query.periods)
+    media_words: tuple[str, ...] = ()  # the tab's alternatives (ranking.core.query.tabs)
 
     @property
     def searched(self) -> str:
         """The query searched (:func:`effective_query`)."""
-        return effective_query(self.query, self.lang, self.period_words)
+        return effective_query(self.query, self.lang, self.period_words, self.media_words)
 
 
 def search_params(request: HttpRequest, results_per_page: int) -> SearchParams:
@@ -133,4 +145,5 @@ def search_params(request: HttpRequest, results_per_page: int) -> SearchParams:
     period = search_period(request)
     return SearchParams(query, num, offset, its, safe, lang, forced(request), tuple(messages),
                         mix, is_staff(request), period,
-                        period_words(period, dt.datetime.now(dt.UTC).date()))
+                        period_words(period, dt.datetime.now(dt.UTC).date()),
+                        tab_words(*search_tab(request)))

@@ -339,7 +339,8 @@ class SearchService:
                 def correct(text: str) -> str | None:
                     lang_of = self.parser.parse(text, safe_search=params.safe).lang
                     fixed = self.did_you_mean(params.query.strip(), its, shards, lang_of)
-                    return effective_query(fixed, params.lang, params.period_words) if fixed else None
+                    return effective_query(fixed, params.lang, params.period_words,
+                                           params.media_words) if fixed else None
             searcher = self.searcher(shards, options)
             result = search_with_fallback(searcher, searched, num=params.num,
                                           offset=params.offset, safe_search=params.safe,

@@ -1,6 +1,7 @@
 from django.urls import path
 
 from . import api, views
+from .searchpage import media
 from .searchpage import views as site_views
 
 app_name = "ranking"
@@ -8,6 +9,7 @@ urlpatterns = [
     path("", views.search, name="search"),
     path("cache", views.cache, name="cache"),
     path("cache/frame", views.cache_frame, name="cache-frame"),
+    path("cache/image", media.cached_image, name="cache-image"),
     path("suggest", views.suggest, name="suggest"),
     path("similar", views.similar, name="similar"),
     path("opensearch.xml", views.opensearch, name="opensearch"),

@@ -70,8 +70,10 @@ from .params import (
     search_filters,
     search_params,
     search_period,
+    search_tab,
 )
 from .search_service import IndexInfo, SearchAnswer, search_service
+from .searchpage import media
 from .searchpage import views as site_views
 from .searchpage.messages import NOT_EVERY_PART, index_label, translated
 from .searchpage.preferences import asked
@@ -250,6 +252,7 @@ def _search(request: HttpRequest, fmt: str) -> HttpResponse:
         "num": request.GET.get("num", ""), "period": period, "periods": site_views.periods(),
         "period_label": site_views.PERIOD_LABELS[period] if period else "",
         "new_tab": asked(request, "nt") == "1",
+        **media_context(request),
     }
     if query.strip():
         try:
@@ -262,6 +265,14 @@ def _search(request: HttpRequest, fmt: str) -> HttpResponse:
     return sent_then_log(request, with_csp(response))
 
 
+def media_context(request: HttpRequest) -> dict[str, Any]:
+    """The Images and Videos tabs' part of the page (:mod:`ranking.searchpage.media`)."""
+    tab, size, duration = search_tab(request)
+    return {"tab": tab, "size": size, "duration": duration,
+            "sizes": list(media.SIZE_LABELS.items()),
+            "durations": list(media.DURATION_LABELS.items())}
+
+
 def search_context(request: HttpRequest, options: SearchOptions) -> dict[str, Any]:
     answer = run_search(request, options)
     query, result, its, shards = answer.params.query, answer.result, answer.its, answer.shards
@@ -272,7 +283,7 @@ def search_context(request: HttpRequest, options: SearchOptions) -> dict[str, An
         keep["lang"] = lang
     if request.GET.get("its"):
         keep["its"] = request.GET["its"]
-    for name in ("num", "t"):
+    for name in ("num", "t", "tab", "size", "duration"):
         if request.GET.get(name):
             keep[name] = request.GET[name]
     if answer.params.forced:
@@ -283,6 +294,8 @@ def search_context(request: HttpRequest, options: SearchOptions) -> dict[str, An
     if request.GET.get("limit"):
         params["limit"] = request.GET["limit"]
     views = page.result_views(result, shards, its, options, keep, query.strip())
+    tab = search_tab(request)[0]
+    media.decorate(views, tab, its, shards)
     parsed = service.parser.parse(effective_query(query, lang), safe_search=safe)
     suggestion = None
     if options.show_word_suggest and query.strip() and not result.fallback:
@@ -291,7 +304,8 @@ def search_context(request: HttpRequest, options: SearchOptions) -> dict[str, An
         result.rewritten.strip() != answer.params.searched.strip() else ""
     corrected = ""
     if result.fallback == "corrected":
-        corrected = page.as_typed(result.searched, lang, answer.params.period_words)
+        corrected = page.as_typed(result.searched, lang, answer.params.period_words,
+                                  answer.params.media_words)
     unforced = {k: v for k, v in keep.items() if k != "nfpr"}
     rss_params = {**params, "f": "rss"}
     return {
@@ -315,6 +329,7 @@ def search_context(request: HttpRequest, options: SearchOptions) -> dict[str, An
         "safe_toggle_href": "/?" + urlencode(
             {**params, "safe": "on" if not safe else "off"}),
         "elapsed": f"{result.elapsed:.2f}",
+        "tabs": media.tab_links(params, tab),
         "any_time_href": "/?" + urlencode(
             {**{k: v for k, v in params.items() if k != "limit"}, "t": ""}),
     }

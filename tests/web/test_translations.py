@@ -18,9 +18,11 @@ from django.utils import translation
 from django.utils.translation.template import templatize
 
 from ranking.search_service import search_service
+from ranking.searchpage.media import DURATION_LABELS, SIZE_LABELS, TAB_LABELS
 from ranking.searchpage.messages import LABEL_WORDS, PATTERNS
 from ranking.searchpage.views import PERIOD_LABELS
 from tests.web.dated_site import build_dated_index
+from tests.web.media_site import build_media_index
 
 pytestmark = pytest.mark.django_db
 TEMPLATES = ("ranking/base.html", "ranking/_form.html", "ranking/search.html",
@@ -50,9 +52,10 @@ def template_messages() -> set[tuple[str | None, str, str | None]]:
 
 def code_messages() -> set[tuple[None, str, None]]:
     """The messages the search pages show from Python: the search messages' forms, the
-    index labels' words and the time periods."""
+    index labels' words, the time periods and the tabs with their filters."""
     forms = [form for _, form in PATTERNS] + [form for _, form in LABEL_WORDS] + \
-        list(PERIOD_LABELS.values())
+        list(PERIOD_LABELS.values()) + list(TAB_LABELS.values()) + \
+        list(SIZE_LABELS.values()) + list(DURATION_LABELS.values())
     with translation.override(None):  # no catalog: each lazy form gives its msgid
         return {(None, str(form), None) for form in forms}
 
@@ -88,9 +91,14 @@ def literal_text(source: str) -> str:
     and its comments dropped: what it would show in every language alike."""
     out: list[str] = []
     depth = 0  # inside {% blocktranslate %} ... {% endblocktranslate %}
+    commented = False  # inside {% comment %} ... {% endcomment %}
     for token in Lexer(source).tokenize():
         word = token.contents.split()[0] if token.contents.split() else ""
-        if token.token_type == TokenType.BLOCK and word in ("blocktranslate", "blocktrans"):
+        if token.token_type == TokenType.BLOCK and word in ("comment", "endcomment"):
+            commented = word == "comment"
+        elif commented:
+            continue
+        elif token.token_type == TokenType.BLOCK and word in ("blocktranslate", "blocktrans"):
             depth += 1
         elif token.token_type == TokenType.BLOCK and word in ("endblocktranslate",
                                                              "endblocktrans"):
@@ -165,11 +173,34 @@ PAGES = ["/", "/?q=lighthouse", "/?q=lighthouse&t=week&num=5&limit=5", "/?q=hist
          "/cache?url=ftp%3A%2F%2Fx", "/similar?url=http%3A%2F%2Fnowhere.example.test%2F"]
 
 
+MEDIA_PAGES = ["/?q=lighthouse&tab=images", "/?q=lighthouse&tab=images&size=large",
+               "/?q=lighthouse&tab=videos", "/?q=lighthouse&tab=videos&duration=long",
+               "/?q=zzqqxx&tab=images"]
+
+
+@pytest.fixture
+def media(tmp_path, settings):
+    settings.WORK_DIRECTORY = tmp_path
+    settings.SEARCH_REMOTE_QUEUE_SERVERS = ()
+    build_media_index(tmp_path)
+    yield tmp_path
+    search_service().pool.close()
+
+
 @pytest.mark.parametrize("language", SHIPPED)
 def test_pages_show_no_english_in_each_language(client, dated, language):
+    shows_no_english(client, language, PAGES)
+
+
+@pytest.mark.parametrize("language", SHIPPED)
+def test_media_tabs_show_no_english_in_each_language(client, media, language):
+    shows_no_english(client, language, MEDIA_PAGES)
+
+
+def shows_no_english(client, language: str, pages: list[str]) -> None:
     phrases = english_phrases(language)
     assert len(phrases) > 50
-    for url in PAGES:
+    for url in pages:
         response = client.get(url, HTTP_ACCEPT_LANGUAGE=language)
         assert response.status_code in (200, 400, 404), url
         page = html.unescape(response.content.decode())
