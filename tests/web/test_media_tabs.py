@@ -58,7 +58,7 @@ def test_image_results_show_the_stored_copy_only(client, media):
         assert served.status_code == 200 and served["Content-Type"] == "image/png"
         assert served["X-Content-Type-Options"] == "nosniff"
         assert served.content in bodies.values()
-    assert '<span aria-current="page" class="current" id="tab-images">Images</span>' in html
+    assert '<span aria-current="true" class="current" id="tab-images">Images</span>' in html
     assert '<select id="size" name="size">' in html
     assert '<input type="hidden" name="tab" value="images">' in html
 
