@@ -118,6 +118,11 @@ class SearchParams:
         """The query searched (:func:`effective_query`)."""
         return effective_query(self.query, self.lang, self.period_words, self.media_words)
 
+    def within_filters(self, text: str) -> str:
+        """``text`` (a query with its language filter) copied for the tab's and the time
+        period's alternatives, as :attr:`searched` is."""
+        return with_period(with_period(text, self.media_words), self.period_words)
+
 
 def search_params(request: HttpRequest, results_per_page: int) -> SearchParams:
     """The request's search, ``results_per_page`` (Page Options') when ``num`` is not given."""

@@ -339,13 +339,13 @@ class SearchService:
                 def correct(text: str) -> str | None:
                     lang_of = self.parser.parse(text, safe_search=params.safe).lang
                     fixed = self.did_you_mean(params.query.strip(), its, shards, lang_of)
-                    return effective_query(fixed, params.lang, params.period_words,
-                                           params.media_words) if fixed else None
+                    return effective_query(fixed, params.lang) if fixed else None
             searcher = self.searcher(shards, options)
-            result = search_with_fallback(searcher, searched, num=params.num,
-                                          offset=params.offset, safe_search=params.safe,
-                                          correct=correct,
-                                          count_ahead=look_ahead_size(params.num))
+            result = search_with_fallback(searcher, effective_query(params.query, params.lang),
+                                          num=params.num, offset=params.offset,
+                                          safe_search=params.safe, correct=correct,
+                                          count_ahead=look_ahead_size(params.num),
+                                          within=params.within_filters)
             result, reached = reach(result, self._counter(searcher, result, params))
         except (NoIndexError, CorruptIndexError) as exc:
             logger.warning("search of %r failed: %s", searched, exc, exc_info=True)

@@ -238,8 +238,9 @@ def _search(request: HttpRequest, fmt: str) -> HttpResponse:
         return sent_then_log(request, JsonResponse(json_answer(request, options)))
     if fmt == "rss":
         result, _ = run_search_or_failure(request, options)
-        params = {k: v for k, v in request.GET.items() if k in ("q", "num", "limit", "its",
-                                                                 "mix", "safe", "lang", "t", "f")}
+        params = {k: v for k, v in request.GET.items()
+                  if k in ("q", "num", "limit", "its", "mix", "safe", "lang", "t", "tab", "size",
+                           "duration", "f")}
         body = feeds.rss(result, base_url(request), params,
                          search_service().appearance().name)
         return sent_then_log(request, with_csp(HttpResponse(
@@ -300,7 +301,9 @@ def search_context(request: HttpRequest, options: SearchOptions) -> dict[str, An
     suggestion = None
     if options.show_word_suggest and query.strip() and not result.fallback:
         suggestion = service.did_you_mean(query.strip(), its, shards, parsed.lang)
-    rewritten = result.rewritten if parsed.guessed and not result.fallback and \
+    rewritten = page.as_typed(result.rewritten, "", answer.params.period_words,
+                              answer.params.media_words) \
+        if parsed.guessed and not result.fallback and \
         result.rewritten.strip() != answer.params.searched.strip() else ""
     corrected = ""
     if result.fallback == "corrected":

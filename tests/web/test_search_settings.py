@@ -146,3 +146,17 @@ def test_conditionals_and_ranges_reach_the_search_as_yioop_reads_them(client, da
     answer = client.get("/", {"q": "lighthouse #2#", "f": "json"}).json()
     assert answer["total"] == 15
     assert any("result ranges (#2#) are not supported" in m for m in answer["messages"])
+
+
+def test_fallbacks_work_within_the_time_period(client, dated):
+    """A query with no page having all its words shows the pages with most of them, and a
+    misspelt one its correction's results, inside the period too."""
+    partial = client.get("/", {"q": "lighthouse zebra", "t": "week", "f": "json"}).json()
+    assert partial["fallback"] == "partial" and partial["total"] == 12
+    assert all("new.example.test" in r["url"] for r in partial["results"])
+    html = client.get("/", {"q": "lighthouse zebra", "t": "week"}).content.decode()
+    assert 'id="partial-match"' in html
+    corrected = client.get("/", {"q": "lighthuose", "t": "week", "f": "json"}).json()
+    assert corrected["fallback"] == "corrected" and corrected["total"] == 12
+    html = client.get("/", {"q": "lighthuose", "t": "week"}).content.decode()
+    assert re.search(r'<strong>lighthouse</strong></a>\. Search instead for', html)
