@@ -68,8 +68,8 @@ def cached_image(request: HttpRequest) -> HttpResponse:
                 url, parse_int(request.GET.get("its"), None), staff=is_staff(request))
             if stored is not None and stored.archivable and stored.has_cache:
                 data = cached_copy(shards, stored)
-        except (NoIndexError, CorruptIndexError, OSError):
-            data = None
+        except (NoIndexError, CorruptIndexError, OSError, ValueError):
+            data = None  # no index, or a damaged or unreadable record: no image to serve
     kind = image_type(data) if data else None
     if kind is None:
         response = HttpResponse("no stored image", content_type="text/plain; charset=utf-8",
