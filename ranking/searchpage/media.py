@@ -5,10 +5,12 @@ words the Open Graph video scraper gives video pages (``crawler.core.processing`
 
 Layer: Django glue of the ``ranking`` app. :func:`ranking.core.query.tabs.tab_words` turns the
 tab and its filter (``size`` for images, ``duration`` for videos) into the words searched;
-here are their labels, and :func:`cached_image`
-serves an image result's thumbnail from the crawler's stored copy of the image: the page
-never loads a third-party image (its Content-Security-Policy allows images from this site
-only), and an image the crawler kept no copy of is shown as its name, without a picture.
+here are their labels, the tabs' links (:func:`tab_links`), the results' thumbnails and
+lengths (:func:`decorate`), and :func:`cached_image`, which serves an image result's
+thumbnail from the crawler's stored copy of the image: the page never loads a third-party
+image (its Content-Security-Policy allows images from this site only), and an image the
+crawler kept no copy of is shown as its name, without a picture. The images are shown as
+stored, scaled by the browser (no resizing library is a dependency).
 """
 
 from __future__ import annotations
