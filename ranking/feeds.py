@@ -20,7 +20,7 @@ from ranking.core.search.pipeline import SearchResult
 
 OPENSEARCH_NS = "http://a9.com/-/spec/opensearch/1.1/"
 ATOM_NS = "http://www.w3.org/2005/Atom"
-SITE_NAME = "Yioopy"
+SITE_NAME = "Yioopy"  # the default; the pages pass the admin's (ranking.searchpage.appearance)
 ET.register_namespace("opensearch", OPENSEARCH_NS)
 ET.register_namespace("atom", ATOM_NS)
 
@@ -42,11 +42,13 @@ def _sub(parent: ET.Element, tag: str, text: str | None = None, **attrs: str) ->
     return element
 
 
-def rss(result: SearchResult, base_url: str, params: dict[str, str]) -> bytes:
-    """RSS 2.0 of one page of results; ``base_url`` is the site root (``http://host``)."""
+def rss(result: SearchResult, base_url: str, params: dict[str, str],
+        site_name: str = SITE_NAME) -> bytes:
+    """RSS 2.0 of one page of results; ``base_url`` is the site root (``http://host``),
+    ``site_name`` the name the channel carries."""
     rss_el = ET.Element("rss", {"version": "2.0"})
     channel = _sub(rss_el, "channel")
-    _sub(channel, "title", f"{SITE_NAME}: {result.query}")
+    _sub(channel, "title", f"{site_name}: {result.query}")
     html_params = {k: v for k, v in params.items() if k != "f"}
     _sub(channel, "link", f"{base_url}/?{urlencode(html_params)}")
     _sub(channel, "description", f"Search results for {result.query!s}")
@@ -54,7 +56,7 @@ def rss(result: SearchResult, base_url: str, params: dict[str, str]) -> bytes:
     _sub(channel, "lastBuildDate", formatdate(usegmt=True))
     _sub(channel, f"{{{ATOM_NS}}}link", rel="search",
          type="application/opensearchdescription+xml", href=f"{base_url}/opensearch.xml",
-         title=SITE_NAME)
+         title=site_name[:16])
     _sub(channel, f"{{{OPENSEARCH_NS}}}totalResults", str(result.total))
     _sub(channel, f"{{{OPENSEARCH_NS}}}startIndex", str(result.offset + 1))
     _sub(channel, f"{{{OPENSEARCH_NS}}}itemsPerPage", str(result.num))
@@ -71,11 +73,14 @@ def rss(result: SearchResult, base_url: str, params: dict[str, str]) -> bytes:
                                                                        xml_declaration=False)
 
 
-def opensearch_description(base_url: str) -> bytes:
-    """The OpenSearch 1.1 description document of the engine."""
+def opensearch_description(base_url: str, site_name: str = SITE_NAME,
+                           image: str | None = None) -> bytes:
+    """The OpenSearch 1.1 description document of the engine named ``site_name`` (its
+    ShortName cut to the 16 characters the specification allows), with the ``image`` url of
+    its logo if it has one."""
     root = ET.Element("OpenSearchDescription", {"xmlns": OPENSEARCH_NS})
-    _sub(root, "ShortName", SITE_NAME)
-    _sub(root, "Description", f"Search the pages {SITE_NAME} has crawled")
+    _sub(root, "ShortName", site_name[:16])
+    _sub(root, "Description", f"Search the pages {site_name} has crawled")
     _sub(root, "InputEncoding", "UTF-8")
     _sub(root, "OutputEncoding", "UTF-8")
     _sub(root, "Language", "*")
@@ -89,6 +94,8 @@ def opensearch_description(base_url: str) -> bytes:
          template=f"{base_url}/suggest?q={{searchTerms}}&f=opensearch")
     _sub(root, "Url", type="application/opensearchdescription+xml", rel="self",
          template=f"{base_url}/opensearch.xml")
+    if image:
+        _sub(root, "Image", image)
     _sub(root, "Query", role="example", searchTerms="search engine")
     return b'<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="utf-8",
                                                                        xml_declaration=False)

@@ -1,4 +1,5 @@
-"""Rows of the search side: curated results (``ranking.core.search.curation``).
+"""Rows of the search side: curated results (``ranking.core.search.curation``) and the site's
+appearance (:class:`Appearance`).
 
 Layer: Django glue. Written in the admin (``ranking.admin``), read by
 ``ranking.selectors.curation_get``; the search service keeps what it read for
@@ -8,7 +9,7 @@ Layer: Django glue. Written in the admin (``ranking.admin``), read by
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError
-from django.core.validators import MaxValueValidator, MinValueValidator
+from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 
 from crawler.core.definition.seeds import SeedUrlError, canonical_seed_url
@@ -72,3 +73,50 @@ class HiddenUrl(models.Model):
     def clean(self) -> None:
         super().clean()
         self.url = _canonical(self.url)
+
+
+HEX_COLOUR = RegexValidator(r"^#[0-9a-fA-F]{6}$", "A colour as #rrggbb, e.g. #0b57d0.")
+
+
+class Appearance(models.Model):
+    """The site's name, logo, colours and footer links (Yioop's Appearance settings): one row,
+    ``pk=1`` (:meth:`load`). Read through ``ranking.searchpage.appearance``; the admin edits it
+    (``ranking.admin.AppearanceAdmin``), which checks the logo and the colours' contrast."""
+
+    site_name = models.CharField(
+        max_length=40, default="Yioopy",
+        help_text="Shown in the search page's header and title, the admin's header, the "
+                  "OpenSearch description (its first 16 characters) and the RSS feeds.")
+    logo = models.BinaryField(blank=True, default=b"", editable=False)
+    logo_type = models.CharField(max_length=20, blank=True, default="", editable=False)
+    accent_color = models.CharField(
+        "accent colour", max_length=7, default="#0b57d0", validators=[HEX_COLOUR],
+        help_text="The name, the search button and the current page (white text on it).")
+    link_color = models.CharField(
+        "link colour", max_length=7, default="#0b57d0", validators=[HEX_COLOUR],
+        help_text="Links on the white page.")
+    header_color = models.CharField(
+        "header background", max_length=7, default="#ffffff", validators=[HEX_COLOUR],
+        help_text="The background of the search page's header (dark text on it).")
+    footer_links = models.TextField(
+        blank=True, default="",
+        help_text="One link a line, as: Label | https://example.com/page (or a path such as "
+                  "/about). Shown in the search page's footer.")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = "appearance"
+        verbose_name_plural = "appearance"
+
+    def __str__(self) -> str:
+        return "Appearance"
+
+    @classmethod
+    def load(cls) -> Appearance:
+        """The one row, made with the defaults when missing."""
+        row, _ = cls.objects.get_or_create(pk=1)
+        return row
+
+    def save(self, *args, **kwargs) -> None:
+        self.pk = 1  # a singleton: every save is the one row
+        super().save(*args, **kwargs)

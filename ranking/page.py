@@ -31,6 +31,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 import numpy as np
+from django.utils.translation import gettext as _
 
 from indexer.core.bundle.reader import IndexBundleReader
 from indexer.core.errors import CorruptIndexError
@@ -150,6 +151,20 @@ def cached_copy(shards: Sequence[ShardClient], page: StoredPage) -> bytes | None
     return None
 
 
+def as_typed(searched: str, lang: str, period: Sequence[str] = (),
+             media: Sequence[str] = ()) -> str:
+    """A searched query (:func:`ranking.params.effective_query`) as the reader would type it:
+    without the copies and words of a time ``period`` and of a tab's ``media`` alternatives,
+    and without the language filter's ``lang:`` word."""
+    if period or media:
+        mark = " " + " ".join([*media[:1], *period[:1]])
+        searched = " | ".join(part[:-len(mark)] for part in searched.split(" | ")
+                              if part.endswith(mark))
+    if lang and searched.endswith(f" lang:{lang}"):
+        searched = searched[:-len(f" lang:{lang}")]
+    return searched
+
+
 def display_url(url: str, limit: int = DISPLAY_URL_CHARS) -> str:
     """The url without its scheme, shortened in the middle when long."""
     shown = re.sub(r"^https?://", "", url).rstrip("/") or url
@@ -199,6 +214,8 @@ class ResultView:
     explanation_rows: list[tuple[str, str]] = field(default_factory=list)
     term_rows: list[dict[str, Any]] = field(default_factory=list)
     explanation_html: str = ""  # the two tables of the rows above, escaped (see explain_html)
+    thumb_href: str = ""  # Images tab: the stored copy of the image (ranking.searchpage.media)
+    duration: str = ""  # Videos tab: the video's length, m:ss
 
 
 def _fmt(value: Any) -> str:
@@ -210,8 +227,8 @@ def _fmt(value: Any) -> str:
 def explanation_rows(explanation: dict[str, Any]) -> tuple[list[tuple[str, str]],
                                                            list[dict[str, Any]]]:
     """The score explanation as (label, value) rows and per-term rows."""
-    rows: list[tuple[str, str]] = [("Score", _fmt(explanation.get("score", 0.0)))]
-    for key, label in (("doc_rank", "Doc Rank"), ("relevance", "Relevance")):
+    rows: list[tuple[str, str]] = [(_("Score"), _fmt(explanation.get("score", 0.0)))]
+    for key, label in (("doc_rank", _("Doc Rank")), ("relevance", _("Relevance"))):
         part = explanation.get(key) or {}
         if isinstance(part, dict):
             rows.append((label, f"{_fmt(part.get('value', 0.0))} × weight "
@@ -222,12 +239,13 @@ def explanation_rows(explanation: dict[str, Any]) -> tuple[list[tuple[str, str]]
         value = _fmt(proximity.get("value", 0.0))
         if isinstance(fusion, dict) and fusion:
             # proximity is not added to the score: the two are fused by their ranks
-            rows.append(("Proximity", f"{value} (rank {fusion.get('proximity_rank')}; fused "
-                                      f"with the score's rank {fusion.get('score_rank')}, "
-                                      f"k {_fmt(fusion.get('k'))}, share "
-                                      f"{_fmt(fusion.get('proximity_share'))})"))
+            rows.append((_("Proximity"),
+                         f"{value} (rank {fusion.get('proximity_rank')}; fused "
+                         f"with the score's rank {fusion.get('score_rank')}, "
+                         f"k {_fmt(fusion.get('k'))}, share "
+                         f"{_fmt(fusion.get('proximity_share'))})"))
         else:
-            rows.append(("Proximity", f"{value} (not used: one-word query or weight 0)"))
+            rows.append((_("Proximity"), f"{value} (not used: one-word query or weight 0)"))
     link = explanation.get("link_score") or {}
     if isinstance(link, dict) and link:
         inputs = ""
@@ -236,25 +254,26 @@ def explanation_rows(explanation: dict[str, Any]) -> tuple[list[tuple[str, str]]
                       f"{_fmt(link.get('trust', 0.0))})")
         elif not link.get("available", False):
             inputs = " (no link scores)"
-        rows.append(("Link score", f"{_fmt(link.get('value', 0.0))} × weight "
-                                   f"{_fmt(link.get('weight', 1.0))}{inputs}"))
+        rows.append((_("Link score"), f"{_fmt(link.get('value', 0.0))} × weight "
+                                      f"{_fmt(link.get('weight', 1.0))}{inputs}"))
     semantic = explanation.get("semantic") or {}
     if isinstance(semantic, dict) and semantic:
-        rows.append(("Semantic", semantic_row(semantic)))
+        rows.append((_("Semantic"), semantic_row(semantic)))
     rep = explanation.get("representative_url") or {}
     if isinstance(rep, dict) and rep.get("orig_url"):
-        rows.append(("Shown url", f"{rep.get('url')} (link score {_fmt(rep.get('url_score'))}) "
-                                  f"over {rep['orig_url']} ({_fmt(rep.get('orig_score'))})"))
+        rows.append((_("Shown url"),
+                     f"{rep.get('url')} (link score {_fmt(rep.get('url_score'))}) "
+                     f"over {rep['orig_url']} ({_fmt(rep.get('orig_score'))})"))
     bonuses = explanation.get("bonuses") or {}
     if isinstance(bonuses, dict):
         shown = ", ".join(f"{k.replace('_', ' ')} {_fmt(v)}" for k, v in bonuses.items()
                           if k != "total" and v)
-        rows.append(("Bonuses", f"{_fmt(bonuses.get('total', 0.0))}"
+        rows.append((_("Bonuses"), f"{_fmt(bonuses.get('total', 0.0))}"
                                 + (f" ({shown})" if shown else "")))
     if explanation.get("weight", 1.0) != 1.0:
-        rows.append(("Query weight", _fmt(explanation["weight"])))
+        rows.append((_("Query weight"), _fmt(explanation["weight"])))
     if explanation.get("shard"):
-        rows.append(("Index", str(explanation["shard"])))
+        rows.append((_("Index"), str(explanation["shard"])))
     terms = []
     relevance = explanation.get("relevance") or {}
     for t in relevance.get("terms", ()) if isinstance(relevance, dict) else ():
@@ -277,18 +296,19 @@ def explain_html(rows: Sequence[tuple[str, str]], terms: Sequence[dict[str, Any]
     """The "Why this result?" tables of one result, every value escaped. Made here rather than
     in the template: ten results' rows are a few hundred template nodes, as much time as
     the rest of the page."""
+    caption, terms_caption = _("Score explanation"), _("Query terms")
+    heads = (_("Term"), _("Weighted frequency"), _("Occurrences in index"), _("Relevance"))
     out = ['<table class="explain">\n'
-           '            <caption class="visually-hidden">Score explanation</caption>\n'
+           f'            <caption class="visually-hidden">{_esc(caption)}</caption>\n'
            '            ']
     out.extend(f'<tr><th scope="row">{_esc(label)}</th><td>{_esc(value)}</td></tr>'
                for label, value in rows)
     out.append("\n          </table>")
     if terms:
         out.append('\n          <table class="explain terms">\n'
-                   "            <caption>Query terms</caption>\n"
-                   '            <tr><th scope="col">Term</th><th scope="col">Weighted frequency'
-                   '</th><th scope="col">Occurrences in index</th><th scope="col">Relevance'
-                   "</th></tr>\n            ")
+                   f"            <caption>{_esc(terms_caption)}</caption>\n"
+                   "            <tr>" + "".join(f'<th scope="col">{_esc(h)}</th>' for h in heads)
+                   + "</tr>\n            ")
         out.extend(f"<tr><td>{_esc(t.get('term'))}</td><td>{_esc(t.get('f'))}</td>"
                    f"<td>{_esc(t.get('l_t'))}</td><td>{_esc(t.get('value'))}</td></tr>"
                    for t in terms)
@@ -301,9 +321,11 @@ def _esc(value: Any) -> str:
 
 
 def result_views(result: SearchResult, shards: Sequence[ShardClient], its: int | None,
-                 options: Any, base: dict[str, str]) -> list[ResultView]:
+                 options: Any, base: dict[str, str], query: str | None = None
+                 ) -> list[ResultView]:
     """The page's results with their links; ``base`` holds the parameters links keep
-    (its, safe)."""
+    (its, safe); ``query`` is the query as typed, the words the cached copies highlight
+    (default: the query searched)."""
     by_name = {s.name: s for s in shards}
     local = {name for name, s in by_name.items() if isinstance(unwrap(s), LocalShard)}
     # "Similar" goes to the pages nearest by embedding when the index has embeddings
@@ -325,7 +347,7 @@ def result_views(result: SearchResult, shards: Sequence[ShardClient], its: int |
             crawl = crawl_of(by_name.get(r.shard), its)  # a mix's result: its own crawl
             view.cache_href = "/cache?" + urlencode(
                 {"url": r.url, **({"its": str(crawl)} if crawl is not None else {}),
-                 "q": result.query})
+                 "q": result.query if query is None else query})
         if embedded:
             view.similar_href = "/similar?" + urlencode(
                 {"url": r.url, **({"its": base["its"]} if base.get("its") else {})})

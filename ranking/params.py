@@ -7,21 +7,30 @@ search service (:mod:`ranking.search_service`, which takes the parsed values). P
 ``MAX_NUM``), ``limit`` the offset of the first, ``its`` a crawl timestamp, ``safe=off`` safe
 search off, ``lang=xx`` a language filter (``all``: any language), ``nfpr=1`` the query as
 typed, never a spelling correction of it, ``mix=NAME`` a crawl mix to search (also written in
-the query as ``m:NAME`` or ``mix:NAME``, the seed's mix operator).
+the query as ``m:NAME`` or ``mix:NAME``, the seed's mix operator), ``t=day|week|month|year``
+pages fetched in that time period (``date:`` words, :mod:`ranking.core.query.periods`). A
+parameter missing from the query string is read from the reader's saved settings
+(:mod:`ranking.searchpage.preferences`): ``safe``, ``lang``, ``t`` and ``num``.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from dataclasses import dataclass
 
 from django.http import HttpRequest
 
 from ranking.core.query.numerals import ascii_int
+from ranking.core.query.periods import PERIOD_DAYS, period_words, with_period
+from ranking.core.query.tabs import DURATIONS, IMAGE_SIZES, TABS, tab_words
+from ranking.searchpage.preferences import asked
 
 MAX_NUM = 100
 MAX_QUERY_CHARS = 1000
-_MIX_WORD = re.compile(r"(?:^|\s)(?:m|mix):([A-Za-z0-9_-]+)(?=\s|$)", re.IGNORECASE)
+# a mix's name is a slug, but any name typed is taken out of the query (and answered "no such
+# mix") rather than searched as words
+_MIX_WORD = re.compile(r"(?:^|\s)(?:m|mix):([^\s\"|]+)(?=\s|$)", re.IGNORECASE)
 
 
 def parse_int(value: str | None, default: int | None) -> int | None:
@@ -32,19 +41,36 @@ def parse_int(value: str | None, default: int | None) -> int | None:
 
 def search_filters(request: HttpRequest) -> tuple[bool, str]:
     """(safe search on, language filter) from ``safe`` and ``lang``."""
-    safe = request.GET.get("safe", "on").lower() not in ("off", "0", "false", "no")
-    lang = request.GET.get("lang", "").strip().lower()
+    safe = asked(request, "safe", "on").lower() not in ("off", "0", "false", "no")
+    lang = asked(request, "lang").strip().lower()
     if lang and not (lang == "all" or (2 <= len(lang) <= 8 and lang.replace("-", "").isalnum())):
         lang = ""
     return safe, lang
 
 
-def effective_query(query: str, lang: str) -> str:
+def search_period(request: HttpRequest) -> str:
+    """The time period asked (``t``: a key of ``PERIOD_DAYS``), else "" (any time)."""
+    period = asked(request, "t").strip().lower()
+    return period if period in PERIOD_DAYS else ""
+
+
+def search_tab(request: HttpRequest) -> tuple[str, str, str]:
+    """(tab, image size, video duration) asked: ``tab=images|videos``, ``size``,
+    ``duration`` (:mod:`ranking.core.query.tabs`); "" for each missing or unknown."""
+    values = (request.GET.get("tab", ""), request.GET.get("size", ""),
+              request.GET.get("duration", ""))
+    return tuple(v if v in allowed else "" for v, allowed in  # type: ignore[return-value]
+                 zip(values, (TABS, IMAGE_SIZES, DURATIONS), strict=True))
+
+
+def effective_query(query: str, lang: str, period: tuple[str, ...] = (),
+                    media: tuple[str, ...] = ()) -> str:
     """The query searched: the language filter becomes a ``lang:`` meta word unless the query
-    has one."""
+    has one; a tab's ``media:`` alternatives and a time period's ``date:`` words each make a
+    copy of every disjunct (:func:`ranking.core.query.periods.with_period`)."""
     if lang and "lang:" not in query.lower():
-        return f"{query} lang:{lang}"
-    return query
+        query = f"{query} lang:{lang}"
+    return with_period(with_period(query, media), period)
 
 
 def split_mix(query: str) -> tuple[str, str | None]:
@@ -83,11 +109,19 @@ class SearchParams:
     messages: tuple[str, ...] = ()
     mix: str | None = None  # a crawl mix's name: search it instead of the chosen index
     staff: bool = False  # asked by a staff user: any crawl or mix may be searched
+    period: str = ""  # the time period asked ("": any time)
+    period_words: tuple[str, ...] = ()  # its date: words (ranking.core.query.periods)
+    media_words: tuple[str, ...] = ()  # the tab's alternatives (ranking.core.query.tabs)
 
     @property
     def searched(self) -> str:
         """The query searched (:func:`effective_query`)."""
-        return effective_query(self.query, self.lang)
+        return effective_query(self.query, self.lang, self.period_words, self.media_words)
+
+    def within_filters(self, text: str) -> str:
+        """``text`` (a query with its language filter) copied for the tab's and the time
+        period's alternatives, as :attr:`searched` is."""
+        return with_period(with_period(text, self.media_words), self.period_words)
 
 
 def search_params(request: HttpRequest, results_per_page: int) -> SearchParams:
@@ -100,10 +134,11 @@ def search_params(request: HttpRequest, results_per_page: int) -> SearchParams:
     query, mix = split_mix(query)
     mix = mix or request.GET.get("mix", "").strip()[:100] or None
     default_num = max(1, min(results_per_page or 10, MAX_NUM))
-    num = parse_int(request.GET.get("num"), None)
+    num_asked = asked(request, "num") or None
+    num = parse_int(num_asked, None)
     offset = parse_int(request.GET.get("limit"), None)
     its = parse_int(request.GET.get("its"), None)
-    for name, value, parsed in (("num", request.GET.get("num"), num),
+    for name, value, parsed in (("num", num_asked, num),
                                 ("limit", request.GET.get("limit"), offset)):
         if (value not in (None, "") and parsed is None) or (parsed is not None and parsed < 0):
             messages.append(f"{name}={value} is not a valid number (default used)")
@@ -112,5 +147,8 @@ def search_params(request: HttpRequest, results_per_page: int) -> SearchParams:
     if request.GET.get("its") and its is None:
         messages.append(f"its={request.GET.get('its')} is not a crawl timestamp (newest used)")
     safe, lang = search_filters(request)
+    period = search_period(request)
     return SearchParams(query, num, offset, its, safe, lang, forced(request), tuple(messages),
-                        mix, is_staff(request))
+                        mix, is_staff(request), period,
+                        period_words(period, dt.datetime.now(dt.UTC).date()),
+                        tab_words(*search_tab(request)))

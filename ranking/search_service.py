@@ -63,6 +63,7 @@ from searchindex.selectors import (
 from .indexes import ReaderPool, locate_index
 from .page import StoredPage, find_stored_page
 from .params import SearchParams, effective_query
+from .searchpage.appearance import Look, appearance_get
 from .selectors import curation_get, remote_queue_server_urls, search_options_get
 from .semantic_model import model_embedder
 from .suggest import LexiconCache
@@ -150,6 +151,7 @@ class SearchService:
         self._chosen = DatabaseValue(search_index_get, lambda: NEWEST_ON_DISK,
                                      "the index chosen for search")
         self._curation = DatabaseValue(curation_get, Curation, "curated results")
+        self._appearance = DatabaseValue(appearance_get, Look, "the site's appearance")
         self._remote: dict[tuple[str, str, int | None], RemoteShard] = {}
         self._searchers: dict[tuple[tuple[int, ...], SearchOptions], Searcher] = {}
         self._lock = threading.Lock()
@@ -160,14 +162,19 @@ class SearchService:
         """The Search Time options (defaults, not kept, when the database cannot give them)."""
         return self._options.get()
 
+    def appearance(self) -> Look:
+        """The site's name, logo and colours (:mod:`ranking.searchpage.appearance`)."""
+        return self._appearance.get()
+
     def hidden_urls(self) -> frozenset[str]:
         """The urls the operator hid from results (curation)."""
         return self._curation.get().hidden
 
     def forget_options(self, **_: object) -> None:
-        """Signal receiver: Page Options, a crawl, a crawl mix or the index chosen for search
-        changed: read them again."""
+        """Signal receiver: Page Options, a crawl, a crawl mix, the index chosen for search or
+        the appearance changed: read them again."""
         self._options.clear()
+        self._appearance.clear()
         self._chosen.clear()
         self._curation.clear()
 
@@ -334,10 +341,11 @@ class SearchService:
                     fixed = self.did_you_mean(params.query.strip(), its, shards, lang_of)
                     return effective_query(fixed, params.lang) if fixed else None
             searcher = self.searcher(shards, options)
-            result = search_with_fallback(searcher, searched, num=params.num,
-                                          offset=params.offset, safe_search=params.safe,
-                                          correct=correct,
-                                          count_ahead=look_ahead_size(params.num))
+            result = search_with_fallback(searcher, effective_query(params.query, params.lang),
+                                          num=params.num, offset=params.offset,
+                                          safe_search=params.safe, correct=correct,
+                                          count_ahead=look_ahead_size(params.num),
+                                          within=params.within_filters)
             result, reached = reach(result, self._counter(searcher, result, params))
         except (NoIndexError, CorruptIndexError) as exc:
             logger.warning("search of %r failed: %s", searched, exc, exc_info=True)

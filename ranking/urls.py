@@ -1,15 +1,21 @@
 from django.urls import path
 
 from . import api, views
+from .searchpage import media
+from .searchpage import views as site_views
 
 app_name = "ranking"
 urlpatterns = [
     path("", views.search, name="search"),
     path("cache", views.cache, name="cache"),
     path("cache/frame", views.cache_frame, name="cache-frame"),
+    path("cache/image", media.cached_image, name="cache-image"),
     path("suggest", views.suggest, name="suggest"),
     path("similar", views.similar, name="similar"),
     path("opensearch.xml", views.opensearch, name="opensearch"),
+    path("settings", site_views.settings_page, name="settings"),
+    path("site/logo", site_views.logo, name="logo"),
+    path("site/appearance.css", site_views.appearance_css, name="appearance-css"),
     path("api/shard/search", api.shard_search, name="shard-search"),
     path("api/shard/summaries", api.shard_summaries, name="shard-summaries"),
 ]

@@ -39,6 +39,7 @@ the JSON API.
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from typing import Any
 from urllib.parse import urlencode
 
@@ -68,8 +69,14 @@ from .params import (
     parse_int,
     search_filters,
     search_params,
+    search_period,
+    search_tab,
 )
 from .search_service import IndexInfo, SearchAnswer, search_service
+from .searchpage import media
+from .searchpage import views as site_views
+from .searchpage.messages import NOT_EVERY_PART, index_label, translated
+from .searchpage.preferences import asked
 
 logger = logging.getLogger(__name__)
 PAGE_CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -129,10 +136,10 @@ def _classify(result: SearchResult, query: str) -> dict[str, list[str]]:
              MessageKind.ERROR: errors}
     for m in result.messages:
         if m.kind in shown:
-            shown[m.kind].append(m.text)
+            shown[m.kind].append(translated(m.text))
     nothing_answered = any(m == SearchMessage.error(NO_SHARD_ANSWERED) for m in result.messages)
     if result.partial and not warnings and not nothing_answered:
-        warnings.append("not every part of the index answered in time")
+        warnings.append(translated(NOT_EVERY_PART))
     return {"notices": notices, "warnings": warnings, "errors": errors}
 
 
@@ -231,25 +238,40 @@ def _search(request: HttpRequest, fmt: str) -> HttpResponse:
         return sent_then_log(request, JsonResponse(json_answer(request, options)))
     if fmt == "rss":
         result, _ = run_search_or_failure(request, options)
-        params = {k: v for k, v in request.GET.items() if k in ("q", "num", "limit", "its",
-                                                                 "mix", "safe", "lang", "f")}
-        body = feeds.rss(result, base_url(request), params)
+        params = {k: v for k, v in request.GET.items()
+                  if k in ("q", "num", "limit", "its", "mix", "safe", "lang", "t", "tab", "size",
+                           "duration", "f")}
+        body = feeds.rss(result, base_url(request), params,
+                         search_service().appearance().name)
         return sent_then_log(request, with_csp(HttpResponse(
             body, content_type="application/rss+xml; charset=utf-8")))
     safe, lang = search_filters(request)
+    period = search_period(request)
     context: dict[str, Any] = {
         "query": query.strip()[:MAX_QUERY_CHARS], "result": None, "safe": safe, "lang": lang,
         "languages": page.LANGUAGES, "options": options, "its": request.GET.get("its", ""),
-        "num": request.GET.get("num", ""),
+        "num": request.GET.get("num", ""), "period": period, "periods": site_views.periods(),
+        "period_label": site_views.PERIOD_LABELS[period] if period else "",
+        "new_tab": asked(request, "nt") == "1",
+        **media_context(request),
     }
     if query.strip():
         try:
             context.update(search_context(request, options))
         except SEARCH_FAILURES as exc:
             failed = failed_search(context["query"], exc)
-            context["notes"] = {"notices": [], "warnings": [], "errors": message_texts(failed.messages)}
+            context["notes"] = {"notices": [], "warnings": [],
+                                "errors": [translated(m) for m in message_texts(failed.messages)]}
     response = render(request, "ranking/search.html", context)
     return sent_then_log(request, with_csp(response))
+
+
+def media_context(request: HttpRequest) -> dict[str, Any]:
+    """The Images and Videos tabs' part of the page (:mod:`ranking.searchpage.media`)."""
+    tab, size, duration = search_tab(request)
+    return {"tab": tab, "size": size, "duration": duration,
+            "sizes": list(media.SIZE_LABELS.items()),
+            "durations": list(media.DURATION_LABELS.items())}
 
 
 def search_context(request: HttpRequest, options: SearchOptions) -> dict[str, Any]:
@@ -262,8 +284,9 @@ def search_context(request: HttpRequest, options: SearchOptions) -> dict[str, An
         keep["lang"] = lang
     if request.GET.get("its"):
         keep["its"] = request.GET["its"]
-    if request.GET.get("num"):
-        keep["num"] = request.GET["num"]
+    for name in ("num", "t", "tab", "size", "duration"):
+        if request.GET.get(name):
+            keep[name] = request.GET[name]
     if answer.params.forced:
         keep["nfpr"] = "1"
     if answer.params.mix:
@@ -271,23 +294,28 @@ def search_context(request: HttpRequest, options: SearchOptions) -> dict[str, An
     params = {"q": query.strip(), **keep}
     if request.GET.get("limit"):
         params["limit"] = request.GET["limit"]
-    views = page.result_views(result, shards, its, options, keep)
+    views = page.result_views(result, shards, its, options, keep, query.strip())
+    tab = search_tab(request)[0]
+    media.decorate(views, tab, its, shards)
     parsed = service.parser.parse(effective_query(query, lang), safe_search=safe)
     suggestion = None
     if options.show_word_suggest and query.strip() and not result.fallback:
         suggestion = service.did_you_mean(query.strip(), its, shards, parsed.lang)
-    rewritten = result.rewritten if parsed.guessed and not result.fallback and \
-        result.rewritten.strip() != effective_query(query, lang).strip() else ""
+    rewritten = page.as_typed(result.rewritten, "", answer.params.period_words,
+                              answer.params.media_words) \
+        if parsed.guessed and not result.fallback and \
+        result.rewritten.strip() != answer.params.searched.strip() else ""
     corrected = ""
     if result.fallback == "corrected":
-        corrected = result.searched
-        if lang and corrected.endswith(f" lang:{lang}"):
-            corrected = corrected[:-len(f" lang:{lang}")]
+        corrected = page.as_typed(result.searched, lang, answer.params.period_words,
+                                  answer.params.media_words)
     unforced = {k: v for k, v in keep.items() if k != "nfpr"}
     rss_params = {**params, "f": "rss"}
     return {
         "result": result, "results": views, "its_value": its, "index": answer.index,
-        "elsewhere": sites_elsewhere(answer, params),
+        "index_label": index_label(answer.index.label) if answer.index is not None else "",
+        "elsewhere": [replace(e, label=index_label(e.label))
+                      for e in sites_elsewhere(answer, params)],
         "pagination": page.pagination(result, params, answer.reach),
         "notes": _classify(result, query),
         "did_you_mean": suggestion,
@@ -304,6 +332,9 @@ def search_context(request: HttpRequest, options: SearchOptions) -> dict[str, An
         "safe_toggle_href": "/?" + urlencode(
             {**params, "safe": "on" if not safe else "off"}),
         "elapsed": f"{result.elapsed:.2f}",
+        "tabs": media.tab_links(params, tab),
+        "any_time_href": "/?" + urlencode(
+            {**{k: v for k, v in params.items() if k != "limit"}, "t": ""}),
     }
 
 
@@ -326,7 +357,8 @@ def _no_copy(request: HttpRequest, url: str, reason: str, status: int = 404) -> 
     """The cached page's answer when there is no copy to show: the reason, and a link to the
     page only when its url is a web url (:func:`ranking.cached.is_web_url`)."""
     response = render(request, "ranking/cache.html",
-                      {"url": url, "reason": reason, "query": request.GET.get("q", ""),
+                      {"url": url, "reason": translated(reason),
+                       "query": request.GET.get("q", ""),
                        "linkable": cached.is_web_url(url)},
                       status=status)
     return with_csp(response)
@@ -456,6 +488,7 @@ def similar(request: HttpRequest) -> HttpResponse:
                              "reason": context.get("reason") or None}, status=status)
     if context.get("search_href"):
         return HttpResponseRedirect(context["search_href"])
+    context["reason"] = translated(context.get("reason") or "")
     return with_csp(render(request, "ranking/similar.html", context, status=status))
 
 
@@ -482,7 +515,9 @@ def suggest(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def opensearch(request: HttpRequest) -> HttpResponse:
-    response = HttpResponse(feeds.opensearch_description(base_url(request)),
+    look = search_service().appearance()
+    image = f"{base_url(request)}/site/logo?v={look.logo_version}" if look.logo_version else None
+    response = HttpResponse(feeds.opensearch_description(base_url(request), look.name, image),
                             content_type="application/opensearchdescription+xml; charset=utf-8")
     response["X-Content-Type-Options"] = "nosniff"
     return response

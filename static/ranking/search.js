@@ -9,7 +9,8 @@
   list.id = "q-suggestions";
   list.className = "suggestions";
   list.setAttribute("role", "listbox");
-  list.setAttribute("aria-label", "Suggestions");
+  // the label comes translated from the page (templates/ranking/_form.html)
+  list.setAttribute("aria-label", input.dataset.suggestLabel || "Suggestions");
   list.hidden = true;
   input.parentNode.parentNode.appendChild(list);
   input.setAttribute("role", "combobox");

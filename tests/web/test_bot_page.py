@@ -8,6 +8,10 @@ from django.urls import reverse
 
 from crawler.core.scheduler.config import MAXIMUM_CRAWL_DELAY
 
+# the pages carry the site's name and logo from the Appearance settings (issue 37): a database
+# read
+pytestmark = pytest.mark.django_db
+
 
 def test_the_user_agent_names_the_bot_page_which_explains_the_crawler(client, settings):
     assert settings.CRAWLER_USER_AGENT.endswith(f"(+{settings.CRAWLER_BOT_URL})")

@@ -17,6 +17,8 @@ Syntax (Yioop's query language):
   case-sensitive (``/std/struct.HashMap.html``), and so is ``info:``'s url-hash form.
   ``source:<url>`` finds the link documents of the page at ``<url>`` (every outlink the
   crawler indexed with its anchor text), i.e. the pages it links to;
+* ``if:needle!then!else`` conditionals are expanded and ``#n#`` result ranges taken out (with
+  a message) first (:mod:`ranking.core.query.conditionals`);
 * control words, taken out before parsing: ``i:``/``index:`` (crawl timestamp), ``raw:`` (no
   grouping), ``no:guess``, ``no:network``, ``no:cache``, ``w:``/``weight:`` (score multiplier).
 
@@ -31,6 +33,7 @@ from dataclasses import dataclass, field, replace
 
 from indexer.core.meta_vocabulary import META_PREFIXES, URL_META_PREFIXES
 from indexer.core.text import TextAnalyzer, guess_text_language, major
+from ranking.core.query.conditionals import expand_conditionals, strip_ranges
 from ranking.core.query.numerals import ascii_decimal, ascii_int
 
 CONTROL_PREFIXES = frozenset({"i", "index", "raw", "no", "w", "weight", "m", "mix", "highlight"})
@@ -162,6 +165,11 @@ class QueryParser:
         if len(text) > 2000:
             messages.append("query shortened to its first 2000 characters")
             text = text[:2000]
+        text = expand_conditionals(text)
+        text, ranges = strip_ranges(text)
+        if ranges:
+            messages.append(f"result ranges ({' '.join(ranges)}) are not supported: the query "
+                            "is searched as one")
         body, controls = self._controls(text, messages)
         if body.count('"') % 2:
             messages.append("unbalanced quote: the last phrase runs to the end of the query")
@@ -229,13 +237,18 @@ class QueryParser:
                 else:
                     messages.append(f"{prefix}:{value} is not a positive weight (ignored)")
             elif prefix in ("m", "mix"):
-                messages.append(f"crawl mixes are not supported: {prefix}:{value} ignored")
+                # the search page takes m:NAME out and searches that mix (ranking.params); one
+                # reaching the parser came another way (a shard request, a mix's own query)
+                messages.append(f"{prefix}:{value} chooses a crawl mix only in the search "
+                                "box (ignored here)")
             # highlight:<x> is dropped silently, as Yioop does
         return " ".join(kept), controls
 
     def _query_lang(self, body: str, ui_lang: str) -> str:
         explicit = re.search(r"(?:^|\s)lang:([a-zA-Z]{2,3}(?:-[a-zA-Z0-9]+)?)", body)
-        if explicit:
+        # lang:all (the page's "Any language") names no language to analyse the words in:
+        # they are stemmed as the guessed or the reader's language, as without it
+        if explicit and explicit.group(1).lower() != "all":
             return explicit.group(1).lower()
         words = " ".join(t for t in tokens_keep_quotes(body) if not _META_RE.match(t))
         if len(words.encode()) >= 32:

@@ -144,21 +144,27 @@ def _is_stop(token: str, terms_of: Callable[[str], Sequence[str]], searched: set
 def search_with_fallback(searcher: Searcher, query: str, *, num: int = 10, offset: int = 0,
                          snippets: bool = True, ui_lang: str = "en", safe_search: bool = True,
                          correct: Callable[[str], str | None] | None = None,
-                         count_ahead: int = 0) -> SearchResult:
+                         count_ahead: int = 0,
+                         within: Callable[[str], str] | None = None) -> SearchResult:
     """:meth:`Searcher.search`, then, when nothing matches, a correction's results or the
-    partial matches (see the module); ``count_ahead`` as :meth:`Searcher.search` takes it."""
+    partial matches (see the module); ``count_ahead`` as :meth:`Searcher.search` takes it.
+    ``within`` turns a query into the one searched: filters that copy every disjunct (the
+    search page's time period and tabs, ``ranking.params.effective_query``). The query, its
+    correction and its relaxations are each searched through it, and the relaxations are
+    made of ``query`` itself, a single disjunct (a copied one never relaxes)."""
+    wrap = within if within is not None else (lambda text: text)
     kw = {"num": num, "offset": offset, "snippets": snippets, "ui_lang": ui_lang,
           "safe_search": safe_search, "count_ahead": count_ahead}
-    result = searcher.search(query, **kw)
+    result = searcher.search(wrap(query), **kw)
     if result.results or result.total or not query.strip():
         return result
     if correct is not None:
         fixed = correct(query)
         if fixed and fixed.strip() != query.strip():
-            found = searcher.search(fixed, **kw)
+            found = searcher.search(wrap(fixed), **kw)
             if found.results or found.total:
                 return replace(found, query=result.query, fallback="corrected",
-                               searched=fixed, elapsed=result.elapsed + found.elapsed)
+                               searched=wrap(fixed), elapsed=result.elapsed + found.elapsed)
     parsed = searcher.parser.parse(query, ui_lang=ui_lang, safe_search=safe_search)
     analyzer = searcher.analyzer
 
@@ -172,10 +178,10 @@ def search_with_fallback(searcher: Searcher, query: str, *, num: int = 10, offse
     best: tuple[SearchResult, str] | None = None
     for relaxed in relaxations(query, parsed, lambda w: analyzer.query_terms(w, parsed.lang),
                                doc_freq):
-        found = searcher.search(relaxed.query, prefer=relaxed.prefer, **kw)
+        found = searcher.search(wrap(relaxed.query), prefer=relaxed.prefer, **kw)
         elapsed += found.elapsed
         if (found.results or found.total) and (best is None or found.total > best[0].total):
-            best = (found, relaxed.query)
+            best = (found, wrap(relaxed.query))
         if best is not None and best[0].total >= offset + num:
             break  # enough to fill the page; else the next level (a superset) is tried
     if best is None:

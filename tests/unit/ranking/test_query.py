@@ -108,7 +108,7 @@ def test_control_words(query, controls):
     ("query", "message"),
     [("", "empty query"), ("   ", "empty query"), ("no:idea word", "unknown control word no:idea"),
      ('"unclosed phrase', "unbalanced quote"), ("i:abc word", "not a crawl timestamp"),
-     ("w:-1 word", "not a positive weight"), ("m:mix word", "crawl mixes are not supported"),
+     ("w:-1 word", "not a positive weight"), ("m:mix word", "chooses a crawl mix only in the search box"),
      ("-", "empty query"), ("|||", "empty query")],
 )
 def test_bad_syntax_is_a_message_not_an_error(query, message):

@@ -1,0 +1,9 @@
+"""The search page's own settings: what a reader keeps in a cookie (:mod:`.preferences`), what
+the admin sets for the whole site (:mod:`.appearance`), their pages (:mod:`.views`), the
+translations of the search messages (:mod:`.messages`) and the Images and Videos tabs
+(:mod:`.media`).
+
+Layer: Django glue of the ``ranking`` app, beside :mod:`ranking.views` (which renders the search
+page with them); they use the app's models, parameters, page helpers and search service,
+never its views.
+"""
