@@ -14,7 +14,8 @@ web may be crawling. So :func:`hidden_indexes` adds exactly that line to the gen
 reload its config (a graceful ``nginx -s reload``: no request is refused meanwhile), checks
 from outside that an index page now answers 404, and always puts the config back (``finally``,
 and on SIGTERM too) and checks that the page answers 200 again. It is held only for the time
-of a crawl; each mode's crawl is cached in its own folder (``-hidden``), so later runs do not
+of a crawl (a crawl of the local web as it is holds it off: :func:`as_is`); each mode's crawl
+is cached in its own folder (``-hidden``), so later runs do not
 switch the local web again.
 """
 
@@ -140,10 +141,18 @@ def hidden_indexes() -> Iterator[None]:
             signal.signal(signal.SIGTERM, previous)
 
 
-def check_as_is() -> None:
-    """Exit with a clear message when the local web hides its index pages (set up with
-    ``HIDE_INDEXES=1``): a crawl then is not one of the local web as it is."""
-    if not serving_indexes():
-        raise SystemExit("the local web does not serve its index pages (set up with "
-                         "HIDE_INDEXES=1?): the as-is crawl needs `sh setup.sh` (see "
-                         f"{LOCALWEB / 'README.md'})")
+@contextlib.contextmanager
+def as_is() -> Iterator[None]:
+    """The local web as it is for the time of the ``with`` block: held against
+    :func:`hidden_indexes` (a shared lock on the same file, so another run's hidden crawl
+    waits for this crawl to end, and the other way round), after checking that the index
+    pages are served. Exits with a clear message when they are not (the local web was set up
+    with ``HIDE_INDEXES=1``): a crawl then is not one of the local web as it is."""
+    LOCK.touch(exist_ok=True)
+    with open(LOCK) as lock:
+        fcntl.flock(lock, fcntl.LOCK_SH)
+        if not serving_indexes():
+            raise SystemExit("the local web does not serve its index pages (set up with "
+                             "HIDE_INDEXES=1?): the as-is crawl needs `sh setup.sh` (see "
+                             f"{LOCALWEB / 'README.md'})")
+        yield
