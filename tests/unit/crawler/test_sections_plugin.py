@@ -77,17 +77,30 @@ def test_short_pages_and_long_sections() -> None:
     assert page_sections(same.encode()) == []  # one usable anchor only
 
 
-def test_sections_become_subdocuments_of_the_page() -> None:
+def test_sections_become_records_filed_under_the_page() -> None:
     page = html(SPHINX, config=PageProcessingConfig(indexing_plugins=(SECTIONS,)))
     documents = to_index_documents(page)
-    subs = [d for d in documents if d.doc_type == DocType.SUBDOC]
-    assert [d.url for d in subs] == ["https://example.com/page.html#set-types-set-frozenset",
-                                     "https://example.com/page.html#typesmapping"]
-    assert subs[0].summary["title"] == "Set Types — set, frozenset"
-    assert subs[0].summary["source"] == page.url and subs[0].summary["subdoctype"] == "section"
-    assert "intersect" in subs[0].terms or "intersection" in subs[0].terms
-    assert "section:all" in subs[0].meta_words and "section" in {
-        p for p in META_PREFIXES}
+    assert not [d for d in documents if d.doc_type == DocType.SUBDOC]
+    records = [d for d in documents if d.summary.get("relation") == "record"]
+    assert [d.doc_type for d in records] == [DocType.LINK, DocType.LINK]
+    assert {d.url for d in records} == {page.url}  # grouped with the page, as anchor text is
+    assert [d.summary["anchor"] for d in records] == [
+        "https://example.com/page.html#set-types-set-frozenset",
+        "https://example.com/page.html#typesmapping"]
+    first = records[0]
+    assert first.summary["description"] == "Set Types — set, frozenset"  # the heading
+    assert first.summary["kind"] == "section" and "source" not in first.summary
+    assert "section:all" in first.meta_words and "section" in META_PREFIXES
+    assert not any(w.startswith(("link:", "source:")) for w in first.meta_words)
+    assert first.length == len(first.terms["set"]) + 2 and first.doc_id != records[1].doc_id
     plain = html(SPHINX)
     assert (page.terms, page.length) == (plain.terms, plain.length)  # the page itself as is
     assert SectionsPlugin.name == "section"
+
+
+def test_a_section_that_is_a_list_of_links_is_left_out() -> None:
+    index = ('<h2 id="A">A</h2><ul><li><a href="x.html#abs">abs() (built-in function)</a></li>'
+             '<li><a href="y.html">abc (module)</a></li></ul>'
+             '<h2 id="prose">Prose</h2><p>Some words about <a href="z.html">zones</a> here.</p>'
+             '<h2 id="more">More</h2><p>Plain text.</p>')
+    assert [s.key for s in page_sections(index.encode())] == ["prose", "more"]

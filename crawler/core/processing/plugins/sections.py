@@ -25,13 +25,16 @@ the markup, no second parse):
   class="titlepage"><div><div><h3>``; Sphinx 5's ``<section id=...>``).
 
 ``h1`` (the page's own title) and headings without an anchor are not sections; a section
-with neither heading words nor text is left out.
+with neither heading words nor text is left out, and so is a section that is mostly a list of
+links (more than :data:`MAX_LINK_SHARE` of its text is anchor text: a back-of-book index's
+letter, a table of contents), whose words are the anchor text of the pages it names.
 """
 
 from __future__ import annotations
 
 import html
 import re
+from dataclasses import replace
 
 from crawler.core.processing.plugins import PluginOutput, PluginPage, SubDocument
 
@@ -39,7 +42,9 @@ HTML_TYPES = ("text/html", "application/xhtml+xml")
 MIN_SECTIONS = 2     # a page with fewer headed sections is its own answer
 MAX_SECTIONS = 300   # sections made from one page
 MAX_WORDS = 120      # words of a section's text indexed (the section's lead)
+RECORD_WORDS = 0     # words of the lead in a section's record (0: the heading only)
 MAX_HEADING_CHARS = 200
+MAX_LINK_SHARE = 0.5  # a section whose text is more anchor text than this is a link list
 
 _HEADING = re.compile(rb"<h([2-6])\b([^>]{0,300})>(.{0,3000}?)</h\1\s*>", re.IGNORECASE | re.DOTALL)
 _OWN_ID = re.compile(rb"""\bid\s*=\s*["']([^"'<>\s]{1,150})["']""", re.IGNORECASE)
@@ -53,6 +58,7 @@ _OPENER = re.compile(rb"""<(?:div|section)\b[^>]{0,200}?\bid\s*=\s*["']([^"'<>\s
                      rb"""[^>]{0,200}>(?:\s*<[^>]{0,200}>)*\s*\Z""", re.IGNORECASE)
 _LOOK_BACK = 600
 _TAG = re.compile(r"<[^>]*>")
+_LINK_TEXT = re.compile(rb"<a\b[^>]*>(.*?)</a\s*>", re.IGNORECASE | re.DOTALL)
 _DROP = re.compile(rb"<(script|style|pre)\b.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
 _NUMBERING = re.compile(r"^(?:[A-Z]?\d+(?:\.\d+)*\.?|[IVX]+\.)\s+")
 _KEY = re.compile(r"^[A-Za-z0-9_.:-]{1,150}$")
@@ -88,7 +94,11 @@ def page_sections(markup: bytes) -> list[SubDocument]:
         title = _NUMBERING.sub("", _text(match.group(3)))[:MAX_HEADING_CHARS]
         end = headings[i + 1].start() if i + 1 < len(headings) else len(markup)
         body = _DROP.sub(b" ", markup[match.end():min(end, match.end() + 20 * 1024)])
-        text = " ".join(_text(body).split()[:MAX_WORDS])
+        whole = _text(body)
+        linked = sum(len(_text(m.group(1))) for m in _LINK_TEXT.finditer(body))
+        if linked > MAX_LINK_SHARE * max(len(whole), 1):
+            continue
+        text = " ".join(whole.split()[:MAX_WORDS])
         if not (title or text):
             continue
         seen.add(key)
@@ -108,5 +118,6 @@ class SectionsPlugin:
         pages with too few sections."""
         if page.page.mime_type not in HTML_TYPES or not page.page.indexable:
             return None
-        sections = page_sections(page.body)
+        sections = [replace(s, text=" ".join(s.text.split()[:RECORD_WORDS]), record=True)
+                    for s in page_sections(page.body)]
         return PluginOutput(documents=tuple(sections)) if sections else None
