@@ -14,10 +14,11 @@ cached under /tmp, keyed by a hash of crawler/core and indexer/core and by the c
 so reruns only search.
 
 Two modes (``--modes``, default both), each with its own crawl, cached apart
-(:mod:`relevance_modes`): ``as-is``, and ``hidden``, crawled while the local web's index pages
-(Sphinx ``genindex``, the module indexes, PostgreSQL's ``bookindex``) answer 404, which is held
-only for the time of that crawl and always undone. The judged queries come from those pages, so
-the hidden mode measures ranking by content.
+(:mod:`relevance_modes`): ``as-is``, and ``hidden``, crawled from a copy of the local web (a
+second nginx of our own on 127.0.1.N, started for that crawl only) whose index pages (Sphinx
+``genindex``, the module indexes, PostgreSQL's ``bookindex``) answer 404; the shared local web
+is never switched. The judged queries come from those pages, so the hidden mode measures
+ranking by content.
 
 For each mode it answers ../shared/judgments/dev.tsv as the search page does
 (``SearchOptions()``, the zero-result fallback) and prints MRR@10, Success@1, Success@10,
@@ -44,7 +45,7 @@ as-is crawl's pages once (cached beside the index); ``--no-semantic`` leaves it 
 Usage: ``.venv/bin/python bench/relevance_eval.py`` (``--rebuild`` to crawl again, ``--misses``
 to list the queries whose answer is not first, ``--cached`` to reuse the newest cached crawls
 even if crawler/indexer code changed since, ``--no-peers``). Needs the local web
-(sh ../shared/localweb/start.sh) and, for the hidden mode, the right to reload its nginx.
+(sh ../shared/localweb/start.sh) and, for the hidden mode, nginx (run as root here).
 Targets (issue 36, :mod:`relevance_report`): as is, MRR@10 >= 0.93; hidden, MRR@10 >= 0.91,
 the concept kind >= 0.75 and no kind below Whoosh's (AND); both, Success@10 >= 0.95, no query
 without a result, and MRR@10 at least each peer's (AND).
@@ -71,7 +72,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
-from relevance_modes import MODES, VARIANT, as_is, hidden_indexes  # noqa: E402
+from relevance_modes import MODES, VARIANT, check_as_is, hidden_web  # noqa: E402
 from relevance_report import figure_lines, kind_table, mode_targets  # noqa: E402
 from semantic_eval import DEFAULT_WEIGHT, semantic_lines  # noqa: E402
 from signal_ledger import QUERY, SIGNALS, Signal, ledger_lines, measure  # noqa: E402
@@ -229,13 +230,15 @@ def _crawl_folder(tier: str, servers: int, seeds: list[str], variant: str = "",
 
 def crawl_index(tier: str = "default", servers: int = 1, rebuild: bool = False,
                 variant: str = "", prepare: Callable[[Path], None] | None = None,
-                cached: bool = False, processing: dict[str, object] | None = None
+                cached: bool = False, processing: dict[str, object] | None = None,
+                host_overrides: dict[str, str] | None = None
                 ) -> tuple[list[Path], dict[str, float]]:
     """The cached index bundles (one per queue server) of a crawl of the tier by the engine's
     in-process crawler (crawled when missing) and the crawl's statistics. ``variant`` names
     another cache folder; ``prepare(folder)`` runs before its crawl starts; ``cached`` reuses
     the newest crawl of that name whatever the code version; ``processing``: page processing
-    options (default: ``--option``'s, :func:`processing_overrides`)."""
+    options (default: ``--option``'s, :func:`processing_overrides`); ``host_overrides``: host
+    name -> address the fetchers use instead of /etc/hosts."""
     seeds = seed_urls(tier)
     if not seeds:
         raise SystemExit("no local-web pages on disk: install the tier's packages "
@@ -257,7 +260,8 @@ def crawl_index(tier: str = "default", servers: int = 1, rebuild: bool = False,
                             url_host(url) for url in seeds)),
                         seeds=tuple(SeedSpec(url) for url in seeds), page_options=options)
     fetch = FetchConfig(allowed_networks=("127.0.0.0/8",), ca_bundle=str(CA_BUNDLE),
-                        user_agent=USER_AGENT, byte_range=options.byte_range)
+                        user_agent=USER_AGENT, byte_range=options.byte_range,
+                        host_overrides=dict(host_overrides or {}))
     processor = PageProcessor(replace(
         PageProcessingConfig.from_options(options, **processing),
         robot_name=USER_AGENT.split("/")[0]))
@@ -469,19 +473,20 @@ def mode_crawl(mode: str, rebuild: bool = False, cached: bool = False,
                processing: dict[str, object] | None = None, variant: str = ""
                ) -> tuple[list[Path], dict[str, float]]:
     """The cached crawl of the default tier in ``mode`` (:data:`relevance_modes.MODES`),
-    crawled when missing: in the hidden mode with the local web's index pages hidden for the
-    time of the crawl only (:func:`relevance_modes.hidden_indexes`), in the as-is mode while
-    they are served (:func:`relevance_modes.as_is`). Each mode (and ``variant``) has its own cache folder."""
+    crawled when missing: in the hidden mode from a copy of the local web that hides its
+    index pages, started for the time of the crawl only (:func:`relevance_modes.hidden_web`),
+    in the as-is mode after checking that the local web serves them. Each mode (and ``variant``) has its own cache folder."""
     name = VARIANT[mode] + variant
     processing = processing_overrides() if processing is None else processing
     folder = _crawl_folder("default", 1, seed_urls(), name, cached and not rebuild, processing)
     if (folder / "BUILT.json").exists() and not rebuild:
         return crawl_index("default", 1, False, name, cached=cached, processing=processing)
     if mode == "hidden":
-        with hidden_indexes():
-            return crawl_index("default", 1, True, name, processing=processing)
-    with as_is():
-        return crawl_index("default", 1, True, name, processing=processing)
+        with hidden_web() as hosts:
+            return crawl_index("default", 1, True, name, processing=processing,
+                               host_overrides=hosts)
+    check_as_is()
+    return crawl_index("default", 1, True, name, processing=processing)
 
 
 class Mode:

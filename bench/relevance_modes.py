@@ -5,31 +5,32 @@ The judged queries of ../shared/judgments/dev.tsv come from the sites' own back-
 indexes (Sphinx ``genindex``, PostgreSQL's ``bookindex.html``, the module indexes), and the
 engine reads those pages' entries as anchor text of their targets. With the index pages
 answering 404 a crawl cannot read that answer key, so the same queries measure ranking by
-content. The local web's ``HIDE_INDEXES=1 sh setup.sh`` does that by one ``location`` line per
-HTTPS server of the nginx config that ``gen_config.py`` writes
-(../shared/localweb/README.md); rerunning setup.sh would also rewrite every host's root page
-and, without ``--large``, drop the large tier's hosts that other users of the shared local
-web may be crawling. So :func:`hidden_indexes` adds exactly that line to the generated
-``build/nginx.conf`` (marked, so that only it is taken out again), has the running nginx
-reload its config (a graceful ``nginx -s reload``: no request is refused meanwhile), checks
-from outside that an index page now answers 404, and always puts the config back (``finally``,
-and on SIGTERM too) and checks that the page answers 200 again. It is held only for the time
-of a crawl (a crawl of the local web as it is holds it off: :func:`as_is`); each mode's crawl
-is cached in its own folder (``-hidden``), so later runs do not
-switch the local web again.
+content. The local web's ``HIDE_INDEXES=1 sh setup.sh`` does that with one ``location`` line
+per HTTPS server of the nginx config ``gen_config.py`` writes (../shared/localweb/README.md),
+but switching the shared local web hides the index pages from every other crawl running on
+the machine meanwhile (one did, in a test of the first version of this module: its crawl of
+the local web "as it is" lost the index pages). So the hidden crawl gets a copy of its own:
+:func:`hidden_web` starts a second nginx (our own process, stopped when the crawl ends, also
+on SIGTERM) from the shared generated config with the hide line added after every HTTPS
+server's root location (:func:`hide_config`), listening on ``127.0.1.N`` where the shared one
+listens on ``127.0.0.N``, its pid, logs and temporary files under :data:`RUN`; the crawl
+reaches it through ``FetchConfig.host_overrides`` (host name -> that address, instead of
+/etc/hosts). Same pages, same certificate, same robots.txt and redirects; the shared local web
+is never touched. Each mode's crawl is cached in its own folder (``-hidden``), so later runs
+do not start the copy again.
 """
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
+import http.client
 import os
+import re
 import signal
+import socket
 import ssl
 import subprocess
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -37,7 +38,8 @@ SHARED = Path(os.environ.get("SHARED_DIR", Path(__file__).resolve().parents[2] /
 LOCALWEB = SHARED / "localweb"
 CONF = LOCALWEB / "build" / "nginx.conf"
 CA_BUNDLE = LOCALWEB / "build" / "tls" / "cert.pem"
-LOCK = Path("/tmp/yioopy-localweb-hide.lock")  # one switch at a time on this machine
+SHARED_RUN = "/tmp/localweb-eval"  # the shared local web's runtime folder, in its config
+RUN = Path(os.environ.get("HIDDEN_WEB_RUN", "/tmp/yioopy-bench-hidden-web"))  # the copy's
 
 MODES = ("as-is", "hidden")
 # the cache folder suffix of each mode's crawl (the as-is crawl keeps the old name)
@@ -46,17 +48,19 @@ VARIANT = {"as-is": "", "hidden": "-hidden"}
 HIDE_LINE = ("    location ~ /(genindex[^/]*|bookindex|py-modindex|modindex|np-modindex)\\.html$ "
              "{ return 404; }")
 MARK = "  # yioopy-bench: HIDE_INDEXES"
+_LISTEN = re.compile(r"^(\s*listen\s+)127\.0\.0\.(\d+):")
+_SERVER_NAME = re.compile(r"^\s*server_name\s+(\S+);")
 # gen_config.py puts the hide line right after each HTTPS server's root location
 ANCHOR = "    location = / { try_files /index.html =404; }"
 # index pages of the default tier that must answer 404 when hidden and 200 otherwise
 PROBES = ("https://docs.python.org/3/genindex.html",
           "https://www.postgresql.org/docs/15/bookindex.html")
-SWITCH_TIMEOUT = 20.0  # seconds for nginx's new workers to serve the new config
+START_TIMEOUT = 20.0  # seconds for the copy to answer
 
 
 def hide_config(text: str) -> str:
     """``text`` (a generated nginx.conf) with the hide line, marked, after every server's
-    root location; unchanged where a hide line is there already (as setup.sh wrote it)."""
+    root location; unchanged where a hide line is there already (as setup.sh writes it)."""
     out = []
     lines = text.split("\n")
     for i, line in enumerate(lines):
@@ -67,92 +71,104 @@ def hide_config(text: str) -> str:
     return "\n".join(out)
 
 
-def unhide_config(text: str) -> str:
-    """``text`` without the lines :func:`hide_config` added (setup.sh's own unmarked hide
-    lines stay: the local web was set up hidden, and it is not ours to change that)."""
-    return "\n".join(line for line in text.split("\n") if not line.endswith(MARK))
+def private_config(text: str) -> tuple[str, dict[str, str]]:
+    """The hidden copy's nginx config from the shared generated ``text``: the index pages
+    hidden (:func:`hide_config`), every ``listen 127.0.0.N`` moved to ``127.0.1.N``, the
+    runtime paths under :data:`RUN`; and host name -> the copy's address of its HTTPS
+    server."""
+    out, hosts = [], {}
+    address = ""
+    for line in hide_config(text).replace(SHARED_RUN, str(RUN)).split("\n"):
+        moved = _LISTEN.match(line)
+        if moved:
+            address = f"127.0.1.{moved.group(2)}"
+            line = _LISTEN.sub(rf"\g<1>{address}:", line)
+        named = _SERVER_NAME.match(line)
+        if named and address:
+            hosts[named.group(1)] = address
+        out.append(line)
+    return "\n".join(out), hosts
 
 
-def probe_status(url: str) -> int:
-    """The HTTP status of ``url`` on the local web (a fresh connection, the local web's CA)."""
+def probe_status(url: str, address: str | None = None) -> int:
+    """The HTTP status of ``url`` (https) on the local web, or on the copy at ``address``
+    (the url's host name still sent and checked against the certificate)."""
+    host, _, path = url.removeprefix("https://").partition("/")
     context = ssl.create_default_context(cafile=str(CA_BUNDLE))
+    connection = http.client.HTTPSConnection(host, 443, timeout=5, context=context)
+    raw = socket.create_connection((address or socket.gethostbyname(host), 443), timeout=5)
+    connection.sock = context.wrap_socket(raw, server_hostname=host)
     try:
-        with urllib.request.urlopen(url, timeout=5, context=context) as response:
-            return int(response.status)
-    except urllib.error.HTTPError as exc:
-        return int(exc.code)
+        connection.request("GET", "/" + path, headers={"Host": host})
+        return int(connection.getresponse().status)
+    finally:
+        connection.close()
 
 
-def serving_indexes() -> bool:
-    """True when the local web serves its index pages (every probe answers 200)."""
-    return all(probe_status(url) == 200 for url in PROBES)
+def serving_indexes(hosts: dict[str, str] | None = None) -> bool:
+    """True when the local web (or the copy whose addresses ``hosts`` gives) serves its
+    index pages: every probe answers 200."""
+    return all(probe_status(url, (hosts or {}).get(url.split("/")[2])) == 200
+               for url in PROBES)
 
 
-def _reload() -> None:
-    """Test the config, then have the running nginx (its pid file is named in the config)
-    reload it gracefully."""
-    subprocess.run(["nginx", "-t", "-q", "-c", str(CONF)], check=True, capture_output=True)
-    subprocess.run(["nginx", "-s", "reload", "-c", str(CONF)], check=True, capture_output=True)
-
-
-def _wait_for(status: int) -> None:
-    deadline = time.monotonic() + SWITCH_TIMEOUT
-    while True:
-        seen = [probe_status(url) for url in PROBES]
-        if all(s == status for s in seen):
-            return
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"the local web's index pages answer {seen}, not {status}, "
-                               f"{SWITCH_TIMEOUT:.0f}s after its config was reloaded")
-        time.sleep(0.2)
-
-
-def _write(text: str) -> None:
-    tmp = CONF.with_suffix(".yioopy-tmp")
-    tmp.write_text(text)
-    os.replace(tmp, CONF)
-
-
-@contextlib.contextmanager
-def hidden_indexes() -> Iterator[None]:
-    """The local web with its back-of-book index pages answering 404, for the time of the
-    ``with`` block (see the module docstring); restored however the block ends."""
-    LOCK.touch(exist_ok=True)
-    with open(LOCK) as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        previous = signal.getsignal(signal.SIGTERM)
-
-        def stop(signum: int, frame: object) -> None:
-            raise SystemExit(f"signal {signum}: restoring the local web's index pages")
-
-        signal.signal(signal.SIGTERM, stop)
-        original = CONF.read_text()
-        was_serving = serving_indexes()
+def _stop(pid_file: Path) -> None:
+    """Stop the copy's nginx (our own process, by its pid file) and wait for it."""
+    if not pid_file.exists():
+        return
+    pid = int(pid_file.read_text().strip())
+    os.kill(pid, signal.SIGQUIT)
+    deadline = time.monotonic() + START_TIMEOUT
+    while time.monotonic() < deadline:
         try:
-            _write(hide_config(original))
-            _reload()
-            _wait_for(404)
-            yield
-        finally:
-            _write(unhide_config(CONF.read_text()))
-            _reload()
-            if was_serving:
-                _wait_for(200)
-            signal.signal(signal.SIGTERM, previous)
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
+    os.kill(pid, signal.SIGTERM)
 
 
 @contextlib.contextmanager
-def as_is() -> Iterator[None]:
-    """The local web as it is for the time of the ``with`` block: held against
-    :func:`hidden_indexes` (a shared lock on the same file, so another run's hidden crawl
-    waits for this crawl to end, and the other way round), after checking that the index
-    pages are served. Exits with a clear message when they are not (the local web was set up
-    with ``HIDE_INDEXES=1``): a crawl then is not one of the local web as it is."""
-    LOCK.touch(exist_ok=True)
-    with open(LOCK) as lock:
-        fcntl.flock(lock, fcntl.LOCK_SH)
-        if not serving_indexes():
-            raise SystemExit("the local web does not serve its index pages (set up with "
-                             "HIDE_INDEXES=1?): the as-is crawl needs `sh setup.sh` (see "
-                             f"{LOCALWEB / 'README.md'})")
-        yield
+def hidden_web() -> Iterator[dict[str, str]]:
+    """A copy of the local web with its back-of-book index pages answering 404, for the time
+    of the ``with`` block (see the module docstring): yields the ``host_overrides`` that
+    reach it; stopped however the block ends."""
+    RUN.mkdir(parents=True, exist_ok=True)
+    pid_file = RUN / "nginx.pid"
+    _stop(pid_file)  # a copy a killed run left behind
+    text, hosts = private_config(CONF.read_text())
+    conf = RUN / "nginx.conf"
+    conf.write_text(text)
+    previous = signal.getsignal(signal.SIGTERM)
+
+    def stop(signum: int, frame: object) -> None:
+        raise SystemExit(f"signal {signum}: stopping the hidden copy of the local web")
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        subprocess.run(["nginx", "-t", "-q", "-c", str(conf)], check=True, capture_output=True)
+        subprocess.run(["nginx", "-c", str(conf)], check=True, capture_output=True)
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:
+            try:
+                seen = [probe_status(url, hosts[url.split("/")[2]]) for url in PROBES]
+            except OSError:
+                seen = []
+            if seen and all(code == 404 for code in seen):
+                break
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the hidden copy of the local web answers {seen}")
+            time.sleep(0.2)
+        yield hosts
+    finally:
+        _stop(pid_file)
+        signal.signal(signal.SIGTERM, previous)
+
+
+def check_as_is() -> None:
+    """Exit with a clear message when the local web hides its index pages (set up with
+    ``HIDE_INDEXES=1``): a crawl then is not one of the local web as it is."""
+    if not serving_indexes():
+        raise SystemExit("the local web does not serve its index pages (set up with "
+                         "HIDE_INDEXES=1?): the as-is crawl needs `sh setup.sh` (see "
+                         f"{LOCALWEB / 'README.md'})")

@@ -1,6 +1,7 @@
-"""bench/relevance_eval.py's two modes and its signal ledger (issue 36): the hide line that
-bench/relevance_modes.py adds to the local web's generated nginx config and takes out again,
-the ledger's table and its "pays" rule, and the per-mode targets."""
+"""bench/relevance_eval.py's two modes and its signal ledger (issue 36): the hidden copy of
+the local web's generated nginx config that bench/relevance_modes.py runs (the hide line, its
+own addresses and runtime folder), the ledger's table and its "pays" rule, and the per-mode
+targets."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ PLAIN = SERVER.format(n=11, hide="")
 HIDDEN = SERVER.format(n=12, hide=rm.HIDE_LINE + "\n")
 
 
-def test_hide_adds_one_marked_line_per_server_and_unhide_restores_the_text() -> None:
+def test_hide_adds_one_marked_line_per_server() -> None:
     text = "http {\n" + PLAIN + "\n" + SERVER.format(n=13, hide="") + "\n}\n"
     hidden = rm.hide_config(text)
     added = [line for line in hidden.split("\n") if line not in text.split("\n")]
@@ -36,15 +37,26 @@ def test_hide_adds_one_marked_line_per_server_and_unhide_restores_the_text() -> 
         if line == rm.ANCHOR:
             assert lines[i + 1] == rm.HIDE_LINE + rm.MARK
     assert rm.hide_config(hidden) == hidden  # twice is once
-    assert rm.unhide_config(hidden) == text
+    assert [line for line in lines if not line.endswith(rm.MARK)] == text.split("\n")
 
 
 def test_a_server_setup_sh_hid_is_left_as_it_is() -> None:
     text = PLAIN + "\n" + HIDDEN
     hidden = rm.hide_config(text)
     assert hidden.count(rm.HIDE_LINE) == 2 and hidden.count(rm.MARK) == 1
-    restored = rm.unhide_config(hidden)
-    assert restored == text and restored.count(rm.HIDE_LINE) == 1
+
+
+def test_the_private_copy_moves_addresses_and_runtime_paths_only() -> None:
+    text = (f"pid {rm.SHARED_RUN}/nginx.pid;\nhttp {{\n  access_log {rm.SHARED_RUN}/access.log;"
+            "\n  server {\n    listen 127.0.0.11:80;\n    server_name host11;\n  }\n"
+            + PLAIN + "\n" + HIDDEN + "\n}\n")
+    copy, hosts = rm.private_config(text)
+    assert hosts == {"host11": "127.0.1.11", "host12": "127.0.1.12"}
+    assert "127.0.0." not in copy and rm.SHARED_RUN not in copy
+    assert f"pid {rm.RUN}/nginx.pid;" in copy and "listen 127.0.1.11:443 ssl;" in copy
+    assert copy.count(rm.HIDE_LINE) == 2
+    back = copy.replace("127.0.1.", "127.0.0.").replace(str(rm.RUN), rm.SHARED_RUN)
+    assert back == rm.hide_config(text)  # nothing else changed
 
 
 def test_each_mode_has_its_own_crawl_cache() -> None:
