@@ -40,19 +40,19 @@ from ranking.core.search.pipeline import Searcher  # noqa: E402
 from ranking.core.shard.local import LocalShard  # noqa: E402
 
 FOLDS = 5
-ROUNDS = 2
+ROUNDS = 1  # one pass over the weights: the ledger shows each alone moves MRR@10 little
 MIN_GAIN = 1e-9
-# the weights fitted and the values tried (each grid holds the default)
+# the weights fitted and the values tried: the default and a step down and up
 GRID: dict[str, tuple[float, ...]] = {
-    "title_weight": (1.0, 2.0, 4.0, 6.0, 8.0),
-    "link_weight": (0.5, 1.0, 2.0, 3.0, 4.0),
-    "title_bonus": (0.0, 1.0, 2.0, 3.0, 4.0),
-    "path_bonus": (0.0, 0.5, 1.0, 2.0, 3.0),
-    "host_keyword_bonus": (0.0, 1.0, 2.0, 4.0),
-    "common_phrase_bonus": (0.0, 1.0, 3.0, 5.0),
-    "link_score_weight": (0.0, 0.25, 0.5, 1.0),
-    "doc_rank_weight": (0.5, 1.0, 1.5, 2.0),
-    "proximity_bonus": (0.5, 1.0, 1.5, 2.0),
+    "title_weight": (2.0, 4.0, 8.0),
+    "link_weight": (1.0, 2.0, 4.0),
+    "title_bonus": (0.0, 2.0, 4.0),
+    "path_bonus": (0.0, 1.0, 2.0),
+    "host_keyword_bonus": (0.0, 2.0, 4.0),
+    "common_phrase_bonus": (0.0, 3.0, 6.0),
+    "link_score_weight": (0.0, 0.5, 1.0),
+    "doc_rank_weight": (0.5, 1.0, 2.0),
+    "proximity_bonus": (0.5, 1.0, 2.0),
 }
 
 

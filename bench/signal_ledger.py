@@ -7,7 +7,8 @@ the mode's cached crawl again and does not crawl per signal. A signal decided wh
 processed (the headings' region weight, the index-entry context of a link's anchor text, the
 indexing plugins) is build-time only: it is measured once per mode, by one more cached crawl
 with that page processing option changed. A signal pays when turning it off lowers MRR@10 by
-at least :data:`PAYS` in one of the modes.
+at least :data:`PAYS` in one of the modes. An opt-in signal (off by default: the sections
+plugin) is measured the other way round, turned on.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ class Signal:
     when: str
     off: Mapping[str, object]
     variant: str = ""  # the cache folder suffix of a build-time signal's crawl
+    opt_in: bool = False  # off by default: ``off`` turns it on, and its gain is on - default
 
     @property
     def slug(self) -> str:
@@ -52,6 +54,11 @@ SIGNALS: tuple[Signal, ...] = (
     Signal("link score", QUERY, {"link_score_weight": 0.0}),
     Signal("Doc Rank", QUERY, {"doc_rank_weight": 0.0}),
     Signal("indexing plugins (API names)", BUILD, {"indexing_plugins": ()}, "-noplugins"),
+    # issue 36's sections as records of their page (crawler.core.processing.plugins.sections):
+    # not on by default, measured by turning it on
+    Signal("sections (opt-in plugin)", BUILD, {"indexing_plugins": (
+        "crawler.core.processing.plugins.api_names.ApiNamesPlugin",
+        "crawler.core.processing.plugins.sections.SectionsPlugin")}, "-sections", True),
 )
 # default-off signals, named so the ledger says why they have no row of figures
 OFF_BY_DEFAULT = (
@@ -74,10 +81,18 @@ def measure(modes: Sequence[str], off_mrr: Callable[[str, Signal], float | None]
     return [Entry(s, {mode: off_mrr(mode, s) for mode in modes}) for s in signals]
 
 
+def gain(entry: Entry, mode: str, base: Mapping[str, float]) -> float | None:
+    """What the signal adds to MRR@10 in ``mode``: the defaults' minus the figure with it off
+    (for an opt-in signal: the figure with it on minus the defaults')."""
+    value = entry.off.get(mode)
+    if value is None:
+        return None
+    return value - base[mode] if entry.signal.opt_in else base[mode] - value
+
+
 def pays(entry: Entry, base: Mapping[str, float]) -> bool:
-    """True when turning the signal off lowers MRR@10 by at least :data:`PAYS` somewhere."""
-    return any(value is not None and base[mode] - value >= PAYS
-               for mode, value in entry.off.items())
+    """True when the signal adds at least :data:`PAYS` to MRR@10 in one of the modes."""
+    return any((g := gain(entry, mode, base)) is not None and g >= PAYS for mode in entry.off)
 
 
 def ledger_lines(entries: Sequence[Entry], base: Mapping[str, float]) -> list[str]:
@@ -87,18 +102,20 @@ def ledger_lines(entries: Sequence[Entry], base: Mapping[str, float]) -> list[st
     for entry in entries:
         for mode, value in entry.off.items():
             if value is not None:
-                lines.append(f"ledger_{entry.signal.slug}_off_MRR@10_{mode}: {value:.4f} score "
+                state = "on" if entry.signal.opt_in else "off"
+                lines.append(f"ledger_{entry.signal.slug}_{state}_MRR@10_{mode}: {value:.4f} score "
                              f"(delta {value - base[mode]:+.4f}, {entry.signal.when}-time)")
     head = "| signal | switched at | " + " | ".join(
         f"{m} MRR@10 off (on {base[m]:.4f}) | {m} gain" for m in modes) + " | pays |"
-    lines += ["", "signal ledger (dev MRR@10 with the signal off; gain = on - off):", head,
+    lines += ["", "signal ledger (dev MRR@10 with the signal off, an opt-in one on; gain = what "
+              "the signal adds):", head,
               "|" + "---|" * (3 + 2 * len(modes))]
     for entry in entries:
         cells = []
         for mode in modes:
-            value = entry.off.get(mode)
-            cells += ["n/a", "n/a"] if value is None else [f"{value:.4f}",
-                                                          f"{base[mode] - value:+.4f}"]
+            value, worth = entry.off.get(mode), gain(entry, mode, base)
+            cells += ["n/a", "n/a"] if value is None or worth is None else [
+                f"{value:.4f}{' (on)' if entry.signal.opt_in else ''}", f"{worth:+.4f}"]
         lines.append(f"| {entry.signal.name} | {entry.signal.when} time | " + " | ".join(cells)
                      + f" | {'yes' if pays(entry, base) else 'NO'} |")
     for name, why in OFF_BY_DEFAULT:

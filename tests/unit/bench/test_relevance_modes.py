@@ -8,6 +8,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "bench"))
 
@@ -97,3 +99,18 @@ def test_hidden_targets_hold_each_kind_to_whoosh() -> None:
     assert not targets["MRR@10 sql against whoosh AND"]
     as_is = {name: met for name, _, _, met in rr.mode_targets("as-is", mean, kinds, {})}
     assert not as_is["MRR@10"] and "MRR@10 concept" not in as_is
+
+
+def test_an_opt_in_signal_is_measured_turned_on() -> None:
+    sections = next(s for s in sl.SIGNALS if s.opt_in)
+    assert sections.when == sl.BUILD and "SectionsPlugin" in str(sections.off)
+    base = {"as-is": 0.90, "hidden": 0.87}
+    entry = sl.measure(list(base), lambda mode, s: {"as-is": 0.91, "hidden": 0.86}[mode],
+                       [sections])[0]
+    assert sl.gain(entry, "as-is", base) == pytest.approx(0.01)
+    assert sl.gain(entry, "hidden", base) == pytest.approx(-0.01)
+    assert sl.pays(entry, base)
+    row = next(line for line in sl.ledger_lines([entry], base) if line.startswith("| sections"))
+    assert "0.9100 (on) | +0.0100" in row and row.endswith("| yes |")
+    assert "ledger_sections__opt_in_plugin_on_MRR@10_as-is: 0.9100 score (delta +0.0100, " \
+           "build-time)" in sl.ledger_lines([entry], base)
