@@ -112,9 +112,11 @@ def with_link_scores(bundle: Path, tier: str, name: str) -> None:
     sys.stdout.write(f"{name}_link_scores: {len(LinkScores(path))} urls\n")
 
 
-def peer_eval(name: str, docs_jsonl: Path, tier: str = "default") -> dict | None:
+def peer_eval(name: str, docs_jsonl: Path, tier: str = "default",
+              extra: tuple[str, ...] = ()) -> dict | None:
     """Run the peers' ``<name>_eval.py`` (whoosh: BM25F; tantivy: BM25) in their own venv on
-    ``docs_jsonl``; its JSON result, or None when the peer cannot be installed here."""
+    ``docs_jsonl``, with the further arguments ``extra`` (``("--analyzer", "words")``); its
+    JSON result, or None when the peer cannot be installed here."""
     python = PEERS_VENV / "bin" / "python"
     try:
         if not python.exists():
@@ -129,7 +131,8 @@ def peer_eval(name: str, docs_jsonl: Path, tier: str = "default") -> dict | None
     index_dir = rel.CACHE / (f"{name}-index" if tier == "default" else f"{name}-index-{tier}")
     out = subprocess.run(
         [str(python), str(PEERS / f"{name}_eval.py"), "--docs", str(docs_jsonl), "--builds", "1",
-         "--index-dir", str(index_dir), "--name", f"{name}-{docs_jsonl.stem}"],
+         "--index-dir", str(index_dir),
+         "--name", "-".join((name, docs_jsonl.stem, *(a.strip("-") for a in extra))), *extra],
         capture_output=True, text=True, check=True,
         env={**os.environ, "PEERS_OUT": str(rel.CACHE / "peers")})
     return json.loads(out.stdout.strip().splitlines()[-1])

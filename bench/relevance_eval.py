@@ -1,5 +1,6 @@
 """Relevance of the search the defaults give, on the local web's default tier, with the shared
-scorer; Whoosh and tantivy on the same pages in the same run.
+scorer; Whoosh and tantivy on the same pages in the same run; both ways (issue 36): the local
+web as it is, and with its back-of-book index pages hidden.
 
 A crawl of the default tier by the engine's own in-process crawl
 (``crawler.core.local_crawl.LocalCrawl``, as ``manage.py crawl`` runs it: queue server, Host
@@ -12,11 +13,23 @@ each queue server orders its index by importance and rebuilds its phrase lexicon
 cached under /tmp, keyed by a hash of crawler/core and indexer/core and by the crawl's options,
 so reruns only search.
 
-Then it answers ../shared/judgments/dev.tsv as the search page does (``SearchOptions()``, the
-zero-result fallback) and prints MRR@10, Success@1, Success@10, nDCG@10, the share of queries
-without a result, the odd and even halves, MRR@10 with the link score off, figures per query
-kind (the scorer's ``--by-kind``), and Whoosh (BM25F) and tantivy (BM25), AND and OR, over the
-pages this crawl indexed (../shared/peers/, in their own virtual environment).
+Two modes (``--modes``, default both), each with its own crawl, cached apart
+(:mod:`relevance_modes`): ``as-is``, and ``hidden``, crawled from a copy of the local web (a
+second nginx of our own on 127.0.1.N, started for that crawl only) whose index pages (Sphinx
+``genindex``, the module indexes, PostgreSQL's ``bookindex``) answer 404; the shared local web
+is never switched. The judged queries come from those pages, so the hidden mode measures
+ranking by content.
+
+For each mode it answers ../shared/judgments/dev.tsv as the search page does
+(``SearchOptions()``, the zero-result fallback) and prints MRR@10, Success@1, Success@10,
+nDCG@10, the share of queries without a result, the odd and even halves, figures per query kind
+(the scorer's ``--by-kind``), and Whoosh (BM25F, words analyzer) and tantivy (BM25), AND and
+OR, over the pages that mode's crawl indexed (../shared/peers/, in their own virtual
+environment), then a table per kind of the engine beside the peers (the hidden mode's lines
+start with ``hidden_``). Then the signal ledger (:mod:`signal_ledger`): the dev MRR@10 of each
+mode with each default-on signal turned off, at query time where a Search Time option holds
+it, by one more cached crawl per mode where it is build-time only (``--no-build-ledger``
+leaves those out, ``--no-ledger`` the whole ledger).
 
 ``--option NAME=VALUE`` (repeatable) overrides a Crawl Time or Search Time option, or the
 indexing plugins (``--option
@@ -27,13 +40,15 @@ else, and the ``options:`` line and every ``target:`` line say so.
 
 The semantic signal (``bench/semantic_eval.py``): MRR@10 overall and per query kind with it off
 and on (``--semantic-weight W``, default 1), and the query p95 of each, after embedding the
-crawl's pages once (cached beside the index); ``--no-semantic`` leaves it out.
+as-is crawl's pages once (cached beside the index); ``--no-semantic`` leaves it out.
 
 Usage: ``.venv/bin/python bench/relevance_eval.py`` (``--rebuild`` to crawl again, ``--misses``
-to list the queries whose answer is not first, ``--cached`` to reuse the newest cached crawl
+to list the queries whose answer is not first, ``--cached`` to reuse the newest cached crawls
 even if crawler/indexer code changed since, ``--no-peers``). Needs the local web
-(sh ../shared/localweb/start.sh). Targets: MRR@10 >= 0.88, Success@10 >= 0.95, no query without
-a result, and MRR@10 at least each peer's (AND).
+(sh ../shared/localweb/start.sh) and, for the hidden mode, nginx (run as root here).
+Targets (issue 36, :mod:`relevance_report`): as is, MRR@10 >= 0.93; hidden, MRR@10 >= 0.91,
+the concept kind >= 0.75 and no kind below Whoosh's (AND); both, Success@10 >= 0.95, no query
+without a result, and MRR@10 at least each peer's (AND).
 """
 
 from __future__ import annotations
@@ -52,13 +67,15 @@ import urllib.robotparser
 from collections.abc import Callable
 from dataclasses import fields, replace
 from pathlib import Path
-from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
+from relevance_modes import MODES, VARIANT, check_as_is, hidden_web  # noqa: E402
+from relevance_report import figure_lines, kind_table, mode_targets  # noqa: E402
 from semantic_eval import DEFAULT_WEIGHT, semantic_lines  # noqa: E402
+from signal_ledger import QUERY, SIGNALS, Signal, ledger_lines, measure  # noqa: E402
 
 from crawler.core.definition.crawl import CrawlConfig, CrawlOrder, CrawlTimeOptions, SeedSpec  # noqa: E402
 from crawler.core.definition.schedules import LOCAL_SCHEDULE_SIZE  # noqa: E402
@@ -101,8 +118,6 @@ BUILD_VERSION = "4"
 # order, restricted to the seeds' hosts (the manuals' links to the real web cannot be fetched
 # here): those are the crawl's settings, not Page Options.
 OVERRIDES: dict[str, str] = {}
-TARGET_MRR = 0.88
-TARGET_S10 = 0.95
 CRAWL_TIMESTAMP = 1_700_000_000
 USER_AGENT = "YioopyBench/0.1"
 FETCHERS = 4
@@ -197,9 +212,9 @@ def build_index(tier: str = "default", rebuild: bool = False) -> tuple[Path, dic
 
 
 def _crawl_folder(tier: str, servers: int, seeds: list[str], variant: str = "",
-                  cached: bool = False) -> Path:
+                  cached: bool = False, processing: dict[str, object] | None = None) -> Path:
     # the crawl's Page Options are part of what it fetches and indexes
-    processing = processing_overrides()
+    processing = processing_overrides() if processing is None else processing
     key = hashlib.sha1(f"{_code_version()}|{tier}|{servers}|{' '.join(seeds)}|"
                        f"{crawl_options(tier)!r}{processing or ''}".encode()).hexdigest()[:10]
     name = f"crawl-{tier}-{servers}{variant}"
@@ -215,17 +230,21 @@ def _crawl_folder(tier: str, servers: int, seeds: list[str], variant: str = "",
 
 def crawl_index(tier: str = "default", servers: int = 1, rebuild: bool = False,
                 variant: str = "", prepare: Callable[[Path], None] | None = None,
-                cached: bool = False
+                cached: bool = False, processing: dict[str, object] | None = None,
+                host_overrides: dict[str, str] | None = None
                 ) -> tuple[list[Path], dict[str, float]]:
     """The cached index bundles (one per queue server) of a crawl of the tier by the engine's
     in-process crawler (crawled when missing) and the crawl's statistics. ``variant`` names
     another cache folder; ``prepare(folder)`` runs before its crawl starts; ``cached`` reuses
-    the newest crawl of that name whatever the code version."""
+    the newest crawl of that name whatever the code version; ``processing``: page processing
+    options (default: ``--option``'s, :func:`processing_overrides`); ``host_overrides``: host
+    name -> address the fetchers use instead of /etc/hosts."""
     seeds = seed_urls(tier)
     if not seeds:
         raise SystemExit("no local-web pages on disk: install the tier's packages "
                          "(sh ../shared/localweb/setup.sh as root)")
-    folder = _crawl_folder(tier, servers, seeds, variant, cached and not rebuild)
+    processing = processing_overrides() if processing is None else processing
+    folder = _crawl_folder(tier, servers, seeds, variant, cached and not rebuild, processing)
     stamp = folder / "BUILT.json"
     if stamp.exists() and not rebuild:
         stats = json.loads(stamp.read_text())
@@ -241,9 +260,10 @@ def crawl_index(tier: str = "default", servers: int = 1, rebuild: bool = False,
                             url_host(url) for url in seeds)),
                         seeds=tuple(SeedSpec(url) for url in seeds), page_options=options)
     fetch = FetchConfig(allowed_networks=("127.0.0.0/8",), ca_bundle=str(CA_BUNDLE),
-                        user_agent=USER_AGENT, byte_range=options.byte_range)
+                        user_agent=USER_AGENT, byte_range=options.byte_range,
+                        host_overrides=dict(host_overrides or {}))
     processor = PageProcessor(replace(
-        PageProcessingConfig.from_options(options, **processing_overrides()),
+        PageProcessingConfig.from_options(options, **processing),
         robot_name=USER_AGENT.split("/")[0]))
     # pages processed in one worker process per core, as manage.py crawl does
     runner = LocalCrawl(crawl, folder, fetch, processor, num_servers=servers, fetchers=FETCHERS,
@@ -385,8 +405,9 @@ def crawled_urls(bundle: Path) -> set[str]:
 
 
 def peers_on(bundle: Path, tier: str = "default") -> dict[str, dict]:
-    """Whoosh (BM25F) and tantivy (BM25) on the pages this crawl indexed, as
-    ../shared/peers/ measures them (AND and OR; the AND figures are the comparison)."""
+    """Whoosh (BM25F, words analyzer) and tantivy (BM25) on the pages this crawl indexed, as
+    ../shared/peers/ measures them (AND and OR; the AND figures are the comparison), with
+    their AND run's means per query kind (``kinds``)."""
     import query_bench as qb  # the peers' venv and corpus extraction live there
 
     crawled = crawled_urls(bundle)
@@ -399,8 +420,15 @@ def peers_on(bundle: Path, tier: str = "default") -> dict[str, dict]:
                 if json.loads(line)["url"] in crawled:
                     out.write(line)
         os.replace(docs.with_suffix(".tmp"), docs)
-    return {name: result for name in ("whoosh", "tantivy")
-            if (result := qb.peer_eval(name, docs, tier)) is not None}
+    # Whoosh with its "words" analyzer (every non-word character splits: os.path.join is
+    # three words), the stronger of its two on these pages (../shared/judgments/README.md)
+    peers = {name: result for name, extra in (("whoosh", ("--analyzer", "words")),
+                                              ("tantivy", ()))
+             if (result := qb.peer_eval(name, docs, tier, extra)) is not None}
+    for result in peers.values():  # the AND run's means per kind, beside the whole run's
+        result["kinds"] = {"all": dict(result["and"], n=len(load_queries())),
+                           **by_kind(SHARED / result["and"]["run"])}
+    return peers
 
 
 def parse_args() -> argparse.Namespace:
@@ -416,6 +444,11 @@ def parse_args() -> argparse.Namespace:
                     help="leave out the comparison with the semantic signal on")
     ap.add_argument("--semantic-weight", type=float, default=DEFAULT_WEIGHT, metavar="W",
                     help=f"the semantic signal's weight when on (default {DEFAULT_WEIGHT:g})")
+    ap.add_argument("--modes", choices=("both", *MODES), default="both",
+                    help="the local web as it is, with its index pages hidden, or both")
+    ap.add_argument("--no-ledger", action="store_true", help="leave out the signal ledger")
+    ap.add_argument("--no-build-ledger", action="store_true",
+                    help="leave the build-time signals out of the ledger (one crawl each)")
     ap.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                     help="override a Crawl Time or Search Time option, or indexing_plugins "
                          "(dotted paths, comma-separated) (not the defaults!)")
@@ -430,105 +463,127 @@ def parse_args() -> argparse.Namespace:
     return args
 
 
-def run_label() -> str:
-    """The name of the run file of the main configuration (``defaults`` or ``options``)."""
-    return "defaults" if not OVERRIDES else "options"
+def run_label(mode: str = "as-is") -> str:
+    """The name of the run file of the main configuration (``defaults`` or ``options``, and
+    ``-hidden`` for the mode with the index pages hidden)."""
+    return ("defaults" if not OVERRIDES else "options") + VARIANT[mode]
+
+
+def mode_crawl(mode: str, rebuild: bool = False, cached: bool = False,
+               processing: dict[str, object] | None = None, variant: str = ""
+               ) -> tuple[list[Path], dict[str, float]]:
+    """The cached crawl of the default tier in ``mode`` (:data:`relevance_modes.MODES`),
+    crawled when missing: in the hidden mode from a copy of the local web that hides its
+    index pages, started for the time of the crawl only (:func:`relevance_modes.hidden_web`),
+    in the as-is mode after checking that the local web serves them. Each mode (and ``variant``) has its own cache folder."""
+    name = VARIANT[mode] + variant
+    processing = processing_overrides() if processing is None else processing
+    folder = _crawl_folder("default", 1, seed_urls(), name, cached and not rebuild, processing)
+    if (folder / "BUILT.json").exists() and not rebuild:
+        return crawl_index("default", 1, False, name, cached=cached, processing=processing)
+    if mode == "hidden":
+        with hidden_web() as hosts:
+            return crawl_index("default", 1, True, name, processing=processing,
+                               host_overrides=hosts)
+    check_as_is()
+    return crawl_index("default", 1, True, name, processing=processing)
+
+
+class Mode:
+    """One mode's crawl, its shard and the main run's figures."""
+
+    def __init__(self, mode: str, args: argparse.Namespace, options: SearchOptions) -> None:
+        self.mode, self.args, self.options = mode, args, options
+        paths, self.stats = mode_crawl(mode, args.rebuild, args.cached)
+        self.bundle = paths[0]
+        self.reader = IndexBundleReader(self.bundle)
+        self.shard = LocalShard(self.reader)
+        self.queries = load_queries()
+        start = time.perf_counter()
+        self.run = run_queries(Searcher([self.shard], options), self.queries)
+        self.elapsed = time.perf_counter() - start
+        self.mean = _report(run_label(mode), self.run, self.queries)
+        self.kinds = kinds_of(self.run, run_label(mode))
+        self.peers = {} if args.no_peers else peers_on(self.bundle)
+
+    def prefix(self, lines: list[str]) -> list[str]:
+        """``lines`` named for the mode: the as-is figures keep their names, the hidden
+        mode's start with ``hidden_``."""
+        return lines if self.mode == "as-is" else [f"hidden_{line}" for line in lines]
+
+    def lines(self) -> list[str]:
+        lines = figure_lines(options_line(), self.stats, self.reader, self.queries, self.elapsed,
+                             self.mean, self.kinds)
+        for name, result in self.peers.items():
+            for way in ("and", "or"):
+                lines.append(f"{name}_{way}_MRR@10: {result[way]['MRR@10']:.4f} score")
+            lines.append(f"{name}_and_Success@10: {result['and']['S@10']:.4f} score")
+            lines.append(f"{name}_docs: {result['docs']} documents")
+        return self.prefix(lines)
+
+    def table(self) -> list[str]:
+        systems = {"this engine": self.kinds, **{f"{name} AND": result["kinds"]
+                                                 for name, result in self.peers.items()}}
+        return kind_table(f"{self.mode} [options: {options_line()}]", systems)
+
+    def off_mrr(self, signal: Signal) -> float:
+        """MRR@10 with ``signal`` off: searched again (query time) or on its own crawl."""
+        name = f"ledger-{signal.slug}{VARIANT[self.mode]}"
+        if signal.when == QUERY:
+            shard, options = self.shard, replace(self.options, **signal.off)
+        else:
+            paths, _ = mode_crawl(self.mode, self.args.rebuild, self.args.cached,
+                                  {**processing_overrides(), **signal.off}, signal.variant)
+            shard, options = LocalShard(IndexBundleReader(paths[0])), self.options
+        return evaluate(run_queries(Searcher([shard], options), self.queries),
+                        CACHE / "runs" / f"yioopy-{name}.run")["MRR@10"]
 
 
 def main() -> int:
     logging.basicConfig(level=logging.ERROR)
     args = parse_args()
-    paths, stats = crawl_index("default", 1, args.rebuild, cached=args.cached)
-    bundle = paths[0]
     options = search_options()
-    reader = IndexBundleReader(bundle)
-    queries = load_queries()
-    shard = LocalShard(reader)
-    start = time.perf_counter()
-    run = run_queries(Searcher([shard], options), queries)
-    elapsed = time.perf_counter() - start
-    mean = _report(run_label(), run, queries)
-    off = _report("links-off", run_queries(
-        Searcher([shard], replace(options, link_score_weight=0.0)), queries), queries)
-    lines = figure_lines(options, stats, reader, queries, elapsed, mean, off)
-    if not args.no_semantic:
-        lines += semantic_lines(shard, options, queries, args.semantic_weight, kinds_of)
-    peers = {} if args.no_peers else peers_on(bundle)
-    for name, result in peers.items():
-        for mode in ("and", "or"):
-            lines.append(f"{name}_{mode}_MRR@10: {result[mode]['MRR@10']:.4f} score")
-        lines.append(f"{name}_and_Success@10: {result['and']['S@10']:.4f} score")
-        lines.append(f"{name}_docs: {result['docs']} documents")
-    sys.stdout.write("\n".join(lines) + "\n")
-    if args.misses:
-        report_misses()
-    report_targets(mean, peers)
+    modes = {m: Mode(m, args, options) for m in (MODES if args.modes == "both" else
+                                                 (args.modes,))}
+    lines: list[str] = []
+    for mode in modes.values():
+        lines += mode.lines()
+        if mode.mode == "as-is" and not args.no_semantic:
+            lines += semantic_lines(mode.shard, options, mode.queries, args.semantic_weight,
+                                    kinds_of)
+    sys.stdout.write("\n".join(lines) + "\n\n")
+    for mode in modes.values():
+        sys.stdout.write("\n".join(mode.table()) + "\n")
+    if not args.no_ledger:
+        signals = [s for s in SIGNALS if s.when == QUERY or not args.no_build_ledger]
+        entries = measure(list(modes), lambda m, s: modes[m].off_mrr(s), signals)
+        base = {m: mode.mean["MRR@10"] for m, mode in modes.items()}
+        sys.stdout.write("\n".join(ledger_lines(entries, base)) + "\n")
+    for mode in modes.values():
+        if args.misses:
+            report_misses(mode.mode)
+        report_targets(mode)
     return 0
 
 
-def figure_lines(options: SearchOptions, stats: dict[str, Any], reader: IndexBundleReader,
-                 queries: list[tuple[str, str]], elapsed: float, mean: dict[str, float],
-                 off: dict[str, float]) -> list[str]:
-    """The ``name: value unit`` lines of the crawl, the index and the main run (per query
-    kind too)."""
-    kinds = by_kind(CACHE / "runs" / f"yioopy-{run_label()}.run")
-    lines = [
-        f"options: {options_line()}",
-        f"pages: {stats['pages']} pages",
-        f"index_documents: {stats['documents']} documents",
-        f"crawl_time: {stats['build_s']:.1f} s",
-        f"doc_map_entries: {reader.collection_stats().documents} entries",
-        f"link_scores: {'yes' if stats.get('scored') else 'no'}",
-        f"link_analysis_time: {stats['analysis']['analysis_s']:.1f} s",
-        f"webgraph_nodes: {stats['analysis']['nodes']} nodes",
-        f"webgraph_links: {stats['analysis']['edges']} links",
-        f"index_order_time: {stats['analysis']['order_s']:.1f} s "
-        f"({stats['analysis']['ordered_partitions']} partitions)",
-        f"queries: {len(queries)} queries",
-        f"eval_time: {elapsed:.2f} s",
-        f"MRR@10: {mean['MRR@10']:.4f} score",
-        f"Success@1: {mean['S@1']:.4f} score",
-        f"Success@10: {mean['S@10']:.4f} score",
-        f"nDCG@10: {mean['nDCG@10']:.4f} score",
-        f"no_result: {mean['no_result']:.4f} share",
-        f"MRR@10_odd: {mean['odd']:.4f} score",
-        f"MRR@10_even: {mean['even']:.4f} score",
-        f"MRR@10_links_off: {off['MRR@10']:.4f} score",
-    ]
-    for kind, m in kinds.items():
-        lines.append(f"MRR@10_{kind}: {m['MRR@10']:.4f} score (n={m['n']}, "
-                     f"S@1 {m['S@1']:.4f}, S@10 {m['S@10']:.4f})")
-    return lines
-
-
-def report_misses() -> None:
+def report_misses(mode: str = "as-is") -> None:
     """One ``#`` line per query whose first result is not a right answer."""
     qrels = score.load_qrels(str(SHARED / "judgments" / "dev.tsv"))
-    ranked = score.load_run(str(CACHE / "runs" / f"yioopy-{run_label()}.run"))
+    ranked = score.load_run(str(CACHE / "runs" / f"yioopy-{run_label(mode)}.run"))
     for qid, q in qrels.items():
         got = ranked.get(qid, [])
         hit = next((i + 1 for i, u in enumerate(got[:10]) if u in q["rel"]), None)
         if hit != 1:
-            sys.stdout.write(f"# {qid} [{q['kind']}] {q['query']!r} rank={hit} "
+            sys.stdout.write(f"# {mode} {qid} [{q['kind']}] {q['query']!r} rank={hit} "
                              f"want={sorted(q['rel'])[:1]} top={got[:2]}\n")
 
 
-def report_targets(mean: dict[str, float], peers: dict[str, dict]) -> None:
-    """The ``target:`` lines: MRR@10, Success@10, no query without a result, and MRR@10
-    against each peer's AND."""
-    label = "" if not OVERRIDES else f" [options: {options_line()}]"
-    targets = [
-        ("MRR@10", mean["MRR@10"], TARGET_MRR, mean["MRR@10"] >= TARGET_MRR),
-        ("Success@10", mean["S@10"], TARGET_S10, mean["S@10"] >= TARGET_S10),
-        ("queries without a result", mean["no_result"], 0, mean["no_result"] == 0),
-    ]
-    for name, value, goal, met in targets:
-        sys.stdout.write(f"target: {name}{label} {value:.4f} (goal {'>= ' if goal else ''}"
-                         f"{goal}) {'met' if met else 'NOT met'}\n")
-    for name, result in peers.items():
-        peer = result["and"]["MRR@10"]
-        sys.stdout.write(f"target: MRR@10{label} {mean['MRR@10']:.4f} against {name} AND "
-                         f"(goal >= {peer:.4f}) {'met' if mean['MRR@10'] >= peer else 'NOT met'}\n")
+def report_targets(mode: Mode) -> None:
+    """The ``target:`` lines of a mode (:func:`mode_targets`)."""
+    label = f" [{mode.mode}" + ("]" if not OVERRIDES else f"; options: {options_line()}]")
+    for name, value, goal, met in mode_targets(mode.mode, mode.mean, mode.kinds, mode.peers):
+        sys.stdout.write(f"target: {name}{label} {value:.4f} (goal {goal}) "
+                         f"{'met' if met else 'NOT met'}\n")
 
 
 if __name__ == "__main__":

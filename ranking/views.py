@@ -194,6 +194,8 @@ def result_json(result: Result, explain: bool) -> dict[str, Any]:
     parts, about 2 KB) only with ``explain=1``."""
     item = {"url": result.url, "title": result.plain_title or result.url,
             "title_html": result.title, "snippet": result.snippet, "score": result.score}
+    if result.sections:  # the page's other matching sections, grouped under it (issue 36)
+        item["sections"] = [{"url": u, "title": t} for u, t in result.sections]
     if explain:
         item["explanation"] = result.explanation
     return item

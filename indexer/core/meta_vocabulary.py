@@ -14,7 +14,7 @@ from __future__ import annotations
 
 # the meta-word prefixes of the indexing plugins the engine ships (crawler.core.processing.plugins);
 # a plugin's meta words are searchable only under a prefix listed here
-PLUGIN_PREFIXES = ("api",)
+PLUGIN_PREFIXES = ("api", "section")
 
 # every prefix a query may name as a meta word
 META_PREFIXES = frozenset({

@@ -67,6 +67,9 @@ class PageProcessingConfig:
     * ``indexing_plugins``: dotted paths of the indexing plugins run on every page
       (:mod:`crawler.core.processing.plugins`); from Page Options: :data:`DEFAULT_INDEXING_PLUGINS`
       unless the glue passes the ``INDEXING_PLUGINS`` setting;
+    * ``entry_context``: put the index entry a link sits in before its anchor text
+      (:mod:`.processors.link_records`; on by default, off only to measure what it adds:
+      ``bench/relevance_eval.py``'s signal ledger);
     * ``cpu_seconds``: the CPU budget of one page's processing (0: none); past it the page
       fails with the fetch error kind ``too_slow`` (the ``PAGE_CPU_SECONDS`` setting;
       ``crawler.core.fetcher.processing``).
@@ -91,6 +94,7 @@ class PageProcessingConfig:
     robot_name: str = "YioopyBot"
     indexing_plugins: tuple[str, ...] = ()
     cpu_seconds: float = DEFAULT_PAGE_CPU_SECONDS
+    entry_context: bool = True
 
     def __post_init__(self) -> None:
         if not 0 <= self.cpu_seconds <= MAX_PAGE_CPU_SECONDS:

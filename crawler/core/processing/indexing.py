@@ -129,6 +129,44 @@ def link_document(
     )
 
 
+def page_record(page: ProcessedPage, made: PluginDocument,
+                analyzer: TextAnalyzer) -> IndexDocument | None:
+    """A plugin's record of ``page`` (``SubDocument.record``: a section's heading and lead,
+    :mod:`crawler.core.processing.plugins.sections`): a ``DocType.LINK`` document filed under
+    the page's own url, so that the index folds it into the page's doc_map entry beside the
+    anchor text of the links to the page and the search scores it on its own length
+    (``ranking.core.scoring.formulas.record_relevance``). Its summary names the record's
+    anchor (``<page url>#<key>``) and plugin; it has no ``link:`` or ``source:`` meta word
+    (the page does not link to itself, and no link score weighs it). None without words."""
+    doc = made.document
+    text = " ".join(part for part in (doc.title, doc.text) if part)
+    terms = analyzer.terms(text, page.lang)
+    if not terms:
+        return None
+    anchor = f"{page.url}#{doc.key}"
+    meta = site_words(page.host) + lang_words(page.lang) + safe_words(page.safe)
+    meta += [f"{made.plugin}:all", *fancy_words(terms)]
+    return IndexDocument(
+        url=page.url,
+        host=page.host,
+        doc_type=DocType.LINK,
+        text_hash=hash7(f"record|{made.plugin}|{anchor}|{text}"),
+        summary=MappingProxyType({
+            "url": page.url,
+            "title": page.url,
+            "description": text,
+            "anchor": anchor,
+            "lang": page.lang,
+            "kind": made.plugin,
+            "relation": "record",
+        }),
+        terms=MappingProxyType({t: tuple(p) for t, p in term_positions(terms).items()}),
+        length=len(terms),
+        meta_words=tuple(dict.fromkeys(meta)),
+        region_weights=((len(terms) - 1, 1.0),),
+    )
+
+
 # meta words of a page that its sub-documents share (the others name the page itself)
 _SHARED_META = ("site:", "path:", "filetype:", "lang:", "media:", "code:", "date:", "modified:",
                 "safe:", "server:", "ip:")
@@ -205,7 +243,8 @@ def iter_index_documents(
             )
         )
         for made in page.subdocuments:
-            sub = subdocument(page, made, analyzer)
+            sub = page_record(page, made, analyzer) if made.document.record else \
+                subdocument(page, made, analyzer)
             if sub is not None:
                 yield sub
     for link in page.links:

@@ -48,6 +48,8 @@ LETTER_WORD = {"en": "letter", "fr": "lettre", "de": "buchstabe", "es": "letra",
                "pt": "letra"}
 
 _META_RE = re.compile(r"^([a-z][a-z-]*):(\S+)$", re.IGNORECASE)
+# one programming identifier: ASCII names joined by ".", "::", "-" or "/" (os.path.join)
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::|-|/)[A-Za-z0-9_]+)+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,8 +125,14 @@ class ParsedQuery:
 
     @property
     def word_count(self) -> int:
-        """Number of non-meta terms of the longest disjunct (proximity needs two)."""
-        return max((len(d.all_terms) for d in self.disjuncts), default=0)
+        """Number of non-meta terms of the longest disjunct (proximity needs two). A query
+        that is one identifier (``os.pathsep``, ``Persistent.merge``, ``os.path.join``:
+        :data:`IDENTIFIER`) counts as one word: its terms stand side by side wherever it
+        occurs, so proximity would only measure how short the page is, and fused by rank
+        with the score it put a page that names the identifier once above the page that
+        defines it (issue 36)."""
+        terms = max((len(d.all_terms) for d in self.disjuncts), default=0)
+        return 1 if terms >= 2 and IDENTIFIER.fullmatch(self.text.strip()) else terms
 
 
 @dataclass(slots=True)

@@ -134,10 +134,15 @@ class Result:
     robot_metas: tuple[str, ...] = ()
     keywords: tuple[str, ...] = ()
     has_cache: bool | None = None
+    # the sections of the same page that matched too, grouped under this result: (url, title)
+    sections: tuple[tuple[str, str], ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
-        return {"url": self.url, "title": self.title, "snippet": self.snippet,
-                "score": self.score, "explanation": self.explanation}
+        out = {"url": self.url, "title": self.title, "snippet": self.snippet,
+               "score": self.score, "explanation": self.explanation}
+        if self.sections:
+            out["sections"] = [{"url": u, "title": t} for u, t in self.sections]
+        return out
 
 
 # The message of a search that no shard answered (each failure follows as its own message).
@@ -309,8 +314,13 @@ class Searcher:
                 ) -> list[tuple[int, dict[str, Any]]]:
         """The groups shown and their summaries: ``num`` from ``offset`` in ``order``,
         skipping the dropped ones (robot metas, a url only links point at); summaries are
-        read only for the page of results shown (plus those dropped on the way)."""
+        read only for the page of results shown (plus those dropped on the way). A section of
+        a page (a sub-document at ``<page url>#<anchor>``, :mod:`crawler.core.processing.
+        plugins.sections`) whose page or another section of it ranks higher is grouped under
+        that result (its summary's ``sections``: (url, title) pairs) and takes no place of
+        its own: the first of them to rank links to what matched, a section or the page."""
         chosen: list[tuple[int, dict[str, Any]]] = []
+        shown: dict[str, int] = {}  # page url -> its result in chosen (-1: on an earlier page)
         skip = offset
         at = 0
         while len(chosen) < num and at < order.size:
@@ -327,9 +337,20 @@ class Searcher:
                     continue  # only links point at this url: no page to show (never crawled)
                 if summary.get("url") in self.options.hidden_urls:
                     continue  # hidden by the operator (ranking.core.search.curation)
+                url = str(summary.get("url", ""))
+                page = url.partition("#")[0]
+                if page in shown:  # grouped under the page's result
+                    first = shown[page]
+                    if first >= 0:
+                        head, held = chosen[first]
+                        sections = [*held.get("sections", ()), (url, str(summary.get("title")))]
+                        chosen[first] = (head, {**held, "sections": sections})
+                    continue
                 if skip:
                     skip -= 1
+                    shown[page] = -1
                     continue
+                shown[page] = len(chosen)
                 chosen.append((g, summary))
                 if len(chosen) >= num:
                     break
@@ -369,6 +390,7 @@ class Searcher:
             keywords=tuple(str(k) for k in summary.get("keywords", ()) or ()),
             has_cache=summary["has_cache"] if isinstance(summary.get("has_cache"), bool)
             else None,
+            sections=tuple((str(u), str(t)) for u, t in summary.get("sections", ())),
         )
 
     def _link_values(self, merged: Merged, groups: Groups) -> LinkValues:

@@ -144,3 +144,32 @@ def test_time_budget_marks_partial(tmp_path):
         "a b raw:1")
     assert res.partial
     assert any("partial" in m.text for m in res.messages)
+
+
+def test_sections_of_a_page_are_grouped_under_its_first_result(tmp_path):
+    page = "https://docs.python.org/3/library/stdtypes.html"
+    docs = [
+        text_doc(page, "Built-in Types", "Sets support intersection and union of elements."),
+        text_doc(f"{page}#set-types", "Set Types",
+                 "A set supports intersection, union and difference.",
+                 doc_type=DocType.SUBDOC),
+        text_doc(f"{page}#frozenset", "Frozen set", "An immutable set: intersection too.",
+                 doc_type=DocType.SUBDOC),
+        text_doc("https://docs.python.org/3/library/sets.html", "Sets",
+                 "Set intersection in the sets module."),
+    ]
+    searcher = Searcher([LocalShard(build(tmp_path / "b", docs))])
+    full = searcher.search("set intersection", num=10)
+    pages = [r.url.partition("#")[0] for r in full.results]
+    assert len(pages) == len(set(pages)) == 2  # one result per page
+    grouped = next(r for r in full.results if r.url.startswith(page))
+    held = {grouped.url, *(url for url, _ in grouped.sections)}
+    assert held == {page, f"{page}#set-types", f"{page}#frozenset"}
+    assert all(title for _, title in grouped.sections)
+    assert grouped.as_dict()["sections"][0]["url"] in held
+    # paging: a section of a page shown on an earlier page takes no place on a later one
+    second = searcher.search("set intersection", num=1, offset=1)
+    assert [r.url.partition("#")[0] for r in second.results] == pages[1:2]
+    assert all(url.startswith(pages[1] + "#") for url, _ in second.results[0].sections)
+    first = searcher.search("set intersection", num=1)
+    assert first.results[0].sections == full.results[0].sections  # a page's sections, whole

@@ -141,6 +141,19 @@ def test_highlight_words_and_word_count():
     assert parsed.disjuncts[0].required[:3] == ("run", "fast", "car")
 
 
+def test_one_identifier_counts_as_one_word():
+    """Issue 36: os.pathsep's terms stand side by side wherever it occurs, so proximity is
+    left out (one word) and a page naming it once cannot pass the page that defines it."""
+    for query in ("os.pathsep", "Persistent.merge", "os.path.join", "std::vector", "row-wise"):
+        parsed = parser.parse(query)
+        assert len(parsed.disjuncts[0].all_terms) >= 2 and parsed.word_count == 1, query
+    for query in ("os.pathsep site:docs.python.org", "os path", "set intersection",
+                  '"os.pathsep" join', "os.", ".pathsep"):
+        assert parser.parse(query).word_count == len(parser.parse(query).disjuncts[0]
+                                                     .all_terms), query
+    assert parser.parse("os.path.join").word_count == 1
+
+
 def test_hostile_input_does_not_raise():
     for query in ['"' * 51, "\x00\x01", "a" * 5000, ":::", "site:", "-" * 10, "|-\"*\"|",
                   "\u202e\u0301"]:

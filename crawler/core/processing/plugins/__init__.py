@@ -81,13 +81,18 @@ class Region:
 @dataclass(frozen=True, slots=True)
 class SubDocument:
     """A document a plugin makes from a page, indexed at ``<page url>#<key>``: ``key`` is
-    unique among the plugin's sub-documents of the page (letters, digits, ``-_.:``)."""
+    unique among the plugin's sub-documents of the page (letters, digits, ``-_.:``). With
+    ``record`` it is instead a unit of matching *of the page*: its title and text are filed
+    under the page's url as one record, as a link's anchor text is (``DocType.LINK``, scored
+    on its own length and added to the page's relevance, see
+    ``crawler.core.processing.indexing.page_record``), not a result of its own."""
 
     key: str
     title: str
     text: str
     meta_words: tuple[str, ...] = ()
     fields: Mapping[str, Any] = field(default_factory=lambda: EMPTY_MAP)
+    record: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -162,7 +162,7 @@ class HtmlProcessor:
         hash_text_ = hash_text(tree.text())
         title = head.title or tree.first_heading()
         collector = _collect_links(tree.link_records(), url, head.base,
-                                   config.max_links_to_extract)  # 4.
+                                   config.max_links_to_extract, config.entry_context)  # 4.
         # 5. Scraper.
         scraper_name = None
         fields: dict[str, str] = {}
@@ -203,9 +203,10 @@ class HtmlProcessor:
         )
 
 
-def _collect_links(records: Iterable[LinkRecord], url: str, base: str, limit: int
-                   ) -> LinkCollector:
-    """Step 4: the links of the whole page (before any scraper), up to ``limit``."""
+def _collect_links(records: Iterable[LinkRecord], url: str, base: str, limit: int,
+                   entry_context: bool = True) -> LinkCollector:
+    """Step 4: the links of the whole page (before any scraper), up to ``limit``; with
+    ``entry_context`` a link's anchor text starts with the index entry it sits in."""
     collector = LinkCollector(url, base, limit)
     add = collector.add
     for tag, href, rel, anchor, title_attr, alts, context in records:
@@ -221,7 +222,7 @@ def _collect_links(records: Iterable[LinkRecord], url: str, base: str, limit: in
                 anchor = alts
             if not anchor:
                 anchor = title_attr.strip()
-            if context:  # the index entry the link is in (see .link_records)
+            if context and entry_context:  # the index entry the link is in (see .link_records)
                 anchor = f"{context} {anchor}"
             add(href, anchor, tag)
         elif tag == "img":
