@@ -22,7 +22,7 @@ and per list its byte offset in the postings payload (what the dictionary and la
 hold), its number of postings and its first block; only for lists of more than one block
 (:meth:`BlockMaxima.long_lists`). Merges into the dictionary copy term
 records and never re-encode postings, so the file stays true through them; a re-order rebuilds
-the partition, and the file with it. 
+the partition, and the file with it.
 A partition made before the file has none: the ranking then reads every match
 (:mod:`ranking.core.shard.exact`).
 """
