@@ -335,10 +335,9 @@ def _range_bounds(shard: BlockMaxSource, p: int, span: tuple[IntArray, IntArray]
     q = q + _url_keywords(shard, p, parsed.lang, terms, options, cache)
     b, rho = term
     gmax = _range_max(g, lo, hi)
-    f = np.where(np.isinf(freq), np.inf, np.maximum(freq, 0.0) * gmax[None, :])
-    page = np.where(np.isinf(f), b[:, None],
-                    b[:, None] * (np.where(np.isinf(f), 0.0, f) + rho[:, None])
-                    / (np.where(np.isinf(f), 0.0, f) + 1.0))
+    unknown = np.isinf(freq)  # a list of one block: its frequencies unknown, B_t bounds it
+    f = np.where(unknown, 0.0, np.maximum(freq, 0.0)) * gmax[None, :]
+    page = np.where(unknown, b[:, None], b[:, None] * (f + rho[:, None]) / (f + 1.0))
     page = np.where(gmax[None, :] > 0, page, 0.0)
     held = np.stack(fancy).sum(axis=0) if fancy else np.zeros(lo.size)
     recs = np.where(held > 0, _range_max(records, lo, hi), 0.0)

@@ -1,0 +1,164 @@
+"""Block-max pruning (ranking.core.shard.block_max): the bound of every doc range of the driver
+list is at least the exact score S of every match in it, and the pruned top 10 equal the
+exhaustive search's on random queries over generated indexes; a partition without block
+maxima falls back to the exact search that reads every match (docs/exact-topk.md, step 2)."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from indexer.core.bundle.layout import (
+    BLOCK_MAXIMA,
+    read_partition_manifest,
+    write_partition_manifest,
+)
+from indexer.core.bundle.reader import IndexBundleReader
+from ranking.core.options import SearchOptions
+from ranking.core.postings.blocks import key_index, key_partition
+from ranking.core.postings.iterators import Budget, collect
+from ranking.core.postings.plan import build_plan
+from ranking.core.query.parser import query_word_terms
+from ranking.core.search.pipeline import Searcher
+from ranking.core.shard import block_max, exact
+from ranking.core.shard.local import LocalShard
+from ranking.core.shard.matching import score_block
+
+from .helpers import build
+from .test_exact_topk import VOCAB, corpus, reference
+
+WORDS = st.lists(st.sampled_from(VOCAB[:8]), min_size=1, max_size=3)
+
+
+@pytest.fixture(scope="module", params=[(3, True), (11, True), (5, False)])
+def generated(request, tmp_path_factory):
+    """Indexes of 900 pages (and link documents) in partitions of 300: the frequent words'
+    lists have several blocks of 128 postings in each."""
+    seed, fancy = request.param
+    reader = build(tmp_path_factory.mktemp(f"blockmax{seed}") / "b",
+                   corpus(seed, n=900, fancy=fancy), partition_docs=300)
+    assert all(reader.block_maxima(p.number) is not None for p in reader.partitions)
+    yield seed, reader
+    reader.close()
+
+
+def pruned_shard(reader) -> LocalShard:
+    shard = LocalShard(reader, name="s")
+    shard.block_max_min_docs = 0  # every query of these small indexes takes the block-max path
+    return shard
+
+
+def query_of(words: list[str], phrase: bool) -> str:
+    return f'"{" ".join(words)}"' if phrase and len(words) > 1 else " ".join(words)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[
+    HealthCheck.function_scoped_fixture])
+@given(words=WORDS, phrase=st.booleans(), k=st.sampled_from([1, 3, 10]),
+       proximity=st.sampled_from([0.0, SearchOptions().proximity_bonus]))
+def test_pruned_top_10_is_the_exhaustive_one(generated, words, phrase, k, proximity) -> None:
+    """The block-max search's top k (urls, in order) are the exhaustive search's (without a
+    proximity bonus the fusion's pool is the k best groups: most ranges go unread)."""
+    _, reader = generated
+    q = query_of(words, phrase)
+    options = SearchOptions(min_results_to_group=10, proximity_bonus=proximity)
+    shard = pruned_shard(reader)
+    parsed = Searcher([shard], options).parser.parse(q)
+    assert block_max.block_max_matches(shard, parsed, k, options) is not None
+    got = [r.url for r in Searcher([shard], options).search(q, num=k, snippets=False).results]
+    want = [r.url for r in reference(reader, options).search(q, num=k,
+                                                            snippets=False).results]
+    assert got == want, q
+
+
+def test_pruning_reads_fewer_matches(generated) -> None:
+    """On the most frequent word the first ranges' theta leaves ranges unread."""
+    _, reader = generated
+    shard = pruned_shard(reader)
+    parsed = Searcher([shard]).parser.parse("ab")
+    options = SearchOptions(exact_groups=3)
+    stats = exact.Pruning()
+    found = block_max.block_max_matches(shard, parsed, 3, options, stats)
+    everything = exact.Pruning()
+    exact.exact_matches(LocalShard(reader, name="s"), parsed, 3, options, everything)
+    assert found is not None and len(found)
+    assert stats.matches < everything.matches
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[
+    HealthCheck.function_scoped_fixture])
+@given(words=WORDS)
+def test_range_bounds_reach_every_match(generated, words) -> None:
+    """Every match's exact S (as the shard scores it) is at most the bound of the driver's
+    range holding it."""
+    _, reader = generated
+    shard = pruned_shard(reader)
+    options = SearchOptions()
+    parsed = Searcher([shard], options).parser.parse(" ".join(words))
+    terms, _ = query_word_terms(parsed)
+    distinct = list(dict.fromkeys(parsed.disjuncts[0].all_terms))
+    infos = {t: {r.partition: r for r in reader.term_info(t)} for t in distinct}
+    driver = min(distinct, key=lambda t: sum(r.docs for r in infos[t].values()))
+    ranges = block_max._ranges(shard, parsed, terms, distinct, driver, infos, options,
+                               shard.block_bounds.of(reader.partitions))
+    plan = build_plan(reader, parsed.disjuncts, Budget(0.0), shard.filter_keys,
+                      shard.decoded_list, phrase_filters=False)
+    block, _ = collect(plan.root, sys.maxsize)
+    if not len(block):
+        return
+    found = score_block(shard, parsed, block, plan, options)
+    relative, trust = shard.link_values(found.doc_ids)
+    s = (options.doc_rank_weight * found.doc_rank
+         + options.relevance_weight * found.relevance
+         + options.link_score_weight * (np.log10(1 + relative) + trust)
+         + found.bonuses.sum(axis=0))
+    part, index = key_partition(block.keys), key_index(block.keys)
+    for p, i, score in zip(part.tolist(), index.tolist(), s.tolist(), strict=True):
+        at = np.flatnonzero((ranges.part == p) & (ranges.lo <= i) & (ranges.hi >= i))
+        assert at.size == 1, (p, i)
+        assert ranges.bound[at[0]] >= score - 1e-9, (words, p, i)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.floats(-5, 5), min_size=1, max_size=40), st.data())
+def test_range_max_is_the_brute_force_one(values, data) -> None:
+    n = len(values)
+    cuts = sorted(set(data.draw(st.lists(st.integers(1, n), max_size=6))) | {n})
+    lo = np.array([0, *cuts[:-1]], dtype=np.int64)
+    hi = np.array(cuts, dtype=np.int64) - 1
+    got = block_max._range_max(np.array(values), lo, hi)
+    assert got.tolist() == [max(values[a:b + 1]) for a, b in zip(lo, hi, strict=True)]
+    first, last = lo, hi  # blocks; ranges anywhere
+    a = data.draw(st.integers(0, n - 1))
+    b = data.draw(st.integers(a, n + 3))
+    over = block_max._overlap_max(first, last, np.arange(lo.size), np.array([a]),
+                                  np.array([b]))
+    want = [j for j in range(lo.size) if lo[j] <= b and hi[j] >= a]
+    assert over.tolist() == [float(max(want)) if want else -1.0]
+
+
+def test_partitions_without_maxima_take_the_exact_search(generated, tmp_path) -> None:
+    """A bundle whose MANIFESTs name no block maxima (made before them) is searched by the
+    exact search, with the same top 10."""
+    _, reader = generated
+    copy = tmp_path / "old"
+    shutil.copytree(reader.path, copy)
+    for part in reader.partitions:
+        manifest = read_partition_manifest(copy, part.number)
+        manifest["files"].pop(BLOCK_MAXIMA)
+        write_partition_manifest(copy, part.number, manifest)
+    options = SearchOptions(min_results_to_group=10)
+    with IndexBundleReader(copy) as old:
+        shard = pruned_shard(old)
+        parsed = Searcher([shard], options).parser.parse("ab bo")
+        assert block_max.block_max_matches(shard, parsed, 10, options) is None
+        got = [r.url for r in Searcher([shard], options).search("ab bo",
+                                                                snippets=False).results]
+    want = [r.url for r in Searcher([pruned_shard(reader)], options).search(
+        "ab bo", snippets=False).results]
+    assert got == want and got
