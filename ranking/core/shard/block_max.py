@@ -51,7 +51,7 @@ import numpy.typing as npt
 from indexer.core.documents.document import fancy_words
 from indexer.core.ids import DOC_TYPE, DocType
 from ranking.core.options import SearchOptions
-from ranking.core.postings.blocks import Block, concat_blocks, make_keys
+from ranking.core.postings.blocks import Block, concat_blocks, key_index, make_keys
 from ranking.core.postings.iterators import Budget, DocIterator
 from ranking.core.postings.plan import Plan, build_plan
 from ranking.core.query.parser import ParsedQuery, query_word_terms
@@ -128,7 +128,7 @@ def block_max_matches(shard: BlockMaxSource, parsed: ParsedQuery, n: int,
     group among the best ``n`` by S, ``options.exact_groups`` when set, with all its
     members), reading only the ranges whose bound reaches ``theta`` (module docstring); None
     when the query is not one this prunes. Called under the shard's lock."""
-    if len(parsed.disjuncts) != 1 or parsed.is_empty or \
+    if len(parsed.disjuncts) != 1 or parsed.is_empty or parsed.disjuncts[0].phrases or \
             shard.collection_stats().documents == 0:
         return None
     terms, _ = query_word_terms(parsed)
@@ -157,7 +157,8 @@ def block_max_matches(shard: BlockMaxSource, parsed: ParsedQuery, n: int,
     block = _grouped_matches(plan().root, grouped) if grouped.size else \
         Block(np.zeros(0, np.int64), {})
     order = np.argsort(-ranges.bound, kind="stable")
-    taken = np.zeros(order.size, dtype=bool)
+    order = order[np.isfinite(ranges.bound[order])]  # -inf: a word missing from the range
+    taken = np.zeros(ranges.bound.size, dtype=bool)
     want = FIRST_ROWS * max(count, 1)
     theta = -np.inf
     found, pruning, last = Candidates.empty(shard.name, terms), Pruning(), None
@@ -166,9 +167,10 @@ def block_max_matches(shard: BlockMaxSource, parsed: ParsedQuery, n: int,
         left = left[ranges.bound[left] >= theta]
         if not left.size and last is not None:
             break
-        if theta == -np.inf:  # the best ranges holding about `want` postings
-            left = left[:int(np.searchsorted(np.cumsum(ranges.rows[left]), want)) + 1]
-            want *= 4
+        # the best ranges holding about `want` postings, twice as many each round: theta
+        # rises with the groups scored, and every round's theta leaves out more ranges
+        left = left[:int(np.searchsorted(np.cumsum(ranges.rows[left]), want)) + 1]
+        want *= 2
         taken[left] = True
         left = np.sort(left)  # ranges in key order: the iterators only move forward
         last = plan()
@@ -183,7 +185,7 @@ def block_max_matches(shard: BlockMaxSource, parsed: ParsedQuery, n: int,
     read, total = int(ranges.rows[taken].sum()), int(ranges.rows.sum())
     estimate = found.estimate if read >= total else \
         int(round(found.estimate * total / max(read, 1)))
-    unread = bool((ranges.bound[~taken] >= theta).any())
+    unread = bool((ranges.bound[order][~taken[order]] >= theta).any())
     return replace(found, estimate=max(estimate, len(found)), exhausted=False,
                    partial=budget.partial or unread or (last is not None and last.truncated))
 
@@ -281,9 +283,10 @@ def _ranges(shard: BlockMaxSource, parsed: ParsedQuery, terms: Sequence[str],
     stats = shard.collection_stats()
     b, rho = term_bounds([shard.term_occurrences(t) for t in terms], stats.documents)
     fancy = [shard.decoded_list(w, False, True) for w in fancy_words(terms)]
-    fancy_keys = [f.keys if f is not None else np.zeros(0, np.int64) for f in fancy]
+    fancy_keys: list[IntArray] | None = [f.keys if f is not None else np.zeros(0, np.int64)
+                                         for f in fancy]
     if not any(k.size for k in fancy_keys):  # a bundle made before fancy words
-        fancy_keys = [None] * len(terms)
+        fancy_keys = None
     constant = phrase_bound(shard, parsed, options)
     out: list[tuple] = []
     for p, info in sorted(infos[driver].items()):
@@ -301,9 +304,8 @@ def _ranges(shard: BlockMaxSource, parsed: ParsedQuery, terms: Sequence[str],
             got = maxima.of_list(infos[t][p].offset) if maxima is not None else None
             freq[j] = np.inf if got is None or not len(got) else \
                 _overlap_max(got.first, got.last, got.max_freq, lo, hi)
-        bound = _range_bounds(shard, p, (lo, hi), freq, (b, rho),
-                              [_present(k, p, lo, hi) for k in fancy_keys], parsed, terms,
-                              options, cache) + constant
+        bound = _range_bounds(shard, p, (lo, hi), freq, (b, rho), fancy_keys, parsed,
+                              terms, options, cache) + constant
         bound[(freq < 0).any(axis=0)] = -np.inf  # a word with no posting in the range
         out.append((np.full(lo.size, p), lo, hi, bound, rows))
     if not out:
@@ -312,39 +314,45 @@ def _ranges(shard: BlockMaxSource, parsed: ParsedQuery, terms: Sequence[str],
     return _Ranges(*(np.concatenate(c) for c in zip(*out, strict=True)))
 
 
-def _present(keys: IntArray | None, p: int, lo: IntArray, hi: IntArray) -> FloatArray:
-    """1 where the range holds one of ``keys`` (a fancy-hit list's), else 0; 1 everywhere
-    without the list (None)."""
+def _held(keys: list[IntArray] | None, p: int, n: int, terms: int) -> FloatArray:
+    """Per entry of partition ``p`` (``n`` entries), how many query terms its fancy-hit
+    lists (``keys``, one ascending array per term) hold it in: at most those terms are in its
+    title or anchor text; every term for each entry without fancy lists (None)."""
     if keys is None:
-        return np.ones(lo.size)
-    a = np.searchsorted(keys, make_keys(p, lo))
-    z = np.searchsorted(keys, make_keys(p, hi), side="right")
-    return (z > a).astype(np.float64)
+        return np.full(n, float(terms))
+    held = np.zeros(n)
+    lo, hi = make_keys(p, np.array([0])), make_keys(p + 1, np.array([0]))
+    for k in keys:
+        a, z = int(np.searchsorted(k, lo[0])), int(np.searchsorted(k, hi[0]))
+        held[key_index(k[a:z])] += 1.0
+    return held
 
 
 def _range_bounds(shard: BlockMaxSource, p: int, span: tuple[IntArray, IntArray],
                   freq: FloatArray, term: tuple[FloatArray, FloatArray],
-                  fancy: list[FloatArray], parsed: ParsedQuery, terms: Sequence[str],
+                  fancy: list[IntArray] | None, parsed: ParsedQuery, terms: Sequence[str],
                   options: SearchOptions, cache: BoundCache) -> FloatArray:
     """An upper bound of S (without the common phrase bonus) of every entry of each range
     ``span`` of partition ``p`` holding the words with at most ``freq`` (terms x ranges;
-    inf: unknown) positions, ``fancy[j]`` saying whether a range may hold term j in a title
-    or anchor text (module docstring, step 1)."""
+    inf: unknown) positions (module docstring, step 1). The parts exact or bounded per entry
+    (Q, url keywords, and where the fancy-hit lists ``fancy`` hold the entry the title bonus
+    and the anchor records' relevance) are summed per entry before the range's maximum is
+    taken; the page relevance is bounded per range."""
     lo, hi = span
     q, g, records, titled = _entries(shard, p, parsed.lang, options, cache)
-    q = q + _url_keywords(shard, p, parsed.lang, terms, options, cache)
+    per_entry = q + _url_keywords(shard, p, parsed.lang, terms, options, cache)
     b, rho = term
+    held = _held(fancy, p, q.size, len(terms))
+    at = np.flatnonzero(held)
+    decay = np.where(records[at] > 0, 2.0 - 2.0 ** (1.0 - records[at]), 0.0)
+    per_entry[at] += (options.title_bonus * held[at] / max(len(terms), 1) * titled[at]
+                      + options.relevance_weight * b.sum() * decay)
     gmax = _range_max(g, lo, hi)
     unknown = np.isinf(freq)  # a list of one block: its frequencies unknown, B_t bounds it
     f = np.where(unknown, 0.0, np.maximum(freq, 0.0)) * gmax[None, :]
     page = np.where(unknown, b[:, None], b[:, None] * (f + rho[:, None]) / (f + 1.0))
     page = np.where(gmax[None, :] > 0, page, 0.0)
-    held = np.stack(fancy).sum(axis=0) if fancy else np.zeros(lo.size)
-    recs = np.where(held > 0, _range_max(records, lo, hi), 0.0)
-    decay = np.where(recs > 0, 2.0 - 2.0 ** (1.0 - recs), 0.0)
-    rel = page.sum(axis=0) + b.sum() * decay
-    title = options.title_bonus * held / max(len(terms), 1) * (_range_max(titled, lo, hi) > 0)
-    return _range_max(q, lo, hi) + options.relevance_weight * rel + title
+    return _range_max(per_entry, lo, hi) + options.relevance_weight * page.sum(axis=0)
 
 
 def _entries(shard: BlockMaxSource, p: int, lang: str, options: SearchOptions,
