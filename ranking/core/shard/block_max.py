@@ -162,6 +162,7 @@ def block_max_matches(shard: BlockMaxSource, parsed: ParsedQuery, n: int,
     want = FIRST_ROWS * max(count, 1)
     theta = -np.inf
     found, pruning, last = Candidates.empty(shard.name, terms), Pruning(), None
+    matches = len(block)
     while not budget.expired():
         left = order[~taken[order]]
         left = left[ranges.bound[left] >= theta]
@@ -174,12 +175,17 @@ def block_max_matches(shard: BlockMaxSource, parsed: ParsedQuery, n: int,
         taken[left] = True
         left = np.sort(left)  # ranges in key order: the iterators only move forward
         last = plan()
-        block = _union([block, _match(last.root, ranges.part[left], ranges.lo[left],
-                                      ranges.hi[left])])
+        new = _match(last.root, ranges.part[left], ranges.lo[left], ranges.hi[left])
+        matches += len(new)
+        block = _union([block, new])
         found, pruning, theta = best_of_block(shard, parsed, block, last, count, options,
                                               True, theta_wanted=True)
+        # a match left unscored has its unit's bound below theta, which only rises: the next
+        # round needs the scored ones only (a unit is scored whole or not at all)
+        block = block.take(np.flatnonzero(np.isin(block.keys, make_keys(found.partition,
+                                                                        found.index))))
     if stats_out is not None:
-        stats_out.matches, stats_out.units = pruning.matches, pruning.units
+        stats_out.matches, stats_out.units = matches, pruning.units
         stats_out.scored_units, stats_out.scored_rows = pruning.scored_units, \
             pruning.scored_rows
     read, total = int(ranges.rows[taken].sum()), int(ranges.rows.sum())
