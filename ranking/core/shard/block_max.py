@@ -74,7 +74,7 @@ IntArray = npt.NDArray[np.int64]
 # bounds every match: cheap for so few)
 MIN_DOCS = 16_384
 # the first round reads ranges holding about this many times the groups asked for
-FIRST_ROWS = 4
+FIRST_ROWS = 16
 
 
 class BlockMaxSource(ExactSource, Protocol):
@@ -222,7 +222,7 @@ def _match(root: DocIterator, part: IntArray, lo: IntArray, hi: IntArray) -> Blo
             a, b = np.searchsorted(keys, [start, end + 1])
             if b > a:
                 out.append(current.take(slice(int(a), int(b))))
-            if int(keys[-1]) > end:
+            if int(keys[-1]) >= end:  # what follows is past the range: not read
                 break
             current = root.next_block()
         if current is None:
