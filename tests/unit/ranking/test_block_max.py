@@ -19,6 +19,8 @@ from indexer.core.bundle.layout import (
     write_partition_manifest,
 )
 from indexer.core.bundle.reader import IndexBundleReader
+from indexer.core.bundle.verify import verify_bundle
+from indexer.core.files.storage import frame
 from ranking.core.options import SearchOptions
 from ranking.core.postings.blocks import key_index, key_partition
 from ranking.core.postings.iterators import Budget, collect
@@ -164,3 +166,22 @@ def test_partitions_without_maxima_take_the_exact_search(generated, tmp_path) ->
     want = [r.url for r in Searcher([pruned_shard(reader)], options).search(
         "ab bo", snippets=False).results]
     assert got == want and got
+
+
+def test_verify_checks_the_block_maxima(generated, tmp_path) -> None:
+    """verify accepts the maxima as written and names a file that does not decode; a reader
+    then searches that partition through the exact search."""
+    _, reader = generated
+    copy = tmp_path / "damaged"
+    shutil.copytree(reader.path, copy)
+    assert verify_bundle(copy).ok
+    manifest = read_partition_manifest(copy, 0)
+    path = copy / "positions_doc_map" / "0" / manifest["files"][BLOCK_MAXIMA]
+    path.write_bytes(frame(BLOCK_MAXIMA, b"not an npz"))
+    report = verify_bundle(copy)
+    assert not report.ok and any(str(path) in p for p in report.problems)
+    with IndexBundleReader(copy) as damaged:
+        assert damaged.block_maxima(0) is None
+        shard = pruned_shard(damaged)
+        parsed = Searcher([shard]).parser.parse("ab")
+        assert block_max.block_max_matches(shard, parsed, 10, SearchOptions()) is None
