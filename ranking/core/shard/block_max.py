@@ -26,8 +26,10 @@ partition holding the lists without block maxima (made before them).
    row bound there.
 2. **Groups.** A result group can gather matches from several ranges (a url's page and link
    documents, pages of equal text): the doc_map entries sharing their url hash or (pages) their
-   text hash with another entry of the shard are *grouped* (found once per snapshot) and are
-   always matched and scored; every other match is a group alone, whose S its range bounds.
+   text hash with another entry of the shard are *grouped* (found once per snapshot): the
+   ranges holding them are read in the first round (and when they are most ranges, as a
+   crawl's link documents make them, the exact search answers instead); every other match is
+   a group alone, whose S its range bounds.
 3. **Rounds.** Ranges are read best bound first (the plan's iterators jump to them through the
    block maxima, :meth:`indexer.core.partition.postings.PostingListReader.skip_to`) and their
    matches, with the grouped ones, go to the exact search's steps
@@ -73,6 +75,9 @@ IntArray = npt.NDArray[np.int64]
 # a query whose shortest word list is shorter is left to the exact search (it reads and
 # bounds every match: cheap for so few)
 MIN_DOCS = 16_384
+# a query whose ranges hold grouped entries (module docstring, step 2) in a larger share is
+# left to the exact search: they would all be read in the first round
+GROUPED = 0.5
 # the first round reads ranges holding about this many times the groups asked for
 FIRST_ROWS = 16
 
@@ -82,6 +87,7 @@ class BlockMaxSource(ExactSource, Protocol):
 
     block_bounds: BoundCache
     block_max_min_docs: int  # MIN_DOCS: shorter shortest lists are left to the exact search
+    block_max_grouped: float  # GROUPED: a larger share of ranges holding grouped entries too
 
     def url_features(self, partition: int, lang: str) -> UrlFeatures:
         """Every entry's url features of ``partition`` for ``lang``."""
@@ -153,9 +159,12 @@ def block_max_matches(shard: BlockMaxSource, parsed: ParsedQuery, n: int,
                           lambda t, pos: shard.decoded_list(t, pos, False), shard.limits,
                           ordered, phrase_filters=False)
 
-    grouped = _grouped_keys(shard, cache, parsed.controls.raw)
-    block = _grouped_matches(plan().root, grouped) if grouped.size else \
-        Block(np.zeros(0, np.int64), {})
+    # the ranges holding grouped entries are read in the first round (module docstring)
+    must = _holding(ranges, _grouped_keys(shard, cache, parsed.controls.raw)) & \
+        np.isfinite(ranges.bound)
+    if int(must.sum()) > shard.block_max_grouped * int(np.isfinite(ranges.bound).sum()):
+        return None  # most ranges (a crawl's link documents): the exact search reads all
+    block = Block(np.zeros(0, np.int64), {})
     order = np.argsort(-ranges.bound, kind="stable")
     order = order[np.isfinite(ranges.bound[order])]  # -inf: a word missing from the range
     taken = np.zeros(ranges.bound.size, dtype=bool)
@@ -172,6 +181,8 @@ def block_max_matches(shard: BlockMaxSource, parsed: ParsedQuery, n: int,
         # rises with the groups scored, and every round's theta leaves out more ranges
         left = left[:int(np.searchsorted(np.cumsum(ranges.rows[left]), want)) + 1]
         want *= 2
+        if last is None:
+            left = np.union1d(left, np.flatnonzero(must))
         taken[left] = True
         left = np.sort(left)  # ranges in key order: the iterators only move forward
         last = plan()
@@ -230,20 +241,11 @@ def _match(root: DocIterator, part: IntArray, lo: IntArray, hi: IntArray) -> Blo
     return concat_blocks(out)
 
 
-def _grouped_matches(root: DocIterator, keys: IntArray) -> Block:
-    """The matches of ``root`` among ``keys`` (ascending): the grouped entries (module
-    docstring, step 2), each looked up by a skip."""
-    out: list[Block] = []
-    current: Block | None = None
-    for key in keys.tolist():
-        if current is None or int(current.keys[-1]) < key:
-            current = root.skip_to(key)
-        if current is None:
-            break
-        at = int(np.searchsorted(current.keys, key))
-        if at < current.keys.size and int(current.keys[at]) == key:
-            out.append(current.take(slice(at, at + 1)))
-    return concat_blocks(out)
+def _holding(ranges: _Ranges, keys: IntArray) -> npt.NDArray[np.bool_]:
+    """Which ranges hold one of ``keys`` (ascending)."""
+    a = np.searchsorted(keys, make_keys(ranges.part, ranges.lo))
+    z = np.searchsorted(keys, make_keys(ranges.part, ranges.hi), side="right")
+    return z > a
 
 
 def _grouped_keys(shard: BlockMaxSource, cache: BoundCache, raw: bool) -> IntArray:
@@ -468,4 +470,4 @@ def _overlap_max(first: IntArray, last: IntArray, values: IntArray, lo: IntArray
     return out
 
 
-__all__ = ["MIN_DOCS", "BlockMaxSource", "BoundCache", "block_max_matches"]
+__all__ = ["GROUPED", "MIN_DOCS", "BlockMaxSource", "BoundCache", "block_max_matches"]

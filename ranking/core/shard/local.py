@@ -46,7 +46,7 @@ from ranking.core.postings.iterators import DecodedList
 from ranking.core.postings.limits import SAFETY_VALVE, ReadLimits
 from ranking.core.query.parser import ParsedQuery
 from ranking.core.scoring.formulas import url_items
-from ranking.core.shard.block_max import MIN_DOCS, BoundCache, block_max_matches
+from ranking.core.shard.block_max import GROUPED, MIN_DOCS, BoundCache, block_max_matches
 from ranking.core.shard.candidates import Candidates
 from ranking.core.shard.doc_cache import DocumentCache
 from ranking.core.shard.exact import exact_matches
@@ -95,6 +95,7 @@ class LocalShard:
         self._url_features: dict[tuple[int, str], UrlFeatures] = {}
         self.block_bounds = BoundCache()  # what the block-max pruning keeps per snapshot
         self.block_max_min_docs = MIN_DOCS
+        self.block_max_grouped = GROUPED
         self._word_ids: dict[str, int] = {}
         self.analyzer = TextAnalyzer()
         self._filters: dict[str, IntArray] = {}

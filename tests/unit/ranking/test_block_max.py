@@ -5,6 +5,7 @@ maxima falls back to the exact search that reads every match (docs/exact-topk.md
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import sys
 
@@ -21,6 +22,7 @@ from indexer.core.bundle.layout import (
 from indexer.core.bundle.reader import IndexBundleReader
 from indexer.core.bundle.verify import verify_bundle
 from indexer.core.files.storage import frame
+from indexer.core.ids import DocType
 from ranking.core.options import SearchOptions
 from ranking.core.postings.blocks import key_index, key_partition
 from ranking.core.postings.iterators import Budget, collect
@@ -28,6 +30,7 @@ from ranking.core.postings.plan import build_plan
 from ranking.core.query.parser import query_word_terms
 from ranking.core.search.pipeline import Searcher
 from ranking.core.shard import block_max, exact
+from ranking.core.shard.block_max import GROUPED
 from ranking.core.shard.local import LocalShard
 from ranking.core.shard.matching import score_block
 
@@ -52,6 +55,7 @@ def generated(request, tmp_path_factory):
 def pruned_shard(reader) -> LocalShard:
     shard = LocalShard(reader, name="s")
     shard.block_max_min_docs = 0  # every query of these small indexes takes the block-max path
+    shard.block_max_grouped = 1.0  # though their link documents and copies are everywhere
     return shard
 
 
@@ -80,10 +84,26 @@ def test_pruned_top_10_is_the_exhaustive_one(generated, words, phrase, k, proxim
     assert got == want, q
 
 
-def test_pruning_reads_fewer_matches(generated) -> None:
+@pytest.fixture(scope="module")
+def singles(tmp_path_factory):
+    """Pages only, each its own group (distinct urls and texts): no grouped entry."""
+    docs = []
+    for i, d in enumerate(corpus(17, n=900)):
+        if d.doc_type == DocType.PAGE and d.text_key is None:
+            host, _, path = d.url.removeprefix("https://").partition("/")
+            docs.append(dataclasses.replace(d, url=f"https://{host}.{i}.test/{path}"))
+    reader = build(tmp_path_factory.mktemp("singles") / "b", docs, partition_docs=300)
+    yield reader
+    reader.close()
+
+
+def test_pruning_reads_fewer_matches(singles) -> None:
     """On the most frequent word the first ranges' theta leaves ranges unread."""
-    _, reader = generated
+    reader = singles
     shard = pruned_shard(reader)
+    shard.block_max_grouped = GROUPED
+    assert block_max._grouped_keys(shard, shard.block_bounds.of(reader.partitions),
+                                   False).size == 0
     parsed = Searcher([shard]).parser.parse("ab")
     options = SearchOptions(exact_groups=3)
     stats = exact.Pruning()
@@ -185,3 +205,17 @@ def test_verify_checks_the_block_maxima(generated, tmp_path) -> None:
         shard = pruned_shard(damaged)
         parsed = Searcher([shard]).parser.parse("ab")
         assert block_max.block_max_matches(shard, parsed, 10, SearchOptions()) is None
+
+
+def test_grouped_entries_everywhere_take_the_exact_search(generated) -> None:
+    """When most ranges hold grouped entries (link documents, pages of equal text), the
+    exact search answers (it reads every match anyway), with the same top 10."""
+    _, reader = generated
+    shard = pruned_shard(reader)
+    shard.block_max_grouped = 0.0
+    parsed = Searcher([shard]).parser.parse("ab")
+    assert block_max.block_max_matches(shard, parsed, 10, SearchOptions()) is None
+    got = [r.url for r in Searcher([shard]).search("ab", snippets=False).results]
+    want = [r.url for r in Searcher([pruned_shard(reader)]).search("ab",
+                                                                  snippets=False).results]
+    assert got == want and got
