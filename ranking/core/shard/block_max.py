@@ -86,6 +86,7 @@ class BlockMaxSource(ExactSource, Protocol):
     """What :func:`block_max_matches` reads of a shard beyond :class:`ExactSource`."""
 
     block_bounds: BoundCache
+    link_scores: Any  # the crawl's link scores, reloaded when they change (or None)
     block_max_min_docs: int  # MIN_DOCS: shorter shortest lists are left to the exact search
     block_max_grouped: float  # GROUPED: a larger share of ranges holding grouped entries too
 
@@ -107,6 +108,7 @@ class BoundCache:
         field(default_factory=dict)
     words: dict[tuple[int, str], tuple[object, IntArray, IntArray]] = field(default_factory=dict)
     grouped: IntArray | None = None
+    scores: object = None  # the link scores the entries' Q holds
 
     def of(self, partitions: object) -> BoundCache:
         if partitions is not self.snapshot:
@@ -368,8 +370,13 @@ def _entries(shard: BlockMaxSource, p: int, lang: str, options: SearchOptions,
     """Per doc_map entry of ``p``: Q exact (weighted Doc Rank and link score, url bonuses,
     classifier), the largest page position weight times the page length normalisation (0
     without page text), the link records and 1 where it has a title; kept per snapshot,
-    Page Options, language and average length."""
+    Page Options, language, average length and link scores."""
     stats = shard.collection_stats()
+    # the crawl's link scores are reloaded when their file changes, within a snapshot
+    scores = shard.link_scores.get() if shard.link_scores is not None else None
+    if scores is not cache.scores:
+        cache.scores = scores
+        cache.entries.clear()
     key = (p, lang, options, stats.average_length)
     got = cache.entries.get(key)
     if got is not None:
