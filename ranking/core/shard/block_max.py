@@ -7,9 +7,10 @@ bound the score S of every document of a block's doc range before the block is r
 Lucene's and tantivy's block-max WAND use per-block impacts. :func:`block_max_matches` is tried
 first by :meth:`ranking.core.shard.local.LocalShard.candidates`; it answers None (and the
 exact search of :mod:`ranking.core.shard.exact`, which reads every match, answers) when the
-query is not one it prunes: several disjuncts, no word, a shortest word list of fewer than
-:data:`MIN_DOCS` documents (all its matches are then cheap to bound one by one), or a
-partition holding the lists without block maxima (made before them).
+query is not one it prunes: several disjuncts, a quoted phrase, no word, a shortest word list
+of fewer than :data:`MIN_DOCS` documents (all its matches are then cheap to bound one by
+one), a partition holding the lists without block maxima (made before them), or grouped
+entries in most ranges (:data:`GROUPED`).
 
 1. **Ranges.** The query's shortest word list drives: each of its blocks (per partition) is a
    doc range; a list of one block in a partition (no maxima kept) is the whole partition. For
@@ -32,13 +33,16 @@ partition holding the lists without block maxima (made before them).
    a group alone, whose S its range bounds.
 3. **Rounds.** Ranges are read best bound first (the plan's iterators jump to them through the
    block maxima, :meth:`indexer.core.partition.postings.PostingListReader.skip_to`) and their
-   matches, with the grouped ones, go to the exact search's steps
+   matches, with the scored ones of the rounds before, go to the exact search's steps
    (:func:`ranking.core.shard.exact.best_of_block`: row bounds, units, scoring best bound
-   first; phrases checked on the rows scored), which gives ``theta``, the ``n``-th highest
-   distinct group score among complete groups: never above the exhaustive search's. The next
-   round reads every range whose bound reaches ``theta`` (doubling the first rounds while
-   ``theta`` is unknown); none left means every group that can reach the ``n`` best was
-   scored whole: the answer is the exhaustive search's (``bench/exactness.py``).
+   first), which gives ``theta``, the ``n``-th highest distinct group score among complete
+   groups: never above the exhaustive search's, and never falling from round to round (so a
+   match left unscored need not be kept). The next round reads the best ranges whose bound
+   reaches ``theta``, twice as many postings as the round before; none left means every group
+   that can reach the ``n`` best was scored whole: the answer is the exhaustive search's
+   (``bench/exactness.py``). Quoted phrases are left to the exact search: with fewer matches
+   than the pool, ``theta`` stays unknown and every range would be read, round after round
+   (docs/exact-topk.md, section 9).
 """
 
 from __future__ import annotations
