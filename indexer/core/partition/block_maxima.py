@@ -6,7 +6,9 @@ read by :meth:`indexer.core.bundle.reader.IndexBundleReader.block_maxima` for th
 pruning of :mod:`ranking.core.shard.block_max` (docs/exact-topk.md, sections 3 and 9) and to
 jump straight to a block in :meth:`indexer.core.partition.postings.PostingListReader.skip_to`.
 
-For every block of every term list of the postings file (lists in file order, blocks in list
+The postings are the seed's ("Yioop Search Engine Ranking Mechanisms": per term, the
+documents' doc_map index, frequency and positions entry, in doc_map order). For every block of
+every term list of the postings file (lists in file order, blocks in list
 order; blocks as :mod:`indexer.core.partition.postings` cuts them) it keeps:
 
 * ``first`` and ``last``: its first and last doc_map index (the header's, as columns);

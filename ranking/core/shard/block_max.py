@@ -3,7 +3,9 @@
 Layer: ``ranking.core``. Step 2 of docs/exact-topk.md (sections 3, 4 and 9): the partitions'
 block maxima (:mod:`indexer.core.partition.block_maxima`, written at build time beside the
 postings: per block of 128 postings its doc range and largest frequency, and where it starts)
-bound the score S of every document of a block's doc range before the block is read, as
+bound the score S (the seed's, "Yioop Search Engine Ranking Mechanisms", as
+:mod:`ranking.core.scoring.bounds` decomposes it) of every document of a block's doc range
+before the block is read, as
 Lucene's and tantivy's block-max WAND use per-block impacts. :func:`block_max_matches` is tried
 first by :meth:`ranking.core.shard.local.LocalShard.candidates`; it answers None (and the
 exact search of :mod:`ranking.core.shard.exact`, which reads every match, answers) when the
