@@ -20,9 +20,10 @@ from indexer.core.bundle.layout import (
     write_partition_manifest,
 )
 from indexer.core.bundle.reader import IndexBundleReader
+from indexer.core.bundle.reorder import reorder_partition
 from indexer.core.bundle.verify import verify_bundle
 from indexer.core.files.storage import frame
-from indexer.core.ids import DocType
+from indexer.core.ids import DocType, hash8
 from ranking.core.options import SearchOptions
 from ranking.core.postings.blocks import key_index, key_partition
 from ranking.core.postings.iterators import Budget, collect
@@ -219,3 +220,30 @@ def test_grouped_entries_everywhere_take_the_exact_search(generated) -> None:
     want = [r.url for r in Searcher([pruned_shard(reader)]).search("ab",
                                                                   snippets=False).results]
     assert got == want and got
+
+
+def test_importance_ordered_partitions(tmp_path) -> None:
+    """Partitions re-ordered by importance (new blocks, new maxima, Doc Rank by the global
+    key order): the pruned top k are still the exhaustive search's."""
+    rng = np.random.default_rng(5)
+    docs = [d for d in corpus(23, n=900) if d.doc_type == DocType.PAGE]
+    path = tmp_path / "b"
+    build(path, docs, partition_docs=300).close()
+    values = {int.from_bytes(hash8(d.url), "big"): float(rng.uniform(0, 3)) for d in docs}
+    for partition in (0, 1):
+        reorder_partition(path, partition, lambda hashes: np.array(
+            [values.get(int(h), 0.0) for h in hashes.tolist()]), "test")
+    with IndexBundleReader(path) as reader:
+        assert all(reader.block_maxima(p.number) is not None for p in reader.partitions)
+        shard = pruned_shard(reader)
+        assert shard.importance_ranks() is not None
+        for k, proximity in ((3, 0.0), (10, SearchOptions().proximity_bonus)):
+            options = SearchOptions(min_results_to_group=10, proximity_bonus=proximity)
+            for q in ("ab", "bo", "ab ca", "du ek fo"):
+                parsed = Searcher([shard], options).parser.parse(q)
+                assert block_max.block_max_matches(shard, parsed, k, options) is not None
+                got = [r.url for r in Searcher([shard], options).search(
+                    q, num=k, snippets=False).results]
+                want = [r.url for r in reference(reader, options).search(
+                    q, num=k, snippets=False).results]
+                assert got == want, q
