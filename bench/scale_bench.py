@@ -55,7 +55,8 @@ is timed apart and left out of the build rate). Per size and configuration it pr
   counted); ``overlap_reads_unbounded_<kind>``: the same for the bounded search of earlier versions
   (``LocalShard(exact=False)``: the first ``n`` matches) with its read bounds lifted but its
   ``n`` kept (what the first-``n`` candidate count alone loses; the default search is exact
-  since issue 33, ``ranking/core/shard/exact.py``);
+  since issue 33, ``ranking/core/shard/exact.py``, reading only the block ranges that can
+  reach the pool for long lists, ``ranking/core/shard/block_max.py``);
   ``exhaustive_partial`` counts the exhaustive answers marked partial (0, or the reference is
   not exhaustive).
 

@@ -11,7 +11,9 @@ Layer: ``indexer.core``. Shared by the writer, the reader, the dictionary update
     BUNDLE/documents/                see :mod:`indexer.core.documents.store`
     BUNDLE/positions_doc_map/N/      MANIFEST + doc_map, positions, postings, last_entries
                                      (see :mod:`indexer.core.partition.build`), url_columns
-                                     (:mod:`indexer.core.partition.url_columns`; optional)
+                                     (:mod:`indexer.core.partition.url_columns`; optional),
+                                     block_maxima (:mod:`indexer.core.partition.block_maxima`;
+                                     optional)
     BUNDLE/dictionary/               see :mod:`indexer.core.dictionary.tree`; LOCK is the updater's
 """
 
@@ -38,16 +40,22 @@ DERIVED_FILES = ("doc_map", "positions", "postings", "last_entries")
 # written beside them when every document's url is known (indexer.core.partition.url_columns);
 # a partition made before it has none, and readers then read urls from the summaries
 URL_COLUMNS = "url_columns"
-PARTITION_FILES = (*DERIVED_FILES, URL_COLUMNS)
+# per block of postings its doc range, largest frequency and offsets (indexer.core.partition.
+# block_maxima); a partition made before it has none, and the ranking then reads every match
+BLOCK_MAXIMA = "block_maxima"
+PARTITION_FILES = (*DERIVED_FILES, URL_COLUMNS, BLOCK_MAXIMA)
 
 
 def derived_payloads(built: Any) -> dict[str, bytes]:
     """The derived files of a built partition (:class:`indexer.core.partition.build.
-    BuiltPartition`) by kind: the four, and the url columns when it has them."""
+    BuiltPartition`) by kind: the four, the url columns when it has them and the block
+    maxima."""
     out = {"doc_map": built.doc_map, "positions": built.positions, "postings": built.postings,
            "last_entries": built.last_entries}
     if built.url_columns is not None:
         out[URL_COLUMNS] = built.url_columns
+    if getattr(built, "block_maxima", None) is not None:
+        out[BLOCK_MAXIMA] = built.block_maxima
     return out
 
 

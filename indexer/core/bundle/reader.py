@@ -40,13 +40,21 @@ from ..files.packed_columns import unpack_columns
 from ..files.packed_table import RecordFormatError
 from ..files.storage import read_framed, unframe
 from ..ids import term_id
+from ..partition.block_maxima import BlockMaxima
 from ..partition.build import LAST_ENTRIES_TOOL
 from ..partition.doc_map import DocMap, DocMapFormatError
 from ..partition.grouping import doc_rank
 from ..partition.positions import decode_positions
 from ..partition.postings import PostingBlock, PostingListReader
 from ..partition.url_columns import UrlColumns
-from .layout import DICTIONARY, DOCUMENTS, URL_COLUMNS, partition_dir, read_partition_manifest
+from .layout import (
+    BLOCK_MAXIMA,
+    DICTIONARY,
+    DOCUMENTS,
+    URL_COLUMNS,
+    partition_dir,
+    read_partition_manifest,
+)
 from .reorder import ORDER_KEY
 from .retired import read_retired
 
@@ -85,7 +93,7 @@ class _Partition:
     counting documents) never reads them."""
 
     __slots__ = ("number", "directory", "files", "doc_map", "unmerged", "order", "live",
-                 "_terms", "_postings", "_positions", "_fds", "url_columns")
+                 "_terms", "_postings", "_positions", "_fds", "url_columns", "maxima")
 
     def __init__(self, number: int, directory: Path, files: dict[str, str], doc_map: DocMap,
                  unmerged: bool, order: str | None = None) -> None:
@@ -101,6 +109,7 @@ class _Partition:
         self._positions: bytes | None = None
         self._fds: dict[str, int] = {}
         self.url_columns: UrlColumns | None | bool = False  # False: not read yet
+        self.maxima: BlockMaxima | None | bool = False  # False: not read yet
 
     @property
     def terms(self) -> dict[bytes, tuple[int, int, int, int]] | None:
@@ -114,8 +123,9 @@ class _Partition:
     def open_files(self) -> None:
         kinds = ("postings", "positions", "last_entries") if self.unmerged else (
             "postings", "positions")
-        if URL_COLUMNS in self.files:  # opened with the snapshot: a re-order deletes it
-            kinds = (*kinds, URL_COLUMNS)
+        for optional in (URL_COLUMNS, BLOCK_MAXIMA):  # opened with the snapshot: a
+            if optional in self.files:                # re-order deletes them
+                kinds = (*kinds, optional)
         for kind in kinds:
             self._fds[kind] = os.open(self.file(kind), os.O_RDONLY)
 
@@ -147,6 +157,19 @@ class _Partition:
 
     def file(self, kind: str) -> Path:
         return self.directory / self.files[kind]
+
+    def block_maxima(self) -> BlockMaxima | None:
+        """The partition's block maxima (:mod:`indexer.core.partition.block_maxima`), read
+        once; None when it has none (made before them) or they do not decode."""
+        if self.maxima is False:
+            self.maxima = None
+            if BLOCK_MAXIMA in self.files:
+                try:
+                    self.maxima = BlockMaxima.decode(self._read(BLOCK_MAXIMA))
+                except (OSError, ValueError, CorruptIndexError) as exc:
+                    logger.warning("partition %d: block maxima not read (%s)", self.number,
+                                   exc)
+        return self.maxima if isinstance(self.maxima, BlockMaxima) else None
 
 
 class _SnapshotChanged(Exception):
@@ -201,8 +224,10 @@ class PostingsCursor:
             return False
         part, offset, length = self._sources[self._source]
         try:
-            self._current = PostingListReader(part.postings_payload(), offset, length,
-                                              part.number)
+            maxima = part.block_maxima()
+            self._current = PostingListReader(
+                part.postings_payload(), offset, length, part.number,
+                blocks=maxima.of_list(offset) if maxima is not None else None)
         except CodeError as exc:
             raise CorruptIndexError(part.file("postings"), f"list at {offset}: {exc}") from exc
         return True
@@ -428,6 +453,10 @@ class IndexBundleReader:
 
     def doc_map(self, partition: int) -> DocMap:
         return self._by_number[partition].doc_map
+
+    def block_maxima(self, partition: int) -> BlockMaxima | None:
+        """``partition``'s block maxima (:meth:`_Partition.block_maxima`)."""
+        return self._by_number[partition].block_maxima()
 
     def url_columns(self, partition: int) -> UrlColumns | None:
         """The url columns of ``partition``'s doc_map entries

@@ -23,11 +23,13 @@ from ..documents.store import BlobReader, PartitionDocumentBundle, gunzip
 from ..errors import IndexStoreError
 from ..files.codes import CodeError
 from ..files.storage import read_framed
+from ..partition.block_maxima import BlockMaxima
 from ..partition.doc_map import DocMap, DocMapFormatError
 from ..partition.positions import decode_positions
 from ..partition.postings import PostingListReader
 from ..partition.url_columns import UrlColumns
 from .layout import (
+    BLOCK_MAXIMA,
     DICTIONARY,
     DOCUMENTS,
     URL_COLUMNS,
@@ -167,6 +169,8 @@ def _check_partition(report: VerifyReport, bundle: Path, number: int, next_parti
         return
     if URL_COLUMNS in files:
         _check_url_columns(report, pdir / files[URL_COLUMNS], doc_map.n)
+    if BLOCK_MAXIMA in files:
+        _check_block_maxima(report, pdir / files[BLOCK_MAXIMA], doc_map.n)
     if number >= next_partition or manifest.get("merged") is False:
         # not merged yet, or re-ordered and not yet merged again: its own term table
         table = guard(load_last_entries, pdir / files["last_entries"])
@@ -180,6 +184,23 @@ def _check_partition(report: VerifyReport, bundle: Path, number: int, next_parti
         _check_list(report, pdir / files["postings"], pdir / files["positions"],
                     payloads["postings"], payloads["positions"], number, doc_map.n, off,
                     ln, n_with, occ, f"term {key!r}")
+
+
+def _check_block_maxima(report: VerifyReport, path: Path, entries: int) -> None:
+    """The block maxima decode and name doc_map entries only (a reader that finds them
+    damaged searches the partition without them)."""
+    payload = report.guard(read_framed, path, BLOCK_MAXIMA)
+    if payload is None:
+        return
+    report.checked["files"] += 1
+    try:
+        maxima = BlockMaxima.decode(payload)
+    except ValueError as exc:
+        report.problems.append(f"{path}: {exc}")
+        return
+    if maxima.last.size and (int(maxima.last.max()) >= entries or
+                             bool((maxima.first > maxima.last).any())):
+        report.problems.append(f"{path}: blocks outside the doc_map's {entries} entries")
 
 
 def _check_url_columns(report: VerifyReport, path: Path, entries: int) -> None:

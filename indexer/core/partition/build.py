@@ -197,6 +197,7 @@ class BuiltPartition:
     postings: bytes
     last_entries: bytes
     url_columns: bytes | None  # None: a document's url is unknown (no columns written)
+    block_maxima: bytes  # indexer.core.partition.block_maxima
     groups: int
     terms: int
     postings_count: int
@@ -284,7 +285,8 @@ def build_partition(docs: ActiveDocs, vocab: Vocabulary, block_size: int = BLOCK
         urls = [u for u in (docs.urls[g.representative] for g in groups) if u is not None]
         url_columns = UrlColumns.of(urls).encode() if len(urls) == len(groups) else None
     return BuiltPartition(doc_map, lists.positions, lists.postings, _term_table(vocab, lists),
-                          url_columns, len(groups), len(lists.order), lists.postings_count,
+                          url_columns, lists.block_maxima, len(groups), len(lists.order),
+                          lists.postings_count,
                           lists.positions_count)
 
 

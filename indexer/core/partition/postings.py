@@ -48,6 +48,7 @@ from ..files.codes import (
     unpack_fixed,
     window_fields,
 )
+from .block_maxima import BlockMaxima, ListBlocks
 
 BLOCK_SIZE = 128
 _HEADER_WINDOW = 24  # bytes read at once for a block header's gamma codes
@@ -61,23 +62,30 @@ def _segment_max(values: IntArray, first: IntArray) -> IntArray:
 
 def encode_postings(entry_list: IntArray, doc_index: IntArray, freq: IntArray,
                     entry_bits: IntArray, rice_k: IntArray, nlists: int,
-                    block_size: int = BLOCK_SIZE) -> tuple[bytes, IntArray, IntArray]:
+                    block_size: int = BLOCK_SIZE, maxima_out: list[BlockMaxima] | None = None
+                    ) -> tuple[bytes, IntArray, IntArray]:
     """Encode all term lists of a partition at once.
 
     Entries are sorted by list then doc index (strictly increasing within a list); every list
     has at least one entry; positions entries are laid out back to back in the same order.
-    Returns ``(payload, list_offset, list_length)`` with byte offsets into the payload.
+    Returns ``(payload, list_offset, list_length)`` with byte offsets into the payload; with
+    ``maxima_out``, the payload's block maxima are appended to it.
     """
     entry_bits = np.asarray(entry_bits, dtype=np.int64)
     wpos = max(1, int(bit_length(np.array([int(entry_bits.sum())]))[0]))
+    runs: list[BlockMaxima] = []
     lists, list_offset, list_bytes = encode_list_range(entry_list, doc_index, freq, entry_bits,
-                                                       rice_k, nlists, wpos, 0, block_size)
+                                                       rice_k, nlists, wpos, 0, block_size,
+                                                       runs)
+    if maxima_out is not None:
+        maxima_out.append(runs[0].shifted(1))
     return bytes([wpos]) + lists, list_offset + 1, list_bytes
 
 
 def encode_list_range(entry_list: IntArray, doc_index: IntArray, freq: IntArray,
                       entry_bits: IntArray, rice_k: IntArray, nlists: int, wpos: int,
-                      pos_base: int, block_size: int = BLOCK_SIZE
+                      pos_base: int, block_size: int = BLOCK_SIZE,
+                      maxima_out: list[BlockMaxima] | None = None
                       ) -> tuple[bytes, IntArray, IntArray]:
     """The lists of a run of term lists as the payload holds them after its width byte (the
     whole payload is ``bytes([wpos])`` then the runs' bytes back to back): ``entry_list``
@@ -117,6 +125,13 @@ def encode_list_range(entry_list: IntArray, doc_index: IntArray, freq: IntArray,
         packer.add(offset, v, w)
         offset = offset + w
     _pack_block_columns(packer, blocks, offset, d, freq, entry_bits, (wd, wf, wo, wl))
+    if maxima_out is not None:
+        b_first = blocks.first
+        maxima_out.append(BlockMaxima(
+            list_offset, n_t, np.concatenate((blocks.block_first_t, [n_b.size])),
+            doc_index[b_first], doc_index[b_first + n_b - 1], _segment_max(freq, b_first),
+            block_start, entry_start_bits[b_first] + pos_base if b_first.size else b_first,
+            block_size).long_lists())
     return packer.tobytes(), list_offset, list_bytes
 
 
@@ -225,10 +240,10 @@ class PostingListReader:
     """
 
     __slots__ = ("_data", "_end", "_reader", "count", "rice_k", "_pos", "_remaining",
-                 "_prev_last", "partition", "block_size")
+                 "_prev_last", "partition", "block_size", "_blocks", "_at")
 
     def __init__(self, data: bytes, offset: int, length: int, partition: int,
-                 block_size: int = BLOCK_SIZE) -> None:
+                 block_size: int = BLOCK_SIZE, blocks: ListBlocks | None = None) -> None:
         if offset < 1 or offset + length > len(data) or length <= 0:
             raise CodeError("list outside the postings payload")
         self._data = data
@@ -243,6 +258,25 @@ class PostingListReader:
         self._prev_last = -1
         self.partition = partition
         self.block_size = block_size
+        # the list's blocks from the partition's block maxima: skip_to jumps by them
+        fits = blocks is not None and int(blocks.count.sum()) == self.count and \
+            (len(blocks) <= 1 or int(blocks.count[0]) == block_size)
+        self._blocks = blocks if fits else None
+        self._at = 0  # the index of the next block
+
+    def seek_block(self, i: int) -> None:
+        """Go to the list's ``i``-th block (by the block maxima the reader was made with)."""
+        blocks = self._blocks
+        if blocks is None or not 0 <= i <= len(blocks):
+            raise CodeError("no such block")
+        if i == len(blocks):
+            self._remaining, self._at = 0, i
+            return
+        self._reader.pos = int(blocks.bit[i])
+        self._pos = int(blocks.pos[i])
+        self._prev_last = int(blocks.last[i - 1]) if i else -1
+        self._remaining = self.count - i * self.block_size
+        self._at = i
 
     def _header(self) -> tuple[int, int, int, int, int, int, int, int]:
         """The block header's seven gamma codes, cut from one integer window (they are short);
@@ -321,11 +355,20 @@ class PostingListReader:
         self._reader.pos = end
         self._remaining -= m
         self._prev_last = last
+        self._at += 1
         return PostingBlock(self.partition, docs, f, starts, ln, self.rice_k)
 
     def skip_to(self, doc: int) -> PostingBlock | None:
         """The first block whose last doc index is >= ``doc`` (earlier blocks are skipped
-        by their headers alone), or ``None`` when the list is exhausted."""
+        by their headers alone, or jumped over by the list's block maxima), or ``None`` when
+        the list is exhausted."""
+        blocks = self._blocks
+        if blocks is not None and self._remaining > 0:
+            at = self._at
+            i = at + int(np.searchsorted(blocks.last[at:], doc))
+            if i > at:
+                self.seek_block(i)
+            return self.next_block()
         while self._remaining > 0:
             save = self._reader.pos
             m = min(self.block_size, self._remaining)
@@ -342,4 +385,5 @@ class PostingListReader:
             self._pos += pos_bits
             self._remaining -= m
             self._prev_last = last
+            self._at += 1
         return None

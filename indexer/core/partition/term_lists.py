@@ -38,6 +38,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..files.codes import bit_length
+from .block_maxima import BlockMaxima
 from .positions import encode_positions
 from .postings import encode_list_range
 
@@ -110,7 +111,8 @@ class EncodedLists:
     """The positions and postings payloads of a partition, its lists' term ranks (vocabulary
     numbers, in term_id order) and per list the columns of last_entries after the term_id:
     documents, occurrences, postings byte offset and length, last entry's doc_map index and
-    positions bit offset (``table``, ``nlists`` x 6)."""
+    positions bit offset (``table``, ``nlists`` x 6), and the postings' block maxima
+    (:mod:`indexer.core.partition.block_maxima`)."""
 
     positions: bytes
     postings: bytes
@@ -118,6 +120,7 @@ class EncodedLists:
     table: I64
     postings_count: int
     positions_count: int
+    block_maxima: bytes  # the payload of the block_maxima file (block_maxima.py)
 
 
 class BitChunks:
@@ -210,9 +213,9 @@ def encode_lists(all_ids: list[bytes], entries: Entries, nterms: int, block_size
     bounds = list_chunks(per_list, pos_per_list, chunk_positions)
     kept = _encode_all_positions(entries.columns(), perm, bounds, per_list)
     del perm
-    postings, table = _encode_all_postings(kept, bounds, block_size)
+    postings, table, maxima = _encode_all_postings(kept, bounds, block_size)
     return EncodedLists(kept.stream.tobytes(), postings, order, table, kept.merged,
-                        int(pos_per_list.sum()))
+                        int(pos_per_list.sum()), maxima.encode())
 
 
 def narrow(values: I64) -> npt.NDArray[np.unsignedinteger] | npt.NDArray[np.signedinteger]:
@@ -289,22 +292,26 @@ def _gather_chunk(entries: EntryColumns, idx: npt.NDArray[np.signedinteger], per
             pos)
 
 
-def _encode_all_postings(kept: _Kept, bounds: I64, block_size: int) -> tuple[bytes, I64]:
-    """Pass 2: the postings payload (its width byte, then the lists of chunk after chunk)
-    and the last_entries columns of every list."""
+def _encode_all_postings(kept: _Kept, bounds: I64, block_size: int
+                         ) -> tuple[bytes, I64, BlockMaxima]:
+    """Pass 2: the postings payload (its width byte, then the lists of chunk after chunk),
+    the last_entries columns of every list and the payload's block maxima."""
     nlists = int(bounds[-1])
     wpos = max(1, int(bit_length(np.array([kept.stream.bits]))[0]))
     parts = [bytes([wpos])]
     offset = 1
     table = np.zeros((nlists, 6), dtype=np.int64)
+    maxima: list[BlockMaxima] = []
     chunks = zip(bounds[:-1].tolist(), bounds[1:].tolist(), kept.columns, kept.bit_at,
                  strict=True)
     for r0, r1, columns, bit0 in chunks:
         n_t = kept.n_t[r0:r1]
         lst = np.repeat(np.arange(r1 - r0, dtype=np.int64), n_t)
         doc, freq, bits = (c.astype(np.int64) for c in columns)
+        runs: list[BlockMaxima] = []
         payload, list_offset, list_length = encode_list_range(
-            lst, doc, freq, bits, kept.rice_k[r0:r1], r1 - r0, wpos, bit0, block_size)
+            lst, doc, freq, bits, kept.rice_k[r0:r1], r1 - r0, wpos, bit0, block_size, runs)
+        maxima.append(runs[0].shifted(offset))
         parts.append(payload)
         first = np.cumsum(n_t) - n_t
         last = first + n_t - 1
@@ -312,4 +319,4 @@ def _encode_all_postings(kept: _Kept, bounds: I64, block_size: int) -> tuple[byt
         table[r0:r1] = np.column_stack([n_t, np.add.reduceat(freq, first), list_offset + offset,
                                         list_length, doc[last], start[last] + bit0])
         offset += len(payload)
-    return b"".join(parts), table
+    return b"".join(parts), table, BlockMaxima.concat(maxima, block_size)

@@ -112,28 +112,45 @@ def exact_matches(shard: ExactSource, parsed: ParsedQuery, n: int, options: Sear
                       ordered, phrase_filters=not lift)
     block, _ = collect(plan.root, sys.maxsize)
     partial = budget.partial or plan.truncated
+    count = options.exact_groups if options.exact_groups > 0 else n
+    found, pruning, _ = best_of_block(shard, parsed, block, plan, count, options, lift)
+    if stats_out is not None:
+        stats_out.matches, stats_out.units = pruning.matches, pruning.units
+        stats_out.scored_units, stats_out.scored_rows = pruning.scored_units, \
+            pruning.scored_rows
+    return replace(found, partial=partial,
+                   exhausted=pruning.scored_units == pruning.units and not partial,
+                   messages=plan_messages(plan))
+
+
+def best_of_block(shard: ExactSource, parsed: ParsedQuery, block: Block, plan: Plan, n: int,
+                  options: SearchOptions, lift: bool, theta_wanted: bool = False
+                  ) -> tuple[Candidates, Pruning, float]:
+    """Steps 2 to 4 of the module docstring over the matches ``block`` (read through
+    ``plan``; with ``lift`` a single disjunct's phrases are checked on the rows scored): the
+    matches of every group among the best ``n`` by S of those the block forms (with every
+    member the block holds), the pruning's counts, and with ``theta_wanted`` the ``n``-th
+    highest distinct group score among the groups scored (-inf: fewer), else -inf. The
+    estimate of the number of matches is the block's (at the phrases' rate when they were
+    checked on some)."""
+    terms, _ = query_word_terms(parsed)
     phrases = parsed.disjuncts[0].phrases if lift else ()
     if len(block) <= SCORE_ALL:  # few matches: scoring them all is cheaper than bounding
         doc_ids = _doc_ids(shard, block)
         bound = np.zeros((5, len(block)))
-        bound[1] = options.link_score_weight * _link_scores(shard, doc_ids)
+        bound[1] = options.link_score_weight * link_scores(shard, doc_ids)
         unit, unit_bound = np.zeros(len(block), np.int64), np.zeros(1)
     else:
         doc_ids, bound = _row_bounds(shard, parsed, block, terms, options)
         unit, unit_bound = _units(doc_ids, bound, parsed.controls.raw)
-    count = options.exact_groups if options.exact_groups > 0 else n
-    found, scored_units, checked = _prune(shard, parsed, block, plan,
-                                          _Order.of(unit, unit_bound), count, phrases, options,
-                                          bound[1])
-    if stats_out is not None:
-        stats_out.matches, stats_out.units = len(block), int(unit_bound.size)
-        stats_out.scored_units, stats_out.scored_rows = scored_units, checked
+    found, scored_units, checked, theta = _prune(shard, parsed, block, plan,
+                                                 _Order.of(unit, unit_bound), n, phrases,
+                                                 options, bound[1], theta_wanted)
     # the matches' number: every one, or, when phrases were checked on some, at their rate
     estimate = len(block) if not phrases or not checked else \
         int(round(len(block) * len(found) / checked))
-    return replace(found, estimate=max(estimate, len(found)), partial=partial,
-                   exhausted=scored_units == unit_bound.size and not partial,
-                   messages=plan_messages(plan))
+    return (replace(found, estimate=max(estimate, len(found))),
+            Pruning(len(block), int(unit_bound.size), scored_units, checked), theta)
 
 
 # at most this many matches are all scored, in one batch, with no bound computed
@@ -190,19 +207,19 @@ def _row_bounds(shard: ExactSource, parsed: ParsedQuery, block: Block, terms: Se
     hits, held = title_bound_inputs(fancy, title_len)
     bonuses = shard.bonuses(BonusInputs(parts, index, terms, hits, title_len, held,
                                         parsed.lang, options))
-    bonuses[BONUS_NAMES.index("common_phrase")] = _phrase_bound(shard, parsed, options)
+    bonuses[BONUS_NAMES.index("common_phrase")] = phrase_bound(shard, parsed, options)
     if any(options.classifier_weights):
         for p in np.unique(parts).tolist():
             rows = np.flatnonzero(parts == p)
             bonuses[BONUS_NAMES.index("classifier"), rows] = shard.partition_regions(
                 p).classifier_bonus(index[rows], options.classifier_weights)
-    link = _link_scores(shard, doc_ids)
+    link = link_scores(shard, doc_ids)
     return doc_ids, np.stack([options.doc_rank_weight * dr, options.link_score_weight * link,
                      bonuses.sum(axis=0), options.relevance_weight * rel,
                      (doc_ids[:, DOC_TYPE] == DocType.LINK).astype(np.float64)])
 
 
-def _link_scores(shard: ExactSource, doc_ids: npt.NDArray[np.uint8]) -> FloatArray:
+def link_scores(shard: ExactSource, doc_ids: npt.NDArray[np.uint8]) -> FloatArray:
     """Every doc_id's link score (:func:`indexer.core.signals.link_scores.link_score`)."""
     relative, trust = shard.link_values(doc_ids)
     return link_score(relative, trust)
@@ -262,7 +279,7 @@ def _entry_facts(shard: ExactSource, parts: IntArray, index: IntArray, options: 
     return dr, page_len, title_len, weight, records, doc_ids
 
 
-def _phrase_bound(shard: ExactSource, parsed: ParsedQuery, options: SearchOptions) -> float:
+def phrase_bound(shard: ExactSource, parsed: ParsedQuery, options: SearchOptions) -> float:
     """The most the common phrase bonus can give: its value when the bundle's lexicon knows a
     run of the query's words as a common phrase, else 0."""
     phrases = shard.phrases
@@ -363,11 +380,12 @@ class _Order:
 
 
 def _prune(shard: ExactSource, parsed: ParsedQuery, block: Block, plan: Plan, order: _Order,
-           n: int, phrases: Sequence, options: SearchOptions, link: FloatArray
-           ) -> tuple[Candidates, int, int]:
+           n: int, phrases: Sequence, options: SearchOptions, link: FloatArray,
+           theta_wanted: bool = False) -> tuple[Candidates, int, int, float]:
     """Score units best bound first until none left reaches ``theta`` (the module's step 4):
-    the scored matches, the units scored and the matches checked (phrases) or scored.
-    ``link`` is every match's weighted link score."""
+    the scored matches, the units scored, the matches checked (phrases) or scored, and (with
+    ``theta_wanted``, else -inf) the final ``theta``. ``link`` is every match's weighted link
+    score."""
     theta, done, checked = -np.inf, 0, 0
     size = max(n, 64)
     scored: list[Candidates] = []
@@ -388,7 +406,9 @@ def _prune(shard: ExactSource, parsed: ParsedQuery, block: Block, plan: Plan, or
         size *= 2
     terms, _ = query_word_terms(parsed)
     found = _concat(scored) if scored else Candidates.empty(shard.name, terms)
-    return found, done, checked
+    if theta_wanted and scored and sum(map(len, scored)) >= n:
+        theta = _theta(scored, links, n, options, parsed.controls.raw)
+    return found, done, checked, theta if theta_wanted else -np.inf
 
 
 def _phrase_rows(plan: Plan, block: Block, phrases: Sequence) -> npt.NDArray[np.bool_]:

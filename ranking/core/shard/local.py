@@ -46,6 +46,7 @@ from ranking.core.postings.iterators import DecodedList
 from ranking.core.postings.limits import SAFETY_VALVE, ReadLimits
 from ranking.core.query.parser import ParsedQuery
 from ranking.core.scoring.formulas import url_items
+from ranking.core.shard.block_max import GROUPED, MIN_DOCS, BoundCache, block_max_matches
 from ranking.core.shard.candidates import Candidates
 from ranking.core.shard.doc_cache import DocumentCache
 from ranking.core.shard.exact import exact_matches
@@ -92,6 +93,9 @@ class LocalShard:
             self.exact = exact
         self._regions: dict[int, PartitionRegions] = {}
         self._url_features: dict[tuple[int, str], UrlFeatures] = {}
+        self.block_bounds = BoundCache()  # what the block-max pruning keeps per snapshot
+        self.block_max_min_docs = MIN_DOCS
+        self.block_max_grouped = GROUPED
         self._word_ids: dict[str, int] = {}
         self.analyzer = TextAnalyzer()
         self._filters: dict[str, IntArray] = {}
@@ -119,8 +123,10 @@ class LocalShard:
     def candidates(self, query: str, parsed: ParsedQuery, n: int,
                    options: SearchOptions) -> Candidates:
         with self.lock:
-            found = exact_matches(self, parsed, n, options) if self.exact else \
-                score_matches(self, parsed, n, options)
+            found = block_max_matches(self, parsed, n, options) if self.exact else None
+            if found is None:
+                found = exact_matches(self, parsed, n, options) if self.exact else \
+                    score_matches(self, parsed, n, options)
         scores = self.link_scores.get() if self.link_scores is not None else None
         if scores is None or not len(found):
             return found
@@ -199,6 +205,15 @@ class LocalShard:
                 url = ""               # when its summary is read for the page)
             features.add(i, url_items(url, "", self.analyzer, lang), self._word_ids)
         return features
+
+    def url_features(self, partition: int, lang: str) -> UrlFeatures:
+        """The url features of every entry of ``partition`` (:meth:`_features`)."""
+        return self._features(partition, np.arange(self.reader.doc_map(partition).n), lang)
+
+    def url_word_ids(self, terms: Sequence[str]) -> IntArray:
+        """The ids of the url words among ``terms`` (those some url read so far holds)."""
+        return np.array([self._word_ids[t] for t in set(terms) if t in self._word_ids],
+                        dtype=np.int64)
 
     def bonuses(self, inputs: BonusInputs) -> FloatArray:
         """The bonus factors of every candidate, rows in BONUS_NAMES order
