@@ -41,6 +41,10 @@ from indexer.core.text import TextAnalyzer
 
 logger = logging.getLogger(__name__)
 
+# schedules of only freed crawl-delayed hosts' urls a queue server may have out beyond the
+# fetchers' (QueueServerConfig.delayed_schedules), each on a thread of its own
+DELAYED_SCHEDULES = 2
+
 
 @dataclass(frozen=True, slots=True)
 class LocalCrawlProgress:
@@ -89,6 +93,7 @@ class LocalCrawl:
             QueueServerCore(QueueServerConfig(
                 n, num_servers, queue_server_dir(work_directory, n), crawl,
                 refresh_seconds=refresh_seconds, max_outstanding=self.fetchers,
+                delayed_schedules=DELAYED_SCHEDULES,
                 schedule_size=schedule_size, recrawl_day_seconds=recrawl_day_seconds),
                 clock=clock)
             for n in range(num_servers)]

@@ -33,8 +33,10 @@ class QueueServerConfig:
     stall_drop_threshold: int = 3
     max_outstanding: int = 4            # schedules handed out and not yet acknowledged
     # beyond max_outstanding: schedules of only the urls freed crawl-delayed hosts had parked
-    # (QueueServerCore.take_schedules); 0: none
-    delayed_schedules: int = 2
+    # (QueueServerCore.take_schedules). 0, the default: a Celery fetcher runs one schedule at
+    # a time, and one holding just a delayed host's share would keep it idle between the
+    # requests; LocalCrawl, whose fetchers are threads, gives each such schedule its own
+    delayed_schedules: int = 0
     schedule_size: int = DOWNLOAD_SIZE_INTERVAL
     schedule_timeout: float = SCHEDULE_TIMEOUT  # not acknowledged by then: handed out again
     # the name robots.txt groups address the crawler by (its user agent's first word)
