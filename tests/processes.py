@@ -12,10 +12,17 @@ VAR_DIRECTORY/redis). Only these processes are ever killed, one by one.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
+import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 import psutil
+
+from tests.conftest import ROOT, free_port, wait_for_port
 
 
 def alive(pid: int) -> bool:
@@ -125,3 +132,30 @@ class Family:
                 proc.kill()  # psutil checks first that the pid is still this process
             except psutil.Error:
                 continue
+
+
+@contextmanager
+def machine_web_server(tmp_path: Path, name: str, token: str
+                       ) -> Iterator[tuple[Path, str, subprocess.Popen]]:
+    """The web endpoint of "another machine" (a queue server's, say): gunicorn serving the site
+    from its own VAR_DIRECTORY and WORK_DIRECTORY under ``tmp_path``, with the shard ``token``
+    and no database or Redis of the test's. Yields (its work directory, its url, its process);
+    stopped with its process group at the end."""
+    work = tmp_path / f"{name}-work"
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
+    env.update({"DJANGO_SETTINGS_MODULE": "searchsite.settings.base",
+                "VAR_DIRECTORY": str(tmp_path / f"{name}-var"), "WORK_DIRECTORY": str(work),
+                "QUEUE_SERVER_TOKEN": token, "SECRET_KEY": f"{name}-machine-secret"})
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "searchsite.wsgi:application", "--bind",
+         f"127.0.0.1:{port}", "--workers", "1", "--timeout", "60"],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
+        start_new_session=True)
+    try:
+        wait_for_port(port, timeout=60)
+        yield work, f"http://127.0.0.1:{port}/", proc
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(timeout=30)

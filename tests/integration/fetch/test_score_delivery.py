@@ -9,8 +9,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -23,7 +21,7 @@ from crawler.machines.score_delivery import RETRY_SECONDS, ScoreDelivery, file_v
 from crawler.models import Crawl, SeedSite
 from indexer.core.runtime.workdir import crawl_paths, scores_path
 from indexer.core.signals.link_scores import LinkScores, write_scores
-from tests.conftest import ROOT, free_port, wait_for_port
+from tests.processes import machine_web_server
 from tests.unit.linkgraph.helpers import graph_of
 
 pytestmark = pytest.mark.django_db
@@ -51,24 +49,8 @@ class Clock:
 @pytest.fixture
 def queue_server_machine(tmp_path):
     """Queue server 1's machine: its own work directory, served by its own web server."""
-    work = tmp_path / "qs-work"
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
-    env.update({"DJANGO_SETTINGS_MODULE": "searchsite.settings.base",
-                "VAR_DIRECTORY": str(tmp_path / "qs-var"), "WORK_DIRECTORY": str(work),
-                "QUEUE_SERVER_TOKEN": TOKEN, "SECRET_KEY": "queue-server-machine-secret"})
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "searchsite.wsgi:application", "--bind",
-         f"127.0.0.1:{port}", "--workers", "1", "--timeout", "60"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
-        start_new_session=True)
-    try:
-        wait_for_port(port, timeout=60)
-        yield work, f"http://127.0.0.1:{port}/", proc
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait(timeout=30)
+    with machine_web_server(tmp_path, "qs", TOKEN) as machine:
+        yield machine
 
 
 @pytest.mark.slow

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -23,7 +21,7 @@ from indexer.core.signals.link_scores import LinkScores
 from linkgraph.core import TrustSeed
 from linkgraph.core.analysis import LocalShardSource, run_link_analysis
 from linkgraph.models import LinkAnalysis
-from tests.conftest import ROOT, free_port, wait_for_port
+from tests.processes import machine_web_server
 from tests.unit.linkgraph.helpers import write_bundle
 
 pytestmark = pytest.mark.slow
@@ -41,24 +39,8 @@ SHARD1 = [(SPAM, '<title>Spam</title><p>Pills.</p><a href="https://good.org/a.ht
 @pytest.fixture
 def remote_machine(tmp_path):
     """A queue server's web endpoint on 'another machine': its own process and work dir."""
-    work = tmp_path / "remote-work"
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
-    env.update({"DJANGO_SETTINGS_MODULE": "searchsite.settings.base",
-                "VAR_DIRECTORY": str(tmp_path / "remote-var"), "WORK_DIRECTORY": str(work),
-                "QUEUE_SERVER_TOKEN": TOKEN, "SECRET_KEY": "remote-machine-secret"})
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "searchsite.wsgi:application", "--bind",
-         f"127.0.0.1:{port}", "--workers", "1", "--timeout", "60"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
-        start_new_session=True)
-    try:
-        wait_for_port(port, timeout=60)
-        yield work, f"http://127.0.0.1:{port}/", proc
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait(timeout=30)
+    with machine_web_server(tmp_path, "remote", TOKEN) as machine:
+        yield machine
 
 
 @pytest.fixture
