@@ -2,6 +2,8 @@ import pytest
 
 from crawler import services
 from crawler.models import Crawl, PageOptions, SeedSite
+from ranking.search_service import search_service
+from tests.web.media_site import build_media_index
 
 # the Page Options rows the migrations seeded, as this worker's first database test saw them
 _seeded: list[dict] = []
@@ -43,3 +45,14 @@ def make_crawl(options):
         return crawl
 
     return make
+
+
+@pytest.fixture
+def media(tmp_path, settings):
+    """A bundle of image and video results (:mod:`tests.web.media_site`) as this machine's
+    only index."""
+    settings.WORK_DIRECTORY = tmp_path
+    settings.SEARCH_REMOTE_QUEUE_SERVERS = ()
+    build_media_index(tmp_path)
+    yield tmp_path
+    search_service().pool.close()

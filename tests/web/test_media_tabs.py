@@ -8,20 +8,10 @@ import re
 
 import pytest
 
-from ranking.search_service import search_service
-from tests.web.media_site import IMAGES, VIDEOS, build_media_index, media_pages
+from tests.web.media_site import IMAGES, VIDEOS, media_pages
 
 pytestmark = pytest.mark.django_db
 ODD = ["\x00", "<script>", "images\x00", "IMAGES", "9" * 40, "é" * 200, ""]
-
-
-@pytest.fixture
-def media(tmp_path, settings):
-    settings.WORK_DIRECTORY = tmp_path
-    settings.SEARCH_REMOTE_QUEUE_SERVERS = ()
-    build_media_index(tmp_path)
-    yield tmp_path
-    search_service().pool.close()
 
 
 def urls(client, **params) -> list[str]:

@@ -22,7 +22,6 @@ from ranking.searchpage.media import DURATION_LABELS, SIZE_LABELS, TAB_LABELS
 from ranking.searchpage.messages import LABEL_WORDS, PATTERNS
 from ranking.searchpage.views import PERIOD_LABELS
 from tests.web.dated_site import build_dated_index
-from tests.web.media_site import build_media_index
 
 pytestmark = pytest.mark.django_db
 TEMPLATES = ("ranking/base.html", "ranking/_form.html", "ranking/search.html",
@@ -176,15 +175,6 @@ PAGES = ["/", "/?q=lighthouse", "/?q=lighthouse&t=week&num=5&limit=5", "/?q=hist
 MEDIA_PAGES = ["/?q=lighthouse&tab=images", "/?q=lighthouse&tab=images&size=large",
                "/?q=lighthouse&tab=videos", "/?q=lighthouse&tab=videos&duration=long",
                "/?q=zzqqxx&tab=images"]
-
-
-@pytest.fixture
-def media(tmp_path, settings):
-    settings.WORK_DIRECTORY = tmp_path
-    settings.SEARCH_REMOTE_QUEUE_SERVERS = ()
-    build_media_index(tmp_path)
-    yield tmp_path
-    search_service().pool.close()
 
 
 @pytest.mark.parametrize("language", SHIPPED)

@@ -11,6 +11,7 @@ from ranking.search_service import search_service
 from tests.fixtures import cms_pages
 from tests.fixtures.plugins import REGION_WORD, SUBDOCUMENT_WORD
 from tests.fixtures.sites import FixtureServer, Response
+from tests.search_client import results
 
 pytestmark = pytest.mark.django_db
 
@@ -59,12 +60,6 @@ def crawled(tmp_path, settings):
     yield server
     search_service().pool.close()
     search_service().lexicons.clear()
-
-
-def results(client, query: str) -> str:
-    response = client.get("/", {"q": query})
-    assert response.status_code == 200
-    return response.content.decode()
 
 
 def test_search_finds_what_the_plugins_added(client, crawled):

@@ -12,6 +12,7 @@ from crawler.core.processing import mime
 from ranking.search_service import search_service
 from tests.fixtures.office_documents import MAKERS, zip_bomb
 from tests.fixtures.sites import FixtureServer, Response, unique_word
+from tests.search_client import results
 
 pytestmark = pytest.mark.django_db
 
@@ -63,12 +64,6 @@ def crawled(tmp_path, settings):
         yield server
     search_service().pool.close()
     search_service().lexicons.clear()
-
-
-def results(client, query: str) -> str:
-    response = client.get("/", {"q": query})
-    assert response.status_code == 200
-    return response.content.decode()
 
 
 def test_each_document_is_found_by_a_word_of_its_body(client, crawled):

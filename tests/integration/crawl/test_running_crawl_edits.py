@@ -20,6 +20,7 @@ from crawler.tasks import inbox_for
 from operations.redis_urls import redis_url_for
 from ranking.search_service import search_service
 from tests.fixtures.sites import FixtureServer, normal_site
+from tests.search_client import results
 
 pytestmark = [pytest.mark.django_db, pytest.mark.redis]
 
@@ -46,12 +47,6 @@ class Engine:
             while self.sent:
                 fetching.run_schedule(self.sent.pop(0), self.ship)
             time.sleep(0.02)
-
-
-def results(client, query: str) -> str:
-    response = client.get("/", {"q": query})
-    assert response.status_code == 200
-    return response.content.decode()
 
 
 def test_a_seed_added_to_a_running_crawl_is_indexed_without_a_restart(

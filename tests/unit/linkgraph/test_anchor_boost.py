@@ -149,8 +149,7 @@ def test_documents_indexed_before_the_first_analysis_get_its_boost(tmp_path, par
         before = _search_reader(IndexBundleReader(bundle))
         _scores(tmp_path)  # the crawl's first link analysis
         assert bool(finished_partitions(bundle)) == (partition_docs == 40)
-        while core.maybe_reorder() is not None:
-            pass
+        list(iter(core.maybe_reorder, None))  # every finished partition re-ordered
         assert core.maybe_refresh(force=True)  # new scores: the active partition is rebuilt
         after = _search_reader(IndexBundleReader(bundle))
     finally:
