@@ -13,9 +13,10 @@ import heapq
 import os
 import zlib
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ..dictionary.tree import BPlusTree
 from ..documents.doc_index import decode_doc_index
@@ -39,6 +40,8 @@ from .layout import (
     read_partition_manifest,
 )
 from .reader import load_last_entries
+
+T = TypeVar("T")
 
 
 @dataclass(slots=True)
@@ -186,17 +189,26 @@ def _check_partition(report: VerifyReport, bundle: Path, number: int, next_parti
                     ln, n_with, occ, f"term {key!r}")
 
 
+def _decoded(report: VerifyReport, path: Path, kind: str,
+             decode: Callable[[bytes], T]) -> T | None:
+    """The framed file ``path`` of ``kind`` decoded, counted as checked; None (and a
+    problem reported) when it cannot be read or decoded."""
+    payload = report.guard(read_framed, path, kind)
+    if payload is None:
+        return None
+    report.checked["files"] += 1
+    try:
+        return decode(payload)
+    except ValueError as exc:
+        report.problems.append(f"{path}: {exc}")
+        return None
+
+
 def _check_block_maxima(report: VerifyReport, path: Path, entries: int) -> None:
     """The block maxima decode and name doc_map entries only (a reader that finds them
     damaged searches the partition without them)."""
-    payload = report.guard(read_framed, path, BLOCK_MAXIMA)
-    if payload is None:
-        return
-    report.checked["files"] += 1
-    try:
-        maxima = BlockMaxima.decode(payload)
-    except ValueError as exc:
-        report.problems.append(f"{path}: {exc}")
+    maxima = _decoded(report, path, BLOCK_MAXIMA, BlockMaxima.decode)
+    if maxima is None:
         return
     if maxima.last.size and (int(maxima.last.max()) >= entries or
                              bool((maxima.first > maxima.last).any())):
@@ -207,14 +219,8 @@ def _check_url_columns(report: VerifyReport, path: Path, entries: int) -> None:
     """The url columns decode and have a row per doc_map entry (a reader that finds them
     damaged reads the urls from the summaries instead, so this is the only place that
     says so)."""
-    payload = report.guard(read_framed, path, URL_COLUMNS)
-    if payload is None:
-        return
-    report.checked["files"] += 1
-    try:
-        columns = UrlColumns.decode(payload)
-    except ValueError as exc:
-        report.problems.append(f"{path}: {exc}")
+    columns = _decoded(report, path, URL_COLUMNS, UrlColumns.decode)
+    if columns is None:
         return
     if len(columns) != entries:
         report.problems.append(f"{path}: {len(columns)} rows, the doc_map has {entries} "
