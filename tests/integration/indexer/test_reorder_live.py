@@ -126,7 +126,8 @@ def test_reorders_killed_at_random_moments_leave_a_searchable_index(tmp_path: Pa
     result = reorder_partition(bundle, 0, _importance(STAR, 5.0), "final")
     g = result.generation  # only the new generation is left (the re-merge dropped its table)
     assert sorted(p.name for p in (bundle / "positions_doc_map" / "0").iterdir()) == \
-        ["MANIFEST", f"doc_map.g{g}", f"positions.g{g}", f"postings.g{g}", f"url_columns.g{g}"]
+        ["MANIFEST", f"block_maxima.g{g}", f"doc_map.g{g}", f"positions.g{g}",
+         f"postings.g{g}", f"url_columns.g{g}"]
     assert verify_bundle(bundle).ok
     with IndexBundleReader(bundle) as reader:
         assert first_doc_ids(reader, "common", 1) == [hash8(STAR)]
