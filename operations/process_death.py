@@ -31,10 +31,14 @@ import ctypes
 import os
 import signal
 import sys
+import threading
+import time
 from collections.abc import Callable
 
 PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 ORPHANED_EXIT = 1  # the exit code of a child whose parent was gone before it could start
+# set by a supervisor in its children's environment: its pid (see :func:`exit_when_orphaned`)
+SUPERVISOR_ENV = "YIOOPY_SUPERVISOR_PID"
 
 
 def _prctl() -> Callable[..., int] | None:
@@ -66,3 +70,42 @@ def die_with_parent(sig: int = signal.SIGTERM) -> Callable[[], None]:
             os._exit(ORPHANED_EXIT)
 
     return arm
+
+
+def exit_when_orphaned(grace: float = 10.0, poll: float = 0.5) -> bool:
+    """The safety net behind the parent-death signal, for a child that may miss it: a
+    Celery worker that gets its stop signal while it is still starting only notes it, and
+    with the broker gone too (the embedded Redis dies with the same supervisor) it can wait
+    on its connection for ever. When ``SUPERVISOR_ENV`` names this process's parent, a daemon
+    thread watches ``getppid()``; once the parent is gone it waits ``grace`` seconds (for the
+    ordinary shutdown the signal started) and then kills this process (SIGKILL: its own
+    children armed with a parent-death signal, as Celery's pool is, go with it). A parent
+    already gone: killed at once. Returns whether the watch runs (False without the variable,
+    as for a worker started by hand, or when it names another process)."""
+    try:
+        supervisor = int(os.environ.get(SUPERVISOR_ENV, ""))
+    except ValueError:
+        return False
+    if os.getppid() != supervisor:
+        if supervisor > 0 and not _alive(supervisor):
+            os.kill(os.getpid(), signal.SIGKILL)
+        return False
+
+    def watch() -> None:
+        while os.getppid() == supervisor:
+            time.sleep(poll)
+        time.sleep(grace)
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    threading.Thread(target=watch, name="orphan-watch", daemon=True).start()
+    return True
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from .process_death import die_with_parent
+from .process_death import SUPERVISOR_ENV, die_with_parent
 
 logger = logging.getLogger(__name__)
 
@@ -96,7 +96,7 @@ class Supervisor:
         self._stopping = True
 
     def _spawn(self, child: _Child) -> None:
-        env = {**os.environ, **(child.spec.env or {})}
+        env = {**os.environ, **(child.spec.env or {}), SUPERVISOR_ENV: str(os.getpid())}
         child.process = subprocess.Popen(
             list(child.spec.argv), env=env, cwd=child.spec.cwd, start_new_session=True,
             stdin=subprocess.DEVNULL, preexec_fn=die_with_parent(child.spec.stop_signal),

@@ -23,6 +23,7 @@ from kombu import Queue
 
 from crawler.core.memory import limit_malloc_arenas
 from operations.private_files import private_umask
+from operations.process_death import exit_when_orphaned
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "searchsite.settings.base")
 
@@ -46,6 +47,13 @@ def _private_files(**_: object) -> None:
     batches, journals and indexes private to its user too (``operations.private_files``);
     its pool processes inherit the umask."""
     private_umask()
+
+
+@worker_init.connect
+def _exit_when_orphaned(**_: object) -> None:
+    """A worker ``manage.py up`` started goes when up is gone, even one that got up's
+    parent-death signal while still starting (``operations.process_death``)."""
+    exit_when_orphaned()
 
 
 @worker_init.connect

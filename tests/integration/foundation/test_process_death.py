@@ -119,3 +119,34 @@ def test_child_whose_parent_died_before_arming_never_runs(tmp_path):
             parent.wait()
         if child is not None and running(child):
             os.kill(child, signal.SIGKILL)
+
+
+DEAF_CHILD = textwrap.dedent("""
+    import os, pathlib, signal, sys, time
+    from operations.process_death import exit_when_orphaned
+    signal.signal(signal.SIGTERM, lambda *_: None)  # noted, not acted on (a worker starting)
+    watching = exit_when_orphaned(grace=0.5, poll=0.05)
+    pathlib.Path(sys.argv[1]).write_text(f"{os.getpid()} {watching}")
+    time.sleep(60)
+""")
+
+
+def test_a_child_deaf_to_its_stop_signal_still_goes_with_a_killed_supervisor(tmp_path):
+    """The safety net for a child that misses its parent-death signal (a Celery worker that
+    got it while starting): once the supervisor is gone and the grace is over, it is killed."""
+    out = tmp_path / "deaf"
+    sup = subprocess.Popen([sys.executable, "-c", SUPERVISOR.replace(
+        'ChildSpec("int", [sys.executable, "-c", child, intr], stop_signal=signal.SIGINT)', ""),
+        DEAF_CHILD, str(out), str(tmp_path / "unused")], cwd=ROOT, stdout=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: out.exists() and out.read_text(), 30, "the child never started")
+        pid, watching = out.read_text().split()
+        assert watching == "True"
+        os.kill(sup.pid, signal.SIGKILL)
+        sup.wait(timeout=10)
+        time.sleep(0.3)
+        assert running(int(pid))  # SIGTERM came and was ignored: the grace runs
+        wait_for(lambda: not running(int(pid)), 10, "the deaf child outlived its supervisor")
+    finally:
+        if sup.poll() is None:
+            sup.kill()
