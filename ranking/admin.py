@@ -1,5 +1,5 @@
 """Admin for curated results (``ranking.models``): pin a url to a query's first results, hide a
-url from every result; and the site's appearance (name, logo, colours, footer links: one row).
+url or a whole host from every result, edit a result's title and snippet; and the site's appearance (name, logo, colours, footer links: one row).
 The search page follows a change within ``SEARCH_OPTIONS_TTL`` seconds (at once in the process
 that saved it)."""
 
@@ -17,7 +17,7 @@ from django.urls import reverse
 
 from operations.admin_safety import SafeModelAdmin
 
-from .models import Appearance, HiddenUrl, PinnedResult
+from .models import Appearance, EditedResult, HiddenHost, HiddenUrl, PinnedResult
 from .searchpage.appearance import MAX_LOGO_BYTES, contrast, footer_links, logo_type
 
 HEX = re.compile(r"^#[0-9a-fA-F]{6}$")
@@ -37,6 +37,24 @@ class HiddenUrlAdmin(SafeModelAdmin):
     list_display = ("url", "reason", "hidden_at")
     search_fields = ("url", "reason")
     fields = ("url", "reason")
+
+
+@admin.register(HiddenHost)
+class HiddenHostAdmin(SafeModelAdmin):
+    """The host filter: every page of a host left out of results."""
+
+    list_display = ("host", "reason", "hidden_at")
+    search_fields = ("host", "reason")
+    fields = ("host", "reason")
+
+
+@admin.register(EditedResult)
+class EditedResultAdmin(SafeModelAdmin):
+    """The results editor: a url's title and snippet as shown in results."""
+
+    list_display = ("url", "title", "edited_at")
+    search_fields = ("url", "title", "snippet")
+    fields = ("url", "title", "snippet")
 
 
 class AppearanceForm(forms.ModelForm):

@@ -17,7 +17,8 @@ class RankingConfig(AppConfig):
         forget = self.search_service.forget_options
         for sender in ("crawler.PageOptions", "crawler.Crawl", "searchindex.SearchIndex",
                        "searchindex.CrawlMix", "searchindex.CrawlMixMember", "ranking.PinnedResult",
-                       "ranking.HiddenUrl", "ranking.Appearance", "classifiers.Classifier",
+                       "ranking.HiddenUrl", "ranking.HiddenHost", "ranking.EditedResult",
+                       "ranking.Appearance", "classifiers.Classifier",
                        "classifiers.ClassifierUse"):
             post_save.connect(forget, sender=sender, dispatch_uid=f"search-options-{sender}")
             post_delete.connect(forget, sender=sender,

@@ -1,5 +1,5 @@
-"""Rows of the search side: curated results (``ranking.core.search.curation``) and the site's
-appearance (:class:`Appearance`).
+"""Rows of the search side: curated results (``ranking.core.search.curation``: pins, hidden
+urls and hosts, edited titles and snippets) and the site's appearance (:class:`Appearance`).
 
 Layer: Django glue. Written in the admin (``ranking.admin``), read by
 ``ranking.selectors.curation_get``; the search service keeps what it read for
@@ -73,6 +73,72 @@ class HiddenUrl(models.Model):
     def clean(self) -> None:
         super().clean()
         self.url = _canonical(self.url)
+
+
+HOST_NAME = RegexValidator(
+    r"^(?=.{1,253}$)[a-z0-9_]([a-z0-9_-]{0,62})(\.[a-z0-9_]([a-z0-9_-]{0,62}))*$",
+    "A host name such as www.example.com (letters, digits, dots and dashes).")
+
+
+def host_name(text: str) -> str:
+    """The host a host filter names: ``text`` lower-cased, trimmed, without a trailing dot;
+    a url gives its host (``https://Example.com/a`` -> ``example.com``)."""
+    text = (text or "").strip().lower()
+    if "://" in text:
+        text = text.split("://", 1)[1]
+    return text.split("/", 1)[0].split("?", 1)[0].rsplit("@", 1)[-1].split(":", 1)[0] \
+        .rstrip(".")
+
+
+class HiddenHost(models.Model):
+    """A host none of whose pages is shown in results (the results editor's host filter)."""
+
+    host = models.CharField(max_length=253, unique=True, validators=[HOST_NAME],
+                            help_text="A host name, e.g. spam.example.com (a url is cut to "
+                                      "its host). Only that exact host is hidden.")
+    reason = models.CharField(max_length=200, blank=True)
+    hidden_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["host"]
+        verbose_name = "hidden host"
+
+    def __str__(self) -> str:
+        return self.host
+
+    def clean_fields(self, exclude=None) -> None:
+        self.host = host_name(self.host)
+        super().clean_fields(exclude)
+
+
+class EditedResult(models.Model):
+    """The title and snippet shown for a url in every result list instead of the computed
+    ones (Yioop's results editor). Plain text; either may be left empty to keep the
+    computed one."""
+
+    url = models.CharField(max_length=2048, unique=True,
+                           help_text="A page of the index (an http or https url).")
+    title = models.CharField(max_length=200, blank=True,
+                             help_text="Shown as the result's title (plain text).")
+    snippet = models.TextField(max_length=1000, blank=True,
+                               help_text="Shown under the title instead of the snippet "
+                                         "computed for each query (plain text).")
+    edited_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["url"]
+        verbose_name = "edited result"
+
+    def __str__(self) -> str:
+        return self.url
+
+    def clean(self) -> None:
+        super().clean()
+        self.url = _canonical(self.url)
+        self.title = " ".join((self.title or "").split())
+        self.snippet = " ".join((self.snippet or "").split())
+        if not self.title and not self.snippet:
+            raise ValidationError("Give a title, a snippet or both.")
 
 
 HEX_COLOUR = RegexValidator(r"^#[0-9a-fA-F]{6}$", "A colour as #rrggbb, e.g. #0b57d0.")

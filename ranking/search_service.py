@@ -43,7 +43,7 @@ from ranking.core.errors import NoIndexError, ShardError, public_reason
 from ranking.core.options import SearchOptions
 from ranking.core.query.parser import QueryParser
 from ranking.core.remote.client import RemoteShard
-from ranking.core.search.curation import Curation, place_pins
+from ranking.core.search.curation import Curation, edited_text, place_pins
 from ranking.core.search.explain import relevance_share
 from ranking.core.search.messages import SearchMessage
 from ranking.core.search.mixes import MixedShard, unwrap
@@ -330,8 +330,9 @@ class SearchService:
         its, shards = params.its, []
         searched = params.searched
         curation = self._curation.get()
-        if curation.hidden:
-            options = replace(options, hidden_urls=curation.hidden)
+        if curation.hidden or curation.hidden_hosts:
+            options = replace(options, hidden_urls=curation.hidden,
+                              hidden_hosts=curation.hidden_hosts)
         try:
             its, shards = self.shards(params.its, params.mix, staff=params.staff)
             correct = None
@@ -362,6 +363,8 @@ class SearchService:
         pins = curation.pins_for(params.query) if params.offset == 0 and shards else ()
         if pins:
             result = self._with_pins(result, pins, self.searcher(shards, options), params)
+        if curation.edits:
+            result = with_edits(result, curation.edits)
         if params.messages:
             result = replace(result, messages=(*map(SearchMessage.notice, params.messages),
                                                *result.messages))
@@ -464,6 +467,21 @@ class SearchService:
         Raises NoIndexError (also for a crawl not open to anyone, without ``staff``)."""
         its, shards = self.shards(its, staff=staff)
         return its, find_stored_page(shards, url), shards
+
+
+def with_edits(result: SearchResult, edits: dict[str, tuple[str, str]]) -> SearchResult:
+    """``result`` with the operator's titles and snippets (curation's results editor) in
+    place of the computed ones, for the results they name."""
+    changed = []
+    for r in result.results:
+        edit = edits.get(r.url)
+        if edit is None:
+            changed.append(r)
+            continue
+        title, snippet, plain = edited_text(edit, r.title, r.snippet)
+        changed.append(replace(r, title=title, snippet=snippet,
+                               plain_title=plain or r.plain_title))
+    return replace(result, results=tuple(changed))
 
 
 def search_service() -> SearchService:

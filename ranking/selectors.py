@@ -17,7 +17,7 @@ from crawler.selectors import page_options_data_get, queue_servers_elsewhere_lis
 from ranking.core.options import SearchOptions
 from ranking.core.search.curation import Curation
 
-from .models import HiddenUrl, PinnedResult
+from .models import EditedResult, HiddenHost, HiddenUrl, PinnedResult
 
 
 def search_options_from(data: dict) -> SearchOptions:
@@ -53,9 +53,14 @@ def remote_queue_server_urls() -> tuple[str, ...]:
 
 
 def curation_get() -> Curation:
-    """Every pinned result (by normalised query) and hidden url."""
+    """Every pinned result (by normalised query), hidden url, hidden host and edited
+    result."""
     pins: dict[str, list[tuple[str, int]]] = {}
     for query, url, position in PinnedResult.objects.values_list("query", "url", "position"):
         pins.setdefault(query, []).append((url, int(position)))
+    edits = {url: (title, snippet) for url, title, snippet
+             in EditedResult.objects.values_list("url", "title", "snippet")}
     return Curation({q: tuple(p) for q, p in pins.items()},
-                    frozenset(HiddenUrl.objects.values_list("url", flat=True)))
+                    frozenset(HiddenUrl.objects.values_list("url", flat=True)),
+                    frozenset(HiddenHost.objects.values_list("host", flat=True)),
+                    edits)

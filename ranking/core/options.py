@@ -66,6 +66,8 @@ class SearchOptions:
     show_result_score: bool = True
     # urls never shown in results (curation: ranking.core.search.curation); not a Page Option
     hidden_urls: frozenset[str] = frozenset()
+    # hosts none of whose pages are shown (curation's host filter); not a Page Option
+    hidden_hosts: frozenset[str] = frozenset()
     # the semantic signal (ranking.core.semantic.rerank), not a Page Option: the weight of the
     # embedding rank fused with the score's rank over the first ``semantic_depth`` groups
     # (k ``semantic_k``). 0, the default, is off: on the dev judgments it lowered MRR@10 and

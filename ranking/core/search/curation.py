@@ -1,15 +1,18 @@
-"""Curated results: urls pinned to a query's first results, urls hidden from every result.
+"""Curated results: urls pinned to a query's first results, urls and whole hosts hidden from
+every result, and results whose title and snippet an operator rewrote.
 
 Layer: ``ranking.core``. As site-search products do it (Yioop's results editor, pinned hits in
-Typesense and Meilisearch): an operator pins a url at a position for one query, or hides a url
-everywhere. A pin matches the query as typed, compared in :func:`normalize_query` form, and
+Typesense and Meilisearch): an operator pins a url at a position for one query, hides a url or
+every page of a host everywhere, or gives a url the title and snippet shown for it (in place
+of the computed ones, in every query; :func:`edited_text`). A pin matches the query as typed, compared in :func:`normalize_query` form, and
 applies to the first page of results; a hidden url is skipped when the page of results is
 chosen (:meth:`ranking.core.search.pipeline.Searcher.search` with ``SearchOptions.hidden_urls``), so
-pages stay full.
+pages stay full; a hidden host (``SearchOptions.hidden_hosts``) is skipped the same way.
 """
 
 from __future__ import annotations
 
+import html
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -25,10 +28,14 @@ def normalize_query(text: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Curation:
-    """Pins by normalised query (``(url, position)`` pairs, position from 1) and hidden urls."""
+    """Pins by normalised query (``(url, position)`` pairs, position from 1), hidden urls,
+    hidden hosts (lower case, no trailing dot) and edits: url -> (title, snippet), plain
+    text, either "" to keep the computed one."""
 
     pins: Mapping[str, tuple[tuple[str, int], ...]] = field(default_factory=dict)
     hidden: frozenset[str] = frozenset()
+    hidden_hosts: frozenset[str] = frozenset()
+    edits: Mapping[str, tuple[str, str]] = field(default_factory=dict)
 
     def pins_for(self, query: str) -> tuple[tuple[str, int], ...]:
         return self.pins.get(normalize_query(query), ())
@@ -45,3 +52,14 @@ def place_pins(results: Sequence[R], pins: Sequence[tuple[str, int]],
         if url in found:
             rest.insert(min(max(position, 1) - 1, len(rest)), found[url])
     return rest[:num]
+
+
+def edited_text(edit: tuple[str, str], title_html: str, snippet_html: str
+                ) -> tuple[str, str, str]:
+    """(title HTML, snippet HTML, plain title) of a result edited with ``edit`` (plain text
+    (title, snippet)): the edited parts escaped, without highlighting; a part left "" keeps
+    the computed HTML (and "" as plain title, meaning "unchanged")."""
+    title, text = edit
+    return (html.escape(title) if title else title_html,
+            html.escape(text) if text else snippet_html,
+            title)

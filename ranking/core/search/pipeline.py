@@ -63,6 +63,7 @@ from indexer.core.signals.link_scores import (
     representative_urls,
 )
 from indexer.core.text import TextAnalyzer
+from indexer.core.urls import host_of
 from ranking.core.display.snippets import snippet, title_html, title_text
 from ranking.core.errors import ShardError
 from ranking.core.options import SearchOptions
@@ -338,6 +339,8 @@ class Searcher:
                 if summary.get("url") in self.options.hidden_urls:
                     continue  # hidden by the operator (ranking.core.search.curation)
                 url = str(summary.get("url", ""))
+                if self.options.hidden_hosts and host_of(url) in self.options.hidden_hosts:
+                    continue  # the operator hid the whole host
                 page = url.partition("#")[0]
                 if page in shown:  # grouped under the page's result
                     first = shown[page]
