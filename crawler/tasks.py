@@ -14,6 +14,10 @@
   carries only a crawl id and is harmless to repeat, so it is not signed; it is acknowledged
   on receipt (not late) because a run that kills its worker must not be delivered again and
   again: the database's run state notices the dead run instead.
+* ``news_update_task`` (queue ``fetch``), sent by Celery beat every ``NEWS_TICK_SECONDS``
+  (``CELERY_BEAT_SCHEDULE``): the due news sources read and their new items indexed
+  (:mod:`crawler.news.updates`). It carries nothing, is harmless to repeat and expires
+  after one tick, so ticks that found every fetcher busy do not pile up.
 * ``export_warc_task`` (queue ``analysis`` too, for the same reasons): a crawl's WARC export
   (``crawler.warc_export``), asked for by the admin's action.
 
@@ -50,6 +54,7 @@ from crawler.core.transport.spool import Spool
 from crawler.link_analysis import link_analysis_run
 from crawler.machines.fetching import run_schedule
 from crawler.machines.seen_envelopes import replay_guard
+from crawler.news.updates import news_update_due
 from crawler.sending import EXPORT_WARC_TASK, LINK_ANALYSIS_TASK, send_link_analysis
 from crawler.warc_export import ExportError, crawl_export_warc
 from indexer.core.runtime.workdir import crawl_paths, queue_server_dir
@@ -201,3 +206,9 @@ def export_warc_task(crawl_id: int) -> dict:
     except (ExportError, OSError) as exc:
         logger.error("WARC export of crawl %s failed: %s", crawl_id, exc)
         return {"error": str(exc)}
+
+
+@shared_task(name="crawler.news_update", acks_late=False)
+def news_update_task() -> dict:
+    """Read the due news sources and index their new items (:func:`news_update_due`)."""
+    return news_update_due().as_dict()

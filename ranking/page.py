@@ -216,6 +216,8 @@ class ResultView:
     explanation_html: str = ""  # the two tables of the rows above, escaped (see explain_html)
     thumb_href: str = ""  # Images tab: the stored copy of the image (ranking.searchpage.media)
     duration: str = ""  # Videos tab: the video's length, m:ss
+    news_source: str = ""  # News tab: the news source's name
+    published: Any = None  # News tab: the item's publication time (an aware datetime)
 
 
 def _fmt(value: Any) -> str:

@@ -112,6 +112,7 @@ class SearchParams:
     period: str = ""  # the time period asked ("": any time)
     period_words: tuple[str, ...] = ()  # its date: words (ranking.core.query.periods)
     media_words: tuple[str, ...] = ()  # the tab's alternatives (ranking.core.query.tabs)
+    tab: str = ""  # the tab asked ("": All; "news" searches the news index)
 
     @property
     def searched(self) -> str:
@@ -151,4 +152,4 @@ def search_params(request: HttpRequest, results_per_page: int) -> SearchParams:
     return SearchParams(query, num, offset, its, safe, lang, forced(request), tuple(messages),
                         mix, is_staff(request), period,
                         period_words(period, dt.datetime.now(dt.UTC).date()),
-                        tab_words(*search_tab(request)))
+                        tab_words(*search_tab(request)), search_tab(request)[0])

@@ -61,6 +61,7 @@ from searchindex.selectors import (
 )
 
 from .indexes import ReaderPool, locate_index
+from .news_search import NewsFacts, news_search, news_shard
 from .page import StoredPage, find_stored_page
 from .params import SearchParams, effective_query
 from .searchpage.appearance import Look, appearance_get
@@ -135,6 +136,7 @@ class SearchAnswer:
     log: tuple[str, int, list[float]] | None
     index: IndexInfo | None = None
     reach: Reach | None = None
+    news: dict[str, NewsFacts] | None = None  # the News tab's source and date by url
 
 
 class SearchService:
@@ -333,6 +335,8 @@ class SearchService:
         if curation.hidden or curation.hidden_hosts:
             options = replace(options, hidden_urls=curation.hidden,
                               hidden_hosts=curation.hidden_hosts)
+        if params.tab == "news":
+            return self._news(params, options, curation)
         try:
             its, shards = self.shards(params.its, params.mix, staff=params.staff)
             correct = None
@@ -371,6 +375,24 @@ class SearchService:
         index = (self.index_info(params.its, params.mix, its, staff=params.staff,
                                  shards=shards) if shards else None)
         return SearchAnswer(params, result, its, shards, log, index, reached)
+
+    def _news(self, params: SearchParams, options: SearchOptions, curation: Curation
+              ) -> SearchAnswer:
+        """The News tab's search (:mod:`ranking.news_search`): the news index, not a crawl's;
+        not logged (the query log is about the crawls' pages)."""
+        shards: list[ShardClient] = []
+        facts: dict[str, NewsFacts] = {}
+        try:
+            shard = news_shard(self.pool, settings.WORK_DIRECTORY)
+            shards = [shard]
+            result, facts = news_search(self.searcher(shards, options), shard, params)
+        except (NoIndexError, CorruptIndexError) as exc:
+            result = SearchResult(params.searched, params.searched, (), 0, 0.0, False,
+                                  (SearchMessage.error(public_reason(exc)),),
+                                  params.offset, params.num)
+        if curation.edits:
+            result = with_edits(result, curation.edits)
+        return SearchAnswer(params, result, None, shards, None, news=facts)
 
     @staticmethod
     def _counter(searcher: Searcher, result: SearchResult, params: SearchParams

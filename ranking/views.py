@@ -298,7 +298,7 @@ def search_context(request: HttpRequest, options: SearchOptions) -> dict[str, An
         params["limit"] = request.GET["limit"]
     views = page.result_views(result, shards, its, options, keep, query.strip())
     tab = search_tab(request)[0]
-    media.decorate(views, tab, its, shards)
+    media.decorate(views, tab, its, shards, answer.news)
     parsed = service.parser.parse(effective_query(query, lang), safe_search=safe)
     suggestion = None
     if options.show_word_suggest and query.strip() and not result.fallback:

@@ -1,12 +1,13 @@
-"""The Images and Videos tabs of the search page (issue 37, item 2), over the meta words the
-index holds: ``media:image-small/-medium/-large`` (and ``media:image`` for images of unknown
+"""The Images, Videos and News tabs of the search page (issue 37, items 1 and 2), over the
+meta words the index holds: ``media:image-small/-medium/-large`` (and ``media:image`` for images of unknown
 size) that the image processor gives image documents, ``media:video`` and the ``duration:``
 words the Open Graph video scraper gives video pages (``crawler.core.processing``).
 
 Layer: Django glue of the ``ranking`` app. :func:`ranking.core.query.tabs.tab_words` turns the
 tab and its filter (``size`` for images, ``duration`` for videos) into the words searched;
 here are their labels, the tabs' links (:func:`tab_links`), the results' thumbnails and
-lengths (:func:`decorate`), and :func:`cached_image`, which serves an image result's
+lengths, the News tab's sources and dates (:func:`decorate`; the News tab searches the news
+index: ``ranking.news_search``), and :func:`cached_image`, which serves an image result's
 thumbnail from the crawler's stored copy of the image: the page never loads a third-party
 image (its Content-Security-Policy allows images from this site only), and an image the
 crawler kept no copy of is shown as its name, without a picture. The images are shown as
@@ -16,6 +17,8 @@ stored, scaled by the browser (no resizing library is a dependency).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from datetime import UTC, datetime
 from urllib.parse import urlencode
 
 from django.http import HttpRequest, HttpResponse
@@ -25,13 +28,14 @@ from django.views.decorators.http import require_GET
 from indexer.core.errors import CorruptIndexError
 from ranking.core.errors import NoIndexError
 from ranking.core.shard.candidates import ShardClient
+from ranking.news_search import NewsFacts
 from ranking.page import ResultView, cached_copy, find_stored_page
 from ranking.params import is_staff, parse_int
 from ranking.search_service import search_service
 
 from .appearance import logo_type
 
-TAB_LABELS = {"": _("All"), "images": _("Images"), "videos": _("Videos")}
+TAB_LABELS = {"": _("All"), "images": _("Images"), "videos": _("Videos"), "news": _("News")}
 SIZE_LABELS = {"": _("Any size"), "small": _("Small"), "medium": _("Medium"),
                "large": _("Large")}
 DURATION_LABELS = {"": _("Any length"), "short": _("Under 5 minutes"),
@@ -94,11 +98,17 @@ def tab_links(params: dict[str, str], current: str) -> list[dict[str, str | bool
 
 
 def decorate(views: list[ResultView], tab: str, its: int | None,
-             shards: list[ShardClient]) -> None:
+             shards: list[ShardClient], news: Mapping[str, NewsFacts] | None = None) -> None:
     """Give the Images tab's results their thumbnail (the stored copy, when the page links
-    one) and the Videos tab's their length (the video scraper's ``DURATION`` field, read
-    from the stored summaries of this page's results only)."""
+    one), the Videos tab's their length (the video scraper's ``DURATION`` field, read
+    from the stored summaries of this page's results only) and the News tab's their source
+    and publication time (``news``, by url)."""
     for view in views:
+        facts = news.get(view.result.url) if news else None
+        if facts is not None:
+            view.news_source = facts.source
+            view.published = datetime.fromtimestamp(facts.published, UTC) \
+                if facts.published > 0 else None
         if tab == "images" and view.cache_href:
             view.thumb_href = "/cache/image?" + urlencode(
                 {"url": view.result.url, **({"its": str(its)} if its is not None else {})})

@@ -59,6 +59,7 @@ PATTERNS: tuple[tuple[re.Pattern[str], Promise], ...] = tuple(
         (re.escape(NOT_EVERY_PART), _("not every part of the index answered in time")),
         (r"there is no index to search yet", _("there is no index to search yet")),
         (r"no index has been built yet", _("no index has been built yet")),
+        (r"no news has been indexed yet", _("no news has been indexed yet")),
         (r"there is no index for crawl (?P<its>\d+) \(known: (?P<known>.*)\)",
          _("there is no index for crawl %(its)s (known: %(known)s)")),
         (r"there is no crawl mix named (?P<name>.*) with crawls in it open to anonymous "

@@ -237,6 +237,13 @@ CELERY_TASK_DEFAULT_QUEUE = "fetch"
 CELERY_RESULT_EXPIRES = 3600
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+# news sources (crawler.news.updates): Celery beat (a child of manage.py up) sends the update
+# task this often; each source is read when its own interval has passed
+NEWS_TICK_SECONDS = env.float("NEWS_TICK_SECONDS", default=60.0)
+CELERY_BEAT_SCHEDULE = {
+    "news-sources": {"task": "crawler.news_update", "schedule": NEWS_TICK_SECONDS,
+                     "options": {"queue": "fetch", "expires": NEWS_TICK_SECONDS}},
+}
 # Signed crawl messages (schedules, batches) older than this many seconds are refused, and one
 # already handled within it is refused as a replay (crawler.core.transport.shipping). It must be longer
 # than any wait a legitimate message has in the broker: a redelivery comes after the

@@ -2,10 +2,12 @@
 so that two machines with NUM_QUEUE_SERVERS=2 run queue server 0 and queue server 1, not both 0
 (README "Running on several machines")."""
 
+from pathlib import Path
+
 import pytest
 from django.core.management.base import CommandError
 
-from operations.management.commands.up import queue_server_numbers, worker_specs
+from operations.management.commands.up import queue_server_numbers, scheduler_spec, worker_specs
 
 
 def test_the_machine_of_queue_server_1_runs_it_alone():
@@ -29,3 +31,10 @@ def test_unset_runs_all_and_zero_runs_none():
 def test_numbers_outside_the_engine_are_refused(here):
     with pytest.raises(CommandError, match="QUEUE_SERVERS_HERE"):
         queue_server_numbers(2, here, 2)
+
+
+def test_the_scheduler_is_celery_beat_with_its_state_in_var():
+    spec = scheduler_spec("python", "/engine", Path("/var/engine"))
+    assert spec.name == "scheduler" and spec.argv[1:6] == ["-m", "celery", "-A", "searchsite",
+                                                            "beat"]
+    assert spec.argv[spec.argv.index("-s") + 1] == "/var/engine/celerybeat-schedule"

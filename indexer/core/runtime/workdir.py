@@ -16,6 +16,8 @@ in the work directory (``settings.WORK_DIRECTORY``); nothing here reads settings
     <work>/linkgraph/<ts>/
         webgraph/                          the crawl's stored web graph (linkgraph.core.graph)
         scores.npz                         the per-url score file (indexer.core.signals.link_scores)
+    <work>/news/IndexData/                 the news sources' items, one IndexDocumentBundle
+                                           (crawler.core.news.index; read by the News tab)
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from pathlib import Path
 from ..errors import GraphNotFound
 
 LINKGRAPH_DIR = "linkgraph"
+NEWS_DIR = "news"
 GRAPH_DIR = "webgraph"
 SCORES_FILE = "scores.npz"
 PHRASES_FILE = "phrases.npz"
@@ -39,6 +42,12 @@ PathLike = str | os.PathLike[str]
 def queue_server_dir(work_dir: PathLike, server: int) -> Path:
     """Queue server ``server``'s own directory."""
     return Path(work_dir) / f"qs{server}"
+
+
+def news_bundle_path(work_dir: PathLike) -> Path:
+    """The news index's IndexDocumentBundle (no crawl timestamp: it is one index, always
+    growing; no queue server's, so crawl listings never take it for a crawl)."""
+    return Path(work_dir) / NEWS_DIR / "IndexData"
 
 
 def queue_server_number(name: str) -> int | None:

@@ -6,7 +6,9 @@ server (queue ``qs.<n>``) beside its ``run_queue_server`` (queue servers 0 .. NU
 or only those QUEUE_SERVERS_HERE names: the machines of one engine share the numbers out) and,
 on a machine that runs queue servers, the link-analysis worker
 (queue ``analysis``: one run at a time, each in a fresh process so that a large graph's memory
-is given back when the run ends). Ctrl-C stops everything; a crashed child is restarted with
+is given back when the run ends) and, on the machine of queue server 0, the scheduler (Celery
+beat: the periodic tasks of ``CELERY_BEAT_SCHEDULE``, such as the news sources' update, sent to
+the workers; one per engine). Ctrl-C stops everything; a crashed child is restarted with
 back-off; if ``up`` itself is killed, its children stop on their own (``operations.supervisor``).
 
 Before it starts anything, ``up`` makes what an earlier run left in VAR_DIRECTORY, WORK_DIRECTORY
@@ -136,6 +138,14 @@ def worker_specs(python: str, base: str, fetchers: int, numbers: list[int]) -> l
     return specs
 
 
+def scheduler_spec(python: str, base: str, var_directory: Path) -> ChildSpec:
+    """Celery beat, which sends ``CELERY_BEAT_SCHEDULE``'s periodic tasks (its schedule's
+    state in ``var_directory``, no pid file: ``up``'s lock already says one runs)."""
+    return ChildSpec("scheduler", [python, "-m", "celery", "-A", "searchsite", "beat",
+                                   "--loglevel", "INFO", "--pidfile=",
+                                   "-s", str(var_directory / "celerybeat-schedule")], cwd=base)
+
+
 class Command(BaseCommand):
     help = "Start the search engine: embedded Redis, web server, fetchers and queue servers."
 
@@ -192,6 +202,8 @@ class Command(BaseCommand):
                                            settings.QUEUE_SERVERS_HERE,
                                            settings.NUM_QUEUE_SERVERS)
             specs.extend(worker_specs(python, base, options["fetchers"], numbers))
+            if 0 in numbers:
+                specs.append(scheduler_spec(python, base, settings.VAR_DIRECTORY))
         where = (f"Search page: {base_url}\nAdmin:       {base_url}admin/\n"
                  f"Work directory: {settings.WORK_DIRECTORY}\n")
         self.stdout.write(where)
