@@ -45,7 +45,7 @@ class FeedServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+            def do_GET(self) -> None:
                 server.hits[self.path] = server.hits.get(self.path, 0) + 1
                 status, kind, body = server.answers.get(self.path, (404, "text/plain", b"no"))
                 self.send_response(status)
