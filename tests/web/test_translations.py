@@ -21,7 +21,10 @@ from ranking.search_service import search_service
 from ranking.searchpage.media import DURATION_LABELS, SIZE_LABELS, TAB_LABELS
 from ranking.searchpage.messages import LABEL_WORDS, PATTERNS
 from ranking.searchpage.views import PERIOD_LABELS
+from crawler.models import NewsSource
+from crawler.news.updates import news_update_due
 from tests.web.dated_site import build_dated_index
+from tests.web.news_feeds import feed_server, rss
 
 pytestmark = pytest.mark.django_db
 TEMPLATES = ("ranking/base.html", "ranking/_form.html", "ranking/search.html",
@@ -185,6 +188,18 @@ def test_pages_show_no_english_in_each_language(client, dated, language):
 @pytest.mark.parametrize("language", SHIPPED)
 def test_media_tabs_show_no_english_in_each_language(client, media, language):
     shows_no_english(client, language, MEDIA_PAGES)
+
+
+@pytest.mark.parametrize("language", SHIPPED)
+def test_news_tab_shows_no_english_in_each_language(client, search_work, language):
+    shows_no_english(client, language, ["/?q=lighthouse&tab=news"])  # no news yet
+    with feed_server() as server:
+        url = server.serve("/news.rss", rss("Harbour", [
+            ("Lighthouse keeper retires", server.url("/a"), "The lighthouse keeper.", 1.7e9)]))
+        NewsSource.objects.create(name="Harbour Gazette", url=url)
+        assert news_update_due().indexed == 1
+    shows_no_english(client, language, ["/?q=lighthouse&tab=news", "/?q=zzqqxx&tab=news",
+                                         "/?q=lighthouse&tab=news&limit=10"])
 
 
 def shows_no_english(client, language: str, pages: list[str]) -> None:
