@@ -37,8 +37,8 @@ class NewsSourceForm(forms.ModelForm):
 @admin.register(NewsSource)
 class NewsSourceAdmin(SafeModelAdmin):
     form = NewsSourceForm
-    list_display = ("name", "url", "language", "update_minutes", "enabled", "last_update_at",
-                    "state", "items_count")
+    list_display = ("name", "state", "enabled", "update_minutes", "last_update_at",
+                    "items_count", "language", "url")
     list_filter = ("enabled",)
     search_fields = ("name", "url")
     readonly_fields = ("last_update_at", "next_update_at", "state", "last_new_items")
@@ -52,8 +52,7 @@ class NewsSourceAdmin(SafeModelAdmin):
         if obj.last_update_at is None:
             return "not read yet"
         if obj.last_error:
-            return format_html('<strong class="errornote-inline">error: {}</strong>',
-                               obj.last_error)
+            return format_html("<strong>error: {}</strong>", obj.last_error)
         return f"ok, {obj.last_new_items} new items"
 
     @admin.display(description="Items", ordering="items_total")

@@ -102,10 +102,11 @@ def decorate(views: list[ResultView], tab: str, its: int | None,
     """Give the Images tab's results their thumbnail (the stored copy, when the page links
     one), the Videos tab's their length (the video scraper's ``DURATION`` field, read
     from the stored summaries of this page's results only) and the News tab's their source
-    and publication time (``news``, by url)."""
+    and publication time (``news``, by url), without the links into the crawls' index."""
     for view in views:
         facts = news.get(view.result.url) if news else None
-        if facts is not None:
+        if facts is not None:  # the crawls' pages of its site, similar pages, inlinks: none
+            view.site_href = view.similar_href = view.inlinks_href = view.cache_href = ""
             view.news_source = facts.source
             view.published = datetime.fromtimestamp(facts.published, UTC) \
                 if facts.published > 0 else None

@@ -17,12 +17,12 @@ from django.template.base import Lexer, TokenType
 from django.utils import translation
 from django.utils.translation.template import templatize
 
+from crawler.models import NewsSource
+from crawler.news.updates import news_update_due
 from ranking.search_service import search_service
 from ranking.searchpage.media import DURATION_LABELS, SIZE_LABELS, TAB_LABELS
 from ranking.searchpage.messages import LABEL_WORDS, PATTERNS
 from ranking.searchpage.views import PERIOD_LABELS
-from crawler.models import NewsSource
-from crawler.news.updates import news_update_due
 from tests.web.dated_site import build_dated_index
 from tests.web.news_feeds import feed_server, rss
 

@@ -46,13 +46,14 @@ def item_url(item: FeedItem, feed_url: str) -> str | None:
 
 
 def item_page(item: FeedItem, url: str, lang: str, published: float) -> FetchedPage:
-    """The item as a small HTML page: its title and text, in ``lang`` when known."""
+    """The item as a small HTML page: its title (the ``<title>``, not repeated in the body, so
+    that snippets come from the text) and text, in ``lang`` when known."""
     title = html.escape(item.title)
     text = html.escape(item.text[:MAX_ITEM_TEXT])
     attribute = f' lang="{html.escape(lang)}"' if lang else ""
     body = (f"<!DOCTYPE html><html{attribute}><head><meta charset=\"utf-8\">"
             f"<title>{title}</title><meta name=\"description\" content=\"{text[:500]}\">"
-            f"</head><body><h1>{title}</h1><p>{text}</p></body></html>").encode()
+            f"</head><body><p>{text}</p></body></html>").encode()
     return FetchedPage(url=url, body=body, status=200, fetched_at=published,
                        headers={"content-type": "text/html; charset=utf-8",
                                 "last-modified": formatdate(published, usegmt=True)},

@@ -66,7 +66,7 @@ def test_scheduled_updates_pick_up_new_items_without_a_restart(tmp_path, redis_u
                        ("Coast Radio", url))
         try:
             for spec in specs:
-                log = open(tmp_path / f"{spec.name}.log", "w")  # noqa: SIM115 (kept open)
+                log = open(tmp_path / f"{spec.name}.log", "w")
                 procs.append(subprocess.Popen(list(spec.argv), cwd=spec.cwd, env=env,
                                               stdout=log, stderr=subprocess.STDOUT,
                                               start_new_session=True))
