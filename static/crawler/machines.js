@@ -18,6 +18,12 @@
         cell(m.pages), cell(m.rate), cell(m.detail));
       tbody.append(tr);
     }
+    const log = document.getElementById("pool-log");
+    if (log && data.pool_log && data.pool_log.length) {
+      log.textContent = data.pool_log.join("\n") + "\n";
+    }
+    const pending = document.getElementById("restart-pending");
+    if (pending) { pending.hidden = !data.restart_pending; }
     if (!data.machines.length) {
       const tr = document.createElement("tr");
       const td = cell("No queue server or fetcher has reported yet."); td.colSpan = 8;

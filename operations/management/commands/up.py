@@ -10,6 +10,9 @@ is given back when the run ends) and, on the machine of queue server 0, the sche
 beat: the periodic tasks of ``CELERY_BEAT_SCHEDULE``, such as the news sources' update, sent to
 the workers; one per engine). Ctrl-C stops everything; a crashed child is restarted with
 back-off; if ``up`` itself is killed, its children stop on their own (``operations.supervisor``).
+Each child's output goes to the console and to ``VAR_DIRECTORY/logs/<child>.log`` (its recent
+lines are on the admin's Machines page, which can also ask for a restart of the fetcher pool:
+``operations.child_logs``, ``operations.child_control``).
 
 Before it starts anything, ``up`` makes what an earlier run left in VAR_DIRECTORY, WORK_DIRECTORY
 and the SQLite database private to its user (``operations.private_files``): it and every child
@@ -36,6 +39,8 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
+from operations.child_control import CONTROL_DIR, RESTARTABLE
+from operations.child_logs import LOG_DIR
 from operations.embedded_redis import embedded_redis_spec
 from operations.instance_lock import AlreadyRunning, InstanceLock
 from operations.private_files import make_private
@@ -209,6 +214,9 @@ class Command(BaseCommand):
         self.stdout.write(where)
         self.stdout.flush()
         # said again once everything is up, so that they are the console's last lines
-        supervisor = Supervisor(specs, out=self.stdout._out, ready_message=where.rstrip())
+        supervisor = Supervisor(specs, out=self.stdout._out, ready_message=where.rstrip(),
+                                log_dir=settings.VAR_DIRECTORY / LOG_DIR,
+                                control_dir=settings.VAR_DIRECTORY / CONTROL_DIR,
+                                restartable=RESTARTABLE)
         if supervisor.run() != 0:
             raise CommandError("the engine could not start; see the messages above")
