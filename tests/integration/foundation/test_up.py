@@ -87,8 +87,15 @@ def test_up_serves_admin_login_and_stops_cleanly(tmp_path):
     text = read(log)
     assert code == 0, text
     assert "everything stopped" in text
-    for name in ("redis", "web", "fetchers", "analysis", "qs0-inbox", "queue-server-0"):
+    for name in ("redis", "web", "fetchers", "analysis", "qs0-inbox", "queue-server-0",
+                 "scheduler"):
         assert f"stopped {name}" in text
+    # each child's output is on the console and in its log (the Machines page reads them)
+    logs = tmp_path / "var" / "logs"
+    assert {p.name for p in logs.glob("*.log")} >= {
+        f"{name}.log" for name in ("redis", "web", "fetchers", "scheduler")}
+    web_log = (logs / "web.log").read_text()
+    assert "Listening at: http://127.0.0.1" in web_log and "Listening at" in text
     with pytest.raises(requests.ConnectionError):
         requests.get(base, timeout=2)
     for pid in re.findall(r"\(pid (\d+)\)", text):
