@@ -61,10 +61,10 @@ from searchindex.selectors import (
 )
 
 from .indexes import ReaderPool, locate_index
-from .news_search import NewsFacts, news_search, news_shard
 from .page import StoredPage, find_stored_page
 from .params import SearchParams, effective_query
 from .searchpage.appearance import Look, appearance_get
+from .searchpage.news import NewsFacts, news_search, news_shard
 from .selectors import curation_get, remote_queue_server_urls, search_options_get
 from .semantic_model import model_embedder
 from .suggest import LexiconCache
@@ -378,7 +378,7 @@ class SearchService:
 
     def _news(self, params: SearchParams, options: SearchOptions, curation: Curation
               ) -> SearchAnswer:
-        """The News tab's search (:mod:`ranking.news_search`): the news index, not a crawl's;
+        """The News tab's search (:mod:`ranking.searchpage.news`): the news index, not a crawl's;
         not logged (the query log is about the crawls' pages)."""
         shards: list[ShardClient] = []
         facts: dict[str, NewsFacts] = {}

@@ -7,7 +7,7 @@ Layer: Django glue of the ``ranking`` app. :func:`ranking.core.query.tabs.tab_wo
 tab and its filter (``size`` for images, ``duration`` for videos) into the words searched;
 here are their labels, the tabs' links (:func:`tab_links`), the results' thumbnails and
 lengths, the News tab's sources and dates (:func:`decorate`; the News tab searches the news
-index: ``ranking.news_search``), and :func:`cached_image`, which serves an image result's
+index: ``ranking.searchpage.news``), and :func:`cached_image`, which serves an image result's
 thumbnail from the crawler's stored copy of the image: the page never loads a third-party
 image (its Content-Security-Policy allows images from this site only), and an image the
 crawler kept no copy of is shown as its name, without a picture. The images are shown as
@@ -28,12 +28,12 @@ from django.views.decorators.http import require_GET
 from indexer.core.errors import CorruptIndexError
 from ranking.core.errors import NoIndexError
 from ranking.core.shard.candidates import ShardClient
-from ranking.news_search import NewsFacts
 from ranking.page import ResultView, cached_copy, find_stored_page
 from ranking.params import is_staff, parse_int
 from ranking.search_service import search_service
 
 from .appearance import logo_type
+from .news import NewsFacts
 
 TAB_LABELS = {"": _("All"), "images": _("Images"), "videos": _("Videos"), "news": _("News")}
 SIZE_LABELS = {"": _("Any size"), "small": _("Small"), "medium": _("Medium"),

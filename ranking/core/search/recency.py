@@ -1,6 +1,6 @@
 """News results in order of recency and relevance.
 
-Layer: ``ranking.core.search`` (pure Python, numpy). The News tab (``ranking.news_search``)
+Layer: ``ranking.core.search`` (pure Python, numpy). The News tab (``ranking.searchpage.news``)
 takes the best-scoring news items a search found and orders them by
 
     blend = w * score / max(score) + (1 - w) * 2 ** (-age / half_life)

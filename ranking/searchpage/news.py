@@ -22,8 +22,8 @@ from ranking.core.search.pipeline import Searcher, SearchResult
 from ranking.core.search.recency import recency_order
 from ranking.core.shard.local import LocalShard
 
-from .indexes import BundleLocation, ReaderPool
-from .params import SearchParams
+from ..indexes import BundleLocation, ReaderPool
+from ..params import SearchParams
 
 NEWS_POOL = 100  # items ordered by recency and relevance for the first pages
 MAX_POOL = 1000
