@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import replace
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlencode
 
@@ -76,6 +77,7 @@ from .search_service import IndexInfo, SearchAnswer, search_service
 from .searchpage import media
 from .searchpage import views as site_views
 from .searchpage.messages import NOT_EVERY_PART, index_label, translated
+from .searchpage.news import NewsFacts
 from .searchpage.preferences import asked
 
 logger = logging.getLogger(__name__)
@@ -182,20 +184,27 @@ def json_answer(request: HttpRequest, options: SearchOptions) -> dict[str, Any]:
     found = sites_elsewhere(answer, {"q": answer.params.query.strip(), "f": "json"})
     explain = request.GET.get("explain", "") in ("1", "on", "true", "yes")
     return {**answer.result.as_dict(),
-            "results": [result_json(r, explain) for r in answer.result.results],
+            "results": [result_json(r, explain, answer.news) for r in answer.result.results],
             "index": index.as_dict() if index is not None else None,
             "elsewhere": [e.as_dict() for e in found]}
 
 
-def result_json(result: Result, explain: bool) -> dict[str, Any]:
+def result_json(result: Result, explain: bool,
+                news: dict[str, NewsFacts] | None = None) -> dict[str, Any]:
     """One result of the JSON answer: ``title`` the page's title as plain text (it was the
     highlighted HTML until issue 39; that is ``title_html`` now, escaped, the query's words in
     ``<b>``), ``snippet`` highlighted HTML as before, ``score``; ``explanation`` (the score's
-    parts, about 2 KB) only with ``explain=1``."""
+    parts, about 2 KB) only with ``explain=1``; on the News tab, ``source`` (the news source's
+    name) and ``published`` (ISO 8601, UTC)."""
     item = {"url": result.url, "title": result.plain_title or result.url,
             "title_html": result.title, "snippet": result.snippet, "score": result.score}
     if result.sections:  # the page's other matching sections, grouped under it (issue 36)
         item["sections"] = [{"url": u, "title": t} for u, t in result.sections]
+    facts = news.get(result.url) if news else None
+    if facts is not None:
+        item["source"] = facts.source
+        item["published"] = datetime.fromtimestamp(facts.published, UTC).isoformat() \
+            if facts.published > 0 else None
     if explain:
         item["explanation"] = result.explanation
     return item

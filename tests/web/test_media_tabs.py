@@ -67,7 +67,8 @@ def test_tab_links_keep_the_query_and_drop_another_tabs_filter(client, media):
                             "num": "5"}).content.decode()
     links = dict(re.findall(r'<a href="([^"]+)" id="tab-(\w+)"', html))
     assert {v: k for k, v in links.items()} == {
-        "all": "/?q=lighthouse&amp;num=5", "videos": "/?q=lighthouse&amp;num=5&amp;tab=videos"}
+        "all": "/?q=lighthouse&amp;num=5", "videos": "/?q=lighthouse&amp;num=5&amp;tab=videos",
+        "news": "/?q=lighthouse&amp;num=5&amp;tab=news"}
 
 
 def test_cached_image_refuses_what_is_not_a_stored_image(client, media):

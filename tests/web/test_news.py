@@ -57,6 +57,9 @@ def test_items_are_indexed_once_with_source_and_date(client, feeds):
     found = news(client, "lighthouse")
     assert [r["url"] for r in found["results"]] == [feeds.url("/a/ferry.html"),
                                                      feeds.url("/a/keeper.html")]
+    assert [r["source"] for r in found["results"]] == ["Harbour Gazette"] * 2
+    assert found["results"][0]["published"] > found["results"][1]["published"]
+    assert found["results"][0]["published"].endswith("+00:00")
     page = client.get("/", {"q": "lighthouse", "tab": "news"}).content.decode()
     assert page.count('class="news-source">Harbour Gazette<') == 2
     assert 'class="news-date" datetime="' in page and 'aria-current="true" class="current" ' \
