@@ -85,6 +85,9 @@ def test_a_hidden_host_hides_all_its_pages_and_pages_stay_full(admin_client, sit
     assert HiddenHost.objects.get().host == "docs.example.test"
     after = results(admin_client, "threading")
     assert all(r["url"].split("/")[2] != "docs.example.test" for r in after)
+    # the other hosts' pages that match are all there
+    assert {r["url"].split("/")[2] for r in after} == {"private.example.test",
+                                                        "evil.example.test"}
     assert not results(admin_client, "site:docs.example.test")
     HiddenHost.objects.all().delete()
     assert results(admin_client, "threading") == before
