@@ -20,7 +20,9 @@
     }
     const log = document.getElementById("pool-log");
     if (log && data.pool_log && data.pool_log.length) {
+      const atEnd = log.scrollTop + log.clientHeight >= log.scrollHeight - 4;
       log.textContent = data.pool_log.join("\n") + "\n";
+      if (atEnd) { log.scrollTop = log.scrollHeight; }  // keep following the newest lines
     }
     const pending = document.getElementById("restart-pending");
     if (pending) { pending.hidden = !data.restart_pending; }
@@ -31,5 +33,7 @@
     }
   }
 
+  const log = document.getElementById("pool-log");
+  if (log) { log.scrollTop = log.scrollHeight; }  // the newest lines in view
   window.yioopyLive.poll(url, render, "machines-refreshed", 3000);
 })();
