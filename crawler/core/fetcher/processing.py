@@ -104,6 +104,7 @@ class PageOutput:
     links: PageLinks | None
     discovered: tuple[list[Any], ...] | None = None
     refused: tuple[list[Any], ...] = ()  # with ``discovered``: the links left out, why
+    simhash: int = 0  # the page's SimHash (indexer.core.signals.simhash), for its visit
 
 
 def process_job(processor: PageProcessor, analyzer: TextAnalyzer, job: PageJob,
@@ -129,10 +130,10 @@ def process_job(processor: PageProcessor, analyzer: TextAnalyzer, job: PageJob,
             emitter.discovered(page, job.entry, refused))
         return PageOutput(page.url, page.host, page.doc_type, page.text_hash, page.indexable,
                           page.robot_metas, page.fetched_at, outcome, tuple(documents), None,
-                          discovered, tuple(refused))
+                          discovered, tuple(refused), page.simhash)
     return PageOutput(page.url, page.host, page.doc_type, page.text_hash, page.indexable,
                       page.robot_metas, page.fetched_at, outcome, tuple(documents),
-                      PageLinks.of(page))
+                      PageLinks.of(page), simhash=page.simhash)
 
 
 def _encoded(page: ProcessedPage, analyzer: TextAnalyzer) -> list[tuple[str, dict[str, Any]]]:

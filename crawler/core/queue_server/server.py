@@ -398,7 +398,9 @@ class QueueServerCore:
                 "fetch_error_examples": state.fetch_errors.examples(),
                 # the copies' ages and the urls by their last visit
                 # (crawler.core.queue_server.freshness)
-                "freshness": self.queue.freshness()}
+                "freshness": self.queue.freshness(),
+                # downloads the near-duplicate gate saved (crawler.core.queue_server.near_duplicates)
+                "near_duplicate_fetches_saved": self._applier.near_duplicates.fetches_saved()}
 
     def abandon(self) -> None:
         """Release the queue and the index without writing, after a call raised ``OSError``
@@ -423,6 +425,9 @@ class QueueServerCore:
             self.retired.publish()
             if finish:
                 self.index.close_partition()
+                # what the near-duplicate gate saved, kept with the counters (it is in memory)
+                self.state.counters["near_duplicate_fetches_saved"] = \
+                    self._applier.near_duplicates.fetches_saved()
             elif self._dirty:
                 self.index.refresh()
             self._save_state()
