@@ -196,6 +196,8 @@ def result_json(result: Result, explain: bool) -> dict[str, Any]:
             "title_html": result.title, "snippet": result.snippet, "score": result.score}
     if result.sections:  # the page's other matching sections, grouped under it (issue 36)
         item["sections"] = [{"url": u, "title": t} for u, t in result.sections]
+    if result.similar_count:  # its near-duplicates, folded into it (issue 38)
+        item["similar_count"] = result.similar_count
     if explain:
         item["explanation"] = result.explanation
     return item

@@ -14,7 +14,7 @@ document is indexed as any other: the search folds it into its cluster
 
 Counters (in the queue server's state): ``near_duplicate_pages`` (pages found to be
 near-duplicates), ``near_duplicate_links_skipped`` (discovered urls left out for that). The
-distinct urls left out are kept (:attr:`NearDuplicateGate.skipped_targets`) so that the crawl's
+distinct urls left out are kept (their hashes, :attr:`NearDuplicateGate.skipped_targets`) so that the crawl's
 end can tell how many were never fetched at all: the fetches saved
 (:meth:`NearDuplicateGate.fetches_saved`). The tables live in memory: after a restart a queue
 server compares new pages with the pages fetched since (it only follows some links more).
@@ -46,7 +46,7 @@ class NearDuplicateGate:
         self.bits = bits
         self._index = NearIndex(bits) if bits >= 0 else None
         self._near: set[str] = set()   # urls of pages found to be near-duplicates
-        self.skipped_targets: set[str] = set()
+        self.skipped_targets: set[int] = set()  # url hashes of the urls left out
         self._visited: set[int] = set()  # url hashes of every url visited (any outcome)
 
     @property
@@ -83,16 +83,15 @@ class NearDuplicateGate:
             if room > 0:
                 left_out = (d.url for d in discovered
                             if d.source_url in self._near and not d.is_sitemap)
-                self.skipped_targets.update(u for u, _ in zip(left_out, range(room),
-                                                              strict=False))
+                self.skipped_targets.update(url_hash(u) for u, _ in zip(left_out, range(room),
+                                                                        strict=False))
         return kept
 
     def fetches_saved(self) -> int:
         """Distinct urls left out that this queue server never visited: at a crawl's end,
         the downloads the gate saved (an estimate: a url robots.txt would have refused, or
         one owned by another queue server, counts too)."""
-        visited = self._visited
-        return sum(1 for u in self.skipped_targets if url_hash(u) not in visited)
+        return len(self.skipped_targets - self._visited)
 
     def near_duplicates(self) -> Iterable[str]:
         """The urls found to be near-duplicates so far."""

@@ -142,6 +142,9 @@ class QueueServerCore:
         return QueueServerState.from_json(data)
 
     def _save_state(self) -> None:
+        # what the near-duplicate gate saved so far, kept with the counters (it is in memory)
+        self.state.counters["near_duplicate_fetches_saved"] = \
+            self._applier.near_duplicates.fetches_saved()
         tmp = self.paths["state"].with_suffix(".tmp")
         try:
             tmp.write_text(json.dumps(self.state.to_json()))
@@ -425,9 +428,6 @@ class QueueServerCore:
             self.retired.publish()
             if finish:
                 self.index.close_partition()
-                # what the near-duplicate gate saved, kept with the counters (it is in memory)
-                self.state.counters["near_duplicate_fetches_saved"] = \
-                    self._applier.near_duplicates.fetches_saved()
             elif self._dirty:
                 self.index.refresh()
             self._save_state()

@@ -25,6 +25,7 @@ File format ``near_duplicates`` version 1, an ``.npz`` (no pickles), written ato
 from __future__ import annotations
 
 import json
+import logging
 import os
 import zipfile
 from collections import Counter
@@ -38,9 +39,12 @@ import numpy.typing as npt
 
 from indexer.core.errors import CorruptGraphError, GraphNotFound
 from indexer.core.files.storage import atomic_stream, fsync_dir
+from indexer.core.runtime.reloading import ReloadingFile, SharedPerPath
 from indexer.core.signals.near_index import NearIndex
 from indexer.core.signals.simhash import NO_SIMHASH
 from indexer.core.urls import hashes_of, host_of
+
+logger = logging.getLogger(__name__)
 
 FORMAT = "near_duplicates"
 FORMAT_VERSION = 1
@@ -195,3 +199,22 @@ class NearDuplicateClusters:
     def cluster_of(self, url: str) -> int:
         """The cluster of ``url``, -1 when in none."""
         return int(self.lookup(hashes_of([url]))[0][0])
+
+
+class CachedNearDuplicates(ReloadingFile[NearDuplicateClusters]):
+    """A crawl's clusters file, loaded once per version (the link analysis replaces it by a
+    rename). :meth:`get` never raises: no file (no link analysis yet) gives None quietly; an
+    unreadable one is logged once per version and gives None (no folding)."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        super().__init__(path, NearDuplicateClusters, errors=(GraphNotFound, CorruptGraphError))
+
+    def failed(self, exc: BaseException) -> str | None:
+        if isinstance(exc, GraphNotFound):
+            return None
+        logger.error("near-duplicate clusters unusable: %s; results are not folded", exc)
+        return str(exc)
+
+
+cached_near_duplicates = SharedPerPath(CachedNearDuplicates)
+"""The process-wide :class:`CachedNearDuplicates` of a path."""
