@@ -28,7 +28,7 @@ from pathlib import Path
 from indexer.core.bundle.member_scan import iter_member_summaries
 from indexer.core.bundle.reader import IndexBundleReader
 from indexer.core.ids import DocType
-from indexer.core.signals.simhash import NO_SIMHASH, from_hex
+from indexer.core.signals.simhash import NO_SIMHASH, from_hex, title_key
 
 from .builder import PageLinks, page_links
 
@@ -41,8 +41,8 @@ class CrawlLinks:
     records: list[PageLinks] = field(default_factory=list)
     redirects: dict[str, str] = field(default_factory=dict)
     documents: int = 0
-    # url -> (SimHash, declared canonical) of each page that has a SimHash
-    signatures: dict[str, tuple[int, str]] = field(default_factory=dict)
+    # url -> (SimHash, declared canonical, title key) of each page that has a SimHash
+    signatures: dict[str, tuple[int, str, str]] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -62,7 +62,7 @@ class ShardLinks:
     orphans: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     redirects: dict[str, str] = field(default_factory=dict)
     documents: int = 0
-    signatures: dict[str, tuple[int, str]] = field(default_factory=dict)
+    signatures: dict[str, tuple[int, str, str]] = field(default_factory=dict)
 
     def add_page(self, record: PageLinks) -> None:
         """Keep ``record`` unless the shard already has a newer one of its url (a later
@@ -130,7 +130,8 @@ def read_shard_links(bundle: Path, progress: Callable[[int], None] | None = None
                 continue
             fingerprint = from_hex(summary.get("simhash"))
             if fingerprint != NO_SIMHASH and doc_type == DocType.PAGE:
-                out.signatures[url] = (fingerprint, str(summary.get("canonical") or ""))
+                out.signatures[url] = (fingerprint, str(summary.get("canonical") or ""),
+                                       title_key(str(summary.get("title") or "")))
             links = list(summary.get("links") or [])
             location = summary.get("location")
             if location and location != url:

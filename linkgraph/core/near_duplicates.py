@@ -32,13 +32,13 @@ from indexer.core.urls import hashes_of
 logger = logging.getLogger(__name__)
 
 
-def page_signatures(signatures: Mapping[str, tuple[int, str]],
+def page_signatures(signatures: Mapping[str, tuple[int, str, str]],
                     importance: Mapping[str, float] | None = None) -> list[PageSignature]:
-    """The clustering inputs of ``signatures`` (url -> (SimHash, canonical)) with each url's
-    importance (0 where unknown)."""
+    """The clustering inputs of ``signatures`` (url -> (SimHash, canonical, title key)) with
+    each url's importance (0 where unknown)."""
     importance = importance or {}
-    return [PageSignature(url, fingerprint, canonical, float(importance.get(url, 0.0)))
-            for url, (fingerprint, canonical) in signatures.items()]
+    return [PageSignature(url, fingerprint, canonical, float(importance.get(url, 0.0)), key)
+            for url, (fingerprint, canonical, key) in signatures.items()]
 
 
 def linkrank_of(urls: list[str], scores: Path) -> dict[str, float]:
@@ -53,7 +53,7 @@ def linkrank_of(urls: list[str], scores: Path) -> dict[str, float]:
 
 
 def write_crawl_clusters(work_dir: str | os.PathLike[str], timestamp: int,
-                         signatures: Mapping[str, tuple[int, str]],
+                         signatures: Mapping[str, tuple[int, str, str]],
                          k: int = DEFAULT_DISTANCE) -> tuple[Path, list[Cluster]]:
     """Form crawl ``timestamp``'s clusters from ``signatures`` with the crawl's scores file
     (importance) and write them (atomically); returns the file and the clusters."""

@@ -7,7 +7,7 @@ urls. A page's SimHash (:mod:`indexer.core.signals.simhash`) comes in its visit
 compares it with the SimHashes of the pages this queue server indexed before (all of its
 shard's hosts: per host and across them) by the band tables of
 :class:`indexer.core.signals.near_index.NearIndex`. A page within ``bits`` of an earlier,
-different url is a near-duplicate: its links lead where its twin's do, so they are not
+different url with the same title key (``Visit.title_tag``) is a near-duplicate: its links lead where its twin's do, so they are not
 followed again (Manku et al. 2007; Marginalia checks per domain at processing time). Its
 document is indexed as any other: the search folds it into its cluster
 (``indexer.core.signals.near_clusters``).
@@ -44,7 +44,7 @@ class NearDuplicateGate:
 
     def __init__(self, bits: int) -> None:
         self.bits = bits
-        self._index = NearIndex(bits) if bits >= 0 else None
+        self._index: dict[int, NearIndex] | None = {} if bits >= 0 else None  # by title tag
         self._near: set[str] = set()   # urls of pages found to be near-duplicates
         self.skipped_targets: set[int] = set()  # url hashes of the urls left out
         self._visited: set[int] = set()  # url hashes of every url visited (any outcome)
@@ -66,13 +66,14 @@ class NearDuplicateGate:
             if visit.outcome not in INDEXED or visit.simhash == NO_SIMHASH or \
                     visit.url in self._near:
                 continue
-            near = index.nearest(visit.simhash)
+            tagged = index.setdefault(visit.title_tag, NearIndex(self.bits))
+            near = tagged.nearest(visit.simhash)
             if near is not None and near[0] != visit.url:
                 self._near.add(visit.url)
                 counters["near_duplicate_pages"] = counters.get("near_duplicate_pages", 0) + 1
                 logger.debug("near-duplicate %s of %s (%d bits)", visit.url, near[0], near[1])
             elif near is None:
-                index.add(visit.simhash, visit.url)
+                tagged.add(visit.simhash, visit.url)
         if not self._near:
             return discovered
         kept = [d for d in discovered if d.source_url not in self._near or d.is_sitemap]

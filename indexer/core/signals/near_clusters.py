@@ -7,7 +7,10 @@ forms the clusters with the pages' importance (their LinkRank) and writes
 folds each cluster into one result (``ranking.core.scoring.near_folding``) and the admin
 lists the clusters with their canonical.
 
-The rule (:func:`form_clusters`): pages are taken in canonical order — first those another
+The rule (:func:`form_clusters`): two pages are near-duplicates when their SimHashes are at
+most ``k`` bits apart and their titles share the first word (the title key, tuned on the
+labelled pairs: generated documentation gives pages about different items one template).
+Pages are taken in canonical order — first those another
 page of the crawl names as its ``rel=canonical`` (by how many name them), then by importance,
 then by url — and each page joins the cluster of the first page before it whose fingerprint is
 within ``k`` bits of its own (a cluster's members are all within ``k`` bits of its canonical:
@@ -55,12 +58,14 @@ DEFAULT_DISTANCE = 3  # bits: Manku et al.'s and Stract's threshold, kept after 
 @dataclass(frozen=True, slots=True)
 class PageSignature:
     """What clustering needs of one page: its url, SimHash, the ``rel=canonical`` it declares
-    ("" when none) and its importance (LinkRank; larger is more important)."""
+    ("" when none), its importance (LinkRank; larger is more important) and its title key
+    (:func:`indexer.core.signals.simhash.title_key`)."""
 
     url: str
     simhash: int
     canonical: str = ""
     importance: float = 0.0
+    title_key: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,10 +99,11 @@ def form_clusters(pages: Sequence[PageSignature], k: int = DEFAULT_DISTANCE) -> 
         if page.url not in seen and page.simhash != NO_SIMHASH:
             seen.add(page.url)
             unique.append(page)
-    index = NearIndex(k)
+    indexes: dict[str, NearIndex] = {}  # one per title key: near-duplicates share it
     leaders: dict[str, list[str]] = {}
     for i in canonical_order(unique):
         page = unique[i]
+        index = indexes.setdefault(page.title_key, NearIndex(k))
         near = index.nearest(page.simhash)
         if near is None:
             index.add(page.simhash, page.url)

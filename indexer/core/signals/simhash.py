@@ -88,6 +88,23 @@ def simhash(text: str) -> int:
     return value if value != NO_SIMHASH else 1  # 0 means "none": a real all-zero is rare
 
 
+def title_key(title: str) -> str:
+    """What two near-duplicates' titles must share: the title's first word, lower-cased ("" for
+    no title). Documentation generators give every page one template, so pages about
+    different items (two iterator types, two methods of a class) can differ in a few words
+    of thousands; their titles name the item first ("TakeWhile in std::iter", "SkipWhile in
+    std::iter"), while copies of one page (a re-export, a second version, a mirror) keep it
+    ("Vec in std::vec", "Vec in alloc::vec"). Tuned on the labelled pairs of
+    ``bench/data/near_duplicates.tsv`` (``bench/near_duplicates_bench.py``)."""
+    first = title.split(maxsplit=1)
+    return first[0].lower() if first else ""
+
+
+def title_tag(title: str) -> int:
+    """:func:`title_key` as a 32-bit number (what a visit carries)."""
+    return zlib.crc32(title_key(title).encode("utf-8", "surrogatepass"))
+
+
 def hamming(a: int, b: int) -> int:
     """Bits in which two fingerprints differ."""
     return (a ^ b).bit_count()

@@ -11,8 +11,8 @@ from crawler.core.transport.visits import Outcome, Visit
 BASE = 0x0F0F_1234_5678_9ABC
 
 
-def visit(url: str, simhash: int, outcome: Outcome = Outcome.NEW) -> Visit:
-    return Visit(url, outcome, 200, simhash=simhash)
+def visit(url: str, simhash: int, outcome: Outcome = Outcome.NEW, tag: int = 0) -> Visit:
+    return Visit(url, outcome, 200, simhash=simhash, title_tag=tag)
 
 
 def found(url: str, source: str) -> DiscoveredUrl:
@@ -59,3 +59,19 @@ def test_off_gate_keeps_everything() -> None:
     kept = gate.screen([visit("https://a.example/a", BASE), visit("https://a.example/b", BASE)],
                        discovered, counters)
     assert kept == discovered and counters == {} and not gate.enabled
+
+
+def test_pages_with_other_title_keys_are_not_near_duplicates() -> None:
+    gate = NearDuplicateGate(3)
+    counters: dict[str, int] = {}
+    discovered = [found("https://a.example/skipwhile/next", "https://a.example/skipwhile")]
+    kept = gate.screen([visit("https://a.example/takewhile", BASE, tag=1),
+                        visit("https://a.example/skipwhile", BASE ^ 1, tag=2)],
+                       discovered, counters)
+    assert kept == discovered and counters == {}
+
+
+def test_a_visit_round_trips_its_simhash_and_title_tag() -> None:
+    row = visit("https://a.example/", BASE, tag=12345).to_wire()
+    assert Visit.from_wire(row).simhash == BASE and Visit.from_wire(row).title_tag == 12345
+    assert Visit.from_wire(row[:11]).simhash == 0  # a fetcher from before near-duplicates

@@ -57,6 +57,14 @@ def test_members_are_within_k_of_the_canonical_not_chained() -> None:
     assert form_clusters(pages, k=2) == []
 
 
+def test_pages_with_other_title_keys_do_not_cluster() -> None:
+    pages = [PageSignature("https://x.example/takewhile", BASE, title_key="takewhile"),
+             PageSignature("https://x.example/skipwhile", flip(BASE, 1), title_key="skipwhile"),
+             PageSignature("https://y.example/takewhile", flip(BASE, 2), title_key="takewhile")]
+    (cluster,) = form_clusters(pages)
+    assert set(cluster.urls) == {"https://x.example/takewhile", "https://y.example/takewhile"}
+
+
 def test_pages_without_fingerprint_or_repeated_are_left_out() -> None:
     pages = [PageSignature("https://x.example/a", 0), PageSignature("https://x.example/b", 0),
              PageSignature("https://x.example/c", BASE), PageSignature("https://x.example/c", BASE)]
