@@ -108,9 +108,8 @@ def minhash(text: str) -> np.ndarray:
 def page_signatures(urls: list[str]) -> dict[str, dict]:
     """url -> {simhash, title, minhash} by the engine's processor, cached by code version."""
     code = hashlib.sha1()
-    for package in ("crawler/core/processing", "indexer/core/signals"):
-        for path in sorted((ROOT / package).rglob("*.py")):
-            code.update(path.read_bytes())
+    for path in sorted((ROOT / "crawler/core/processing").rglob("*.py")):
+        code.update(path.read_bytes())
     cache = CACHE / f"near-duplicate-pages-{code.hexdigest()[:10]}.json"
     known = json.loads(cache.read_text()) if cache.exists() else {}
     processor = PageProcessor()
@@ -143,7 +142,7 @@ def tune(features: list[tuple[int, bool, float]], labels: list[int], half: list[
          rule: str) -> tuple[float, list[bool]]:
     """The threshold chosen on the first half (largest recall with precision >= goal, ties:
     the stricter) and the predictions with it."""
-    grid = [float(k) for k in range(0, 11)] if rule != "minhash" else \
+    grid = [float(k) for k in range(11)] if rule != "minhash" else \
         [t / 100 for t in range(50, 100, 2)]
 
     def predict(threshold: float) -> list[bool]:
@@ -198,6 +197,12 @@ def labelled(args: argparse.Namespace) -> None:
         precision, recall, flagged = scores(predicted, labels)
         print(f"{rule}_all_precision: {precision:.3f} ratio (threshold {threshold:g} {unit})")
         print(f"{rule}_all_recall: {recall:.3f} ratio")
+    # the engine's rule (equal title keys) at every distance, on every pair
+    for k in range(8):
+        at_k = [d <= k and same for d, same, _ in features]
+        precision, recall, flagged = scores(at_k, labels)
+        print(f"simhash+title_at_{k}_bits_precision: {precision:.3f} ratio ({flagged} flagged)")
+        print(f"simhash+title_at_{k}_bits_recall: {recall:.3f} ratio")
     # the engine's rule at its default distance, on every pair
     engine = [d <= DEFAULT_DISTANCE and same for d, same, _ in features]
     precision, recall, flagged = scores(engine, labels)

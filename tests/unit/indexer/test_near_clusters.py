@@ -40,7 +40,7 @@ def test_rel_canonical_wins_over_importance_and_crosses_hosts() -> None:
              PageSignature("https://docs.example/latest/page.html", flip(BASE, 3), target,
                            importance=20.0),
              PageSignature(target, flip(BASE, 60), target, importance=0.1)]
-    (cluster,) = form_clusters(pages)
+    (cluster,) = form_clusters(pages, k=3)
     assert cluster.canonical == target
     assert set(cluster.urls) == {p.url for p in pages}
     assert cluster.cross_host
@@ -61,7 +61,7 @@ def test_pages_with_other_title_keys_do_not_cluster() -> None:
     pages = [PageSignature("https://x.example/takewhile", BASE, title_key="takewhile"),
              PageSignature("https://x.example/skipwhile", flip(BASE, 1), title_key="skipwhile"),
              PageSignature("https://y.example/takewhile", flip(BASE, 2), title_key="takewhile")]
-    (cluster,) = form_clusters(pages)
+    (cluster,) = form_clusters(pages, k=3)
     assert set(cluster.urls) == {"https://x.example/takewhile", "https://y.example/takewhile"}
 
 
@@ -74,7 +74,7 @@ def test_pages_without_fingerprint_or_repeated_are_left_out() -> None:
 def test_file_round_trip_and_lookup(tmp_path) -> None:
     pages = [PageSignature(f"https://h{i % 3}.example/p{i}", flip(BASE * (i // 4 + 1), i % 4),
                            importance=float(i)) for i in range(40)]
-    clusters = form_clusters(pages)
+    clusters = form_clusters(pages, k=3)
     assert clusters and all(len(c.urls) >= 2 for c in clusters)
     path = write_clusters(tmp_path / "near_duplicates.npz", clusters, {"k": 3})
     read = NearDuplicateClusters(path)
