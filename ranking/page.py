@@ -209,6 +209,7 @@ class ResultView:
     site: str
     cache_href: str = ""
     similar_href: str = ""
+    near_href: str = ""  # the near-duplicates folded into the result (ranking.near_duplicates)
     inlinks_href: str = ""
     site_href: str = ""
     explanation_rows: list[tuple[str, str]] = field(default_factory=list)
@@ -358,6 +359,9 @@ def result_views(result: SearchResult, shards: Sequence[ShardClient], its: int |
             if similar:
                 view.similar_href = "/?" + urlencode({"q": without_page(similar, r.url),
                                                       **base})
+        if r.similar_count:
+            view.near_href = "/near-duplicates?" + urlencode(
+                {"url": r.url, **({"its": base["its"]} if base.get("its") else {})})
         if options.show_inlinks_link:
             view.inlinks_href = "/?" + urlencode(
                 {"q": without_page(f"link:{r.url}", r.url), **base})

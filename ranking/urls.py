@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import api, views
+from . import api, near_duplicates, views
 from .searchpage import media
 from .searchpage import views as site_views
 
@@ -12,6 +12,7 @@ urlpatterns = [
     path("cache/image", media.cached_image, name="cache-image"),
     path("suggest", views.suggest, name="suggest"),
     path("similar", views.similar, name="similar"),
+    path("near-duplicates", near_duplicates.near_duplicates, name="near-duplicates"),
     path("opensearch.xml", views.opensearch, name="opensearch"),
     path("settings", site_views.settings_page, name="settings"),
     path("site/logo", site_views.logo, name="logo"),

@@ -205,6 +205,8 @@ def result_json(result: Result, explain: bool,
         item["source"] = facts.source
         item["published"] = datetime.fromtimestamp(facts.published, UTC).isoformat() \
             if facts.published > 0 else None
+    if result.similar_count:  # its near-duplicates, folded into it (issue 38)
+        item["similar_count"] = result.similar_count
     if explain:
         item["explanation"] = result.explanation
     return item

@@ -42,6 +42,7 @@ from operations.admin_safety import SafeModelAdmin
 
 from .hosts import host_urls
 from .machines import machines_page
+from .near_duplicates import near_duplicate_urls
 from .page_testing import PageTestForm, run_test
 from .scrapers import PageOptionsForm
 
@@ -222,7 +223,7 @@ class CrawlAdmin(SafeModelAdmin):
                  self.admin_site.admin_view(self.link_analysis_view),
                  name="crawler_crawl_link_analysis"),
         ]
-        return own + host_urls(self) + super().get_urls()
+        return own + host_urls(self) + near_duplicate_urls(self) + super().get_urls()
 
     @admin.display(description="Status", ordering="status")
     def status_shown(self, crawl: Crawl) -> str:

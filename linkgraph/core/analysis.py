@@ -12,7 +12,8 @@ that is not on this machine (:meth:`ShardSource.publish_scores`).
 
 Files, under the work directory of the machine that runs it (see :mod:`indexer.core.runtime.workdir`):
 ``linkgraph/<ts>/webgraph/`` (the graph, updated in place generation by generation: links of
-a newer fetch replace a page's older ones) and ``linkgraph/<ts>/scores.npz``, replaced
+a newer fetch replace a page's older ones), ``linkgraph/<ts>/near_duplicates.npz`` (the
+near-duplicate clusters, :mod:`.near_duplicates`) and ``linkgraph/<ts>/scores.npz``, replaced
 atomically (temp file, fsync, rename: :func:`indexer.core.signals.link_scores.write_scores`), so a
 search reading it sees the old file or the new one, never half of one.
 
@@ -42,6 +43,7 @@ from .bundles import CrawlLinks, ShardLinks, count_documents, merge_shard_links,
 from .graph import WebGraph, load_graph, read_manifest, save_graph
 from .linkrank import LinkRankConfig, LinkRankResult, linkrank
 from .loops import LoopsConfig, find_loops
+from .near_duplicates import write_crawl_clusters
 from .trust import TrustConfig, TrustResult, TrustSeed, propagate_trust, seed_personalization
 
 logger = logging.getLogger(__name__)
@@ -256,6 +258,8 @@ def run_link_analysis(work_dir: str | os.PathLike[str], timestamp: int,
                          config.personalize, progress)
     progress("scores", 0, 1)
     path = write_graph_scores(work_dir, timestamp, ranking.graph, links.redirects)
+    # the near-duplicate clusters, by the pages' SimHashes and their new importance
+    write_crawl_clusters(work_dir, timestamp, links.signatures)
     progress("scores", 1, 1)
     shards = []
     for number, (source, docs) in enumerate(zip(sources, documents, strict=True)):

@@ -10,6 +10,8 @@ What a bundle gives (see ``crawler.core.processing.indexing``):
   most direct source. A redirect's ``location`` is one of its links (added, with empty anchor
   text, if the processor did not list it: a redirect passes its score on) and is reported in
   :attr:`CrawlLinks.redirects`.
+* page documents' ``simhash`` and ``canonical`` (near-duplicates,
+  :mod:`indexer.core.signals.near_clusters`): :attr:`ShardLinks.signatures`.
 * link documents (doc type 1), filed under the target, with ``source`` and the anchor text in
   ``description``. They are used only for sources that have no page document (pages that
   forbade indexing still pass on their links); their fetch time is unknown (0), so a page
@@ -26,6 +28,7 @@ from pathlib import Path
 from indexer.core.bundle.member_scan import iter_member_summaries
 from indexer.core.bundle.reader import IndexBundleReader
 from indexer.core.ids import DocType
+from indexer.core.signals.simhash import NO_SIMHASH, from_hex, title_key
 
 from .builder import PageLinks, page_links
 
@@ -38,6 +41,8 @@ class CrawlLinks:
     records: list[PageLinks] = field(default_factory=list)
     redirects: dict[str, str] = field(default_factory=dict)
     documents: int = 0
+    # url -> (SimHash, declared canonical, title key) of each page that has a SimHash
+    signatures: dict[str, tuple[int, str, str]] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -57,6 +62,7 @@ class ShardLinks:
     orphans: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     redirects: dict[str, str] = field(default_factory=dict)
     documents: int = 0
+    signatures: dict[str, tuple[int, str, str]] = field(default_factory=dict)
 
     def add_page(self, record: PageLinks) -> None:
         """Keep ``record`` unless the shard already has a newer one of its url (a later
@@ -77,8 +83,10 @@ def merge_shard_links(shards: list[ShardLinks]) -> CrawlLinks:
         for source, links in shard.orphans.items():
             merged.orphans.setdefault(source, []).extend(links)
         merged.redirects.update(shard.redirects)
+        merged.signatures.update(shard.signatures)
         merged.documents += shard.documents
-    out = CrawlLinks(redirects=merged.redirects, documents=merged.documents)
+    out = CrawlLinks(redirects=merged.redirects, documents=merged.documents,
+                     signatures=merged.signatures)
     pages = merged.pages
     for source, links in merged.orphans.items():
         if source not in pages:
@@ -120,6 +128,10 @@ def read_shard_links(bundle: Path, progress: Callable[[int], None] | None = None
                     out.orphans.setdefault(source, []).append(
                         (url, summary.get("description") or ""))
                 continue
+            fingerprint = from_hex(summary.get("simhash"))
+            if fingerprint != NO_SIMHASH and doc_type == DocType.PAGE:
+                out.signatures[url] = (fingerprint, str(summary.get("canonical") or ""),
+                                       title_key(str(summary.get("title") or "")))
             links = list(summary.get("links") or [])
             location = summary.get("location")
             if location and location != url:

@@ -16,6 +16,9 @@ Format ``linkrecords`` version 1: a gzip stream of UTF-8 JSON lines.
   - ``{"o": source, "l": [[target, anchor], ...]}``: links of a source known only from link
     documents (:attr:`.bundles.ShardLinks.orphans`);
   - ``{"r": url, "to": location}``: a redirect;
+  - ``{"s": url, "h": simhash hex, "c": canonical, "k": title key}``: a page's near-duplicate signature
+    (:attr:`.bundles.ShardLinks.signatures`; a reader that predates them fails on them, so a
+    name server is updated before its queue servers);
 
 * last line, the trailer: ``{"end": true, "pages": P, "orphans": O, "redirects": R,
   "documents": D}``. A stream without it, or whose counts differ, was cut short and is refused
@@ -32,6 +35,7 @@ from collections.abc import Iterator
 from typing import IO, Any
 
 from indexer.core.errors import LinkGraphError
+from indexer.core.signals.simhash import from_hex, to_hex
 
 from .builder import PageLinks
 from .bundles import ShardLinks
@@ -74,6 +78,8 @@ def _records(shard: ShardLinks, crawl: int, server: int) -> Iterator[dict[str, A
         yield {"o": source, "l": [list(p) for p in links]}
     for url, location in shard.redirects.items():
         yield {"r": url, "to": location}
+    for url, (fingerprint, canonical, key) in shard.signatures.items():
+        yield {"s": url, "h": to_hex(fingerprint), "c": canonical, "k": key}
     yield {"end": True, "pages": len(shard.pages), "orphans": len(shard.orphans),
            "redirects": len(shard.redirects), "documents": shard.documents}
 
@@ -119,6 +125,10 @@ def decode_shard_links(stream: IO[bytes], crawl: int | None = None) -> ShardLink
                     out.orphans.setdefault(str(obj["o"]), []).extend(_pairs(obj.get("l", [])))
                 elif "r" in obj:
                     out.redirects[str(obj["r"])] = str(obj["to"])
+                elif "s" in obj:
+                    out.signatures[str(obj["s"])] = (from_hex(obj.get("h")),
+                                                     str(obj.get("c") or ""),
+                                                     str(obj.get("k") or ""))
                 elif obj.get("end") is True:
                     trailer = obj
                 else:

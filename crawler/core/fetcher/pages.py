@@ -148,7 +148,9 @@ class PageHandler:
                   if page.outcome in INDEXED else None)
         # (a part may have gone)
         self._outboxes.of(handling.origin_server).fetched.append(
-            self._visit(entry, handling.result, page.outcome, doc_id, page.fetched_at).to_wire())
+            self._visit(entry, handling.result, page.outcome, doc_id, page.fetched_at,
+                        simhash=page.simhash if doc_id is not None else 0,
+                        title_tag=page.title_tag).to_wire())
         return False, produced
 
     def _too_slow(self, handling: Handling, message: str) -> bool:
@@ -164,15 +166,15 @@ class PageHandler:
 
     def _visit(self, entry: ScheduleEntry, result: FetchResult, outcome: Outcome,
                doc_id: bytes | None = None, fetched_at: float | None = None,
-               validators: bool = True) -> Visit:
+               validators: bool = True, simhash: int = 0, title_tag: int = 0) -> Visit:
         """The fetched row of ``entry``'s download (:mod:`crawler.core.transport.visits`); a failed
-        download's answer gives no validators."""
+        download's answer gives no validators; ``simhash``, ``title_tag``: the indexed page's."""
         ok = result.error is None and validators
         return Visit(entry.url, outcome, result.status if ok else 0,
                      self._clock() if fetched_at is None else fetched_at,
                      result.etag if ok else None, result.expires_at if ok else None,
                      result.last_modified if ok else None, doc_id, entry.depth, entry.policy,
-                     entry.policy_depth)
+                     entry.policy_depth, simhash, title_tag)
 
     def _robots(self, entry: ScheduleEntry, result: FetchResult, origin_server: int) -> bool:
         """A robots.txt answer becomes robots data for the schedule's own queue server; a

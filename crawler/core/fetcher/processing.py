@@ -46,6 +46,7 @@ from crawler.core.scheduler import ScheduleEntry
 from crawler.core.transport.visits import Outcome, outcome_of
 from crawler.core.transport.wire import encoded_document_to_wire
 from indexer.core.ids import DocType
+from indexer.core.signals.simhash import title_tag
 from indexer.core.text import TextAnalyzer
 
 
@@ -104,6 +105,8 @@ class PageOutput:
     links: PageLinks | None
     discovered: tuple[list[Any], ...] | None = None
     refused: tuple[list[Any], ...] = ()  # with ``discovered``: the links left out, why
+    simhash: int = 0  # the page's SimHash (indexer.core.signals.simhash), for its visit
+    title_tag: int = 0  # and its title key's number
 
 
 def process_job(processor: PageProcessor, analyzer: TextAnalyzer, job: PageJob,
@@ -129,10 +132,11 @@ def process_job(processor: PageProcessor, analyzer: TextAnalyzer, job: PageJob,
             emitter.discovered(page, job.entry, refused))
         return PageOutput(page.url, page.host, page.doc_type, page.text_hash, page.indexable,
                           page.robot_metas, page.fetched_at, outcome, tuple(documents), None,
-                          discovered, tuple(refused))
+                          discovered, tuple(refused), page.simhash, title_tag(page.title))
     return PageOutput(page.url, page.host, page.doc_type, page.text_hash, page.indexable,
                       page.robot_metas, page.fetched_at, outcome, tuple(documents),
-                      PageLinks.of(page))
+                      PageLinks.of(page), simhash=page.simhash,
+                      title_tag=title_tag(page.title))
 
 
 def _encoded(page: ProcessedPage, analyzer: TextAnalyzer) -> list[tuple[str, dict[str, Any]]]:

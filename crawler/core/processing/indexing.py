@@ -39,6 +39,7 @@ from crawler.core.processing.page import Link, ProcessedPage
 from crawler.core.processing.plugins import PluginDocument
 from indexer.core.documents.document import IndexDocument, fancy_words
 from indexer.core.ids import DocType, hash7
+from indexer.core.signals.simhash import to_hex
 from indexer.core.text import TextAnalyzer, term_positions
 from indexer.core.urls import host_of
 
@@ -81,6 +82,10 @@ def page_summary(page: ProcessedPage) -> dict[str, Any]:
         "fields": {k: v for k, v in page.fields.items() if isinstance(v, str | int | float)},
         "safe": page.safe,
         "content_hash": page.content_hash.hex(),
+        # near-duplicates (indexer.core.signals.near_clusters): the SimHash of the text without
+        # furniture, and the rel=canonical the page declares
+        "simhash": to_hex(page.simhash),
+        "canonical": page.canonical,
         # what an archive crawl or a WARC export needs to process the cached page again as it
         # was fetched (crawler.core.archive): the response headers processing reads, the address
         "headers": dict(page.headers),

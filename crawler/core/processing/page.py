@@ -121,6 +121,10 @@ class Extraction:
     meta_words: tuple[str, ...] = ()  # a scraper's (``scraper:<name>`` ...)
     encoding: str = ""
     errors: tuple[str, ...] = ()
+    # the page's text without its furniture (what its SimHash is taken of; "": the indexed
+    # text is) and its declared ``rel=canonical`` url ("" when none)
+    near_text: str = ""
+    canonical: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +151,9 @@ class ProcessedPage:
       ``<url>#<key>``), and the plugins' regions are part of ``terms`` and
       ``region_weights`` (not of ``body``).
     * ``headers`` are the response's :data:`KEPT_HEADERS` (lower-case names).
+    * ``simhash`` is the 64-bit SimHash of the page's text without its furniture
+      (:mod:`indexer.core.signals.simhash`; 0 for redirects, robots.txt, sitemaps and pages with
+      too little text); ``canonical`` the ``rel=canonical`` url the page declares ("").
     """
 
     url: str
@@ -189,6 +196,8 @@ class ProcessedPage:
     # documents indexing plugins made from the page (crawler.core.processing.plugins.PluginDocument)
     subdocuments: tuple[Any, ...] = ()
     headers: Mapping[str, str] = field(default_factory=lambda: EMPTY_MAP)
+    simhash: int = 0
+    canonical: str = ""
 
     @property
     def text_hash(self) -> bytes:

@@ -21,7 +21,8 @@ Steps (the seed's "Fetchers and their Effect on Search Ranking"):
 7. terms and positions of the title and the indexed text (:class:`indexer.core.text.TextAnalyzer`):
    the whole page by default (``Extraction.body``), the summary sentences in the "summary
    only" profile; region weights: the title's (always the first region), then each piece's;
-8. dedup hash, safe-search label, meta words, cache copy (unless NOARCHIVE);
+8. dedup hash and SimHash (:func:`near_fingerprint`), safe-search label, meta words, cache
+   copy (unless NOARCHIVE);
 9. the crawl's classifiers on the title and summary: ``class:`` meta words and the per-page
    classifier scores (:class:`classifiers.core.apply.PageClassifiers`).
 10. the indexing plugins (:mod:`.plugins`, the ``INDEXING_PLUGINS`` setting), in order: each
@@ -65,6 +66,7 @@ from crawler.core.processing.scrapers import ScraperSet
 from crawler.core.processing.summarizers import get_summarizer
 from crawler.core.urls import canonicalize
 from indexer.core.ids import DocType, hash8
+from indexer.core.signals.simhash import NO_SIMHASH, simhash
 from indexer.core.text import TermPositions, TextAnalyzer
 from indexer.core.urls import host_of
 
@@ -192,6 +194,8 @@ class PageProcessor:
             safe=safe,
             errors=ex.errors,
             headers=MappingProxyType(page.kept_headers()),
+            simhash=near_fingerprint(ex, ruled),
+            canonical=ex.canonical,
         )
         processed = self._classified(self._with_meta_words(
             processed, ruled, body if config.cache_pages else None, ex.meta_words))
@@ -313,6 +317,16 @@ def _kept_links(ex: Extraction, config: PageProcessingConfig) -> tuple[Link, ...
     if ex.is_sitemap or ex.robots is not None or ex.location:
         return ex.links
     return prune_links(ex.links, config.max_links, config.file_types)
+
+
+def near_fingerprint(ex: Extraction, ruled: _Ruled) -> int:
+    """The page's SimHash: of its text without furniture (the extraction's ``near_text``),
+    else of its indexed text (the whole page, else the summary); 0 for redirects, robots.txt
+    and sitemaps, which are not pages to compare."""
+    if ex.location or ex.robots is not None or ex.is_sitemap:
+        return NO_SIMHASH
+    text = ex.near_text or " ".join(s.text for s in (ruled.whole or ruled.sentences))
+    return simhash(text)
 
 
 def _content_hash(ex: Extraction, url: str) -> bytes:

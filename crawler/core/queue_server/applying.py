@@ -22,6 +22,7 @@ from typing import Any
 from crawler.core.queue_server.activity import ActivityLog
 from crawler.core.queue_server.config import QueueServerConfig
 from crawler.core.queue_server.hosts import HostBook
+from crawler.core.queue_server.near_duplicates import NearDuplicateGate
 from crawler.core.queue_server.recrawl import RetiredPublisher, replaces_active_copy, visit_rows
 from crawler.core.queue_server.source import QueueSource
 from crawler.core.queue_server.state import QueueServerState
@@ -59,6 +60,7 @@ class BatchApplier:
         self.retired = retired
         self._clock = clock
         self._on_documents = on_documents  # documents were appended: a refresh is due
+        self.near_duplicates = NearDuplicateGate(config.near_duplicate_bits)
 
     def apply(self, batch: FetcherBatch, state: QueueServerState) -> None:
         """Apply ``batch``, its tallies to ``state``."""
@@ -79,6 +81,8 @@ class BatchApplier:
                                                         self.activity)
         partition_before = self._index(encoded, docs, state)
         self._robots(batch, state)
+        # the links of near-duplicate pages are not followed again (.near_duplicates)
+        discovered = self.near_duplicates.screen(visits, discovered, state.counters)
         if discovered:
             self.queue.add_discovered(discovered)
         deferred = self._without_spent_tries(state, deferred, batch.abandoned)

@@ -13,6 +13,7 @@ from pathlib import Path
 from crawler.core.definition.crawl import CrawlConfig
 from crawler.core.definition.schedules import DOWNLOAD_SIZE_INTERVAL, SCHEDULE_TIMEOUT
 from indexer.core.bundle.writer import BundleConfig
+from indexer.core.signals.near_clusters import DEFAULT_DISTANCE
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +49,9 @@ class QueueServerConfig:
     bundle: BundleConfig = field(default_factory=lambda: BundleConfig(refresh_every_docs=0))
     # how long a day of page_recrawl_days is (tests and demonstrations shorten it)
     recrawl_day_seconds: float = 86400.0
+    # a page whose SimHash is at most this many bits from an earlier page's is a near-duplicate
+    # whose links are not followed (crawler.core.queue_server.near_duplicates); -1: follow all
+    near_duplicate_bits: int = DEFAULT_DISTANCE
 
     def __post_init__(self) -> None:
         if not 0 <= self.server < self.num_servers:

@@ -142,6 +142,9 @@ class QueueServerCore:
         return QueueServerState.from_json(data)
 
     def _save_state(self) -> None:
+        # what the near-duplicate gate saved so far, kept with the counters (it is in memory)
+        self.state.counters["near_duplicate_fetches_saved"] = \
+            self._applier.near_duplicates.fetches_saved()
         tmp = self.paths["state"].with_suffix(".tmp")
         try:
             tmp.write_text(json.dumps(self.state.to_json()))
@@ -398,7 +401,9 @@ class QueueServerCore:
                 "fetch_error_examples": state.fetch_errors.examples(),
                 # the copies' ages and the urls by their last visit
                 # (crawler.core.queue_server.freshness)
-                "freshness": self.queue.freshness()}
+                "freshness": self.queue.freshness(),
+                # downloads the near-duplicate gate saved (crawler.core.queue_server.near_duplicates)
+                "near_duplicate_fetches_saved": self._applier.near_duplicates.fetches_saved()}
 
     def abandon(self) -> None:
         """Release the queue and the index without writing, after a call raised ``OSError``

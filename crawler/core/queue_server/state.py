@@ -22,7 +22,9 @@ from crawler.core.transport.fetch_error_kinds import FetchErrorKinds
 
 # the queue server's own counters (the crawl queue's figures are added to them in its stats)
 COUNTERS = ("pages_fetched", "fetch_errors", "bytes_downloaded", "documents_indexed",
-            "batches", "bad_batches", "deferred_urls", "dropped_host_urls", "abandoned_urls")
+            "batches", "bad_batches", "deferred_urls", "dropped_host_urls", "abandoned_urls",
+            "near_duplicate_pages", "near_duplicate_links_skipped",
+            "near_duplicate_fetches_saved")
 # the error hosts the state file keeps: the most frequent ones
 SAVED_ERROR_HOSTS = 1000
 

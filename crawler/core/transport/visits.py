@@ -22,8 +22,11 @@ it was crawled"; a revisit asks with those validators):
 * ``unknown``: a row from a fetcher that predates outcomes (``[url, etag, expires]``).
 
 The wire form is a list: ``[url, etag, expires, last_modified, outcome, status, fetched_at,
-doc_id hex, depth, policy, policy_depth]``; the three-item form of older fetchers still
-reads. A malformed row raises ``ValueError`` (the queue server drops the batch as malformed).
+doc_id hex, depth, policy, policy_depth, simhash hex, title tag]``; the three-item form of
+older fetchers and the eleven-item form without the SimHash (then 0: none) still read.
+``simhash`` is the indexed page's SimHash and ``title_tag`` its title key's number
+(:mod:`indexer.core.signals.simhash`): the queue server compares them with its other pages'
+(near-duplicates need not have their links followed). A malformed row raises ``ValueError`` (the queue server drops the batch as malformed).
 Nothing here imports the rest of the crawler, so the crawl queue can use the outcomes.
 """
 
@@ -52,7 +55,8 @@ KEPT = frozenset({Outcome.UNCHANGED, Outcome.NOT_MODIFIED, Outcome.ERROR, Outcom
 # outcomes that take the page out of the results
 REMOVED = frozenset({Outcome.GONE, Outcome.NOINDEX})
 GONE_STATUSES = frozenset({404, 410})
-_FIELDS = 11
+_FIELDS = 13
+_FIELDS_BEFORE_SIMHASH = 11
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,15 +77,17 @@ class Visit:
     depth: int = 0
     policy: str = "default"
     policy_depth: int = 0
+    simhash: int = 0
+    title_tag: int = 0
 
     def to_wire(self) -> list[Any]:
         return [self.url, self.etag, self.expires, self.last_modified, self.outcome.value,
                 self.status, self.fetched_at, None if self.doc_id is None else self.doc_id.hex(),
-                self.depth, self.policy, self.policy_depth]
+                self.depth, self.policy, self.policy_depth, f"{self.simhash:016x}", self.title_tag]
 
     @classmethod
     def from_wire(cls, row: Any) -> Visit:
-        if not isinstance(row, list) or len(row) not in (3, _FIELDS):
+        if not isinstance(row, list) or len(row) not in (3, _FIELDS_BEFORE_SIMHASH, _FIELDS):
             raise ValueError("fetched row: wrong number of fields")
         try:
             url, etag, expires = str(row[0]), _text(row[1]), _number(row[2])
@@ -90,8 +96,12 @@ class Visit:
             doc_id = None if row[7] is None else bytes.fromhex(str(row[7]))
             if doc_id is not None and len(doc_id) != 24:
                 raise ValueError("a doc_id has 24 bytes")
+            simhash = int(str(row[11]), 16) if len(row) == _FIELDS else 0
+            tag = int(row[12]) if len(row) == _FIELDS else 0
+            if not 0 <= simhash < 1 << 64 or not 0 <= tag < 1 << 32:
+                raise ValueError("a simhash has 64 bits, a title tag 32")
             return cls(url, Outcome(str(row[4])), int(row[5]), float(row[6]), etag, expires,
-                       _text(row[3]), doc_id, int(row[8]), str(row[9]), int(row[10]))
+                       _text(row[3]), doc_id, int(row[8]), str(row[9]), int(row[10]), simhash, tag)
         except (TypeError, ValueError) as exc:
             raise ValueError(f"bad fetched row: {exc}") from None
 

@@ -16,6 +16,8 @@ in the work directory (``settings.WORK_DIRECTORY``); nothing here reads settings
     <work>/linkgraph/<ts>/
         webgraph/                          the crawl's stored web graph (linkgraph.core.graph)
         scores.npz                         the per-url score file (indexer.core.signals.link_scores)
+        near_duplicates.npz                the crawl's near-duplicate clusters
+                                           (indexer.core.signals.near_clusters)
     <work>/news/IndexData/                 the news sources' items, one IndexDocumentBundle
                                            (crawler.core.news.index; read by the News tab)
 """
@@ -32,6 +34,7 @@ LINKGRAPH_DIR = "linkgraph"
 NEWS_DIR = "news"
 GRAPH_DIR = "webgraph"
 SCORES_FILE = "scores.npz"
+NEAR_DUPLICATES_FILE = "near_duplicates.npz"
 PHRASES_FILE = "phrases.npz"
 _QS = re.compile(r"^qs(\d+)$")
 _BUNDLE = re.compile(r"^IndexData(\d+)$")
@@ -122,6 +125,17 @@ def bundle_scores_path(bundle: PathLike) -> Path | None:
     if timestamp is None or not _QS.match(bundle.parent.name):
         return None
     return scores_path(bundle.parent.parent, timestamp)
+
+
+def near_duplicates_path(work_dir: PathLike, timestamp: int) -> Path:
+    return Path(work_dir) / LINKGRAPH_DIR / str(timestamp) / NEAR_DUPLICATES_FILE
+
+
+def bundle_near_duplicates_path(bundle: PathLike) -> Path | None:
+    """The near-duplicate clusters file of the crawl a bundle folder belongs to (None when
+    the folder is not laid out as ``<work>/qs<n>/IndexData<ts>``)."""
+    scores = bundle_scores_path(bundle)
+    return None if scores is None else scores.with_name(NEAR_DUPLICATES_FILE)
 
 
 def phrases_path(bundle: PathLike) -> Path:

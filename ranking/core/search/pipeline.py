@@ -14,7 +14,9 @@ Steps of :meth:`Searcher.search`:
    gets ``n * alpha / shards`` through the searcher's fan-out (:mod:`ranking.core.search.fanout`),
    failures reported and skipped;
 3. merge the shards' candidates (:mod:`ranking.core.search.merge`) and group them by url hash and
-   text hash (:mod:`ranking.core.scoring.grouping`), unless the query says ``raw:``;
+   text hash (:mod:`ranking.core.scoring.grouping`), then by near-duplicate cluster (one
+   result per cluster, its canonical shown: :mod:`ranking.core.scoring.near_folding`, with the
+   crawl's ``near_duplicates.npz`` beside ``scores.npz``), unless the query says ``raw:``;
 4. score each group with the group score the shards' head prefetch uses too
    (:func:`ranking.core.scoring.grouping.score_groups`): S = Doc Rank + link score + bonuses + relevance (the shards computed
    every candidate's bonus factors; a group takes its best member's; the link score, LinkRank
@@ -55,13 +57,14 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from indexer.core.runtime.workdir import bundle_scores_path
+from indexer.core.runtime.workdir import bundle_near_duplicates_path, bundle_scores_path
 from indexer.core.signals.link_scores import (
     LinkScores,
     cached_link_scores,
     link_score,
     representative_urls,
 )
+from indexer.core.signals.near_clusters import NearDuplicateClusters, cached_near_duplicates
 from indexer.core.text import TextAnalyzer
 from indexer.core.urls import host_of
 from ranking.core.display.snippets import snippet, title_html, title_text
@@ -69,7 +72,14 @@ from ranking.core.errors import ShardError
 from ranking.core.options import SearchOptions
 from ranking.core.query.parser import ParsedQuery, QueryParser, query_word_terms
 from ranking.core.scoring.bounds import pool_size
-from ranking.core.scoring.grouping import Groups, group_bonus, group_rows, score_groups
+from ranking.core.scoring.grouping import (
+    Groups,
+    group_bonus,
+    group_rows,
+    grouping_weights,
+    score_groups,
+)
+from ranking.core.scoring.near_folding import fold_near_duplicates
 from ranking.core.search.explain import ScoredGroups, explain
 from ranking.core.search.fanout import FanOut, per_shard_results
 from ranking.core.search.merge import GroupRows, LinkValues, Merged, coverage
@@ -96,6 +106,25 @@ class LinkScoreSource(Protocol):
 class _NoLinkScores:
     def get(self) -> LinkScores | None:
         return None
+
+
+class NearDuplicateSource(Protocol):
+    def get(self) -> NearDuplicateClusters | None: ...
+
+
+class _NoNearDuplicates:
+    def get(self) -> NearDuplicateClusters | None:
+        return None
+
+
+def default_near_duplicates(shards: Sequence[ShardClient]) -> NearDuplicateSource:
+    """The near-duplicate clusters file of the crawl of the first local shard, else none."""
+    for shard in shards:
+        path = shard.bundle_path
+        clusters = bundle_near_duplicates_path(path) if path is not None else None
+        if clusters is not None:
+            return cached_near_duplicates(clusters)
+    return _NoNearDuplicates()
 
 
 def default_link_scores(shards: Sequence[ShardClient]) -> LinkScoreSource:
@@ -137,12 +166,17 @@ class Result:
     has_cache: bool | None = None
     # the sections of the same page that matched too, grouped under this result: (url, title)
     sections: tuple[tuple[str, str], ...] = ()
+    # the other pages of this result's near-duplicate cluster, folded into it
+    # (ranking.core.scoring.near_folding): "n similar pages"
+    similar_count: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         out = {"url": self.url, "title": self.title, "snippet": self.snippet,
                "score": self.score, "explanation": self.explanation}
         if self.sections:
             out["sections"] = [{"url": u, "title": t} for u, t in self.sections]
+        if self.similar_count:
+            out["similar_count"] = self.similar_count
         return out
 
 
@@ -187,7 +221,8 @@ class Searcher:
     def __init__(self, shards: Sequence[ShardClient], options: SearchOptions | None = None,
                  *, analyzer: TextAnalyzer | None = None, shard_timeout: float = 5.0,
                  link_scores: LinkScoreSource | None = None,
-                 semantic: SemanticReranker | None = None) -> None:
+                 semantic: SemanticReranker | None = None,
+                 near_duplicates: NearDuplicateSource | None = None) -> None:
         self.shards = list(shards)
         self.options = options or SearchOptions()
         self.analyzer = analyzer or TextAnalyzer()
@@ -197,6 +232,9 @@ class Searcher:
             default_link_scores(self.shards)
         # the optional semantic signal: embeddings beside the local shards' bundles
         self.semantic = semantic if semantic is not None else default_semantic(self.shards)
+        # the crawl's near-duplicate clusters: one result per cluster
+        self.near_duplicates = near_duplicates if near_duplicates is not None else \
+            default_near_duplicates(self.shards)
         self.fan_out = FanOut()
 
     def close(self) -> None:
@@ -254,8 +292,13 @@ class Searcher:
         merged = Merged.of(answers)
         groups = group_rows(merged.doc_ids, merged.doc_rank, merged.relevance, merged.proximity,
                             options, raw=parsed.controls.raw)
+        folded = fold_near_duplicates(
+            merged.doc_ids, groups,
+            None if parsed.controls.raw else self.near_duplicates.get(),
+            grouping_weights(options))
+        groups = folded.groups
         results, ahead = self._rank(parsed, merged, groups, offset, num, snippets, prefer,
-                                    count_ahead)
+                                    count_ahead, folded.similar)
         found = sum(len(c) for c in answers)
         estimate = sum(c.estimate for c in answers)
         total = len(groups) if all(c.exhausted for c in answers) else \
@@ -267,8 +310,8 @@ class Searcher:
     # -- ranking the groups ----------------------------------------------------------------
 
     def _rank(self, parsed: ParsedQuery, merged: Merged, groups: Groups, offset: int,
-              num: int, snippets: bool, prefer: Sequence[str] = (), count_ahead: int = 0
-              ) -> tuple[list[Result], int | None]:
+              num: int, snippets: bool, prefer: Sequence[str] = (), count_ahead: int = 0,
+              similar: np.ndarray | None = None) -> tuple[list[Result], int | None]:
         """Score the groups (:func:`ranking.core.scoring.grouping.score_groups`, with the link score),
         order them, read the summaries of the page of results shown and make its results;
         with ``count_ahead`` and a full page, also count the results shown after it (heads
@@ -308,6 +351,9 @@ class Searcher:
         for (g, _), result in zip(chosen, results, strict=True):
             if g in semantic:  # what the semantic signal's fusion used
                 result.explanation["semantic"] = semantic[g]  # type: ignore[index]
+        if similar is not None:  # the near-duplicates folded into each result
+            results = [replace(r, similar_count=int(similar[g])) if similar[g] else r
+                       for (g, _), r in zip(chosen, results, strict=True)]
         return results, ahead
 
     def _choose(self, merged: Merged, groups: Groups, order: np.ndarray, offset: int,

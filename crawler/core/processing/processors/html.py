@@ -22,7 +22,8 @@ Layer: ``crawler.core.processing.processors``. Steps, in order:
    words are read (a ``media:`` meta word sets the page's media);
 6. leave out the page's furniture (:mod:`.boilerplate`: navigation, footers, sidebars,
    permalink marks), then cut the text into blocks (headings, paragraphs, list items,
-   cells...), keeping each block's tag and offset, and a language sample without code;
+   cells...), keeping each block's tag and offset, and a language sample without code; the
+   blocks' text is what the page's SimHash is taken of (near-duplicates);
 7. language: declared tags (unless en/en-US), charset, URL, text test
    (:func:`indexer.core.text.guess_language`);
 8. title: ``<title>``, else the first non-empty ``h1``..``h6``; at most 100 characters;
@@ -199,7 +200,8 @@ class HtmlProcessor:
             robot_metas=robot_metas(head.metas), lang=lang, lang_source=guess.source,
             keywords=tuple(head.keywords), hash_text=hash_text_, media=media,
             location=location, fields=fields, scraper=scraper_name, meta_words=scraper_meta,
-            errors=(),
+            errors=(), near_text=" ".join(block.text for block in blocks),
+            canonical=head.canonical,
         )
 
 
