@@ -37,6 +37,7 @@ from indexer.core.urls import hashes_of
 
 from . import presence as fetcher_presence
 from .claim_store import ClaimStore
+from .host_pacing import RedisHostPacer
 from .own_endpoints import engine_endpoints
 from .score_delivery import ScoreDelivery
 
@@ -184,6 +185,21 @@ class _ClaimStoreCache:
 _claims = _ClaimStoreCache()
 
 
+class _HostPacerCache:
+    """The fetcher process's host pacer (one Redis connection pool), made on first use."""
+
+    def __init__(self) -> None:
+        self._pacer: RedisHostPacer | None = None
+
+    def get(self) -> RedisHostPacer:
+        if self._pacer is None:
+            self._pacer = RedisHostPacer.from_settings()
+        return self._pacer
+
+
+_host_pacer = _HostPacerCache()
+
+
 def run_schedule(message: dict[str, Any], ship: Callable[[int, dict], None]) -> dict:
     """Run one schedule message; ``ship(server, batch)`` sends a batch's JSON form.
 
@@ -261,7 +277,8 @@ def _run_worker(crawl: CrawlConfig, server: int, schedule: Schedule, message: di
     _score_delivery.ensure(crawl.timestamp, server, message.get("scores"))
     worker = ScheduleWorker(crawl, config, processor_for(crawl), settings.NUM_QUEUE_SERVERS,
                             ship_wire, check, fetcher=fetcher, hop_fetcher=hop_fetcher,
-                            link_scores=_link_scores.lookup(crawl.timestamp))
+                            link_scores=_link_scores.lookup(crawl.timestamp),
+                            host_pacer=_host_pacer.get())
     try:
         return worker.run(schedule, server,
                           {str(k): float(v) for k, v in message.get("last", {}).items()},

@@ -9,8 +9,9 @@ or ends, leaving the others running); applies the batches the ``qs.N`` worker wr
 crawl's inbox; refreshes their active index partitions so new pages become searchable; sends
 schedules to the fetchers (each naming the version of the crawl's link scores file this
 machine holds, which a fetcher on another machine then fetches:
-``crawler.machines.score_delivery``), the crawls taking turns and keeping the delays of the
-hosts they share (:mod:`crawler.core.queue_server.sharing`); and, every few seconds, reports a
+``crawler.machines.score_delivery``), the crawls taking turns
+(:mod:`crawler.core.queue_server.sharing`; the fetchers keep the Crawl-delays of the hosts
+several crawls ask: :mod:`crawler.machines.host_pacing`); and, every few seconds, reports a
 heartbeat with each crawl's counters (:mod:`crawler.core.queue_server.heartbeat`). Each open
 crawl has a dictionary-updater process that merges its closed partitions into its dictionary;
 it does not outlive the queue server, however the queue server ends: the kernel sends it
@@ -50,7 +51,7 @@ from crawler.core.queue_server.freshness import merge_reports
 from crawler.core.queue_server.heartbeat import crawl_counters, heartbeat_counters, saved_crawls
 from crawler.core.queue_server.index_order import IndexOrderer
 from crawler.core.queue_server.server import QueueServerCore
-from crawler.core.queue_server.sharing import SharedHosts, take_fairly
+from crawler.core.queue_server.sharing import take_fairly
 from crawler.core.scheduler import Schedule
 from crawler.core.transport import fetch_error_kinds
 from crawler.core.transport.wire import schedule_to_wire
@@ -114,7 +115,6 @@ class QueueServerProcess:
         self._claims_checked = -CLAIMS_SECONDS
         self.edits_seconds = EDITS_SECONDS
         self._turn = 0  # the crawl that takes the first schedule next (take_fairly)
-        self._shared_hosts = SharedHosts()  # crawl-delayed hosts several crawls ask
         self._repeats = RepeatKeeper(server, self.directory)  # crawls that start over
 
     def request_stop(self, *_: object) -> None:
@@ -231,8 +231,8 @@ class QueueServerProcess:
 
     def _hand_out(self, running: list[tuple[Crawl, OpenCrawl]], disk: DiskState) -> bool:
         """Send the running crawls' schedules: one crawl takes them as it always did; several
-        take turns and share the crawl-delayed hosts they both ask
-        (:mod:`crawler.core.queue_server.sharing`). None while the disk is paused (the
+        take turns (:mod:`crawler.core.queue_server.sharing`; the fetchers keep the delays
+        of the hosts they share: ``crawler.machines.host_pacing``). None while the disk is paused (the
         fetchers finish the ones they hold)."""
         now = time.monotonic()
         if now - self._claims_checked >= CLAIMS_SECONDS:
@@ -252,11 +252,10 @@ class QueueServerProcess:
             taken = take_fairly(cores, settings.QUEUE_SERVER_MAX_SCHEDULES,
                                 self._turn % len(cores))
             self._turn += 1
-            self._shared_hosts.forget_before(time.time())
         handed = set()
         for index, schedule in taken:
             crawl, held = running[index]
-            self._send_schedule(crawl, held, schedule, shared=len(running) > 1)
+            self._send_schedule(crawl, held, schedule)
             handed.add(crawl.pk)
         for crawl, held in running:
             held.settle(crawl.pk in handed)
@@ -264,15 +263,11 @@ class QueueServerProcess:
                 self._last_heartbeat = 0.0  # report "idle" at once: the crawl may have ended
         return bool(taken)
 
-    def _send_schedule(self, crawl: Crawl, held: OpenCrawl, schedule: Schedule,
-                       shared: bool) -> None:
+    def _send_schedule(self, crawl: Crawl, held: OpenCrawl, schedule: Schedule) -> None:
         core = held.core
         scores = cached_link_scores(core.orderer.scores).get()
         message = schedule_to_wire(schedule, crawl.timestamp, crawl.pk, self.server)
-        last = core.last_requests(schedule)
-        if shared:  # another crawl's requests to the same delayed hosts are waited for
-            last = self._shared_hosts.last_requests(crawl.pk, schedule, last, time.time())
-        message["last"] = last
+        message["last"] = core.last_requests(schedule)
         message["skip"] = core.skip_hosts(schedule)
         if scores is not None:  # fetchers elsewhere fetch the file it names
             message["scores"] = scores.version
