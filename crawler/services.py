@@ -244,7 +244,8 @@ def crawl_repeat(crawl_id: int) -> Crawl:
     the crawl's complete one. When the repeat ends by itself with documents,
     :func:`crawl_finish` puts it in the crawl's place in one transaction
     (:func:`_repeat_replaces`); a repeat stopped half-way replaces nothing. Refused when the
-    crawl has not ended by itself, was repeated already, or every channel is taken (``MAX_ACTIVE_CRAWLS``)."""
+    crawl has not ended by itself, was repeated already, or every channel is taken
+    (``MAX_ACTIVE_CRAWLS``)."""
     source = _locked(crawl_id)
     if source.status != CrawlStatus.STOPPED:
         raise CrawlServiceError(f"crawl {source.name!r} is {source.status}: only a crawl that "

@@ -25,7 +25,7 @@ from tests.conftest import ROOT
 from tests.fixtures.sites import FixtureServer, normal_site
 from tests.integration.crawl.test_processes import Engine
 
-pytestmark = [pytest.mark.redis, pytest.mark.slow]
+pytestmark = [pytest.mark.redis, pytest.mark.slow, pytest.mark.long]
 
 DELAY = 0.5  # the shared site's Crawl-delay
 
