@@ -37,6 +37,7 @@ from crawler.core.definition.sleep import SleepWindow
 from crawler.core.processing.builtin_scrapers import BUILTIN_NAMES, BUILTIN_SCRAPERS, overridden_by
 from crawler.core.processing.scrapers import ScraperConfig
 from crawler.core.queue_server import robots_failures
+from crawler.core.queue_server.heartbeat import crawl_counters, reported_crawls
 from indexer.core.policies import CrawlPolicy
 from indexer.core.shard_token import registration_ok
 from indexer.core.urls import url_host
@@ -193,10 +194,10 @@ def crawl_config_get(crawl_id: int) -> CrawlConfig:
     )
 
 
-def active_crawl_get() -> CrawlConfig | None:
-    """The running crawl's config, or None when no crawl is running."""
-    crawl = Crawl.objects.filter(status=CrawlStatus.RUNNING).only("pk").first()
-    return crawl_config_get(crawl.pk) if crawl else None
+def active_crawls_get() -> tuple[CrawlConfig, ...]:
+    """The running crawls' configs, in the order of their channels (several run at once)."""
+    return tuple(crawl_config_get(pk) for pk in Crawl.objects.filter(
+        status=CrawlStatus.RUNNING).order_by("channel").values_list("pk", flat=True))
 
 
 def page_options_data_get(crawl_id: int | None = None) -> dict | None:
@@ -243,7 +244,7 @@ def crawl_disk_pauses(crawl: Crawl) -> list[str]:
         return []
     return [f"queue server {q.server_id} {reason}"
             for q in sorted(live_queue_servers(), key=lambda q: q.server_id)
-            if (q.counters or {}).get("crawl") == crawl.pk
+            if crawl_counters(q.counters, crawl.pk) is not None
             and (reason := _disk_reason(q.counters))]
 
 
@@ -257,10 +258,14 @@ def crawl_status_get(crawl: Crawl) -> dict:
     servers = []
     tiers: dict[str, int] = {}
     working: list[dict] = []  # the counters of the queue servers working on the crawl
+    error_hosts: dict[str, int] = {}
     for q in QueueServer.objects.order_by("server_id"):
-        counters = q.counters or {}
-        mine = counters.get("crawl") == crawl.pk
+        own = crawl_counters(q.counters, crawl.pk)
+        mine = own is not None
+        counters = own or {}
         if mine:
+            for host, count in (counters.get("error_hosts") or {}).items():
+                error_hosts[host] = error_hosts.get(host, 0) + int(count)
             working.append(counters)
             for tier, count in (counters.get("tiers") or {}).items():
                 tiers[str(tier)] = tiers.get(str(tier), 0) + int(count)
@@ -274,16 +279,11 @@ def crawl_status_get(crawl: Crawl) -> dict:
             "crawl_delayed": int(counters.get("crawl_delayed", 0)) if mine else 0,
             "outstanding_schedules": int(counters.get("outstanding_schedules", 0)) if mine else 0,
             "inbox": int(counters.get("inbox", 0)) if mine else 0,
-            "disk": _disk_reason(counters),
+            "disk": _disk_reason(q.counters),
         })
     counters = {name: getattr(crawl, name) for name in (
         "pages_fetched", "urls_seen", "urls_queued", "documents_indexed", "fetch_errors",
         "bytes_downloaded", "hosts_seen")}
-    error_hosts: dict[str, int] = {}
-    for q in QueueServer.objects.all():
-        if (q.counters or {}).get("crawl") == crawl.pk:
-            for host, count in ((q.counters or {}).get("error_hosts") or {}).items():
-                error_hosts[host] = error_hosts.get(host, 0) + int(count)
     top_errors = sorted(error_hosts.items(), key=lambda kv: (-kv[1], kv[0]))[:10]
     robots = robots_failures.RobotsFailures.from_json(crawl.robots_failures)
     rate, window = crawl_page.rate_now(crawl, now)
@@ -302,6 +302,8 @@ def crawl_status_get(crawl: Crawl) -> dict:
         "robots_failures": robots_failures.rows(crawl.robots_failures),
         "end_reason": crawl.end_reason,
         "status": crawl.status, "status_label": crawl.get_status_display(),
+        # the channel of an active crawl (several run at once, one per channel), else None
+        "channel": crawl.channel,
         "elapsed": round(elapsed, 1),
         "pages_per_second": round(crawl.pages_fetched / elapsed, 2) if elapsed else 0.0,
         "counters": counters,
@@ -362,9 +364,9 @@ def machines_list() -> list[MachineRow]:
         return None if moment is None else round((now - moment).total_seconds(), 1)
 
     def detail(counters: dict | None) -> str:
-        counters = counters or {}
-        text = (f"crawl {counters.get('crawl')}, queued {counters.get('queued', 0)}"
-                if counters.get("crawl") else "idle")
+        crawls = reported_crawls(counters)
+        text = "; ".join(f"crawl {c}, queued {(crawl_counters(counters, c) or {}).get('queued', 0)}"
+                         for c in crawls) if crawls else "idle"
         reason = _disk_reason(counters)
         return f"{text}; {reason}" if reason else text
 

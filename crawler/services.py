@@ -73,13 +73,27 @@ def _transition(crawl: Crawl, action: str) -> CrawlStatus:
         raise CrawlServiceError(str(exc)) from None
 
 
+def active_crawls_limit() -> int:
+    """How many crawls may be active at once (``MAX_ACTIVE_CRAWLS``, at least 1)."""
+    return max(1, int(settings.MAX_ACTIVE_CRAWLS))
+
+
 def _activate(crawl: Crawl) -> None:
-    other = Crawl.objects.filter(active_lock=True).exclude(pk=crawl.pk).first()
-    if other is not None:
+    """Give ``crawl`` the lowest free channel (``Crawl.channel``); refused, naming the active
+    crawls, when all ``MAX_ACTIVE_CRAWLS`` channels are taken. Two starts at the same moment
+    that pick the same channel are told apart by the column's unique constraint
+    (:func:`_save_active`)."""
+    others = list(Crawl.objects.filter(channel__isnull=False).exclude(pk=crawl.pk)
+                  .order_by("channel").only("name", "status", "channel"))
+    limit = active_crawls_limit()
+    taken = {other.channel for other in others}
+    free = [channel for channel in range(limit) if channel not in taken]
+    if not free:
+        names = ", ".join(f"{other.name!r} ({other.status})" for other in others)
         raise CrawlServiceError(
-            f"crawl {other.name!r} is {other.status}: stop it first (one crawl runs at a time)"
-        )
-    crawl.active_lock = True
+            f"{len(others)} crawls are active ({names}), the most that may run at once "
+            f"(MAX_ACTIVE_CRAWLS = {limit}): stop one first")
+    crawl.channel = free[0]
 
 
 def _save_active(crawl: Crawl, fields: list[str]) -> None:
@@ -87,7 +101,8 @@ def _save_active(crawl: Crawl, fields: list[str]) -> None:
         with transaction.atomic():
             crawl.save(update_fields=fields)
     except IntegrityError:
-        raise CrawlServiceError("another crawl was started at the same moment") from None
+        raise CrawlServiceError("another crawl was started on the same channel at the same "
+                                "moment: try again") from None
 
 
 def _check_source(crawl: Crawl) -> None:
@@ -118,7 +133,8 @@ def crawl_start(crawl_id: int) -> Crawl:
     """Start a new crawl: copy its Page Options and mark it running.
 
     Refused when the crawl is not new, has nothing to read (a web crawl without seed sites,
-    an archive crawl without its source: :func:`_check_source`), or another crawl is active.
+    an archive crawl without its source: :func:`_check_source`), or ``MAX_ACTIVE_CRAWLS``
+    crawls are active already (each other active crawl goes on: :func:`_activate`).
     """
     crawl = _locked(crawl_id)
     status = _transition(crawl, "start")
@@ -130,7 +146,7 @@ def crawl_start(crawl_id: int) -> Crawl:
     crawl.started_at = timezone.now()
     crawl.stopped_at = None
     crawl.end_reason = ""
-    _save_active(crawl, ["status", "active_lock", "page_options_snapshot", "started_at",
+    _save_active(crawl, ["status", "channel", "page_options_snapshot", "started_at",
                          "stopped_at", "end_reason"])
     logger.info("crawl started crawl=%s timestamp=%s", crawl.pk, crawl.timestamp)
     return crawl
@@ -155,11 +171,11 @@ def crawl_stop(crawl_id: int, analyse: bool = True) -> Crawl:
     crawl.stopped_at = timezone.now()
     if not live_queue_servers():
         crawl.status = next_status(crawl.status, "saved")
-        crawl.active_lock = None
+        crawl.channel = None
         if analyse:
             _analyse_after_commit(crawl.pk, "crawl stopped")
-    crawl.save(update_fields=["status", "stopped_at", "active_lock"])
-    if not crawl.active_lock:
+    crawl.save(update_fields=["status", "stopped_at", "channel"])
+    if crawl.channel is None:
         signals.crawl_ended.send(sender=Crawl, crawl=crawl)
     logger.info("crawl stopping crawl=%s status=%s", crawl.pk, crawl.status)
     return crawl
@@ -171,8 +187,8 @@ def crawl_mark_saved(crawl_id: int) -> Crawl:
     and its link analysis is asked for."""
     crawl = _locked(crawl_id)
     crawl.status = _transition(crawl, "saved")
-    crawl.active_lock = None
-    crawl.save(update_fields=["status", "active_lock"])
+    crawl.channel = None
+    crawl.save(update_fields=["status", "channel"])
     signals.crawl_ended.send(sender=Crawl, crawl=crawl)
     _analyse_after_commit(crawl.pk, "crawl stopped")
     return crawl
@@ -187,7 +203,7 @@ def crawl_finish(crawl_id: int, analyse: bool = True) -> Crawl:
     reached its page limit with urls still queued (:func:`page_limit_reason`)."""
     crawl = _locked(crawl_id)
     crawl.status = _transition(crawl, "finish")
-    crawl.active_lock = None
+    crawl.channel = None
     crawl.stopped_at = timezone.now()
     crawl.end_reason = (robots_failures.end_reason(crawl.documents_indexed, crawl.robots_failures)
                         or fetch_error_kinds.end_reason(crawl.documents_indexed,
@@ -196,7 +212,7 @@ def crawl_finish(crawl_id: int, analyse: bool = True) -> Crawl:
                         or archive_skipped.end_reason(crawl.documents_indexed,
                                                       crawl.archive_skipped)
                         or page_limit_reason(crawl))
-    crawl.save(update_fields=["status", "active_lock", "stopped_at", "end_reason"])
+    crawl.save(update_fields=["status", "channel", "stopped_at", "end_reason"])
     if crawl.end_reason:
         logger.warning("crawl finished crawl=%s: %s", crawl.pk, crawl.end_reason)
     if crawl.repeat_of_id is not None:
@@ -228,7 +244,8 @@ def crawl_repeat(crawl_id: int) -> Crawl:
     the crawl's complete one. When the repeat ends by itself with documents,
     :func:`crawl_finish` puts it in the crawl's place in one transaction
     (:func:`_repeat_replaces`); a repeat stopped half-way replaces nothing. Refused when the
-    crawl has not ended by itself, was repeated already, or another crawl is active."""
+    crawl has not ended by itself, was repeated already, or every channel is taken
+    (``MAX_ACTIVE_CRAWLS``)."""
     source = _locked(crawl_id)
     if source.status != CrawlStatus.STOPPED:
         raise CrawlServiceError(f"crawl {source.name!r} is {source.status}: only a crawl that "
@@ -284,7 +301,7 @@ def crawl_resume(crawl_id: int) -> Crawl:
     crawl.status = status
     crawl.stopped_at = None
     crawl.end_reason = ""
-    _save_active(crawl, ["status", "active_lock", "stopped_at", "end_reason"])
+    _save_active(crawl, ["status", "channel", "stopped_at", "end_reason"])
     logger.info("crawl resumed crawl=%s", crawl.pk)
     return crawl
 
@@ -316,7 +333,7 @@ def crawl_raise_limit(crawl_id: int, max_pages: int) -> Crawl:
     ``max_pages`` (0: no limit) and run it again from its saved queues: its queue servers
     reopen them with the new limit (a queue's limits may change, its order not). Refused
     for a crawl that did not end at its page limit, a limit not above the old one, or while
-    another crawl is active."""
+    every channel is taken (``MAX_ACTIVE_CRAWLS``)."""
     crawl = _locked(crawl_id)
     if crawl.status != CrawlStatus.STOPPED or not crawl.end_reason.startswith(
             PAGE_LIMIT_REACHED):
@@ -332,7 +349,7 @@ def crawl_raise_limit(crawl_id: int, max_pages: int) -> Crawl:
     crawl.status = CrawlStatus.RUNNING
     crawl.stopped_at = None
     crawl.end_reason = ""
-    _save_active(crawl, ["max_pages", "status", "active_lock", "stopped_at", "end_reason"])
+    _save_active(crawl, ["max_pages", "status", "channel", "stopped_at", "end_reason"])
     logger.info("crawl resumed with page limit %s crawl=%s", max_pages or "none", crawl.pk)
     return crawl
 

@@ -54,6 +54,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
 from crawler.core.definition.crawl import ACTIVE_STATES
+from crawler.core.queue_server.heartbeat import server_totals
 from crawler.models import Crawl, Fetcher, QueueServer
 from crawler.selectors import HEARTBEAT_TIMEOUT
 from operations.client_address import client_address
@@ -145,7 +146,7 @@ class EngineCollector:
             up.add_metric([label], 1.0 if alive else 0.0)
             if seconds is not None:
                 age.add_metric([label], round(seconds, 3))
-            for key, value in (server.counters or {}).items():
+            for key, value in server_totals(server.counters).items():
                 name = _metric_name(str(key))
                 if _number(value) is not None:
                     family(name, []).add_metric([label], _number(value))

@@ -30,6 +30,7 @@ from classifiers.admin import ClassifierUseInline
 from crawler import crawl_page, selectors, sending, services
 from crawler.core.definition.crawl import ACTIVE_STATES, CrawlStatus, allowed_actions
 from crawler.core.definition.seeds import bad_seed_lines
+from crawler.core.queue_server.heartbeat import crawl_counters
 from crawler.link_analysis import link_analysis_request
 from crawler.machines.needy import WINDOW, needy_queries_get
 from crawler.models import Crawl, PageOptions, QueueServer, SeedSite
@@ -227,12 +228,16 @@ class CrawlAdmin(SafeModelAdmin):
 
     @admin.display(description="Status", ordering="status")
     def status_shown(self, crawl: Crawl) -> str:
-        """The status, and why the crawl is paused when a queue server is short of disk."""
+        """The status (an active crawl's with its channel: several run at once), and why
+        the crawl is paused when a queue server is short of disk."""
+        status = crawl.get_status_display()
+        if crawl.channel is not None:
+            status = f"{status} (channel {crawl.channel})"
         pauses = selectors.crawl_disk_pauses(crawl)
         if not pauses:
-            return crawl.get_status_display()
-        return format_html('{}<br><span class="crawl-disk-paused">{}</span>',
-                           crawl.get_status_display(), "; ".join(pauses))
+            return status
+        return format_html('{}<br><span class="crawl-disk-paused">{}</span>', status,
+                           "; ".join(pauses))
 
     @admin.display(description="pages", ordering="pages_fetched")
     def pages(self, crawl: Crawl) -> int:
@@ -370,8 +375,8 @@ class CrawlAdmin(SafeModelAdmin):
         first because of them (its needy lane's best urls and the queries they match)."""
         crawl = get_object_or_404(Crawl, pk=crawl_id)
         self._require(self.has_view_permission(request, crawl))
-        servers = [(q.server_id, q.counters) for q in selectors.live_queue_servers()
-                   if q.counters.get("crawl") == crawl.pk]
+        servers = [(q.server_id, c) for q in selectors.live_queue_servers()
+                   if (c := crawl_counters(q.counters, crawl.pk)) is not None]
         context = {
             **self.admin_site.each_context(request), "opts": self.model._meta,
             "title": f"Needy queries of {crawl.name}", "crawl": crawl,

@@ -16,6 +16,7 @@ from typing import Any
 from django.db.models import Q, QuerySet, Sum
 
 from crawler.core.queue_server.activity import reason_label
+from crawler.core.queue_server.heartbeat import crawl_counters
 from crawler.models import (
     CrawlHost,
     FetchedUrl,
@@ -139,8 +140,8 @@ def queued_get(crawl_id: int) -> dict[str, Any]:
     tiers: dict[int, int] = {}
     servers = []
     for q in live_queue_servers():
-        counters = q.counters or {}
-        if counters.get("crawl") != crawl_id:
+        counters = crawl_counters(q.counters, crawl_id)
+        if counters is None:
             continue
         mine = {int(t): int(n) for t, n in (counters.get("tiers") or {}).items()}
         for tier, count in mine.items():

@@ -37,6 +37,7 @@ from indexer.core.urls import hashes_of
 
 from . import presence as fetcher_presence
 from .claim_store import ClaimStore
+from .host_pacing import RedisHostPacer
 from .own_endpoints import engine_endpoints
 from .score_delivery import ScoreDelivery
 
@@ -61,33 +62,44 @@ def fetch_config_for(crawl: CrawlConfig) -> FetchConfig:
 class _FetcherCache:
     """The fetcher process's Fetchers, kept from one schedule to the next: their keep-alive
     connections, TLS context, threads and DNS cache are reused instead of being built again
-    for every schedule. Rebuilt when the fetch configuration changes, and for every schedule
+    for every schedule. One pair per fetch configuration, for the last ``keep`` configurations
+    used (several crawls run at once, issue 37: each crawl's byte range makes its own
+    configuration, and the schedules of the crawls come in turns); rebuilt for every schedule
     while they are misconfigured (a CA bundle that could not be loaded: fixing the file is
     enough, no restart)."""
 
-    def __init__(self) -> None:
-        self._config: FetchConfig | None = None
-        self._fetchers: tuple[Fetcher, Fetcher] | None = None
+    def __init__(self, keep: int = 4) -> None:
+        self._keep = max(1, keep)
+        # (configuration, its pair), the least recently used first (a FetchConfig compares
+        # equal by value but holds mappings, so it is not a dict key)
+        self._pairs: list[tuple[FetchConfig, tuple[Fetcher, Fetcher]]] = []
         self._resolver = CachingResolver(parallel=settings.CRAWLER_DNS_PARALLEL)
 
     def get(self, config: FetchConfig) -> tuple[Fetcher, Fetcher]:
-        if (self._fetchers is None or config != self._config
-                or self._fetchers[0].misconfigured):
-            self.close()
-            self._fetchers = (Fetcher(config, resolver=self._resolver),
-                              hop_fetcher_for(config, self._resolver))
-            self._config = config
-        return self._fetchers
+        found = next((i for i, (c, _) in enumerate(self._pairs) if c == config), None)
+        pair = None if found is None else self._pairs.pop(found)[1]
+        if pair is not None and pair[0].misconfigured:
+            self._close(pair)
+            pair = None
+        if pair is None:
+            pair = (Fetcher(config, resolver=self._resolver),
+                    hop_fetcher_for(config, self._resolver))
+        self._pairs.append((config, pair))
+        while len(self._pairs) > self._keep:
+            self._close(self._pairs.pop(0)[1])
+        return pair
+
+    @staticmethod
+    def _close(pair: tuple[Fetcher, Fetcher]) -> None:
+        for fetcher in pair:
+            fetcher.close()
 
     def close(self) -> None:
-        if self._fetchers is not None:
-            for fetcher in self._fetchers:
-                fetcher.close()
-        self._fetchers = None
-        self._config = None
+        while self._pairs:
+            self._close(self._pairs.pop(0)[1])
 
 
-_fetchers = _FetcherCache()
+_fetchers = _FetcherCache(keep=max(1, settings.MAX_ACTIVE_CRAWLS))
 
 
 def indexing_plugins() -> dict[str, tuple[str, ...]]:
@@ -173,6 +185,21 @@ class _ClaimStoreCache:
 _claims = _ClaimStoreCache()
 
 
+class _HostPacerCache:
+    """The fetcher process's host pacer (one Redis connection pool), made on first use."""
+
+    def __init__(self) -> None:
+        self._pacer: RedisHostPacer | None = None
+
+    def get(self) -> RedisHostPacer:
+        if self._pacer is None:
+            self._pacer = RedisHostPacer.from_settings()
+        return self._pacer
+
+
+_host_pacer = _HostPacerCache()
+
+
 def run_schedule(message: dict[str, Any], ship: Callable[[int, dict], None]) -> dict:
     """Run one schedule message; ``ship(server, batch)`` sends a batch's JSON form.
 
@@ -250,7 +277,8 @@ def _run_worker(crawl: CrawlConfig, server: int, schedule: Schedule, message: di
     _score_delivery.ensure(crawl.timestamp, server, message.get("scores"))
     worker = ScheduleWorker(crawl, config, processor_for(crawl), settings.NUM_QUEUE_SERVERS,
                             ship_wire, check, fetcher=fetcher, hop_fetcher=hop_fetcher,
-                            link_scores=_link_scores.lookup(crawl.timestamp))
+                            link_scores=_link_scores.lookup(crawl.timestamp),
+                            host_pacer=_host_pacer.get())
     try:
         return worker.run(schedule, server,
                           {str(k): float(v) for k, v in message.get("last", {}).items()},

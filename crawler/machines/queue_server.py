@@ -1,24 +1,31 @@
-"""The queue-server process (``manage.py run_queue_server --server N``): Django glue around
-``crawler.core.queue_server.server.QueueServerCore``.
+"""The queue-server process (``manage.py run_queue_server --server N``): Django glue around one
+``crawler.core.queue_server.server.QueueServerCore`` per active crawl.
 
-Each tick it: follows the active crawl in the database (opens its queue and index, adds this
-shard's seeds, saves and closes when the crawl stops); applies the batches the ``qs.N`` worker
-wrote to the inbox; refreshes the active index partition so new pages become searchable; sends
+Several crawls may be active at once (issue 37; Yioop's channels, ``MAX_ACTIVE_CRAWLS``), each
+with its own queue, seen-url filter, host politeness and index bundle on every queue server
+(:mod:`crawler.machines.open_crawl`). Each tick it: follows the active crawls in the database
+(opens each one's queue and index, adds this shard's seeds, saves and closes one when it stops
+or ends, leaving the others running); applies the batches the ``qs.N`` worker wrote to each
+crawl's inbox; refreshes their active index partitions so new pages become searchable; sends
 schedules to the fetchers (each naming the version of the crawl's link scores file this
 machine holds, which a fetcher on another machine then fetches:
-``crawler.machines.score_delivery``); and, every few seconds, reports a heartbeat with its counters. A
-separate dictionary-updater process merges closed partitions into the dictionary; it does not
-outlive the queue server, however the queue server ends: the kernel sends it SIGTERM when the
-queue server dies (``operations.process_death``), and it also exits by itself when its parent
-changes (``indexer.core.dictionary.updater --parent``), so a restarted queue server never runs beside the
-updater of the one before.
+``crawler.machines.score_delivery``), the crawls taking turns
+(:mod:`crawler.core.queue_server.sharing`; the fetchers keep the Crawl-delays of the hosts
+several crawls ask: :mod:`crawler.machines.host_pacing`); and, every few seconds, reports a
+heartbeat with each crawl's counters (:mod:`crawler.core.queue_server.heartbeat`). Each open
+crawl has a dictionary-updater process that merges its closed partitions into its dictionary;
+it does not outlive the queue server, however the queue server ends: the kernel sends it
+SIGTERM when the queue server dies (``operations.process_death``), and it also exits by itself
+when its parent changes (``indexer.core.dictionary.updater --parent``), so a restarted queue
+server never runs beside the updaters of the one before. A restarted queue server opens every
+active crawl again from its files.
 
 Disk space (``crawler.core.queue_server.disk_space``): below the low-water mark of free space on the work
 directory's filesystem (``DISK_PAUSE_FREE_BYTES`` / ``_PERCENT``) no new schedules go out (the
-crawl pauses: fetchers finish what they hold, and their batches are still applied) and no
+crawls pause: fetchers finish what they hold, and their batches are still applied) and no
 finished partition is re-ordered; above the high-water mark (``DISK_RESUME_FREE_*``) work
 resumes by itself. A write that fails for lack of space anyway (applying a batch, refreshing
-the index, a checkpoint) shuts the crawl's queue and index without saving
+the index, a checkpoint) shuts every open crawl's queue and index without saving
 (``QueueServerCore.abandon``: they recover from disk as after a kill -9, and the batch stays in
 the inbox), and they are opened again once free space is back above the high-water mark. The
 heartbeat's ``disk`` counters say all of this; the admin shows their ``reason``.
@@ -27,10 +34,6 @@ heartbeat's ``disk`` counters say all of this; the admin shows their ``reason``.
 from __future__ import annotations
 
 import logging
-import os
-import signal
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -43,34 +46,31 @@ from crawler.core.archive import skipped as archive_skipped
 from crawler.core.archive.queue import schedule_message_fields
 from crawler.core.definition.crawl import CrawlStatus
 from crawler.core.queue_server import robots_failures
-from crawler.core.queue_server.config import QueueServerConfig
 from crawler.core.queue_server.disk_space import DiskGuard, DiskState, Watermarks, is_out_of_space
 from crawler.core.queue_server.freshness import merge_reports
+from crawler.core.queue_server.heartbeat import crawl_counters, heartbeat_counters, saved_crawls
 from crawler.core.queue_server.index_order import IndexOrderer
 from crawler.core.queue_server.server import QueueServerCore
+from crawler.core.queue_server.sharing import take_fairly
+from crawler.core.scheduler import Schedule
 from crawler.core.transport import fetch_error_kinds
 from crawler.core.transport.wire import schedule_to_wire
-from crawler.hosts.activity import HostActivityPump
-from crawler.identity import robots_agent_name
 from crawler.link_analysis import link_analysis_maybe_periodic
 from crawler.models import Crawl, QueueServer
-from crawler.selectors import ConfigNotFound, crawl_config_get, live_queue_servers
-from indexer.core.bundle.writer import BundleConfig
+from crawler.selectors import live_queue_servers
 from indexer.core.errors import IndexStoreError
 from indexer.core.runtime.workdir import queue_server_dir
 from indexer.core.signals.link_scores import cached_link_scores
-from operations.process_death import die_with_parent
 
 from .claim_store import ClaimStore
-from .needy import NeedyRefresher
+from .open_crawl import OpenCrawl
 from .repeats import RepeatKeeper
 
 logger = logging.getLogger(__name__)
 
 HEARTBEAT_SECONDS = 3.0
-IDLE_SECONDS = 3.0
 ACTIVE_TICK = 0.05
-STATUS_SECONDS = 0.25  # the crawl's row (running, stopping...) is read at most this often
+STATUS_SECONDS = 0.25  # the active crawls' rows (running, stopping...) are read at most this often
 CLAIMS_SECONDS = 1.0  # the fetchers' claims of outstanding schedules are read this often
 # the crawl's editable parameters (seeds, allowed and disallowed sites, quotas, sleep window)
 # are read this often: an edit reaches a running crawl well within a minute (issue 37)
@@ -98,33 +98,37 @@ class QueueServerProcess:
         # the free space of the work directory's filesystem (tests pass their own guard)
         self.disk = disk or DiskGuard(disk_watermarks(), self.directory)
         self._disk_paused = False
-        # a crawl whose queue and index were shut because a write found the disk full: it
-        # is opened again (to go on, or to save it when stopping) once there is room
-        self._shut_for: int | None = None
-        self._last_stats: dict = {}  # its counters, reported while it is shut
         self._send = send_schedule
         self._tick = tick
         self._stop = threading.Event()
-        self.core: QueueServerCore | None = None
-        self.crawl_id: int | None = None
-        self._updater: subprocess.Popen | None = None
-        self._orderer: IndexOrderer | None = None  # the index of the crawl that ended last
+        # the active crawls this queue server works on, by crawl id, in channel order; one
+        # is open (its core) unless the disk is paused or it was shut for lack of space
+        self.crawls: dict[int, OpenCrawl] = {}
+        # the indexes of the crawls that ended here last (at most MAX_ACTIVE_CRAWLS)
+        self._orderers: list[IndexOrderer] = []
+        self._order_turn = 0
         self._last_heartbeat = 0.0
-        self._saved_for: int | None = None
-        self._idle_ticks = 0
-        self._last_activity = time.monotonic()
-        self._crawl: Crawl | None = None
+        self._saved: set[int] = set()  # stopping crawls whose queues this server saved
+        self._active: list[Crawl] = []
         self._crawl_checked = -STATUS_SECONDS
-        self._refresh_needy = NeedyRefresher()  # the query log's needy queries, now and then
         self._claims = ClaimStore.from_settings()  # who holds the schedules handed out
         self._claims_checked = -CLAIMS_SECONDS
         self.edits_seconds = EDITS_SECONDS
-        self._edits_checked = time.monotonic()
-        self._hosts = HostActivityPump(server)  # the admin's url and host pages, overrides
+        self._turn = 0  # the crawl that takes the first schedule next (take_fairly)
         self._repeats = RepeatKeeper(server, self.directory)  # crawls that start over
 
     def request_stop(self, *_: object) -> None:
         self._stop.set()
+
+    def core_of(self, crawl_id: int) -> QueueServerCore | None:
+        """Crawl ``crawl_id``'s open queue server core, or None."""
+        held = self.crawls.get(crawl_id)
+        return None if held is None else held.core
+
+    @property
+    def cores(self) -> list[QueueServerCore]:
+        """The open crawls' cores, in channel order."""
+        return [c.core for c in self.crawls.values() if c.core is not None]
 
     def run(self) -> None:
         logger.info("queue server %d of %d started (work directory %s)", self.server,
@@ -136,7 +140,7 @@ class QueueServerProcess:
                 busy = self.tick()
                 # while a crawl is open, quiet ticks come often: a fetcher waiting for its
                 # next schedule waits for the tick that applies its batch
-                idle = self._tick if self.core is None else min(self._tick, ACTIVE_TICK)
+                idle = self._tick if not self.cores else min(self._tick, ACTIVE_TICK)
                 self._stop.wait(0.0 if busy else idle)
         finally:
             try:
@@ -153,57 +157,122 @@ class QueueServerProcess:
         """One round of work; True if it applied batches or handed out schedules."""
         busy = False
         now = time.monotonic()
-        if now - self._crawl_checked >= STATUS_SECONDS or self.core is None:
-            self._crawl = (Crawl.objects.filter(active_lock=True)
-                           .only("pk", "status", "timestamp").first())
+        if now - self._crawl_checked >= STATUS_SECONDS or not self.cores:
+            self._active = list(Crawl.objects.filter(channel__isnull=False)
+                                .only("pk", "status", "timestamp", "channel")
+                                .order_by("channel"))
             self._crawl_checked = now
-        crawl = self._crawl
+        active = self._active
         disk = self._check_disk()
         try:
-            busy = self._follow(crawl, disk)
-            if self.core is None and self._orderer is not None and not disk.paused:
-                # the ended crawl's index follows the link scores link analysis writes after
-                # it (a re-order writes a partition again: not while space is short)
-                try:
-                    self._orderer.step()
-                except IndexStoreError as exc:
-                    logger.error("queue server %d: re-ordering the index failed: %s",
-                                 self.server, exc)
-                    self._orderer = None
+            busy = self._follow(active, disk)
+            if not disk.paused and self._orderers and not busy:
+                # the ended crawls' indexes follow the link scores link analysis writes
+                # after them (a re-order writes a partition again: not while space is short)
+                self._order_ended()
         except OSError as exc:
             if not is_out_of_space(exc):
                 raise
             self._out_of_space(exc)
         self._heartbeat()
-        if crawl is not None and crawl.status == CrawlStatus.STOPPING:
-            self._maybe_mark_saved(crawl.pk)
-        if self.core is None:
-            self._repeats.step(crawl_active=crawl is not None)
+        for crawl in active:
+            if crawl.status == CrawlStatus.STOPPING:
+                self._maybe_mark_saved(crawl.pk)
+        self._repeats.step(channels_full=len(active) >= services.active_crawls_limit())
         return busy
 
-    def _follow(self, crawl: Crawl | None, disk: DiskState) -> bool:
-        """Open, work on, save and close the active crawl; True if busy. A crawl is not
+    def _order_ended(self) -> None:
+        """One step of one ended crawl's re-ordering, the crawls in turn."""
+        orderer = self._orderers[self._order_turn % len(self._orderers)]
+        try:
+            if orderer.step() is None:
+                self._order_turn += 1  # nothing to do there now: the next one's turn
+        except IndexStoreError as exc:
+            logger.error("queue server %d: re-ordering the index failed: %s", self.server, exc)
+            self._orderers.remove(orderer)
+
+    def _follow(self, active: list[Crawl], disk: DiskState) -> bool:
+        """Open, work on, save and close every active crawl; True if busy. A crawl is not
         opened (nor one shut for lack of space opened again) while the disk is paused."""
-        if crawl is None or (self.crawl_id is not None and crawl.pk != self.crawl_id):
-            self._close(finish=True)
-        if crawl is not None and crawl.status == CrawlStatus.RUNNING:
-            if self.core is None:
-                if disk.paused:
-                    self.crawl_id = crawl.pk  # waiting for space: reported on this crawl
-                    return False
-                self._open(crawl.pk)
-            return self._work(crawl, disk)
-        if crawl is not None and crawl.status == CrawlStatus.STOPPING:
-            if self.core is None and self._shut_for == crawl.pk:
-                if disk.paused:
-                    return False  # its last batches are saved when there is room
-                self._open(crawl.pk)
-            if self.core is not None:
-                self.core.ingest(limit=None)
-                self._hosts.step(self.core, crawl.pk)
-                self._close(finish=True)
-            self._saved_for = crawl.pk
-        return False
+        wanted = {crawl.pk for crawl in active}
+        for crawl_id in [c for c in self.crawls if c not in wanted]:
+            self._close_crawl(crawl_id, finish=True)  # ended, or stopped elsewhere
+        busy = False
+        running: list[tuple[Crawl, OpenCrawl]] = []
+        for crawl in active:
+            held = self.crawls.get(crawl.pk)
+            if held is not None and held.timestamp != crawl.timestamp:
+                self._close_crawl(crawl.pk, finish=True)
+                held = None
+            if crawl.status == CrawlStatus.RUNNING:
+                if held is None:
+                    held = self.crawls[crawl.pk] = OpenCrawl(
+                        crawl.pk, crawl.timestamp, self.server, self.num_servers,
+                        self.directory, self.edits_seconds)
+                    self._saved.discard(crawl.pk)  # resumed
+                if held.core is None:
+                    if disk.paused:
+                        continue  # waiting for space: reported on this crawl
+                    held.open()
+                busy = held.work(reorder=not disk.paused) or busy
+                running.append((crawl, held))
+            elif crawl.status == CrawlStatus.STOPPING:
+                if held is not None and held.core is None and held.shut:
+                    if disk.paused:
+                        continue  # its last batches are saved when there is room
+                    held.open()
+                if held is not None:
+                    held.drain()
+                    self._close_crawl(crawl.pk, finish=True)
+                self._saved.add(crawl.pk)
+        if running:
+            busy = self._hand_out(running, disk) or busy
+        return busy
+
+    def _hand_out(self, running: list[tuple[Crawl, OpenCrawl]], disk: DiskState) -> bool:
+        """Send the running crawls' schedules: one crawl takes them as it always did; several
+        take turns (:mod:`crawler.core.queue_server.sharing`; the fetchers keep the delays
+        of the hosts they share: ``crawler.machines.host_pacing``). None while the disk is paused (the
+        fetchers finish the ones they hold)."""
+        now = time.monotonic()
+        if now - self._claims_checked >= CLAIMS_SECONDS:
+            # schedules no fetcher holds (given back at a stop, lost with a fetcher or by the
+            # broker) go out again now rather than after SCHEDULE_TIMEOUT
+            self._claims_checked = now
+            for _, held in running:
+                core = held.core
+                claims = self._claims.states(s.id for s in core.queue.outstanding())
+                if claims is not None:
+                    core.release_lost(claims)
+        taken: list[tuple[int, Schedule]] = []
+        if not disk.paused and len(running) == 1:
+            taken = [(0, s) for s in running[0][1].core.take_schedules()]
+        elif not disk.paused:
+            cores = [held.core for _, held in running]
+            taken = take_fairly(cores, settings.QUEUE_SERVER_MAX_SCHEDULES,
+                                self._turn % len(cores))
+            self._turn += 1
+        handed = set()
+        for index, schedule in taken:
+            crawl, held = running[index]
+            self._send_schedule(crawl, held, schedule)
+            handed.add(crawl.pk)
+        for crawl, held in running:
+            held.settle(crawl.pk in handed)
+            if held.idle_ticks == 3:
+                self._last_heartbeat = 0.0  # report "idle" at once: the crawl may have ended
+        return bool(taken)
+
+    def _send_schedule(self, crawl: Crawl, held: OpenCrawl, schedule: Schedule) -> None:
+        core = held.core
+        scores = cached_link_scores(core.orderer.scores).get()
+        message = schedule_to_wire(schedule, crawl.timestamp, crawl.pk, self.server)
+        message["last"] = core.last_requests(schedule)
+        message["skip"] = core.skip_hosts(schedule)
+        if scores is not None:  # fetchers elsewhere fetch the file it names
+            message["scores"] = scores.version
+        message.update(schedule_message_fields(schedule))  # an archive's record pointers
+        self._send(message)
 
     def _check_disk(self) -> DiskState:
         state = self.disk.check()
@@ -218,139 +287,35 @@ class QueueServerProcess:
         return state
 
     def _out_of_space(self, exc: OSError) -> None:
-        """A write found the disk full: shut the crawl's queue and index without saving
-        (they recover from disk when opened again, and the batch being applied is still in
-        the inbox), and pause until free space is back above the high-water mark."""
-        if self.core is not None:
-            try:
-                self._last_stats = self.core.stats()
-            except OSError:
-                pass
-            self._stop_updater()
-            try:
-                self.core.abandon()
-            finally:
-                self.core = None
-                self._shut_for = self.crawl_id
+        """A write found the disk full: shut every open crawl's queue and index without
+        saving (they recover from disk when opened again, and the batch being applied is
+        still in its inbox), and pause until free space is back above the high-water mark."""
+        shut = []
+        for held in self.crawls.values():
+            if held.core is not None:
+                held.abandon()
+                shut.append(held.timestamp)
         state = self.disk.note_full()
         self._check_disk()
-        logger.error("queue server %d: out of space (%s); crawl %s shut until free space is "
-                     "back: %s", self.server, exc, self._shut_for, state.reason)
+        logger.error("queue server %d: out of space (%s); crawls %s shut until free space is "
+                     "back: %s", self.server, exc, shut, state.reason)
 
-    def _open(self, crawl_id: int) -> None:
-        config = crawl_config_get(crawl_id)
-        core = QueueServerCore(QueueServerConfig(
-            self.server, self.num_servers, self.directory, config,
-            refresh_seconds=settings.INDEX_REFRESH_SECONDS,
-            max_outstanding=settings.QUEUE_SERVER_MAX_SCHEDULES,
-            schedule_size=settings.DOWNLOAD_SIZE_INTERVAL,
-            schedule_timeout=settings.SCHEDULE_TIMEOUT, robots_agent=robots_agent_name(),
-            unclaimed_timeout=settings.SCHEDULE_UNCLAIMED_TIMEOUT,
-            recrawl_day_seconds=settings.RECRAWL_DAY_SECONDS,
-            bundle=BundleConfig(max_partition_docs=settings.INDEX_PARTITION_DOCUMENTS,
-                                refresh_every_docs=0)))
-        try:
-            added = core.add_seeds(s.url for s in config.seeds)
-        except BaseException:
-            core.abandon()
-            raise
-        if self._shut_for != crawl_id:
-            self._last_stats = {}
-        self.core = core
-        self.crawl_id = crawl_id
-        self._shut_for = None
-        self._orderer = None
-        self._saved_for = None
-        self._idle_ticks = 0
-        self._last_activity = time.monotonic()
-        logger.info("queue server %d: crawl %s open, %d seed urls queued", self.server,
-                    config.timestamp, added)
-        self._updater = subprocess.Popen(
-            [sys.executable, "-m", "indexer.core.dictionary.updater", str(self.core.paths["index"]),
-             "--loop", "--parent", str(os.getpid())],
-            stdin=subprocess.DEVNULL, preexec_fn=die_with_parent(signal.SIGTERM))
+    def _close_crawl(self, crawl_id: int, finish: bool) -> None:
+        """Close one crawl (``finish``: it has ended; its index is re-ordered by importance
+        here once link analysis scores it). Raises ``OSError`` (a full disk) with the crawl
+        still open: the caller shuts it (:meth:`_out_of_space`)."""
+        held = self.crawls[crawl_id]
+        orderer = held.close(finish=finish)
+        del self.crawls[crawl_id]
+        if orderer is not None:
+            self._orderers.append(orderer)
+            del self._orderers[:-services.active_crawls_limit()]
 
-    def _work(self, crawl: Crawl, disk: DiskState) -> bool:
-        core = self.core
-        assert core is not None
-        now = time.monotonic()
-        busy = False
-        if core.ingest(limit=200):
-            self._last_activity = now
-            busy = True
-        core.maybe_refresh()
-        self._hosts.step(core, crawl.pk)  # url and host log; the operator's host overrides
-        if not disk.paused:
-            core.maybe_reorder()  # a finished partition, after link analysis wrote new scores
-        if core.config.crawl.needy_threshold > 0:  # the query log, read from the shared DB
-            self._refresh_needy(core.queue, core.config.crawl.needy_threshold)
-        if now - self._edits_checked >= self.edits_seconds:
-            self._edits_checked = now
-            self._follow_edits(core, crawl.pk)
-        if now - self._claims_checked >= CLAIMS_SECONDS:
-            # schedules no fetcher holds (given back at a stop, lost with a fetcher or by the
-            # broker) go out again now rather than after SCHEDULE_TIMEOUT
-            self._claims_checked = now
-            claims = self._claims.states(s.id for s in core.queue.outstanding())
-            if claims is not None:
-                core.release_lost(claims)
-        # paused for disk space: no new schedules (the fetchers finish the ones they hold)
-        scores = cached_link_scores(core.orderer.scores).get()
-        scores_version = None if scores is None else scores.version
-        for schedule in [] if disk.paused else core.take_schedules():
-            message = schedule_to_wire(schedule, crawl.timestamp, crawl.pk, self.server)
-            message["last"] = core.last_requests(schedule)
-            message["skip"] = core.skip_hosts(schedule)
-            if scores_version is not None:  # fetchers elsewhere fetch the file it names
-                message["scores"] = scores_version
-            message.update(schedule_message_fields(schedule))  # an archive's record pointers
-            self._send(message)
-            self._last_activity = now
-            busy = True
-        # Idle means: nothing queued, waiting, out or in the inbox, and nothing applied or
-        # handed out for IDLE_SECONDS, so a batch still on its way through the broker is
-        # not mistaken for the end of the crawl.
-        quiet = now - self._last_activity >= IDLE_SECONDS
-        self._idle_ticks = self._idle_ticks + 1 if (quiet and core.settled()) else 0
-        if self._idle_ticks == 3:
-            self._last_heartbeat = 0.0  # report "idle" at once: the crawl may have finished
-        return busy
-
-    def _follow_edits(self, core: QueueServerCore, crawl_id: int) -> None:
-        """The crawl as edited in the admin while it runs (seeds, site rules, quotas, sleep
-        window): in force in this queue server from now on (``QueueServerCore.update_crawl``);
-        a row that no longer reads keeps the crawl as it was, with an error in the log."""
-        try:
-            core.update_crawl(crawl_config_get(crawl_id))
-        except (ConfigNotFound, ValueError) as exc:
-            logger.error("queue server %d: the edits of crawl %s are not applied: %s",
-                         self.server, crawl_id, exc)
-
-    def _stop_updater(self) -> None:
-        if self._updater is not None:
-            self._updater.send_signal(signal.SIGTERM)
-            try:
-                self._updater.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self._updater.kill()
-                self._updater.wait()
-            self._updater = None
-
-    def _close(self, finish: bool = False) -> None:
-        """Stop the dictionary updater and close the crawl; ``finish``: the crawl has ended
-        (its last index partition is finished, and re-ordered here by importance once link
-        analysis scores the crawl, see ``crawler.core.queue_server.index_order``). Raises ``OSError`` (a
-        full disk) with the crawl still open: the caller shuts it (:meth:`_out_of_space`)."""
-        self._stop_updater()
-        if self.core is not None:
-            self.core.close(finish=finish)
-            if finish:
-                self._orderer = IndexOrderer(self.core.orderer.bundle, self.core.orderer.scores)
-            self.core = None
-            logger.info("queue server %d: crawl closed", self.server)
-        self.crawl_id = None
-        self._shut_for = None
-        self._last_stats = {}
+    def _close(self) -> None:
+        """Close every crawl, saved, not finished (the process ends; they resume when it
+        starts again)."""
+        for crawl_id in list(self.crawls):
+            self._close_crawl(crawl_id, finish=False)
 
     # --- reporting ----------------------------------------------------------------------
 
@@ -359,43 +324,39 @@ class QueueServerProcess:
         if not force and now - self._last_heartbeat < HEARTBEAT_SECONDS:
             return
         self._last_heartbeat = now
-        counters: dict = {"crawl": None}
-        if self.core is not None:
-            self._last_stats = self.core.stats()
-            counters = {**self._last_stats, "crawl": self.crawl_id,
-                        "idle": self._idle_ticks >= 3}
-        elif self.crawl_id is not None:  # shut or not opened for lack of space: not idle
-            counters = {**self._last_stats, "crawl": self.crawl_id, "idle": False}
-        if self._saved_for is not None:
-            counters["saved"] = self._saved_for
-        counters["disk"] = self.disk.state.as_counters()
-        services.queue_server_heartbeat(self.server, self.base_url, counters)
+        reports = {crawl_id: held.counters() for crawl_id, held in self.crawls.items()}
+        wanted = {crawl.pk for crawl in self._active}
+        self._saved &= wanted  # a saved crawl no longer active needs no more saying
+        services.queue_server_heartbeat(self.server, self.base_url, heartbeat_counters(
+            reports, self._saved, self.disk.state.as_counters()))
         if self._stop.is_set():
             QueueServer.objects.filter(server_id=self.server).update(
                 state=QueueServer.State.DOWN)
-        if self.crawl_id is not None and (self.core is not None or self._last_stats):
-            self._update_crawl(self.crawl_id)
+        for crawl_id, held in self.crawls.items():
+            if held.core is not None or held.last_stats:
+                self._update_crawl(crawl_id)
 
     def _update_crawl(self, crawl_id: int) -> None:
         """Crawl counters are the sums over the queue servers' latest reports; when every
         live queue server of the crawl is idle, the crawl has finished."""
-        live = [q for q in live_queue_servers() if q.counters.get("crawl") == crawl_id]
+        live = [c for c in (crawl_counters(q.counters, crawl_id) for q in live_queue_servers())
+                if c is not None]
         totals = dict.fromkeys(COUNTER_FIELDS.values(), 0)
-        for q in live:
+        for counters in live:
             for key, field in COUNTER_FIELDS.items():
-                totals[field] += int(q.counters.get(key, 0) or 0)
-        robots = robots_failures.merge(q.counters.get("robots_failures") for q in live)
-        errors = fetch_error_kinds.merge_heartbeats(q.counters for q in live)
-        skipped = archive_skipped.merge(q.counters.get("archive_skipped") for q in live)
+                totals[field] += int(counters.get(key, 0) or 0)
+        robots = robots_failures.merge(c.get("robots_failures") for c in live)
+        errors = fetch_error_kinds.merge_heartbeats(live)
+        skipped = archive_skipped.merge(c.get("archive_skipped") for c in live)
         Crawl.objects.filter(pk=crawl_id).update(
             **totals, robots_failures=robots, fetch_error_kinds=errors,
-            freshness=merge_reports(q.counters.get("freshness") for q in live),
+            freshness=merge_reports(c.get("freshness") for c in live),
             archive_skipped=skipped)
         if self.server == 0:
             services.crawl_sample_record(crawl_id)  # the dashboard's pages-per-second chart
             link_analysis_maybe_periodic(crawl_id)  # every LINK_ANALYSIS_EVERY_PAGES pages
         if (self.server == 0 and len(live) >= self.num_servers
-                and all(q.counters.get("idle") for q in live)):
+                and all(c.get("idle") for c in live)):
             try:
                 ended = services.crawl_finish(crawl_id)
                 logger.info("crawl %s finished: %s", crawl_id,
@@ -405,10 +366,9 @@ class QueueServerProcess:
 
     def _maybe_mark_saved(self, crawl_id: int) -> None:
         live = live_queue_servers()
-        if live and all(q.counters.get("saved") == crawl_id for q in live):
+        if live and all(crawl_id in saved_crawls(q.counters) for q in live):
             with transaction.atomic():
                 try:
                     services.crawl_mark_saved(crawl_id)
                 except services.CrawlServiceError:
                     pass
-

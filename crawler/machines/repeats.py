@@ -2,7 +2,7 @@
 files of the crawls their repeats replaced.
 
 Layer: Django glue, driven by the queue-server process (``crawler.machines.queue_server``) on its
-ticks without an open crawl. A crawl with ``recrawl_days`` starts over that many days after it started, once it has
+ticks. A crawl with ``recrawl_days`` starts over that many days after it started, once it has
 ended by itself (``services.crawl_repeat``): its repeat is a new crawl that builds a new
 index while search keeps answering from the old one, which it replaces in one transaction
 when it ends complete (``services.crawl_finish``): Yioop's double index, whose two bundles
@@ -34,8 +34,8 @@ REPLACED_GRACE = timedelta(minutes=10)
 
 
 def start_due_repeat() -> Crawl | None:
-    """Start the oldest crawl due to start over, if any (None: none is due, or another crawl
-    is active: it waits for its turn)."""
+    """Start the oldest crawl due to start over, if any (None: none is due, or every channel
+    is taken, ``MAX_ACTIVE_CRAWLS``: it waits for one to be free)."""
     for crawl_id in services.crawl_repeats_due(settings.RECRAWL_DAY_SECONDS):
         try:
             return services.crawl_repeat(crawl_id)
@@ -70,20 +70,21 @@ def remove_replaced(directory: Path, server: int, now=None) -> list[int]:
 
 
 class RepeatKeeper:
-    """What a queue server without an open crawl does for repeat crawls, at most every
-    :data:`CHECK_SECONDS`: queue server 0 starts a due repeat while no crawl is active;
-    every queue server removes the files of replaced crawls."""
+    """What a queue server does for repeat crawls, at most every :data:`CHECK_SECONDS`:
+    queue server 0 starts a due repeat while a channel is free (fewer than
+    ``MAX_ACTIVE_CRAWLS`` crawls are active); every queue server removes the files of
+    replaced crawls."""
 
     def __init__(self, server: int, directory: Path) -> None:
         self.server = server
         self.directory = directory
         self._checked = -CHECK_SECONDS
 
-    def step(self, crawl_active: bool) -> None:
+    def step(self, channels_full: bool) -> None:
         now = time.monotonic()
         if now - self._checked < CHECK_SECONDS:
             return
         self._checked = now
-        if self.server == 0 and not crawl_active:
+        if self.server == 0 and not channels_full:
             start_due_repeat()
         remove_replaced(self.directory, self.server)

@@ -53,9 +53,14 @@ class Crawl(models.Model):
     status = models.CharField(
         max_length=10, default=CrawlStatus.NEW.value, editable=False,
         choices=[(s.value, s.value.capitalize()) for s in CrawlStatus])
-    # Non-null (True) only while the crawl is running or stopping: its unique constraint lets
-    # the database itself refuse a second active crawl.
-    active_lock = models.BooleanField(null=True, default=None, unique=True, editable=False)
+    # The crawl's channel (Yioop's word) while it is running or stopping, None otherwise: 0 to
+    # MAX_ACTIVE_CRAWLS - 1. Several crawls run at once, each on its own channel; the unique
+    # constraint lets the database itself refuse two crawls on one channel, so two starts at
+    # the same moment never exceed the limit (crawler.services).
+    channel = models.PositiveSmallIntegerField(
+        null=True, default=None, unique=True, editable=False,
+        help_text="The channel of an active crawl: crawls on different channels run at the "
+                  "same time, each with its own queue and index.")
     order = models.CharField(
         "crawl order", max_length=20, default=CrawlOrder.HOST_BUDGETING.value,
         choices=enum_choices(CrawlOrder, {"breadth_first": "Breadth first",

@@ -89,6 +89,7 @@ class Engine:
 
 FACTS = """
     import json
+    from crawler.core.queue_server.heartbeat import crawl_counters
     from crawler.models import Crawl, Fetcher, QueueServer
     from linkgraph.selectors import link_analysis_status_get
     crawl = Crawl.objects.get(pk=CRAWL)
@@ -98,7 +99,8 @@ FACTS = """
         "fetchers": [{"host": f.host, "name": f.name, "schedules": f.schedules_done,
                       "pages": f.pages_fetched} for f in Fetcher.objects.all()],
         "queue_servers": [{"server": q.server_id, "url": q.base_url, "state": q.state,
-                           "counters": {k: v for k, v in (q.counters or {}).items()
+                           "counters": {k: v for k, v in (
+                               crawl_counters(q.counters, crawl.pk) or {}).items()
                                         if isinstance(v, (int, float, str, bool))}}
                           for q in QueueServer.objects.order_by("server_id")],
         "link_analysis": link_analysis_status_get(crawl.pk),

@@ -291,6 +291,10 @@ QUERY_LOG_PER_CLIENT_PER_MINUTE = env.int("QUERY_LOG_PER_CLIENT_PER_MINUTE", def
 QUEUE_SERVER_BASE_URL = env.str("QUEUE_SERVER_BASE_URL", default=f"http://{WEB_BIND}/")
 DOWNLOAD_SIZE_INTERVAL = env.int("DOWNLOAD_SIZE_INTERVAL", default=schedules.DOWNLOAD_SIZE_INTERVAL)
 QUEUE_SERVER_MAX_SCHEDULES = env.int("QUEUE_SERVER_MAX_SCHEDULES", default=4)
+# Crawls that may be active (running or stopping) at once, each on its own channel with its
+# own queue and index on every queue server; the queue servers share their fetchers between
+# them (issue 37). Starting one more is refused with a message naming the active ones.
+MAX_ACTIVE_CRAWLS = env.int("MAX_ACTIVE_CRAWLS", default=3)
 # then handed out again
 SCHEDULE_TIMEOUT = env.float("SCHEDULE_TIMEOUT", default=schedules.SCHEDULE_TIMEOUT)
 # A fetcher claims the schedule it runs (crawler.machines.claim_store); its claim lapses this long after

@@ -56,7 +56,7 @@ def test_started_crawl_reads_its_snapshot(make_crawl, options):
     assert selectors.crawl_config_get(crawl.pk).page_options.max_links_to_extract == 100_000
     assert search_selectors.search_options_get(crawl.pk).min_results_to_group == 500
     assert search_selectors.search_options_get().min_results_to_group == 50
-    assert selectors.active_crawl_get().crawl_id == crawl.pk
+    assert [c.crawl_id for c in selectors.active_crawls_get()] == [crawl.pk]
 
 
 def test_search_options_match_the_model_defaults(options):
@@ -89,5 +89,5 @@ def test_a_snapshot_without_the_whole_page_option_indexed_summaries(make_crawl, 
 def test_missing_crawl():
     with pytest.raises(selectors.ConfigNotFound):
         selectors.crawl_config_get(12345)
-    assert selectors.active_crawl_get() is None
+    assert selectors.active_crawls_get() == ()
     assert selectors.queue_servers_list() == ()

@@ -13,7 +13,7 @@ def test_start_copies_page_options(make_crawl, options):
     crawl = make_crawl()
     services.crawl_start(crawl.pk)
     crawl.refresh_from_db()
-    assert crawl.status == "running" and crawl.active_lock is True
+    assert crawl.status == "running" and crawl.channel == 0
     assert crawl.page_options_snapshot["byte_range"] == 4_000_000
     # editing the profile afterwards does not change the running crawl's copy
     options.byte_range = 5000
@@ -32,32 +32,60 @@ def test_cannot_start_twice_or_without_seeds(make_crawl):
         services.crawl_start(empty.pk)
 
 
-def test_one_active_crawl_at_a_time(make_crawl):
-    first, second = make_crawl("first"), make_crawl("second", seeds=("https://b.com/",))
-    services.crawl_start(first.pk)
-    with pytest.raises(services.CrawlServiceError, match="first.*stop it first"):
-        services.crawl_start(second.pk)
-    assert Crawl.objects.get(pk=second.pk).status == "new"
+def test_crawls_run_at_once_up_to_the_limit_each_on_its_channel(make_crawl, settings):
+    settings.MAX_ACTIVE_CRAWLS = 2
+    first, second, third = (make_crawl(name, seeds=(f"https://{name}.example/",))
+                            for name in ("first", "second", "third"))
+    assert services.crawl_start(first.pk).channel == 0
+    assert services.crawl_start(second.pk).channel == 1
+    with pytest.raises(services.CrawlServiceError) as refused:
+        services.crawl_start(third.pk)
+    assert str(refused.value) == (
+        "2 crawls are active ('first' (running), 'second' (running)), the most that may run "
+        "at once (MAX_ACTIVE_CRAWLS = 2): stop one first")
+    assert Crawl.objects.get(pk=third.pk).status == "new"
+    assert Crawl.objects.get(pk=second.pk).status == "running"  # the others go on
     services.crawl_stop(first.pk)
-    services.crawl_start(second.pk)
-    with pytest.raises(services.CrawlServiceError, match="second"):
+    assert services.crawl_start(third.pk).channel == 0  # the channel first left
+    with pytest.raises(services.CrawlServiceError, match="'third'.*'second'.*stop one"):
         services.crawl_resume(first.pk)
+    services.crawl_stop(second.pk)
+    assert services.crawl_resume(first.pk).channel == 1
+    assert list(Crawl.objects.filter(channel__isnull=False).order_by("channel")
+                .values_list("name", flat=True)) == ["third", "first"]
 
 
-def test_database_refuses_two_active_crawls(make_crawl):
+def test_the_admin_says_why_a_crawl_beyond_the_limit_does_not_start(admin_client, make_crawl,
+                                                                    settings):
+    settings.MAX_ACTIVE_CRAWLS = 1
+    first = make_crawl("first", restrict_to_seeds=True)
+    second = make_crawl("second", seeds=("https://b.com/",), restrict_to_seeds=True)
+    services.crawl_start(first.pk)
+    response = admin_client.post(f"/admin/crawler/crawl/{second.pk}/do/start/", follow=True)
+    assert response.status_code == 200
+    shown = [str(m) for m in response.context["messages"]]
+    assert any("1 crawls are active ('first' (running))" in m and "MAX_ACTIVE_CRAWLS = 1" in m
+               and "stop one first" in m for m in shown), shown
+    assert Crawl.objects.get(pk=second.pk).status == "new"
+    listing = admin_client.get("/admin/crawler/crawl/").content.decode()
+    assert "Running (channel 0)" in listing
+
+
+def test_database_refuses_two_crawls_on_one_channel(make_crawl):
     from django.db import IntegrityError, transaction
 
     a, b = make_crawl("a"), make_crawl("b")
-    Crawl.objects.filter(pk=a.pk).update(active_lock=True, status="running")
+    Crawl.objects.filter(pk=a.pk).update(channel=0, status="running")
+    Crawl.objects.filter(pk=b.pk).update(channel=1, status="running")
     with pytest.raises(IntegrityError), transaction.atomic():
-        Crawl.objects.filter(pk=b.pk).update(active_lock=True, status="running")
+        Crawl.objects.filter(pk=b.pk).update(channel=0)
 
 
 def test_stop_without_queue_servers_is_resumable_at_once(make_crawl):
     crawl = make_crawl()
     services.crawl_start(crawl.pk)
     crawl = services.crawl_stop(crawl.pk)
-    assert crawl.status == "resumable" and crawl.active_lock is None
+    assert crawl.status == "resumable" and crawl.channel is None
     crawl = services.crawl_resume(crawl.pk)
     assert crawl.status == "running"
 
@@ -68,11 +96,11 @@ def test_stop_with_live_queue_server_waits_for_saved_queue(make_crawl):
     crawl = make_crawl()
     services.crawl_start(crawl.pk)
     crawl = services.crawl_stop(crawl.pk)
-    assert crawl.status == "stopping" and crawl.active_lock is True
+    assert crawl.status == "stopping" and crawl.channel == 0
     with pytest.raises(services.CrawlServiceError, match="cannot resume"):
         services.crawl_resume(crawl.pk)
     crawl = services.crawl_mark_saved(crawl.pk)
-    assert crawl.status == "resumable" and crawl.active_lock is None
+    assert crawl.status == "resumable" and crawl.channel is None
 
 
 def test_finish_and_close(make_crawl):

@@ -13,9 +13,11 @@ States::
 
 ``stopping`` lasts while the queue servers write their queues to disk; a crawl is ``resumable``
 once they have. ``stopped`` means the crawl ended by itself (page limit, empty queue) and cannot
-be resumed; ``closed`` is final. At most one crawl is active (running or stopping) at a time:
-every queue server owns one shard of every crawl's hosts, so two active crawls would compete for
-the same politeness slots and fetchers (Yioop separates them by channel; we run one channel).
+be resumed; ``closed`` is final. Several crawls may be active (running or stopping) at once, each on its
+own channel (Yioop's word; at most ``MAX_ACTIVE_CRAWLS``, ``Crawl.channel``): every queue server
+holds a queue, seen-url filter, host politeness and index of its own for each of them, and
+shares its fetchers between them in turns (``crawler.core.queue_server.sharing``); the
+fetchers keep a crawl-delayed host's delay across the crawls that ask it.
 """
 
 from __future__ import annotations

@@ -44,7 +44,12 @@ from crawler.core.fetcher.rounds import Rounds
 from crawler.core.fetcher.stats import ScheduleStats
 from crawler.core.http import FetchConfig, Fetcher, FetchRequest, FetchResult
 from crawler.core.http.hostwatch import HostWatch
-from crawler.core.http.paced import PacedFetch, hop_fetcher_for, merge_last_requests
+from crawler.core.http.paced import (
+    HostPacer,
+    PacedFetch,
+    hop_fetcher_for,
+    merge_last_requests,
+)
 from crawler.core.http.resolver import CachingResolver
 from crawler.core.http.round import Download, download_round, unpacked
 from crawler.core.memory import release_free_heap
@@ -106,10 +111,13 @@ class ScheduleWorker:
         processing: PageProcessing | None = None,
         clock: Callable[[], float] = time.time,
         sleep: Callable[[float], None] = time.sleep,
+        host_pacer: HostPacer | None = None,
     ) -> None:
         """``processing``: where pages are processed (default: inline, in this thread, by
         ``processor``; :class:`.processing.ProcessPool` shares the cores between the
-        schedules of one process)."""
+        schedules of one process). ``host_pacer``: slots of crawl-delayed hosts shared with
+        the fetchers of other crawls (:class:`crawler.core.http.paced.HostPacer`)."""
+        self._host_pacer = host_pacer
         self.crawl = crawl
         self.processor = processor
         self.num_servers = num_servers
@@ -198,7 +206,7 @@ class ScheduleWorker:
             self._hop_fetcher = hop_fetcher_for(self._fetch_config, self._resolver)
             self._own_hop_fetcher = True
         paced = PacedFetch(self._fetcher, self._hop_fetcher, self._fetch_config.max_redirects,
-                           self._last_request, self._clock, self._sleep)
+                           self._last_request, self._clock, self._sleep, self._host_pacer)
         return DelayLanes(lambda entry: paced(entry.url, entry.etag, entry.crawl_delay,
                                               entry.last_modified),
                           self._last_request, self._clock, LANE_THREADS)

@@ -9,7 +9,9 @@ too (the seed, *Yioop Search Engine Ranking Mechanisms*: crawl-delayed hosts).
 
 ``last_request`` (host name -> when it was last requested) is the one record of a worker's
 delayed hosts: the lanes read it to know when a host is due, :class:`PacedFetch` writes it
-after every request to the host.
+after every request to the host. A :class:`HostPacer`, when given, is asked for a slot before
+every request to a delayed host, so that the fetchers of several crawls that ask the same
+host take turns (the engine's is in Redis: ``crawler.machines.host_pacing``).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import replace
-from typing import Any
+from typing import Any, Protocol
 
 from crawler.core.http.client import Fetcher, normalize_url
 from crawler.core.http.config import FetchConfig
@@ -43,6 +45,15 @@ def merge_last_requests(last_request: dict[str, float], origins: Mapping[str, fl
         last_request[key] = max(last_request.get(key, at), at)
 
 
+class HostPacer(Protocol):
+    """Request slots of crawl-delayed hosts shared by every fetcher (of every crawl)."""
+
+    def reserve(self, host: str, delay: float, now: float) -> float:
+        """The moment (``now`` or later) the next request to ``host`` may be made, taken for
+        it: the next caller's is at least ``delay`` later."""
+        ...
+
+
 class PacedFetch:
     """Fetches one crawl-delayed url, its host's delay having passed: a redirect to the same
     host name waits for the delay again before the next hop (up to ``max_redirects`` hops).
@@ -52,8 +63,10 @@ class PacedFetch:
 
     def __init__(self, fetcher: Fetcher, hop_fetcher: Fetcher | None, max_redirects: int,
                  last_request: dict[str, float], clock: Callable[[], float] = time.time,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+                 sleep: Callable[[float], None] = time.sleep,
+                 pacer: HostPacer | None = None) -> None:
         self._fetcher = fetcher
+        self._pacer = pacer
         self._hop_fetcher = hop_fetcher
         self._max_redirects = max_redirects
         self._last = last_request
@@ -65,6 +78,7 @@ class PacedFetch:
         """Fetch ``url`` (conditionally, with ``etag`` / ``last_modified``), following its
         redirects one hop at a time, each after the host's ``delay``."""
         host = host_of(url)
+        self._take_slot(host, delay)
         if self._hop_fetcher is None:
             try:
                 return self._fetcher.fetch(FetchRequest(url, etag=etag,
@@ -105,6 +119,7 @@ class PacedFetch:
             url, validators = hop.target, (None, None)
             if host_of(url) == host:
                 self._wait_for_host(host, delay)
+                self._take_slot(host, delay)
 
     def _wait_for_host(self, host: str, delay: float) -> None:
         last = self._last.get(host)
@@ -112,3 +127,12 @@ class PacedFetch:
             pause = last + delay - self._clock()
             if pause > 0:
                 self._sleep(min(pause, MAX_DELAY_WAIT))
+
+    def _take_slot(self, host: str, delay: float) -> None:
+        """Wait for the host's shared slot (other crawls' fetchers), if there is a pacer."""
+        if self._pacer is None or delay <= 0:
+            return
+        now = self._clock()
+        pause = self._pacer.reserve(host, delay, now) - now
+        if pause > 0:
+            self._sleep(min(pause, MAX_DELAY_WAIT))

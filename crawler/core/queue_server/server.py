@@ -295,16 +295,21 @@ class QueueServerCore:
         written newer scores than it is ordered by (:class:`IndexOrderer`)."""
         return self.orderer.step()
 
-    def take_schedules(self, requester: str | None = None) -> list[Schedule]:
+    def take_schedules(self, requester: str | None = None,
+                       max_outstanding: int | None = None) -> list[Schedule]:
         """New (or timed-out) schedules, while fewer than max_outstanding are out; then, up to
         ``delayed_schedules`` more, schedules of only the urls freed crawl-delayed hosts had
         parked, so that such a host fetches on while the long schedules finish (its delay,
         not the other hosts' schedules, paces it; see :mod:`crawler.core.scheduler.ordering.
-        orders`). None in the crawl's sleep window (:mod:`crawler.core.definition.sleep`)."""
+        orders`). None in the crawl's sleep window (:mod:`crawler.core.definition.sleep`).
+        ``max_outstanding``: this call's limit instead of the configured one (several crawls
+        sharing the fetchers take turns: :func:`crawler.core.queue_server.sharing.
+        take_fairly`)."""
         if self.asleep():
             return []
-        out = self._take_usual(requester)
-        limit = self.config.max_outstanding + self.config.delayed_schedules
+        most = self.config.max_outstanding if max_outstanding is None else max_outstanding
+        out = self._take_usual(requester, most)
+        limit = most + self.config.delayed_schedules
         while self._schedules_out() < limit:
             schedule = self.queue.next_schedule(self._clock(), requester, unparked_only=True)
             if schedule is None or any(s.id == schedule.id for s in out):
@@ -312,16 +317,15 @@ class QueueServerCore:
             out.append(schedule)
         return out
 
-    def _take_usual(self, requester: str | None) -> list[Schedule]:
+    def _take_usual(self, requester: str | None, most: int) -> list[Schedule]:
         out: list[Schedule] = []
         # At the limit, a timed-out schedule is still handed out again (one per call).
-        while self._schedules_out() < self.config.max_outstanding or (
-                not out and self._has_expired()):
+        while self._schedules_out() < most or (not out and self._has_expired()):
             schedule = self.queue.next_schedule(self._clock(), requester)
             if schedule is None or any(s.id == schedule.id for s in out):
                 break
             out.append(schedule)
-            if len(out) >= self.config.max_outstanding:
+            if len(out) >= most:
                 break
         return out
 
@@ -329,6 +333,10 @@ class QueueServerCore:
         """Received batches waiting: for the rest of their page, or (an archive crawl's) for
         their schedule's turn."""
         return self.inbox.pending()
+
+    def schedules_out(self) -> int:
+        """Schedules the fetchers are working on (see :meth:`_schedules_out`)."""
+        return self._schedules_out()
 
     def _schedules_out(self) -> int:
         """Schedules the fetchers are working on: outstanding ones, but for an archive crawl's

@@ -82,8 +82,12 @@ class Command(BaseCommand):
                             help="do not compute the crawl's link scores at the end")
 
     def handle(self, *args, **options) -> None:
-        if Crawl.objects.filter(active_lock=True).exists():
-            raise CommandError("another crawl is running: stop it first (manage.py up / admin)")
+        if Crawl.objects.filter(channel__isnull=False).exists():
+            # the engine's queue servers follow every active crawl: they would take this one's
+            # queue and index too, beside this process
+            raise CommandError("another crawl is active: manage.py crawl runs alone; stop it "
+                               "first, or start this crawl beside it in the admin (manage.py "
+                               "up runs several crawls at once)")
         stop = threading.Event()
         # From before the crawl is marked running until its row says how it ended, SIGINT and
         # SIGTERM only ask the crawl to stop; it is then saved like an admin Stop, never left

@@ -42,7 +42,7 @@ def test_warc_and_earlier_crawl_archive_crawls_from_the_command(work, client, ca
     out = capsys.readouterr().out
     crawl = Crawl.objects.get()
     assert crawl.source == Crawl.Source.WARC and crawl.archive_path == str(folder)
-    assert crawl.status == "stopped" and crawl.active_lock is None
+    assert crawl.status == "stopped" and crawl.channel is None
     assert crawl.documents_indexed >= 6 and crawl.pages_fetched == 6
     assert sum(row["count"] for row in crawl.archive_skipped.values()) == 1
     assert "Crawl stopped:" in out and "Archive records skipped: 1 " in out

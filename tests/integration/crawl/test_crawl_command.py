@@ -20,7 +20,7 @@ def test_crawl_command(tmp_path, settings, capsys):
         call_command("crawl", server.url("/"), "--max-seconds", "60", "--fetchers", "2")
         assert server.requests_for("/private/") == []
     crawl = Crawl.objects.get()
-    assert crawl.status == "stopped" and crawl.active_lock is None
+    assert crawl.status == "stopped" and crawl.channel is None
     assert crawl.pages_fetched >= 6 and crawl.documents_indexed >= 6
     out = capsys.readouterr().out
     assert "Crawl stopped:" in out and "pages/s" in out
@@ -42,7 +42,7 @@ def test_crawl_that_fails_is_not_left_locked_as_running(tmp_path, settings):
     with pytest.raises(OSError):
         call_command("crawl", "http://127.0.0.1:9/", "--no-link-analysis")
     crawl = Crawl.objects.get()
-    assert crawl.status == "resumable" and crawl.active_lock is None  # a new crawl may start
+    assert crawl.status == "resumable" and crawl.channel is None  # a new crawl may start
 
 
 @pytest.mark.django_db

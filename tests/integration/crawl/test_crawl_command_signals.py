@@ -68,7 +68,7 @@ def test_sigterm_stops_the_crawl_resumable_and_exits(tmp_path, migrated_sqlite):
         from crawler.selectors import crawl_config_get
         from indexer.core.runtime.workdir import queue_server_dir
         crawl = Crawl.objects.get()
-        print(crawl.status, crawl.active_lock, crawl.pages_fetched)
+        print(crawl.status, crawl.channel, crawl.pages_fetched)
         services.crawl_resume(crawl.pk)
         core = QueueServerCore(QueueServerConfig(
             0, 1, queue_server_dir(settings.WORK_DIRECTORY, 0), crawl_config_get(crawl.pk)))

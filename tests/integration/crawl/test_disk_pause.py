@@ -13,6 +13,7 @@ from django.urls import reverse
 
 from crawler import services
 from crawler.core.queue_server.disk_space import MB, DiskGuard, Watermarks
+from crawler.core.queue_server.heartbeat import crawl_counters, saved_crawls
 from crawler.core.transport.spool import Spool
 from crawler.machines.queue_server import QueueServerProcess
 from crawler.models import Crawl, QueueServer, SeedSite
@@ -106,23 +107,24 @@ def test_the_queue_server_pauses_for_disk_space_and_resumes(settings, tmp_path,
                                      docs=page_docs(words), counters={"pages_fetched": 3}))
             filler.fill()
             process.tick()
-            assert process.core is None and inbox.pending("batch") == 1
+            assert process.core_of(crawl.pk) is None and inbox.pending("batch") == 1
             assert leftover_temporaries(work) == []
             counters = heartbeat(process)
-            assert counters["crawl"] == crawl.pk and counters["idle"] is False
+            assert crawl_counters(counters, crawl.pk)["idle"] is False
             assert counters["disk"]["reason"].startswith(
                 f"paused: disk full, 0.0 MB free on {work / 'qs0'}")
             assert shown(admin_client, crawl)[2] == [f"queue server 0 {counters['disk']['reason']}"]
             clock.now += 5.0
             process.tick()  # still full: it waits, it does not try (nor crash) again
-            assert process.core is None
+            assert process.core_of(crawl.pk) is None
 
             filler.remove()
             clock.now += 5.0
             process.tick()  # space is back: opened again, and the kept batch applied
-            assert process.core is not None and inbox.pending("batch") == 0
+            assert process.core_of(crawl.pk) is not None and inbox.pending("batch") == 0
             counters = heartbeat(process)
-            assert counters["pages_fetched"] == 3 and not counters["disk"]["paused"]
+            assert crawl_counters(counters, crawl.pk)["pages_fetched"] == 3
+            assert not counters["disk"]["paused"]
             assert Crawl.objects.get(pk=crawl.pk).pages_fetched == 3
             assert shown(admin_client, crawl)[2] == []
         finally:
@@ -144,12 +146,13 @@ def test_a_crawl_is_not_opened_on_a_disk_below_the_mark(settings, tmp_path) -> N
         filler.leave_free(20 * MB)
         try:
             process.tick()
-            assert process.core is None and sent == []
+            assert process.core_of(crawl.pk) is None and sent == []
             counters = heartbeat(process)
-            assert counters["crawl"] == crawl.pk and counters["disk"]["cause"] == "low"
+            assert crawl_counters(counters, crawl.pk) is not None
+            assert counters["disk"]["cause"] == "low"
             services.crawl_stop(crawl.pk, analyse=False)
             process.tick()  # nothing was opened: nothing to save
-            assert heartbeat(process)["saved"] == crawl.pk
+            assert saved_crawls(heartbeat(process)) == {crawl.pk}
             filler.remove()
         finally:
             filler.remove()

@@ -72,7 +72,7 @@ def test_a_seed_added_to_a_running_crawl_is_indexed_without_a_restart(
         engine = Engine(crawl)
         try:
             engine.run_until(lambda: a.requests_for("/page/2.html"))
-            core = engine.process.core
+            core = engine.process.core_of(crawl.pk)
             assert core is not None and not b.log  # restricted to its seed: b unknown
             # the admin's edits while it runs: a seed, and a rule against one of its pages
             services.seed_sites_add_bulk(crawl.pk, b.url("/"))
@@ -82,7 +82,7 @@ def test_a_seed_added_to_a_running_crawl_is_indexed_without_a_restart(
             word = second.pages["/page/1.html"].word
             engine.run_until(lambda: b.requests_for("/page/1.html")
                              and f'href="{b.url("/page/1.html")}"' in results(client, word))
-            assert engine.process.core is core  # the same queue server: no restart
+            assert engine.process.core_of(crawl.pk) is core  # the same queue server: no restart
             assert Crawl.objects.get(pk=crawl.pk).status == "running"
             assert f'href="{b.url("/")}"' in results(client, second.pages["/"].word)
             assert not b.requests_for("/page/2.html")
