@@ -20,7 +20,7 @@ def channel_to_lock(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ("crawler", "0029_office_file_types_sleep_window_quotas"),
+        ("crawler", "0030_news_sources"),
     ]
 
     operations = [
