@@ -1,6 +1,7 @@
 from django.urls import path
 
 from . import api, views
+from .agent import views as agent_views
 from .searchpage import media
 from .searchpage import views as site_views
 
@@ -18,4 +19,8 @@ urlpatterns = [
     path("site/appearance.css", site_views.appearance_css, name="appearance-css"),
     path("api/shard/search", api.shard_search, name="shard-search"),
     path("api/shard/summaries", api.shard_summaries, name="shard-summaries"),
+    path("api/agent/search", agent_views.search, name="agent-search"),
+    path("api/agent/read", agent_views.read, name="agent-read"),
+    path("api/agent/cached", agent_views.cached, name="agent-cached"),
+    path("api/agent/context", agent_views.context, name="agent-context"),
 ]

@@ -1,0 +1,166 @@
+"""Passages of a page's text that answer a query, and passages packed into a token budget.
+
+Layer: ``ranking.core`` (pure Python). The agent tools (:mod:`ranking.agent.tools`) call
+:func:`best_passages` on the Markdown of a result's cached copy
+(:mod:`ranking.core.display.markdown`) and :func:`pack` on the passages of several results.
+
+Contract: a :class:`Passage` is a slice of the text it was cut from: ``text[start:end] ==
+passage.text``, offsets in characters (Python string indices, Unicode code points), never
+trimmed or re-spaced after the cut. The agent API's test checks it for every passage.
+
+Cutting: the text's paragraphs (runs of characters between blank lines, outer white space
+left out of the span) are the units; a paragraph longer than ``max_chars`` is cut into
+windows of at most ``max_chars`` characters that end after a sentence's full stop or at a
+line break where there is one, else at a space (a word longer than a window is cut where it
+must). A fenced code block is a paragraph like any other.
+
+Scoring, per unit: each distinct query word matched counts 1, each further occurrence
+``REPEAT`` (at most ``REPEAT_CAP`` in all), a unit whose section heading matches gets
+``HEADING`` more; units with no match, and heading lines (they name a passage's section),
+are never passages. Best first; equal scores in text order.
+
+Packing (:func:`pack`): passages of several pages, best first, taken while their estimated
+tokens (:func:`estimate_tokens`, about four characters a token, plus ``OVERHEAD`` for the
+citation around each) fit the budget, at most ``per_url`` from one url; one that does not fit
+is passed over for smaller ones after it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+MAX_CHARS = 600
+REPEAT = 0.1
+REPEAT_CAP = 0.5
+HEADING = 0.25
+CHARS_PER_TOKEN = 4
+OVERHEAD = 24  # tokens of the id, url, date and offsets that cite a passage
+_BLANK_LINE = re.compile(r"\n[ \t]*\n\s*")
+_SENTENCE_END = re.compile(r"[.!?:;](?=\s)|\n")
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Passage:
+    """``text[start:end]`` of the text it was cut from, its ``score`` for the query and the
+    ``section`` (heading title) it is under ("" before the first heading)."""
+
+    start: int
+    end: int
+    text: str
+    score: float
+    section: str = ""
+
+
+def units(text: str, max_chars: int = MAX_CHARS) -> list[tuple[int, int]]:
+    """The (start, end) spans passages are cut from (see the module docstring), in order."""
+    spans = []
+    paragraphs, at = [], 0
+    for m in _BLANK_LINE.finditer(text):
+        paragraphs.append((at, m.start()))
+        at = m.end()
+    paragraphs.append((at, len(text)))
+    for start, end in paragraphs:
+        start, end = _trimmed(text, start, end)
+        while end - start > max_chars:
+            cut = _cut(text, start, start + max_chars)
+            spans.append(_trimmed(text, start, cut))
+            start = cut
+            while start < end and text[start].isspace():
+                start += 1
+        if start < end:
+            spans.append(_trimmed(text, start, end))
+    return [s for s in spans if s[0] < s[1]]
+
+
+def _cut(text: str, start: int, limit: int) -> int:
+    """Where a window from ``start`` ends, at most at ``limit``: after the last sentence end
+    or line break in its second half, else at its last space, else at ``limit``."""
+    half = start + (limit - start) // 2
+    best = -1
+    for m in _SENTENCE_END.finditer(text, half, limit):
+        best = m.end()
+    if best > start:
+        return best
+    space = text.rfind(" ", half, limit)
+    return space if space > start else limit
+
+
+def _trimmed(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def best_passages(text: str, pattern: re.Pattern[str] | None, limit: int,
+                  headings: Sequence[tuple[int, str]] = (),
+                  max_chars: int = MAX_CHARS) -> list[Passage]:
+    """At most ``limit`` passages of ``text`` that match ``pattern`` (the query words, as
+    :func:`ranking.core.display.snippets.highlight_pattern` makes it), best first;
+    ``headings`` ((offset, title), in order) name each passage's section."""
+    if pattern is None or limit <= 0 or not text:
+        return []
+    scored: list[tuple[float, int, int, str]] = []
+    for start, end in units(text, max_chars):
+        if text.startswith("#", start):
+            continue  # a heading names its section's passages; it is not one
+        found = [m.group(0).lower() for m in pattern.finditer(text, start, end)]
+        if not found:
+            continue
+        section = ""
+        for offset, title in headings:
+            if offset > start:
+                break
+            section = title
+        distinct = len(set(found))
+        score = distinct + min(REPEAT_CAP, REPEAT * (len(found) - distinct))
+        if section and pattern.search(section):
+            score += HEADING
+        scored.append((score, start, end, section))
+    scored.sort(key=lambda item: (-item[0], item[1]))
+    return [Passage(start, end, text[start:end], round(score, 4), section)
+            for score, start, end, section in scored[:limit]]
+
+
+def estimate_tokens(text: str) -> int:
+    """Tokens a passage costs in a budget: about four characters a token, plus the
+    citation's ``OVERHEAD``."""
+    return math.ceil(len(text) / CHARS_PER_TOKEN) + OVERHEAD
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate(Generic[T]):
+    """A passage of the page ``url`` offered to :func:`pack`, with what the caller cites it
+    by (``source``) and its ``rank`` among the results (a tie-break: the better result
+    first)."""
+
+    url: str
+    passage: Passage
+    source: T
+    rank: int
+
+
+def pack(candidates: Iterable[Candidate[T]], token_budget: int, per_url: int
+         ) -> tuple[list[Candidate[T]], int]:
+    """(the candidates kept, best passage score first, then result rank, then text order;
+    their estimated tokens) within ``token_budget``, at most ``per_url`` from one url."""
+    ordered = sorted(candidates, key=lambda c: (-c.passage.score, c.rank, c.passage.start))
+    kept: list[Candidate[T]] = []
+    used = 0
+    counts: dict[str, int] = {}
+    for c in ordered:
+        if counts.get(c.url, 0) >= per_url:
+            continue
+        cost = estimate_tokens(c.passage.text)
+        if used + cost > token_budget:
+            continue
+        kept.append(c)
+        used += cost
+        counts[c.url] = counts.get(c.url, 0) + 1
+    return kept, used
