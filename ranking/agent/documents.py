@@ -17,9 +17,10 @@ Who may read what: the crawls a search without ``its`` reads and those open to a
 crawl is answered as one that does not exist. A page whose robots metas forbid archiving
 (NOARCHIVE, NONE) is not read; one under NOSNIPPET gives no passages.
 
-Texts are kept per process (:class:`TextCache`, at most ``KEPT_TEXTS`` pages, least recently
-used dropped): an agent reads the pages of its search results in turn, and conversion is the
-cost of reading a page.
+Texts are kept per process (:class:`TextCache`, at most ``KEPT_CHARS`` characters of them,
+least recently used dropped): an agent reads the pages of its search results in turn, and
+searches of the same subject return the same pages; converting a page (a few milliseconds
+for a documentation page) is most of what passages cost.
 """
 
 from __future__ import annotations
@@ -41,13 +42,11 @@ from ranking.core.shard.local import LocalShard
 from ranking.page import NO_ARCHIVE, stored_page
 from ranking.search_service import SearchService
 
-KEPT_TEXTS = 256
+from .errors import DocumentNotFound, ToolArgumentError
+
+KEPT_CHARS = 32_000_000
 MAX_URL = 2048
 _ID = re.compile(rf"([0-9]{{1,12}})-([0-9a-f]{{{2 * DOC_ID_LEN}}})")
-
-
-class DocumentNotFound(LookupError):
-    """No readable page answers the id or url (or its crawl is not open to the caller)."""
 
 
 def document_id(its: int | None, doc_id: bytes) -> str:
@@ -112,12 +111,19 @@ class AgentDocument:
 
 
 class TextCache:
-    """Page texts by (bundle path, doc_id), least recently used dropped past ``size``."""
+    """Page texts by (bundle path, doc_id), least recently used dropped past ``size``
+    characters in all."""
 
-    def __init__(self, size: int = KEPT_TEXTS) -> None:
+    def __init__(self, size: int = KEPT_CHARS) -> None:
         self._size = size
+        self._chars = 0
         self._kept: OrderedDict[tuple[str, bytes], PageText] = OrderedDict()
         self._lock = threading.Lock()
+
+    def clear(self) -> None:
+        with self._lock:
+            self._kept.clear()
+            self._chars = 0
 
     def text(self, doc: AgentDocument) -> PageText:
         key = (str(doc.shard.reader.path), doc.doc_id)
@@ -128,9 +134,11 @@ class TextCache:
                 return hit
         made = _page_text(doc)
         with self._lock:
-            self._kept[key] = made
-            while len(self._kept) > self._size:
-                self._kept.popitem(last=False)
+            if key not in self._kept:
+                self._kept[key] = made
+                self._chars += len(made.text)
+            while self._chars > self._size and len(self._kept) > 1:
+                self._chars -= len(self._kept.popitem(last=False)[1].text)
         return made
 
 
@@ -154,14 +162,14 @@ class DocumentStore:
 
     def find(self, ref: str) -> AgentDocument:
         """The page a document id or an ``http(s)`` url names (for a url: its newest copy in
-        the index searched). Raises DocumentNotFound, ValueError for a reference that is
-        neither."""
+        the index searched). Raises DocumentNotFound, ToolArgumentError for a reference
+        that is neither."""
         ref = (ref or "").strip()
         parsed = parse_id(ref)
         if parsed is not None:
             return self._by_id(*parsed)
         if len(ref) > MAX_URL or not is_web_url(ref):
-            raise ValueError("give a document id (as search answers) or an http(s) url")
+            raise ToolArgumentError("give a document id (as search answers) or an http(s) url")
         try:
             its, page, shards = self.service.stored_page(ref, None)
         except NoIndexError as exc:

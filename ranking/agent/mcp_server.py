@@ -31,8 +31,8 @@ from indexer.core.errors import CorruptIndexError
 from ranking.core.errors import NoIndexError, public_reason
 
 from .access import refusal
-from .documents import DocumentNotFound
-from .tools import MAX_BUDGET, MAX_PASSAGES, MAX_READ, MAX_RESULTS, AgentTools, ToolArgumentError
+from .errors import DocumentNotFound, ToolArgumentError
+from .tools import MAX_BUDGET, MAX_PASSAGES, MAX_READ, MAX_RESULTS, AgentTools
 
 INSTRUCTIONS = (
     "Search this engine's own index. search finds pages (each with a stable document id, "

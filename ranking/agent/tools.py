@@ -43,6 +43,7 @@ from ranking.core.search.relax import search_with_fallback
 from ranking.params import MAX_QUERY_CHARS, effective_query
 
 from .documents import AgentDocument, DocumentStore
+from .errors import ToolArgumentError
 
 MAX_RESULTS = 50
 MAX_PASSAGES = 10
@@ -56,10 +57,6 @@ CONTEXT_RESULTS = 10  # results whose passages context packs
 MAX_CACHED_CHARS = 2_000_000
 _LANGUAGE = re.compile(r"[a-z]{2,3}(-[a-z0-9]{2,8})?")
 _SITE = re.compile(r"[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?(:[0-9]{1,5})?(/[^\s]*)?")
-
-
-class ToolArgumentError(ValueError):
-    """An argument the tool cannot take; the message says which and why."""
 
 
 def _int(value: Any, name: str, low: int, high: int, default: int) -> int:
@@ -132,7 +129,7 @@ class AgentTools:
         heads = [(h.start, h.title) for h in page.headings]
         return best_passages(page.text, highlight_pattern(words), limit, heads)
 
-    def search(self, query: Any, limit: Any = 10, site: Any = "", language: Any = "",
+    def search(self, query: Any = "", limit: Any = 10, site: Any = "", language: Any = "",
                passages: Any = 0) -> dict[str, Any]:
         query = _query(query)
         num = _int(limit, "limit", 1, MAX_RESULTS, 10)
@@ -155,13 +152,13 @@ class AgentTools:
 
     # -- read and cached ---------------------------------------------------------------------
 
-    def read(self, ref: Any, start: Any = 0, max_chars: Any = DEFAULT_READ,
+    def read(self, ref: Any = "", start: Any = 0, max_chars: Any = DEFAULT_READ,
              section: Any = "") -> dict[str, Any]:
+        first = _int(start, "start", 0, 1 << 40, 0)
+        size = _int(max_chars, "max_chars", 1, MAX_READ, DEFAULT_READ)
         doc = self.store.find(str(ref or ""))
         page = self.store.texts.text(doc)
         text = page.text
-        first = _int(start, "start", 0, 1 << 40, 0)
-        size = _int(max_chars, "max_chars", 1, MAX_READ, DEFAULT_READ)
         lo, hi = 0, len(text)
         section = " ".join(str(section or "").split())[:200]
         if section:
@@ -182,7 +179,7 @@ class AgentTools:
                 "sections": [{"title": h.title, "level": h.level, "start": h.start}
                              for h in page.headings if lo <= h.start < hi]}
 
-    def cached(self, ref: Any) -> dict[str, Any]:
+    def cached(self, ref: Any = "") -> dict[str, Any]:
         doc = self.store.find(str(ref or ""))
         data = doc.cached_bytes()
         page = self.store.texts.text(doc)
@@ -194,7 +191,7 @@ class AgentTools:
 
     # -- context -----------------------------------------------------------------------------
 
-    def context(self, query: Any, token_budget: Any = DEFAULT_BUDGET,
+    def context(self, query: Any = "", token_budget: Any = DEFAULT_BUDGET,
                 max_passages_per_url: Any = 2) -> dict[str, Any]:
         query = _query(query)
         budget = _int(token_budget, "token_budget", MIN_BUDGET, MAX_BUDGET, DEFAULT_BUDGET)

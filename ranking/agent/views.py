@@ -33,8 +33,8 @@ from operations.client_address import client_address
 from ranking.core.errors import NoIndexError, public_reason
 
 from .access import refusal
-from .documents import DocumentNotFound
-from .tools import AgentTools, ToolArgumentError, agent_tools
+from .errors import DocumentNotFound, ToolArgumentError
+from .tools import AgentTools, agent_tools
 
 logger = logging.getLogger(__name__)
 MAX_BODY = 64 * 1024

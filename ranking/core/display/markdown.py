@@ -30,14 +30,15 @@ ends made ``\\n``.
 
 from __future__ import annotations
 
+import html
 import re
 from dataclasses import dataclass
 
-from selectolax.lexbor import LexborHTMLParser, LexborNode
+from selectolax.lexbor import LexborHTMLParser
 
 FORMAT = 1  # bump when the text of the same bytes changes (offsets cited before go stale)
 SKIP_TAGS = frozenset({"head", "script", "style", "template", "noscript", "svg", "iframe",
-                       "object", "select", "button", "math", "canvas", "-comment", "title"})
+                       "object", "select", "button", "math", "canvas", "title"})
 FURNITURE_TAGS = frozenset({"nav", "aside", "footer"})
 FURNITURE_ROLES = frozenset({"navigation", "banner", "contentinfo", "search"})
 FURNITURE_CLASSES = frozenset({"sphinxsidebar", "related", "navbar", "breadcrumb",
@@ -54,91 +55,78 @@ _SPACE = re.compile(r"\s+")
 _HEADING_LINE = re.compile(r"^(#{1,6}) (.+)$", re.MULTILINE)
 
 
-def _furniture(node: LexborNode) -> bool:
-    tag = node.tag
-    if tag in FURNITURE_TAGS:
-        return True
-    attrs = node.attributes
-    if not attrs:
-        return False
-    if (attrs.get("role") or "").strip().lower() in FURNITURE_ROLES:
-        return True
-    classes = (attrs.get("class") or "").lower().split()
-    return any(c in FURNITURE_CLASSES for c in classes)
+FURNITURE = ", ".join([*sorted(FURNITURE_TAGS),
+                       *(f'[role="{r}"]' for r in sorted(FURNITURE_ROLES)),
+                       *(f".{c}" for c in sorted(FURNITURE_CLASSES))])
 
 
-class _Writer:
-    """Blocks of Markdown written from a walk of the tree: ``line`` collects the current
-    block's inline text, ``blocks`` the finished ones."""
-
-    def __init__(self) -> None:
-        self.blocks: list[str] = []
-        self.line: list[str] = []
-        self.prefix = ""
-
-    def flush(self) -> None:
-        text = _SPACE.sub(" ", "".join(self.line)).strip()
-        self.line = []
-        if text:
-            self.blocks.append(self.prefix + text)
-        self.prefix = ""
-
-    def raw(self, block: str) -> None:
-        self.flush()
-        if block.strip():
-            self.blocks.append(block)
+# The serialised tree, after lexbor removed what is left out. lexbor writes tags in lower
+# case and every attribute value in double quotes (a quote inside as &quot;), so a tag is
+# matched exactly by _TAG even when a value holds ">".
+_ATTRS = r"""(?:\s+[^\s"'>/=]+(?:="[^"]*")?)*\s*/?"""
+_TAG = re.compile(r"<(/?)([a-z][a-z0-9-]*)" + _ATTRS + ">")
+_PRE = re.compile(r"<pre\b" + _ATTRS + r">(.*?)</pre>", re.DOTALL)
+_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+_ALT = re.compile(r'\balt="([^"]*)"')
+_ANY_TAG = re.compile(r"<[^>]*>")
+_CODE_MARK = "\ue000"  # stands for a fenced block (its number follows) until the end
+_ITEM_MARK = "\ue001"  # starts a list item's line
+_END_MARK = "\ue002"  # ends a fenced block's line
 
 
-def _walk(root: LexborNode, writer: _Writer, furniture: bool) -> None:
-    """Write ``root``'s text into ``writer``; an explicit stack keeps deep pages off the call
-    stack. A stack entry is a node to enter or, as a string, the close of a block."""
-    stack: list[LexborNode | str] = [root]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            if item == "`":
-                writer.line.append("`")
-            else:
-                writer.flush()
+def _serialised_markdown(markup: str) -> str:
+    """Markdown of ``markup`` (lexbor's serialisation of the tree; see the module docstring):
+    regular expressions over the string, so the work per page is done in C."""
+    for mark in (_CODE_MARK, _ITEM_MARK, _END_MARK):
+        markup = markup.replace(mark, " ")
+    markup = _COMMENT.sub("", markup)
+    fenced: list[str] = []
+
+    def pre(m: re.Match[str]) -> str:
+        code = html.unescape(_ANY_TAG.sub("", m.group(1))).replace("\r\n", "\n").strip("\n")
+        fenced.append(f"{FENCE}\n{code}\n{FENCE}")
+        return f"{_CODE_MARK}{len(fenced) - 1}{_END_MARK}"
+
+    if "<pre" in markup:
+        markup = _PRE.sub(pre, markup)
+    markup = " ".join(markup.split())  # white space runs as one space (str.split is C)
+    markup = markup.replace(_CODE_MARK, "\n" + _CODE_MARK).replace(_END_MARK, "\n")
+
+    def tag(m: re.Match[str]) -> str:
+        closing, name = m.group(1), m.group(2)
+        if name in HEADINGS:
+            return "\n" if closing else "\n" + "#" * HEADINGS[name] + " "
+        if name == "li":
+            return "\n" if closing else f"\n{_ITEM_MARK}"
+        if name in BLOCK_TAGS:
+            return "\n"
+        if name in CODE_TAGS:
+            return "`"
+        if name == "br":
+            return " "
+        if name == "img" and not closing:
+            alt = _ALT.search(m.group(0))
+            text = html.unescape(alt.group(1)).strip() if alt else ""
+            return f"[{text}]" if text else ""
+        return ""
+
+    blocks: list[str] = []
+    item = False
+    # markers are looked for before entities are decoded: the page's text cannot make one
+    for raw in _TAG.sub(tag, markup).split("\n"):
+        line = raw.strip()
+        if line.startswith(_ITEM_MARK):
+            item, line = True, line.lstrip(_ITEM_MARK).strip()
+        if line.startswith(_CODE_MARK) and line[1:].isdigit():
+            blocks.append(fenced[int(line[1:])])
+            item = False
             continue
-        tag = item.tag
-        if tag == "-text":
-            writer.line.append(item.text_content or "")
-            continue
-        if tag in SKIP_TAGS or (furniture and _furniture(item)):
-            continue
-        if tag == "pre":
-            code = (item.text(deep=True) or "").replace("\r\n", "\n").strip("\n")
-            writer.raw(f"{FENCE}\n{code}\n{FENCE}")
-            continue
-        if tag == "br":
-            writer.line.append(" ")
-            continue
-        if tag == "img":
-            alt = ((item.attributes or {}).get("alt") or "").strip()
-            if alt:
-                writer.line.append(f"[{alt}]")
-            continue
-        children = []
-        child = item.child
-        while child is not None:
-            children.append(child)
-            child = child.next
-        if tag in HEADINGS:
-            writer.flush()
-            writer.prefix = "#" * HEADINGS[tag] + " "
-            stack.append("/")
-        elif tag == "li":
-            writer.flush()
-            writer.prefix = "- "
-            stack.append("/")
-        elif tag in BLOCK_TAGS:
-            writer.flush()
-            stack.append("/")
-        elif tag in CODE_TAGS:
-            writer.line.append("`")
-            stack.append("`")
-        stack.extend(reversed(children))
+        line = " ".join(html.unescape(line).split())
+        if not line.strip("`#") or (line.startswith("#") and not line.lstrip("#").strip()):
+            continue  # nothing but marks: an empty heading or code element
+        blocks.append("- " + line if item else line)
+        item = False
+    return _joined(blocks) if blocks else ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,16 +141,18 @@ class Heading:
 
 def html_markdown(text: str) -> str:
     """The Markdown of an HTML document (see the module docstring)."""
-    tree = LexborHTMLParser(text)
-    root = tree.body or tree.root
-    if root is None:
-        return ""
     for furniture in (True, False):
-        writer = _Writer()
-        _walk(root, writer, furniture)
-        writer.flush()
-        if writer.blocks:
-            return _joined(writer.blocks)
+        tree = LexborHTMLParser(text)
+        root = tree.body or tree.root
+        if root is None:
+            return ""
+        tree.strip_tags(sorted(SKIP_TAGS))
+        if furniture:
+            for node in tree.css(FURNITURE):
+                node.decompose()
+        made = _serialised_markdown(root.html or "")
+        if made:
+            return made
     return ""
 
 
