@@ -6,8 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ranking.core.display.markdown import (
-    headings,
     heading_at,
+    headings,
     html_markdown,
     page_markdown,
     section_span,
