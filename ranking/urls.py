@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import api, views
+from . import api, site_status, views
 from .agent import views as agent_views
 from .searchpage import media
 from .searchpage import views as site_views
@@ -19,6 +19,7 @@ urlpatterns = [
     path("site/appearance.css", site_views.appearance_css, name="appearance-css"),
     path("api/shard/search", api.shard_search, name="shard-search"),
     path("api/shard/summaries", api.shard_summaries, name="shard-summaries"),
+    path("indexed", site_status.site_status, name="site-status"),
     path("api/agent/search", agent_views.search, name="agent-search"),
     path("api/agent/read", agent_views.read, name="agent-read"),
     path("api/agent/cached", agent_views.cached, name="agent-cached"),
