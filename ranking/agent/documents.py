@@ -35,6 +35,7 @@ from typing import Any
 from indexer.core.ids import DOC_ID_LEN, DOC_TYPE, DocType
 from ranking.cached import decode, is_html, is_web_url
 from ranking.core.display.markdown import Heading, headings, page_markdown
+from ranking.core.display.passages import units
 from ranking.core.errors import NoIndexError
 from ranking.core.search.mixes import unwrap
 from ranking.core.shard.candidates import ShardClient
@@ -73,12 +74,13 @@ def iso_date(seconds: Any) -> str | None:
 
 @dataclass(frozen=True, slots=True)
 class PageText:
-    """The text of one stored copy: its Markdown (or stored body), its headings, and
-    whether it came from the ``cached`` copy or the ``summary``."""
+    """The text of one stored copy: its Markdown (or stored body), its headings, whether it
+    came from the ``cached`` copy or the ``summary``, and its passage units."""
 
     text: str
     headings: tuple[Heading, ...]
     source: str
+    spans: tuple[tuple[int, int], ...]  # the text's passage units (query-independent)
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,7 +152,7 @@ def _page_text(doc: AgentDocument) -> PageText:
     else:
         text = str(doc.summary.get("body") or doc.summary.get("description") or "")
         source = "summary"
-    return PageText(text, tuple(headings(text)), source)
+    return PageText(text, tuple(headings(text)), source, tuple(units(text)))
 
 
 class DocumentStore:

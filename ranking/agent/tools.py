@@ -127,7 +127,8 @@ class AgentTools:
             return []
         page = self.store.texts.text(doc)
         heads = [(h.start, h.title) for h in page.headings]
-        return best_passages(page.text, highlight_pattern(words), limit, heads)
+        return best_passages(page.text, highlight_pattern(words), limit, heads,
+                             spans=page.spans)
 
     def search(self, query: Any = "", limit: Any = 10, site: Any = "", language: Any = "",
                passages: Any = 0) -> dict[str, Any]:

@@ -27,6 +27,7 @@ is passed over for smaller ones after it.
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from collections.abc import Iterable, Sequence
@@ -100,26 +101,32 @@ def _trimmed(text: str, start: int, end: int) -> tuple[int, int]:
 
 def best_passages(text: str, pattern: re.Pattern[str] | None, limit: int,
                   headings: Sequence[tuple[int, str]] = (),
-                  max_chars: int = MAX_CHARS) -> list[Passage]:
+                  max_chars: int = MAX_CHARS,
+                  spans: Sequence[tuple[int, int]] | None = None) -> list[Passage]:
     """At most ``limit`` passages of ``text`` that match ``pattern`` (the query words, as
     :func:`ranking.core.display.snippets.highlight_pattern` makes it), best first;
-    ``headings`` ((offset, title), in order) name each passage's section."""
+    ``headings`` ((offset, title), in order) name each passage's section; ``spans``: the
+    text's :func:`units` when the caller keeps them (they do not depend on the query)."""
     if pattern is None or limit <= 0 or not text:
         return []
+    if spans is None:
+        spans = units(text, max_chars)
+    starts = [a for a, _ in spans]
+    found: dict[int, list[str]] = {}
+    for m in pattern.finditer(text):  # one scan of the text, matches filed under their unit
+        i = bisect.bisect_right(starts, m.start()) - 1
+        if i >= 0 and m.end() <= spans[i][1]:
+            found.setdefault(i, []).append(m.group(0).lower())
+    head_starts = [offset for offset, _ in headings]
     scored: list[tuple[float, int, int, str]] = []
-    for start, end in units(text, max_chars):
+    for i, words in found.items():
+        start, end = spans[i]
         if text.startswith("#", start):
             continue  # a heading names its section's passages; it is not one
-        found = [m.group(0).lower() for m in pattern.finditer(text, start, end)]
-        if not found:
-            continue
-        section = ""
-        for offset, title in headings:
-            if offset > start:
-                break
-            section = title
-        distinct = len(set(found))
-        score = distinct + min(REPEAT_CAP, REPEAT * (len(found) - distinct))
+        h = bisect.bisect_right(head_starts, start) - 1
+        section = headings[h][1] if h >= 0 else ""
+        distinct = len(set(words))
+        score = distinct + min(REPEAT_CAP, REPEAT * (len(words) - distinct))
         if section and pattern.search(section):
             score += HEADING
         scored.append((score, start, end, section))
