@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from urllib.parse import urlencode
 
 from django.conf import settings
@@ -62,6 +62,11 @@ class UrlStatus:
     detail: str = ""
     crawled: datetime | None = None
     recrawl: str = ""
+
+    @property
+    def crawled_text(self) -> str:
+        return self.crawled.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC") if self.crawled \
+            else ""
 
 
 def _labels() -> dict[str, str]:
