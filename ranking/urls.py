@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import api, site_status, views
+from . import api, llms_txt, site_status, views
 from .agent import views as agent_views
 from .searchpage import media
 from .searchpage import views as site_views
@@ -20,6 +20,7 @@ urlpatterns = [
     path("api/shard/search", api.shard_search, name="shard-search"),
     path("api/shard/summaries", api.shard_summaries, name="shard-summaries"),
     path("indexed", site_status.site_status, name="site-status"),
+    path("llms/<str:host>/llms.txt", llms_txt.site_llms_txt, name="site-llms-txt"),
     path("api/agent/search", agent_views.search, name="agent-search"),
     path("api/agent/read", agent_views.read, name="agent-read"),
     path("api/agent/cached", agent_views.cached, name="agent-cached"),

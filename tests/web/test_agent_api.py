@@ -251,3 +251,22 @@ def test_stdio_transport(tmp_path, migrated_sqlite, work):
             return await steps(client)
     found = asyncio.run(run())
     assert found["results"][0]["url"] == work + "workers.html"
+
+
+def test_llms_txt_of_a_crawled_site(client, work):
+    """``/llms/<host>/llms.txt`` (issue 38, item 2): the site's indexed pages in the
+    llms.txt format."""
+    host = work.split("://", 1)[1].rstrip("/")
+    answer = client.get(f"/llms/{host}/llms.txt")
+    text = answer.content.decode()
+    assert answer.status_code == 200 and answer["Content-Type"].startswith("text/markdown")
+    lines = text.splitlines()
+    assert lines[0] == f"# {host}" and lines[2].startswith(f"> The pages of {host}")
+    assert "## Pages" in lines
+    items = [line for line in lines if line.startswith("- [")]
+    assert f"- [Queues]({work}queues.html): " in text
+    assert any(line.startswith(f"- [Workers]({work}workers.html)") for line in items)
+    assert len(items) == 5 and all(re.fullmatch(r"- \[[^\]]+\]\(http[^)\s]+\)(: .+)?", line)
+                                   for line in items)
+    assert client.get("/llms/nothing.example/llms.txt").status_code == 404
+    assert client.get("/llms/bad host!/llms.txt").status_code == 400
