@@ -3,9 +3,12 @@
 Layer: glue of the ``ranking`` app (Django settings through the search service). The tools
 (:mod:`ranking.agent.tools`) find a page here by its id or url and get one
 :class:`AgentDocument`: the page's stored summary, the crawl it is in, and its text, the
-Markdown of its cached copy (:func:`ranking.core.display.markdown.page_markdown`), or, for a
-page kept without a cached copy, the whole indexed text its summary stores (``source`` says
-which). Every offset the API gives (``read``'s paging, passages) is into that text.
+Markdown of its cached copy (:func:`ranking.core.display.markdown.page_markdown`); where the
+site publishes a Markdown twin of the page (``<url>.md``, as llms.txt sites do) and the index
+holds it, the twin's text instead, the better text of the same page; for a page kept without
+a cached copy, the whole indexed text its summary stores (``source`` says which: ``cached``,
+``md_twin`` or ``summary``). Every offset the API gives (``read``'s paging, passages) is into
+that text.
 
 Document ids: ``<crawl timestamp>-<doc_id in hex>``. The 24-byte doc_id holds the hashes of
 the url, the document type, the page's text and its host (:mod:`indexer.core.ids`), so an id
@@ -34,7 +37,7 @@ from typing import Any
 
 from indexer.core.ids import DOC_ID_LEN, DOC_TYPE, DocType
 from ranking.cached import decode, is_html, is_web_url
-from ranking.core.display.markdown import Heading, headings, page_markdown
+from ranking.core.display.markdown import Heading, headings, page_markdown, plain_markdown
 from ranking.core.display.passages import units
 from ranking.core.errors import NoIndexError
 from ranking.core.search.mixes import unwrap
@@ -144,7 +147,30 @@ class TextCache:
         return made
 
 
+def twin_url(url: str) -> str:
+    """The url of a page's Markdown twin, as llms.txt sites publish them: the page's url and
+    ``.md`` (``index.html.md`` for a url that ends in ``/``)."""
+    return url + ("index.html.md" if url.endswith("/") else ".md")
+
+
+def _twin_text(doc: AgentDocument) -> str | None:
+    """The Markdown of the page's twin when the index holds it with a cached copy (and its
+    robot metas allow one), else None."""
+    if doc.url.endswith(".md") or not is_html(doc.mime_type, b""):
+        return None
+    twin = stored_page(doc.shard, twin_url(doc.url))
+    if twin is None or not twin.archivable or not twin.has_cache:
+        return None
+    with doc.shard.lock:
+        data = doc.shard.reader.cached_page(twin.doc_id)
+    text = plain_markdown(decode(data)) if data else ""
+    return text if text.strip() else None
+
+
 def _page_text(doc: AgentDocument) -> PageText:
+    twin = _twin_text(doc)
+    if twin is not None:
+        return PageText(twin, tuple(headings(twin)), "md_twin", tuple(units(twin)))
     data = doc.cached_bytes()
     if data:
         text = page_markdown(decode(data), is_html(doc.mime_type, data))

@@ -1,7 +1,7 @@
 """A small documentation site for the agent API's tests (issue 38), crawled by ``manage.py
 crawl`` over loopback: pages with headings, code, lists and non-ASCII text (so that offsets
 count characters, not bytes), one page that forbids a cached copy (NOARCHIVE), an
-``/llms.txt`` and a ``.md`` twin of one page."""
+``.md`` twin of one page (``TWIN``)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from crawler.core.http import FetchConfig
 from crawler.core.local_crawl import LocalCrawl
 from crawler.core.processing.process import PageProcessor
 from tests.fixtures.sites import FixtureServer
-from tests.fixtures.sites.sites import html, not_found
+from tests.fixtures.sites.sites import html, not_found, text
 
 NAV = '<nav><a href="/">Home</a> <a href="/queues.html">Queues</a></nav>'
 
@@ -48,7 +48,8 @@ queue.put(task)</pre>
 <code>concurrency</code> of its own.</p>
 <h2>Shutdown</h2>
 <p>On SIGTERM a worker finishes the task it runs and then stops; a second SIGTERM stops it
-at once.</p>"""),
+at once.</p>
+<p><a href="/workers.html.md">This page as Markdown</a></p>"""),
     "/unicode.html": _page("Namen und Zeichen", """
 <h1>Namen — Zeichen</h1>
 <p>Ein zephyrine Arbeiter heißt „Fräulein Müller“ 🐝 und die Warteschlange 队列 läuft
@@ -60,7 +61,15 @@ schnell.</p>
 }
 
 
+# the Markdown twin of /workers.html, as sites that publish an llms.txt serve them
+TWIN = ("# Workers (Markdown)\n\nA zephyrine worker runs tasks from its queues, with a "
+        "`concurrency` of its own.\n\n## Stopping\n\n- First SIGTERM: finish the task.\n"
+        "- Second SIGTERM: stop at once.\n")
+
+
 def route(request):
+    if request.path == "/workers.html.md":
+        return text(TWIN)
     page = PAGES.get(request.path)
     if page is None:
         return not_found(request)

@@ -23,7 +23,7 @@ from ranking.agent.mcp_server import allowed_hosts, http_app, mcp_server
 from ranking.agent.tools import agent_tools
 from ranking.search_service import search_service
 from tests.conftest import ROOT, free_port, sqlite_copy
-from tests.web.agent_site import ITS, crawled_site
+from tests.web.agent_site import ITS, TWIN, crawled_site
 
 pytestmark = pytest.mark.django_db(transaction=True)
 TOOLS = {"search", "read", "cached", "context"}
@@ -106,7 +106,9 @@ def test_the_sdk_client_lists_searches_reads_and_packs_context(mcp_url, work):
         # every passage of every result is exactly its slice of the cached copy's text
         for result in found["results"]:
             cached = await tool(client, "cached", ref=result["id"])
-            assert cached["crawl_date"] == result["crawl_date"] and cached["source"] == "cached"
+            assert cached["crawl_date"] == result["crawl_date"]
+            assert cached["source"] == ("md_twin" if result["url"].endswith("workers.html")
+                                        else "cached")
             for p in result["passages"]:
                 assert cached["text"][p["start"]:p["end"]] == p["text"]
         cached = await tool(client, "cached", ref=first["url"])  # by url: the same copy
@@ -266,7 +268,22 @@ def test_llms_txt_of_a_crawled_site(client, work):
     items = [line for line in lines if line.startswith("- [")]
     assert f"- [Queues]({work}queues.html): " in text
     assert any(line.startswith(f"- [Workers]({work}workers.html)") for line in items)
-    assert len(items) == 5 and all(re.fullmatch(r"- \[[^\]]+\]\(http[^)\s]+\)(: .+)?", line)
+    assert len(items) == 6 and all(re.fullmatch(r"- \[[^\]]+\]\(http[^)\s]+\)(: .+)?", line)
                                    for line in items)
     assert client.get("/llms/nothing.example/llms.txt").status_code == 404
     assert client.get("/llms/bad host!/llms.txt").status_code == 400
+
+
+def test_a_pages_markdown_twin_is_its_text(client, work):
+    """A page whose site publishes a ``.md`` twin (issue 38, item 2) reads as the twin's
+    Markdown, and its passages point into that text."""
+    found = client.get("/api/agent/search", {"query": "zephyrine worker concurrency",
+                                             "passages": "2"}).json()
+    page = next(r for r in found["results"] if r["url"] == work + "workers.html")
+    read = client.get("/api/agent/read", {"ref": page["id"]}).json()
+    assert read["source"] == "md_twin" and read["text"] == TWIN.strip("\n")
+    assert [s["title"] for s in read["sections"]] == ["Workers (Markdown)", "Stopping"]
+    for p in page["passages"]:
+        assert read["text"][p["start"]:p["end"]] == p["text"]
+    queues = client.get("/api/agent/read", {"url": work + "queues.html"}).json()
+    assert queues["source"] == "cached"  # no twin: the page's own copy
