@@ -2,7 +2,7 @@
 
 Layer: Django glue of the ``crawler`` app (services that write :class:`UrlSubmission` rows and
 seeds, selectors that read the crawl's rows). The public page is the ranking app's
-(:mod:`ranking.site_status`), which adds what the index knows (indexed, when, next recrawl);
+(:mod:`ranking.webmasters.site_status`), which adds what the index knows (indexed, when, next recrawl);
 the admin lists submissions with approve and decline actions (:mod:`crawler.admin.submissions`).
 
 A submission is refused at once, with the reason, when the crawler could never fetch it: not an

@@ -1,9 +1,10 @@
 from django.urls import path
 
-from . import api, llms_txt, site_status, views
+from . import api, views
 from .agent import views as agent_views
 from .searchpage import media
 from .searchpage import views as site_views
+from .webmasters import llms_txt, site_status
 
 app_name = "ranking"
 urlpatterns = [

@@ -25,9 +25,8 @@ from django.views.decorators.http import require_GET
 
 from indexer.core.errors import CorruptIndexError
 from ranking.core.errors import NoIndexError, ShardError
-
-from .params import parse_int
-from .search_service import search_service
+from ranking.params import parse_int
+from ranking.search_service import search_service
 
 MAX_PAGES = 200
 NOTE_CHARS = 200

@@ -44,9 +44,8 @@ from indexer.core.errors import CorruptIndexError
 from operations.challenge import challenge_check, challenge_new, rate_limited
 from operations.client_address import client_address
 from ranking.core.errors import NoIndexError
-
-from .search_service import search_service
-from .views import with_csp
+from ranking.search_service import search_service
+from ranking.views import with_csp
 
 logger = logging.getLogger(__name__)
 
