@@ -39,6 +39,7 @@ from indexer.core.ids import DOC_ID_LEN, DOC_TYPE, DocType
 from ranking.cached import decode, is_html, is_web_url
 from ranking.core.display.markdown import Heading, headings, page_markdown, plain_markdown
 from ranking.core.display.passages import units
+from ranking.core.display.snippets import FOLD_CHARS
 from ranking.core.errors import NoIndexError
 from ranking.core.search.mixes import unwrap
 from ranking.core.shard.candidates import ShardClient
@@ -84,6 +85,18 @@ class PageText:
     headings: tuple[Heading, ...]
     source: str
     spans: tuple[tuple[int, int], ...]  # the text's passage units (query-independent)
+    lowered: str | None = None  # text.lower() where it has the text's length, for scans
+
+
+def page_text(text: str, source: str) -> PageText:
+    """A text with what passages need of it made once (:mod:`ranking.core.display.passages`):
+    headings, units, and the lower-cased copy when it keeps every offset (characters such
+    as the Kelvin sign fold to ASCII letters only in a case-insensitive pattern: such a
+    text is scanned by the pattern instead)."""
+    lowered = text.lower()
+    if len(lowered) != len(text) or any(c in text for c in FOLD_CHARS):
+        lowered = None
+    return PageText(text, tuple(headings(text)), source, tuple(units(text)), lowered)
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,7 +183,7 @@ def _twin_text(doc: AgentDocument) -> str | None:
 def _page_text(doc: AgentDocument) -> PageText:
     twin = _twin_text(doc)
     if twin is not None:
-        return PageText(twin, tuple(headings(twin)), "md_twin", tuple(units(twin)))
+        return page_text(twin, "md_twin")
     data = doc.cached_bytes()
     if data:
         text = page_markdown(decode(data), is_html(doc.mime_type, data))
@@ -178,7 +191,7 @@ def _page_text(doc: AgentDocument) -> PageText:
     else:
         text = str(doc.summary.get("body") or doc.summary.get("description") or "")
         source = "summary"
-    return PageText(text, tuple(headings(text)), source, tuple(units(text)))
+    return page_text(text, source)
 
 
 class DocumentStore:

@@ -35,7 +35,7 @@ from django.apps import apps
 from ranking.cached import decode
 from ranking.core.display.markdown import section_span
 from ranking.core.display.passages import Candidate, Passage, best_passages, pack
-from ranking.core.display.snippets import highlight_pattern
+from ranking.core.display.snippets import query_words
 from ranking.core.query.parser import query_word_terms
 from ranking.core.search.mixes import crawl_of
 from ranking.core.search.pipeline import SearchResult
@@ -127,8 +127,11 @@ class AgentTools:
             return []
         page = self.store.texts.text(doc)
         heads = [(h.start, h.title) for h in page.headings]
-        return best_passages(page.text, highlight_pattern(words), limit, heads,
-                             spans=page.spans)
+        query = query_words(words)
+        if query is None:
+            return []
+        return best_passages(page.text, query.pattern, limit, heads, spans=page.spans,
+                             scan=query.scan, lowered=page.lowered)
 
     def search(self, query: Any = "", limit: Any = 10, site: Any = "", language: Any = "",
                passages: Any = 0) -> dict[str, Any]:

@@ -30,7 +30,7 @@ from __future__ import annotations
 import bisect
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -102,18 +102,24 @@ def _trimmed(text: str, start: int, end: int) -> tuple[int, int]:
 def best_passages(text: str, pattern: re.Pattern[str] | None, limit: int,
                   headings: Sequence[tuple[int, str]] = (),
                   max_chars: int = MAX_CHARS,
-                  spans: Sequence[tuple[int, int]] | None = None) -> list[Passage]:
+                  spans: Sequence[tuple[int, int]] | None = None,
+                  scan: Sequence[str] | None = None,
+                  lowered: str | None = None) -> list[Passage]:
     """At most ``limit`` passages of ``text`` that match ``pattern`` (the query words, as
     :func:`ranking.core.display.snippets.highlight_pattern` makes it), best first;
     ``headings`` ((offset, title), in order) name each passage's section; ``spans``: the
-    text's :func:`units` when the caller keeps them (they do not depend on the query)."""
+    text's :func:`units` when the caller keeps them (they do not depend on the query).
+    With ``lowered`` (``text.lower()``, of the same length) and ``scan`` (lower-case words
+    every match begins with: :attr:`ranking.core.display.snippets.QueryWords.scan`), matches
+    are found by literal searches of ``lowered`` and the pattern tried only there, instead
+    of the pattern's scan of every character (the same matches: see :func:`matches`)."""
     if pattern is None or limit <= 0 or not text:
         return []
     if spans is None:
         spans = units(text, max_chars)
     starts = [a for a, _ in spans]
     found: dict[int, list[str]] = {}
-    for m in pattern.finditer(text):  # one scan of the text, matches filed under their unit
+    for m in matches(text, pattern, scan, lowered):  # matches filed under their unit
         i = bisect.bisect_right(starts, m.start()) - 1
         if i >= 0 and m.end() <= spans[i][1]:
             found.setdefault(i, []).append(m.group(0).lower())
@@ -133,6 +139,31 @@ def best_passages(text: str, pattern: re.Pattern[str] | None, limit: int,
     scored.sort(key=lambda item: (-item[0], item[1]))
     return [Passage(start, end, text[start:end], round(score, 4), section)
             for score, start, end, section in scored[:limit]]
+
+
+def matches(text: str, pattern: re.Pattern[str], scan: Sequence[str] | None,
+            lowered: str | None) -> Iterator[re.Match[str]]:
+    """``pattern``'s matches in ``text``, in order. A match begins at a word start with one
+    of ``scan``'s words (case aside), so where ``lowered`` is given the candidates are the
+    places ``str.find`` finds a scan word in it (C speed), and the pattern is tried at each
+    (its look-behind sees the text before). Without them, ``pattern.finditer``."""
+    if not scan or lowered is None or len(lowered) != len(text):
+        yield from pattern.finditer(text)
+        return
+    starts: set[int] = set()
+    for word in scan:
+        at = lowered.find(word)
+        while at >= 0:
+            starts.add(at)
+            at = lowered.find(word, at + 1)
+    end = -1
+    for at in sorted(starts):
+        if at < end:
+            continue  # inside the match before: finditer's matches do not overlap
+        m = pattern.match(text, at)
+        if m is not None:
+            end = m.end()
+            yield m
 
 
 def estimate_tokens(text: str) -> int:

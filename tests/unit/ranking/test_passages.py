@@ -12,10 +12,11 @@ from ranking.core.display.passages import (
     Passage,
     best_passages,
     estimate_tokens,
+    matches,
     pack,
     units,
 )
-from ranking.core.display.snippets import highlight_pattern
+from ranking.core.display.snippets import highlight_pattern, query_words
 
 TEXT = ("# Queues\n\nA queue holds tasks.  Queues are durable.\n\n"
         "## Priorities\n\nEach queue has ten priority levels.\n\n"
@@ -93,3 +94,14 @@ def test_pack_ties_go_to_the_better_ranked_result_then_text_order():
     kept, _ = pack([_cand("b", 1.0, 4, rank=1), _cand("a", 1.0, 4, rank=0, start=9),
                     _cand("a", 1.0, 4, rank=0, start=1)], 10_000, per_url=5)
     assert [(c.url, c.passage.start) for c in kept] == [("a", 1), ("a", 9), ("b", 0)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("QuEeuesab _-.é\n")), max_size=300))
+def test_literal_scans_find_the_patterns_matches(text):
+    """The scan of the lower-cased text (``matches``) finds what ``finditer`` finds."""
+    query = query_words(["queue", "ab", "qu"])
+    expected = [m.span() for m in query.pattern.finditer(text)]
+    found = [m.span() for m in matches(text, query.pattern, query.scan, text.lower())]
+    assert found == expected
+    assert [m.span() for m in matches(text, query.pattern, None, None)] == expected
