@@ -21,7 +21,9 @@ bench/relevance_eval.py crawled before the crawler's code changed) instead of th
 ``--shard-index`` does the same for the 3 shards' bundles, ``--large-index`` for the large
 tier. ``--default-only`` skips the large
 tier and the 3 shards (each needs a crawl of its own), ``--no-large`` the large tier.
-``--runs`` times each configuration N times (default 3) and reports the median of each
+``--no-agent`` skips the agent API's ``search`` with passages (bench/agent_bench.py, run on the
+default tier's bundle in a process of its own: it needs Django; it prints its p95 and a
+``target:`` line, <= 50 ms in-process). ``--runs`` times each configuration N times (default 3) and reports the median of each
 percentile (with ``--http``: N passes, each query timed bare then through the page); the
 machine is shared, so one pass is noisy.
 Prints ``name: value unit`` lines and ``target:`` lines (our p95 <= Whoosh's p95, both measured
@@ -293,6 +295,8 @@ def parse_args() -> argparse.Namespace:
                          "the cached crawl")
     ap.add_argument("--no-large", action="store_true",
                     help="skip the large tier (its crawl takes the better part of an hour)")
+    ap.add_argument("--no-agent", action="store_true",
+                    help="skip the agent API's search with passages (bench/agent_bench.py)")
     ap.add_argument("--runs", type=int, default=3,
                     help="timed passes over each configuration, or with --http over the "
                          "bare query and the page (median of each percentile)")
@@ -312,6 +316,11 @@ def main() -> int:
                               median_of_runs(searcher, queries, False, args.runs))
     with_snippets = report_percentiles("default_snippets",
                                        median_of_runs(searcher, queries, True, args.runs))
+    if not args.no_agent:  # the agent API (issue 38): search with passages, its own process
+        sys.stdout.flush()
+        subprocess.run([sys.executable, str(HERE / "agent_bench.py"), "--index", str(bundle),
+                        "--runs", str(args.runs)], check=False)
+        sys.stdout.flush()
     large = large_tier_bench(args, queries)
     shards3 = shards3_bench(args, queries)
     if args.no_whoosh:

@@ -1,8 +1,10 @@
 from django.urls import path
 
 from . import api, near_duplicates, views
+from .agent import views as agent_views
 from .searchpage import media
 from .searchpage import views as site_views
+from .webmasters import llms_txt, site_status
 
 app_name = "ranking"
 urlpatterns = [
@@ -19,4 +21,10 @@ urlpatterns = [
     path("site/appearance.css", site_views.appearance_css, name="appearance-css"),
     path("api/shard/search", api.shard_search, name="shard-search"),
     path("api/shard/summaries", api.shard_summaries, name="shard-summaries"),
+    path("indexed", site_status.site_status, name="site-status"),
+    path("llms/<str:host>/llms.txt", llms_txt.site_llms_txt, name="site-llms-txt"),
+    path("api/agent/search", agent_views.search, name="agent-search"),
+    path("api/agent/read", agent_views.read, name="agent-read"),
+    path("api/agent/cached", agent_views.cached, name="agent-cached"),
+    path("api/agent/context", agent_views.context, name="agent-context"),
 ]

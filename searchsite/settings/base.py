@@ -224,6 +224,22 @@ WEB_WORKER_CONNECTIONS = env.int("WEB_WORKER_CONNECTIONS", default=1000)
 # /metrics (Prometheus): with a token, only requests carrying it as a bearer token; without,
 # only clients on a loopback address (behind a reverse proxy: everyone, so set it there).
 METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
+# The agent API (issue 38: ranking.agent): the MCP server `manage.py up` starts (streamable HTTP
+# at http://MCP_BIND/mcp; "" starts none; `manage.py run_mcp_server --stdio` serves one client
+# on stdin/stdout) and the same tools as JSON under /api/agent/. Loopback clients are served;
+# remote ones only with AGENT_TOKEN as a bearer token (unset: none); a request from a web page
+# is refused unless its origin is listed in AGENT_ALLOWED_ORIGINS.
+MCP_BIND = env.str("MCP_BIND", default="127.0.0.1:8765")
+AGENT_TOKEN = env.str("AGENT_TOKEN", default="")
+AGENT_ALLOWED_ORIGINS = tuple(env.list("AGENT_ALLOWED_ORIGINS", default=[]))
+# "Is my site indexed?" (/indexed, issue 38): what a submitted url does: "review" waits for the
+# operator's approval in the admin (Url submissions), "auto" joins the running crawl as a seed
+# at once, "off" takes none (the page still tells a url's state). At most
+# SUBMISSIONS_PER_CLIENT_PER_HOUR submissions and lookups from one client address an hour.
+SUBMISSIONS = env.str("SUBMISSIONS", default="review")
+if SUBMISSIONS not in ("review", "auto", "off"):
+    raise ValueError("SUBMISSIONS must be review, auto or off")
+SUBMISSIONS_PER_CLIENT_PER_HOUR = env.int("SUBMISSIONS_PER_CLIENT_PER_HOUR", default=30)
 
 CELERY_BROKER_URL = redis_url_for(REDIS_URL, celery=True)  # a unix socket: redis+socket://
 CELERY_RESULT_BACKEND = CELERY_BROKER_URL

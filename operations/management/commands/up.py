@@ -1,7 +1,8 @@
 """``manage.py up``: run the whole engine on one machine under one supervisor.
 
 Starts, in order: the embedded Redis (only when REDIS_URL is unset), the web server (gunicorn),
-the fetcher workers (Celery, queue ``fetch``, NUM_FETCHERS processes), one worker per queue
+the agent API's MCP server (``run_mcp_server``, streamable HTTP on MCP_BIND, loopback by
+default; none when MCP_BIND is empty), the fetcher workers (Celery, queue ``fetch``, NUM_FETCHERS processes), one worker per queue
 server (queue ``qs.<n>``) beside its ``run_queue_server`` (queue servers 0 .. NUM_QUEUE_SERVERS-1,
 or only those QUEUE_SERVERS_HERE names: the machines of one engine share the numbers out) and,
 on a machine that runs queue servers, the link-analysis worker
@@ -31,6 +32,7 @@ or empty the queues, nor have it write files.
 from __future__ import annotations
 
 import shutil
+import socket
 import sys
 import urllib.request
 from pathlib import Path
@@ -63,6 +65,23 @@ def private_paths() -> list[Path]:
 def _http_ready(url: str) -> bool:
     with urllib.request.urlopen(url, timeout=2) as response:
         return response.status < 500
+
+
+def _tcp_ready(host: str, port: int) -> bool:
+    with socket.create_connection((host, port), timeout=2):
+        return True
+
+
+def mcp_spec(python: str, base: str, bind: str) -> ChildSpec | None:
+    """The MCP server's child (``manage.py run_mcp_server --bind``), None without a bind."""
+    host, _, port = bind.rpartition(":")
+    if not bind:
+        return None
+    if not host or not port.isdigit():
+        raise CommandError(f"MCP_BIND must be host:port, got {bind!r}")
+    probe = "127.0.0.1" if host in ("0.0.0.0", "") else host.strip("[]")
+    return ChildSpec("mcp", [python, "manage.py", "run_mcp_server", "--bind", bind], cwd=base,
+                     ready=lambda: _tcp_ready(probe, int(port)), ready_timeout=60)
 
 
 def web_server_argv(python: str, bind: str, workers: int, connections: int,
@@ -157,6 +176,8 @@ class Command(BaseCommand):
     def add_arguments(self, parser) -> None:
         parser.add_argument("--bind", default=settings.WEB_BIND,
                             help="host:port of the web server (default WEB_BIND)")
+        parser.add_argument("--mcp-bind", default=settings.MCP_BIND,
+                            help="host:port of the MCP server (default MCP_BIND; '' for none)")
         parser.add_argument("--fetchers", type=int, default=settings.NUM_FETCHERS)
         parser.add_argument("--queue-servers", type=int, default=settings.NUM_QUEUE_SERVERS,
                             help="0: none on this machine; else queue servers 0 .. N-1, or "
@@ -202,6 +223,9 @@ class Command(BaseCommand):
             cwd=base, ready=lambda: _http_ready(base_url), ready_timeout=60,
             env=web_metrics_env(settings.VAR_DIRECTORY / "metrics-web"),
         ))
+        mcp = mcp_spec(python, base, options["mcp_bind"])
+        if mcp is not None:
+            specs.append(mcp)
         if not options["no_workers"]:
             numbers = queue_server_numbers(options["queue_servers"],
                                            settings.QUEUE_SERVERS_HERE,
@@ -210,6 +234,7 @@ class Command(BaseCommand):
             if 0 in numbers:
                 specs.append(scheduler_spec(python, base, settings.VAR_DIRECTORY))
         where = (f"Search page: {base_url}\nAdmin:       {base_url}admin/\n"
+                 + (f"MCP server:  http://{options['mcp_bind']}/mcp\n" if mcp else "") +
                  f"Work directory: {settings.WORK_DIRECTORY}\n")
         self.stdout.write(where)
         self.stdout.flush()

@@ -1,6 +1,7 @@
 """`manage.py up` in a subprocess: the engine starts on embedded defaults, an admin logs in over
-HTTP, a crashed child is restarted, and Ctrl-C (SIGINT) stops everything."""
+HTTP, the MCP server lists its tools, a crashed child is restarted, and Ctrl-C (SIGINT) stops everything."""
 
+import asyncio
 import os
 import re
 import signal
@@ -12,6 +13,7 @@ import time
 import psutil
 import pytest
 import requests
+from mcp import Client
 
 from tests.conftest import ROOT, free_port
 
@@ -23,10 +25,11 @@ def manage(args, env, **kwargs):
 
 @pytest.mark.slow
 def test_up_serves_admin_login_and_stops_cleanly(tmp_path):
-    web_port = free_port()
+    web_port, mcp_port = free_port(), free_port()
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "DATABASE_URL")}
     env.update({
         "VAR_DIRECTORY": str(tmp_path / "var"), "WEB_BIND": f"127.0.0.1:{web_port}",
+        "MCP_BIND": f"127.0.0.1:{mcp_port}",
         "NUM_FETCHERS": "1", "WEB_WORKERS": "1",
         "DJANGO_SETTINGS_MODULE": "searchsite.settings.base", "PYTHONUNBUFFERED": "1",
     })
@@ -69,6 +72,11 @@ def test_up_serves_admin_login_and_stops_cleanly(tmp_path):
         assert "Log out" in response.text or "logout" in response.text
         assert session.get(f"{base}/static/admin/css/base.css", timeout=10).status_code == 200
 
+        # the agent API's MCP server (issue 38), on loopback, answers the SDK's own client
+        mcp_url = f"http://127.0.0.1:{mcp_port}/mcp"
+        assert f"MCP server:  {mcp_url}" in text
+        assert {"search", "read", "cached", "context"} <= asyncio.run(tool_names(mcp_url))
+
         # a crashed child is reported and restarted
         pid = int(re.search(r"started fetchers \(pid (\d+)\)", text).group(1))
         os.killpg(pid, signal.SIGKILL)
@@ -87,7 +95,7 @@ def test_up_serves_admin_login_and_stops_cleanly(tmp_path):
     text = read(log)
     assert code == 0, text
     assert "everything stopped" in text
-    for name in ("redis", "web", "fetchers", "analysis", "qs0-inbox", "queue-server-0",
+    for name in ("redis", "web", "mcp", "fetchers", "analysis", "qs0-inbox", "queue-server-0",
                  "scheduler"):
         assert f"stopped {name}" in text
     # each child's output is on the console and in its log (the Machines page reads them)
@@ -100,6 +108,11 @@ def test_up_serves_admin_login_and_stops_cleanly(tmp_path):
         requests.get(base, timeout=2)
     for pid in re.findall(r"\(pid (\d+)\)", text):
         assert not _alive(int(pid)), f"child {pid} outlived the supervisor"
+
+
+async def tool_names(url: str) -> set[str]:
+    async with Client(url) as client:
+        return {tool.name for tool in (await client.list_tools()).tools}
 
 
 def read(handle) -> str:

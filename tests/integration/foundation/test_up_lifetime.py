@@ -24,7 +24,7 @@ def up_env(tmp_path, migrated_sqlite) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "DATABASE_URL")}
     env.update({
         "VAR_DIRECTORY": str(tmp_path / "var"), "WEB_BIND": f"127.0.0.1:{free_port()}",
-        "NUM_FETCHERS": "1", "WEB_WORKERS": "1",
+        "MCP_BIND": f"127.0.0.1:{free_port()}", "NUM_FETCHERS": "1", "WEB_WORKERS": "1",
         "DATABASE_URL": sqlite_copy(migrated_sqlite, tmp_path),
         "DJANGO_SETTINGS_MODULE": "searchsite.settings.base", "PYTHONUNBUFFERED": "1",
     })
