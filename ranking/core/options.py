@@ -47,7 +47,7 @@ class SearchOptions:
     # setting), or one of whose headings or defined terms is the whole query
     # (ranking.core.shard.definitions); chosen on the dev judgments (README)
     definition_bonus: float = 8.0
-    topic_bonus: float = 2.0
+    topic_bonus: float = 8.0
     # bonuses added to doc rank
     cld_url_bonus: float = 2.0
     host_url_bonus: float = 0.5
