@@ -46,7 +46,7 @@ class SearchOptions:
     # issue 36: a page that defines what the whole query names (an API object, a module, a
     # setting), or one of whose headings or defined terms is the whole query
     # (ranking.core.shard.definitions); chosen on the dev judgments (README)
-    definition_bonus: float = 8.0
+    definition_bonus: float = 16.0
     topic_bonus: float = 8.0
     # bonuses added to doc rank
     cld_url_bonus: float = 2.0
