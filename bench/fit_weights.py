@@ -53,6 +53,8 @@ GRID: dict[str, tuple[float, ...]] = {
     "link_score_weight": (0.0, 0.5, 1.0),
     "doc_rank_weight": (0.5, 1.0, 2.0),
     "proximity_bonus": (0.5, 1.0, 2.0),
+    "definition_bonus": (8.0, 16.0, 32.0),
+    "topic_bonus": (0.0, 4.0, 8.0, 16.0),
 }
 
 

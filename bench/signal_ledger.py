@@ -7,8 +7,9 @@ the mode's cached crawl again and does not crawl per signal. A signal decided wh
 processed (the headings' region weight, the index-entry context of a link's anchor text, the
 indexing plugins) is build-time only: it is measured once per mode, by one more cached crawl
 with that page processing option changed. A signal pays when turning it off lowers MRR@10 by
-at least :data:`PAYS` in one of the modes. An opt-in signal (off by default: the sections
-plugin) is measured the other way round, turned on.
+at least :data:`PAYS` in one of the modes. An opt-in signal (off by default) is measured the
+other way round, turned on (none is, since the sections plugin became a display that changes
+no ranking: it has a row without figures, :data:`UNMEASURED`).
 """
 
 from __future__ import annotations
@@ -53,17 +54,19 @@ SIGNALS: tuple[Signal, ...] = (
     Signal("common phrases", QUERY, {"common_phrase_bonus": 0.0}),
     Signal("link score", QUERY, {"link_score_weight": 0.0}),
     Signal("Doc Rank", QUERY, {"doc_rank_weight": 0.0}),
-    Signal("indexing plugins (API names)", BUILD, {"indexing_plugins": ()}, "-noplugins"),
-    # issue 36's sections as records of their page (crawler.core.processing.plugins.sections):
-    # not on by default, measured by turning it on
-    Signal("sections (opt-in plugin)", BUILD, {"indexing_plugins": (
-        "crawler.core.processing.plugins.api_names.ApiNamesPlugin",
-        "crawler.core.processing.plugins.sections.SectionsPlugin")}, "-sections", True),
+    # issue 36, round three: what the page defines (defines: keys) and its headings and
+    # defined terms (topic: keys), matched whole against the query
+    Signal("definition bonus (defined names)", QUERY, {"definition_bonus": 0.0}),
+    Signal("topic bonus (headings, defined terms)", QUERY, {"topic_bonus": 0.0}),
+    Signal("indexing plugins (API names, topics, sections)", BUILD, {"indexing_plugins": ()},
+           "-noplugins"),
 )
-# default-off signals, named so the ledger says why they have no row of figures
-OFF_BY_DEFAULT = (
+# signals with no row of figures, named so the ledger says why
+UNMEASURED = (
     ("classifier weight", "no classifier weighs in by default (classifier_weights = ())"),
     ("semantic signal", "off by default (semantic_weight = 0; docs/semantic.md)"),
+    ("sections plugin", "on by default, ranks nothing: links a result to the sections whose "
+                        "headings hold the query (ranking.core.display.sections)"),
 )
 
 
@@ -118,6 +121,6 @@ def ledger_lines(entries: Sequence[Entry], base: Mapping[str, float]) -> list[st
                 f"{value:.4f}{' (on)' if entry.signal.opt_in else ''}", f"{worth:+.4f}"]
         lines.append(f"| {entry.signal.name} | {entry.signal.when} time | " + " | ".join(cells)
                      + f" | {'yes' if pays(entry, base) else 'NO'} |")
-    for name, why in OFF_BY_DEFAULT:
+    for name, why in UNMEASURED:
         lines.append(f"| {name} | - | " + " | ".join(["-", "-"] * len(modes)) + f" | {why} |")
     return lines + [""]

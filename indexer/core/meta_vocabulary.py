@@ -30,5 +30,7 @@ META_PREFIXES = frozenset({
 URL_META_PREFIXES = frozenset({"info", "link", "location", "source"})
 # prefixes written for the engine's own use, never read as a query's filter: ``fancy:<term>``,
 # the short barrel of title and anchor words (indexer.core.documents.document.fancy_words) that
-# ranking.core.postings.tiers reads before the full posting lists
-INTERNAL_PREFIXES = frozenset({"fancy"})
+# ranking.core.postings.tiers reads before the full posting lists; ``defines:<key>`` and
+# ``topic:<key>``, what a page defines and what its headings name, matched whole against a
+# query (indexer.core.signals.definitions)
+INTERNAL_PREFIXES = frozenset({"fancy", "defines", "topic"})

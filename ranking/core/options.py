@@ -43,6 +43,11 @@ class SearchOptions:
     # the seed's common phrases: added when the result holds a query phrase common in the
     # crawl's titles and anchor texts with its words in order (indexer.core.signals.phrases)
     common_phrase_bonus: float = 3.0
+    # issue 36: a page that defines what the whole query names (an API object, a module, a
+    # setting), or one of whose headings or defined terms is the whole query
+    # (ranking.core.shard.definitions); chosen on the dev judgments (README)
+    definition_bonus: float = 16.0
+    topic_bonus: float = 8.0
     # bonuses added to doc rank
     cld_url_bonus: float = 2.0
     host_url_bonus: float = 0.5

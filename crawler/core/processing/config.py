@@ -38,7 +38,11 @@ MAX_PAGE_CPU_SECONDS = 3600.0
 # (bench/relevance_eval.py, three crawls each) MRR@10 0.8977, 0.8976, 0.8977 without it and
 # 0.9046, 0.9043, 0.9038 with it; module queries 0.92 -> 0.95, member 0.93 -> 0.94, no kind
 # lower (README, Crawling).
-DEFAULT_INDEXING_PLUGINS: tuple[str, ...] = ("crawler.core.processing.plugins.api_names.ApiNamesPlugin",)
+DEFAULT_INDEXING_PLUGINS: tuple[str, ...] = (
+    "crawler.core.processing.plugins.api_names.ApiNamesPlugin",
+    "crawler.core.processing.plugins.topics.TopicsPlugin",
+    "crawler.core.processing.plugins.sections.SectionsPlugin",
+)
 
 
 @dataclass(frozen=True, slots=True)

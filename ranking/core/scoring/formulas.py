@@ -66,6 +66,11 @@ the unit tests check each against values worked out by hand from the formulas.
                   consecutive positions) / (the query's common phrases)
 
   (:func:`common_phrase_bonus`); 0 for a query without a common phrase.
+* Definition and topic bonuses (issue 36): ``definition_bonus`` when the document defines
+  what the whole query names (an API object, a module, a setting; a dotted name's last two or
+  three components count), ``topic_bonus`` when one of its headings or defined terms is the
+  whole query (keys of analysed terms, :mod:`indexer.core.signals.definitions`; looked up by
+  :mod:`ranking.core.shard.definitions`); 0 for a query with no such key.
 * Classifier rank scores (the seed's "run classifiers on the summary and add any class labels
   and rank scores"; Yioop's user ranks): ``Σ_j classifier_weights[j] * score_j(d)`` over the
   classifier slots, the scores the crawl stored in the doc_map entry
@@ -270,7 +275,7 @@ def url_terms(chunks: Sequence[str], analyzer: TextAnalyzer, lang: str) -> list[
 
 
 BONUS_NAMES = ("host_url", "cld_url", "wiki", "num_slashes", "host_keyword", "title_keyword",
-               "path_keyword", "common_phrase", "classifier")
+               "path_keyword", "common_phrase", "classifier", "definition", "topic")
 
 
 @dataclass(frozen=True, slots=True)

@@ -67,6 +67,7 @@ from indexer.core.signals.link_scores import (
 from indexer.core.signals.near_clusters import NearDuplicateClusters, cached_near_duplicates
 from indexer.core.text import TextAnalyzer
 from indexer.core.urls import host_of
+from ranking.core.display.sections import MAX_SHOWN, matching_sections
 from ranking.core.display.snippets import snippet, title_html, title_text
 from ranking.core.errors import ShardError
 from ranking.core.options import SearchOptions
@@ -141,11 +142,13 @@ def default_link_scores(shards: Sequence[ShardClient]) -> LinkScoreSource:
 @dataclass(frozen=True, slots=True)
 class _Ranked:
     """The groups as scored (what an explanation reads) and what a result is made with: the
-    words to highlight and whether to make snippets."""
+    words to highlight, whether to make snippets and the query's terms (the sections that
+    match them)."""
 
     scored: ScoredGroups
     words: list[str]
     snippets: bool
+    terms: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -344,7 +347,7 @@ class Searcher:
         shown = self._representatives(links.scores, [s for _, s in chosen])
         scored = ScoredGroups(self.options, parsed, merged, groups, final, fusion, links,
                               bonus_rows, int(sum(mult)))
-        ranked = _Ranked(scored, words, snippets)
+        ranked = _Ranked(scored, words, snippets, tuple(terms))
         rows_of = GroupRows(groups)
         results = [self._result(ranked, g, rows_of.of(g), summary, rep_url)
                    for (g, summary), rep_url in zip(chosen, shown, strict=True)]
@@ -439,8 +442,21 @@ class Searcher:
             keywords=tuple(str(k) for k in summary.get("keywords", ()) or ()),
             has_cache=summary["has_cache"] if isinstance(summary.get("has_cache"), bool)
             else None,
-            sections=tuple((str(u), str(t)) for u, t in summary.get("sections", ())),
+            sections=self._sections(summary, ranked),
         )
+
+    def _sections(self, summary: dict[str, Any], ranked: _Ranked) -> tuple[tuple[str, str], ...]:
+        """The sections grouped under a result: those of its page that ranked on their own
+        (sub-documents, :meth:`_choose`), then those whose headings hold the query's terms
+        (the page's ``sections`` field, :func:`ranking.core.display.sections.
+        matching_sections`; read only with snippets, when the whole summary is), at most
+        :data:`~ranking.core.display.sections.MAX_SHOWN` of the latter, each link once."""
+        out = {str(u): str(t) for u, t in summary.get("sections", ())}
+        if ranked.snippets:
+            for url, title in matching_sections(summary, ranked.terms, self.analyzer,
+                                                ranked.scored.parsed.lang, MAX_SHOWN):
+                out.setdefault(url, title)
+        return tuple(out.items())
 
     def _link_values(self, merged: Merged, groups: Groups) -> LinkValues:
         """Every candidate's LinkRank (relative) and trust, as its shard found them in the

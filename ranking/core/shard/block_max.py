@@ -18,8 +18,8 @@ entries in most ranges (:data:`GROUPED`).
    doc range; a list of one block in a partition (no maxima kept) is the whole partition. For
    every range an upper bound of S of any document in it that matches
    (:func:`_range_bounds`): the query-independent part Q (weighted Doc Rank and link score,
-   url bonuses, classifier scores) and the host and path keyword bonuses are exact per
-   doc_map entry (cached per partition and Page Options), so their maxima over the range; the
+   url bonuses, classifier scores), the host and path keyword bonuses and the definition and
+   topic bonuses (:mod:`ranking.core.shard.definitions`) are exact per doc_map entry (cached per partition and Page Options), so their maxima over the range; the
    DFR relevance of each word at the largest frequency of its blocks overlapping the range
    (the driver's own block's) and the largest normalised page weight of the range, plus the
    anchor records' part at the range's most link records; the title keyword bonus at its
@@ -66,6 +66,7 @@ from ranking.core.query.parser import ParsedQuery, query_word_terms
 from ranking.core.scoring.bounds import term_bounds
 from ranking.core.scoring.formulas import BONUS_NAMES
 from ranking.core.shard.candidates import Candidates
+from ranking.core.shard.definitions import bonus_lists, entry_bonus
 from ranking.core.shard.exact import (
     ExactSource,
     Pruning,
@@ -351,12 +352,14 @@ def _range_bounds(shard: BlockMaxSource, p: int, span: tuple[IntArray, IntArray]
     """An upper bound of S (without the common phrase bonus) of every entry of each range
     ``span`` of partition ``p`` holding the words with at most ``freq`` (terms x ranges;
     inf: unknown) positions (module docstring, step 1). The parts exact or bounded per entry
-    (Q, url keywords, and where the fancy-hit lists ``fancy`` hold the entry the title bonus
-    and the anchor records' relevance) are summed per entry before the range's maximum is
+    (Q, url keywords, the definition and topic bonuses, and where the fancy-hit lists
+    ``fancy`` hold the entry the title bonus and the anchor records' relevance) are summed per
+    entry before the range's maximum is
     taken; the page relevance is bounded per range."""
     lo, hi = span
     q, g, records, titled = _entries(shard, p, parsed.lang, options, cache)
-    per_entry = q + _url_keywords(shard, p, parsed.lang, terms, options, cache)
+    per_entry = q + _url_keywords(shard, p, parsed.lang, terms, options, cache) + \
+        entry_bonus(bonus_lists(shard, parsed, options), p, q.size)
     b, rho = term
     held = _held(fancy, p, q.size, len(terms))
     at = np.flatnonzero(held)

@@ -16,7 +16,8 @@ pruning with score upper bounds and a top-k threshold ``theta``:
    (:mod:`ranking.core.scoring.bounds`): the query-independent part Q exact (Doc Rank, link
    score, url bonuses and classifier scores of the entry), the DFR relevance bounded from the
    term's position count and the entry's page length and largest region weight, the title
-   keyword bonus from the title's length, the host and path keyword bonuses exact; the
+   keyword bonus from the title's length, the host and path keyword bonuses and the definition
+   and topic bonuses exact; the
    fancy-hit lists (``fancy:<term>``) tell which entries can hold a term in their title or
    anchor text at all; a query of at most :data:`SCORE_ALL` matches skips this and step 3
    (every match is scored);
@@ -67,6 +68,7 @@ from ranking.core.scoring.bounds import relevance_bound, title_bound_inputs
 from ranking.core.scoring.formulas import BONUS_NAMES, combine
 from ranking.core.scoring.grouping import group_bonus, group_rows
 from ranking.core.shard.candidates import Candidates
+from ranking.core.shard.definitions import definition_bonuses
 from ranking.core.shard.matching import MatchSource, plan_messages, score_block
 from ranking.core.shard.url_features import BonusInputs
 
@@ -208,6 +210,8 @@ def _row_bounds(shard: ExactSource, parsed: ParsedQuery, block: Block, terms: Se
     bonuses = shard.bonuses(BonusInputs(parts, index, terms, hits, title_len, held,
                                         parsed.lang, options))
     bonuses[BONUS_NAMES.index("common_phrase")] = phrase_bound(shard, parsed, options)
+    at = BONUS_NAMES.index("definition")  # exact: known per entry
+    bonuses[at:at + 2] = definition_bonuses(shard, parsed, block.keys, options)
     if any(options.classifier_weights):
         for p in np.unique(parts).tolist():
             rows = np.flatnonzero(parts == p)

@@ -23,8 +23,8 @@ does not depend on the class that calls it:
    frequencies; anchor-text positions kept per link record;
 4. relevance (DFR) of the page part plus the link records' (:mod:`ranking.core.scoring.formulas`);
 5. proximity for queries of two or more words; the estimate of the number of matches;
-6. bonuses: url and title (:mod:`ranking.core.shard.url_features`), common phrases, classifier
-   rank scores (:meth:`ranking.core.shard.regions.PartitionRegions.classifier_bonus`).
+6. bonuses: url and title (:mod:`ranking.core.shard.url_features`), common phrases, the
+   definition and topic bonuses (:mod:`ranking.core.shard.definitions`), classifier rank scores (:meth:`ranking.core.shard.regions.PartitionRegions.classifier_bonus`).
 """
 
 from __future__ import annotations
@@ -64,6 +64,7 @@ from ranking.core.scoring.formulas import (
     record_relevance,
 )
 from ranking.core.shard.candidates import Candidates
+from ranking.core.shard.definitions import definition_bonuses
 from ranking.core.shard.regions import PartitionRegions, record_lengths
 from ranking.core.shard.url_features import BonusInputs
 
@@ -193,6 +194,8 @@ def score_block(shard: MatchSource, parsed: ParsedQuery, block: Block, plan: Pla
                                         options))
     bonuses[BONUS_NAMES.index("common_phrase")] = _phrase_bonus(
         shard.phrases, parsed, terms, counts.positions, m, options)
+    at = BONUS_NAMES.index("definition")
+    bonuses[at:at + 2] = definition_bonuses(shard, parsed, block.keys, options)
     if any(options.classifier_weights):
         for k, regions in enumerate(entries.loaded):
             rows = np.flatnonzero(entries.entry_part == k)

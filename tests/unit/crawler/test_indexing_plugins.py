@@ -134,3 +134,17 @@ def test_module_and_target_anchors_begin_a_word() -> None:
               b'<span id="envvar-PYTHONPATH"></span>')
     assert defined_names(markup) == ["os.path.join", "kept.one", "PYTHONPATH"]
     assert defined_names(b'id="module-first"') == ["first"]  # at the very start
+
+
+def test_api_names_are_defines_keys_with_their_last_components():
+    """Each defined name is a ``defines:`` key as written (lower case, not stemmed), and a
+    dotted name's last two and three components are keys too (issue 36: ``Persistent.merge``
+    asks for ``celery.worker.state.Persistent.merge``)."""
+    markup = ('<html><body><dl><dt id="celery.worker.state.Persistent.merge">merge()</dt>'
+              '<dd>Merge.</dd></dl><span id="std-setting-CACHES"></span><h2>CACHES</h2>'
+              '</body></html>')
+    words = set(html(markup, config=with_plugins(API)).meta_words)
+    assert {"defines:celery.worker.state.persistent.merge", "defines:state.persistent.merge",
+            "defines:persistent.merge", "defines:caches"} <= words
+    assert "defines:merge" not in words  # one component of a dotted name is too many pages'
+    assert "api:celery.worker.state.persistent.merge" in words  # the api: words unchanged

@@ -1,18 +1,14 @@
-"""The sections plugin (crawler.core.processing.plugins.sections): each headed section of a
-long page, with its anchor, as a sub-document at ``<page url>#<anchor>`` (issue 36)."""
+"""The sections plugin (crawler.core.processing.plugins.sections): the anchors and headings of
+a page's headed sections in its ``sections`` field, which the search reads to link a result
+to the sections that match (issue 36)."""
 
 from __future__ import annotations
 
-from crawler.core.processing.config import PageProcessingConfig
+from crawler.core.processing.config import DEFAULT_INDEXING_PLUGINS, PageProcessingConfig
 from crawler.core.processing.indexing import to_index_documents
-from crawler.core.processing.plugins.sections import (
-    MAX_WORDS,
-    MIN_SECTIONS,
-    SectionsPlugin,
-    page_sections,
-)
+from crawler.core.processing.plugins.sections import MIN_SECTIONS, SectionsPlugin, page_sections
+from indexer.core.documents.sections import FIELD, decode_sections, encode_sections
 from indexer.core.ids import DocType
-from indexer.core.meta_vocabulary import META_PREFIXES
 
 from .helpers import html
 
@@ -43,64 +39,46 @@ DOCBOOK = """<html><head><title>Logical Decoding Concepts</title></head><body>
 
 
 def test_sphinx_sections_take_the_permalink_not_the_toc_backref() -> None:
-    sections = page_sections(SPHINX.encode())
-    assert [(s.key, s.title) for s in sections] == [
+    assert page_sections(SPHINX.encode()) == [
         ("set-types-set-frozenset", "Set Types — set, frozenset"),
         ("typesmapping", "Mapping Types")]
-    first = sections[0]
-    assert first.text.startswith("A set object is an unordered collection")
-    assert "set intersection" in first.text and "s = {1, 2}" not in first.text  # code out
-    assert "mapping object" not in first.text  # up to the next heading only
-    assert first.fields["level"] == 2 and sections[1].fields["level"] == 3
 
 
 def test_docbook_and_asciidoc_anchors() -> None:
-    sections = page_sections(DOCBOOK.encode())
-    assert [(s.key, s.title) for s in sections] == [
+    assert page_sections(DOCBOOK.encode()) == [
         ("LOGICALDECODING-EXPLANATION", "Logical Decoding Concepts"),
         ("LOGICALDECODING-REPLICATION-SLOTS", "Replication Slots"),
         ("_the_shell_prompt", "The shell prompt"),
-        ("_synopsis", "SYNOPSIS")]
-    assert sections[1].text == "A slot represents a stream of changes that can be replayed " \
-                               "to a client."
-    assert sections[3].text == "git add [--verbose] Loose text"  # the anchorless h4 ends it
+        ("_synopsis", "SYNOPSIS")]  # the anchorless h4 is no section
 
 
-def test_short_pages_and_long_sections() -> None:
+def test_short_pages_and_unusable_anchors() -> None:
     one = '<h2 id="only">Only</h2><p>Just one section.</p>'
     assert MIN_SECTIONS == 2 and page_sections(one.encode()) == []
-    words = " ".join(f"w{i}" for i in range(MAX_WORDS + 50))
-    two = f'<h2 id="a">A</h2><p>{words}</p><h2 id="b">B</h2><p>b</p>'
-    sections = page_sections(two.encode())
-    assert len(sections[0].text.split()) == MAX_WORDS
     same = '<h2 id="a">A</h2><p>x</p><h2 id="a">Again</h2><p>y</p><h2 id="b c">Bad id</h2>'
     assert page_sections(same.encode()) == []  # one usable anchor only
+    empty = '<h2 id="a"> </h2><h2 id="b">B</h2><h2 id="c">C</h2>'
+    assert page_sections(empty.encode()) == [("b", "B"), ("c", "C")]
 
 
-def test_sections_become_records_filed_under_the_page() -> None:
+def test_the_field_in_the_stored_summary_and_no_other_document() -> None:
     page = html(SPHINX, config=PageProcessingConfig(indexing_plugins=(SECTIONS,)))
     documents = to_index_documents(page)
-    assert not [d for d in documents if d.doc_type == DocType.SUBDOC]
-    records = [d for d in documents if d.summary.get("relation") == "record"]
-    assert [d.doc_type for d in records] == [DocType.LINK, DocType.LINK]
-    assert {d.url for d in records} == {page.url}  # grouped with the page, as anchor text is
-    assert [d.summary["anchor"] for d in records] == [
-        "https://example.com/page.html#set-types-set-frozenset",
-        "https://example.com/page.html#typesmapping"]
-    first = records[0]
-    assert first.summary["description"] == "Set Types — set, frozenset"  # the heading
-    assert first.summary["kind"] == "section" and "source" not in first.summary
-    assert "section:all" in first.meta_words and "section" in META_PREFIXES
-    assert not any(w.startswith(("link:", "source:")) for w in first.meta_words)
-    assert first.length == len(first.terms["set"]) + 2 and first.doc_id != records[1].doc_id
+    assert [d.doc_type for d in documents if d.url == page.url] == [DocType.PAGE]
+    summary = documents[0].summary
+    assert decode_sections(summary) == page_sections(SPHINX.encode())
     plain = html(SPHINX)
-    assert (page.terms, page.length) == (plain.terms, plain.length)  # the page itself as is
-    assert SectionsPlugin.name == "section"
+    assert (page.terms, page.length, page.meta_words) == \
+        (plain.terms, plain.length, plain.meta_words)  # nothing searchable changes
+    assert SectionsPlugin.name == "section" and SECTIONS in DEFAULT_INDEXING_PLUGINS
+    assert html("<p>no sections</p>",
+                config=PageProcessingConfig(indexing_plugins=(SECTIONS,))).fields.get(FIELD) \
+        is None
 
 
-def test_a_section_that_is_a_list_of_links_is_left_out() -> None:
-    index = ('<h2 id="A">A</h2><ul><li><a href="x.html#abs">abs() (built-in function)</a></li>'
-             '<li><a href="y.html">abc (module)</a></li></ul>'
-             '<h2 id="prose">Prose</h2><p>Some words about <a href="z.html">zones</a> here.</p>'
-             '<h2 id="more">More</h2><p>Plain text.</p>')
-    assert [s.key for s in page_sections(index.encode())] == ["prose", "more"]
+def test_the_field_codec() -> None:
+    text = encode_sections([("a", "First  heading"), ("b c", "Bad anchor"), ("d", ""),
+                            ("e", "Second\theading")])
+    assert decode_sections({"fields": {FIELD: text}}) == [("a", "First heading"),
+                                                          ("e", "Second heading")]
+    assert decode_sections({}) == [] and decode_sections({"fields": {FIELD: 3}}) == []

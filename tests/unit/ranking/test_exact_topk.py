@@ -113,8 +113,9 @@ def test_pool_holds_every_group_that_can_enter_the_fused_top_k(k: int, share: fl
 
 def corpus(seed: int, n: int = 400, fancy: bool = True) -> list[Doc]:
     """Random pages over a small Zipf vocabulary: hosts with roots and deeper paths, titles,
-    a few pages of equal text and a few link documents filed under pages' urls; with
-    ``fancy``, title and anchor words posted as fancy hits, as the crawler posts them."""
+    a few pages of equal text and a few link documents filed under pages' urls, some pages
+    with ``defines:`` and ``topic:`` keys; with ``fancy``, title and anchor words posted as
+    fancy hits, as the crawler posts them."""
     rng = random.Random(seed)
     docs = []
     for i in range(n):
@@ -128,6 +129,12 @@ def corpus(seed: int, n: int = 400, fancy: bool = True) -> list[Doc]:
         # the crawler posts title and anchor words as fancy hits too (ranking.core.shard.
         # exact bounds the title bonus and the anchor records with them)
         meta = tuple(fancy_words(words[:title])) if fancy else ()
+        # what a page defines and its headings, as the plugins post them (a name key of one
+        # of the queries' words, topic keys of two or three: ranking.core.shard.definitions)
+        if rng.random() < 0.15:
+            meta += (f"defines:{rng.choice(VOCAB[:8])}",)
+        if rng.random() < 0.15:
+            meta += (f"topic:{'_'.join(rng.choices(VOCAB[:8], k=rng.randint(2, 3)))}",)
         docs.append(Doc(f"https://{host}{path}", words, meta=meta, title_len=title,
                         text_key=text_key))
     for j in range(n // 10):

@@ -173,3 +173,26 @@ def test_sections_of_a_page_are_grouped_under_its_first_result(tmp_path):
     assert all(url.startswith(pages[1] + "#") for url, _ in second.results[0].sections)
     first = searcher.search("set intersection", num=1)
     assert first.results[0].sections == full.results[0].sections  # a page's sections, whole
+
+
+def test_a_result_links_to_the_sections_whose_headings_hold_the_query(tmp_path):
+    """Sections as answers (issue 36): the page's stored ``sections`` field (anchors and
+    headings, written by the sections plugin) gives the links under its result, the most
+    specific heading first; none without snippets (only the summary's head is read then)."""
+    page = "https://www.postgresql.org/docs/15/logicaldecoding-explanation.html"
+    doc = text_doc(page, "Logical Decoding Concepts",
+                   "Replication slots keep the changes a slot holds for its consumer.")
+    fields = {"sections": "LOGICALDECODING-SLOTS\tReplication Slots\n"
+                          "EXPORTED\tExported Snapshots\n"
+                          "SLOT-LIMITS\tLimits of Replication Slots on a Standby"}
+    doc = Doc(doc.url, doc.words, title_len=doc.title_len,
+              summary={**doc.summary, "fields": fields})
+    searcher = Searcher([LocalShard(build(tmp_path / "b", [doc]))])
+    result = searcher.search("replication slot").results[0]
+    assert result.url == page
+    assert result.sections == ((f"{page}#LOGICALDECODING-SLOTS", "Replication Slots"),
+                               (f"{page}#SLOT-LIMITS", "Limits of Replication Slots on a Standby"))
+    assert result.as_dict()["sections"][0]["url"].endswith("#LOGICALDECODING-SLOTS")
+    assert searcher.search("exported snapshot").results == ()  # not words of the page
+    assert searcher.search("changes").results[0].sections == ()  # no heading holds it
+    assert searcher.search("replication slot", snippets=False).results[0].sections == ()

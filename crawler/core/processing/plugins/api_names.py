@@ -24,6 +24,12 @@ the page that defines ``os.path.join``. Only the anchors are read (one pass of r
 expressions over the markup, no second parse), so the cost is small beside the page processor's.
 The names a page merely uses (its ``<code>`` and ``<pre>`` text) are left out: they are in the
 page's text already, and most of them name what other pages define.
+
+Each name is also a key a whole query matches (:mod:`indexer.core.signals.definitions`): the
+meta word ``defines:<name>`` (lower case), and of its last two and last three components when
+it is dotted (``Persistent.merge`` asks for ``celery.worker.state.Persistent.merge``); the
+search gives the page holding the key of a one-word query a bonus
+(``ranking.core.shard.definitions``).
 """
 
 from __future__ import annotations
@@ -32,12 +38,15 @@ import html
 import re
 
 from crawler.core.processing.plugins import PluginOutput, PluginPage, Region
+from indexer.core.signals.definitions import DEFINES, name_key
 
 # relative to the page's sentences (about 1 on average); 4, as a title's: on the dev
 # judgments 1 and 4 measured alike, 2 and 8 a little lower (within the crawls' noise)
 REGION_WEIGHT = 4.0
 MAX_NAMES = 2000
 MAX_NAME_CHARS = 150
+SUFFIXES = (2, 3)  # trailing components of a dotted name that are ``defines:`` keys too
+MAX_KEYS = 2500    # ``defines:`` keys of one page (with the ``api:`` words, within 5000)
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 
 _DT_ID = re.compile(rb"""<dt\b[^>]{0,300}?\bid\s*=\s*["']([A-Za-z_][\w.:]{0,149})["']""",
@@ -74,6 +83,12 @@ def defined_names(markup: bytes) -> list[str]:
     return list(names)
 
 
+def name_labels(name: str) -> list[str]:
+    """A defined name and, when dotted, its last :data:`SUFFIXES` components."""
+    parts = name.split(".")
+    return [name, *(".".join(parts[-k:]) for k in SUFFIXES if len(parts) > k)]
+
+
 def _at_word_start(markup: bytes, start: int) -> bool:
     """Whether a match at ``start`` begins a word (``\\b`` before it: no letter, digit or
     underscore just before)."""
@@ -85,9 +100,21 @@ class ApiNamesPlugin:
 
     name = "api"
 
+    @staticmethod
+    def keys(names: list[str]) -> list[str]:
+        """The ``defines:`` meta words of ``names`` (see the module docstring), each once."""
+        keys: dict[str, None] = {}
+        for label in (x for name in names for x in name_labels(name)):
+            key = name_key(label)
+            if key is not None:
+                keys.setdefault(f"{DEFINES}:{key}", None)
+                if len(keys) >= MAX_KEYS:
+                    break
+        return list(keys)
+
     def process(self, page: PluginPage) -> PluginOutput | None:
-        """A region and ``api:`` meta words of the names an HTML page defines; None for other
-        pages and pages that define nothing."""
+        """A region, ``api:`` and ``defines:`` meta words of the names an HTML page defines;
+        None for other pages and pages that define nothing."""
         if page.page.mime_type not in HTML_TYPES or not page.page.indexable:
             return None
         names = defined_names(page.body)
@@ -95,4 +122,4 @@ class ApiNamesPlugin:
             return None
         words = tuple(f"api:{'_'.join(n.lower().split())}" for n in names)
         return PluginOutput(regions=(Region(" \n".join(names), REGION_WEIGHT),),
-                            meta_words=words)
+                            meta_words=(*words, *self.keys(names)))
