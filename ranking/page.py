@@ -209,7 +209,7 @@ class ResultView:
     site: str
     cache_href: str = ""
     similar_href: str = ""
-    near_href: str = ""  # the near-duplicates folded into the result (ranking.near_duplicates)
+    near_href: str = ""  # the near-duplicates folded into the result (ranking.searchpage.near_duplicates)
     inlinks_href: str = ""
     site_href: str = ""
     explanation_rows: list[tuple[str, str]] = field(default_factory=list)

@@ -1,8 +1,8 @@
 from django.urls import path
 
-from . import api, near_duplicates, views
+from . import api, views
 from .agent import views as agent_views
-from .searchpage import media
+from .searchpage import media, near_duplicates
 from .searchpage import views as site_views
 from .webmasters import llms_txt, site_status
 

@@ -21,11 +21,11 @@ from indexer.core.runtime.workdir import bundle_near_duplicates_path
 from indexer.core.signals.near_clusters import NearDuplicateClusters, cached_near_duplicates
 from ranking.core.errors import NoIndexError
 from ranking.core.shard.candidates import ShardClient
+from ranking.params import MAX_QUERY_CHARS, is_staff, parse_int
+from ranking.search_service import search_service
+from ranking.views import with_csp
 
-from .params import MAX_QUERY_CHARS, is_staff, parse_int
-from .search_service import search_service
-from .searchpage.messages import translated
-from .views import with_csp
+from .messages import translated
 
 logger = logging.getLogger(__name__)
 
