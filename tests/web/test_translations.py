@@ -29,7 +29,7 @@ from tests.web.news_feeds import feed_server, rss
 pytestmark = pytest.mark.django_db
 TEMPLATES = ("ranking/base.html", "ranking/_form.html", "ranking/search.html",
              "ranking/settings.html", "ranking/cache.html", "ranking/similar.html",
-             "ranking/site_status.html",
+             "ranking/site_status.html", "ranking/near_duplicates.html",
              "admin/base_site.html")
 SHIPPED = [code for code, _ in settings.LANGUAGES if code != "en"]
 _LITERAL = r"u'((?:[^'\\]|\\.)*)'"
