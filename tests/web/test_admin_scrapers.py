@@ -153,7 +153,7 @@ def test_indexing_plugins_setting(make_crawl, settings):
     config = selectors.crawl_config_get(make_crawl().pk)
     settings.INDEXING_PLUGINS = None  # unset: the engine's default plugins
     assert processor_for(config).config.indexing_plugins == DEFAULT_INDEXING_PLUGINS
-    assert [p.name for p in processor_for(config).plugins] == ["api"]
+    assert [p.name for p in processor_for(config).plugins] == ["api", "topic", "section"]
     settings.INDEXING_PLUGINS = ()  # empty: none
     assert processor_for(config).plugins == ()
     settings.INDEXING_PLUGINS = ("tests.fixtures.plugins.MarkerPlugin",)

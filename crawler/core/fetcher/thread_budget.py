@@ -17,7 +17,10 @@ Contract and limits:
   pypdf) stops at once, C-level work (a libxml2 XPath evaluation) only when it returns to
   Python. Worker processes (:mod:`.budget_pool`) stop both;
 * an exception the watchdog sent but that had not landed when the block ended is withdrawn: it
-  never reaches code after the block.
+  never reaches code after the block;
+* an exception that lands where Python drops it (a ``weakref.finalize`` callback or a
+  ``__del__`` the collector runs in that thread prints "Exception ignored" and goes on) is sent
+  again every :data:`RESEND_SECONDS` of CPU the thread spends past its budget.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from dataclasses import dataclass
 from crawler.core.fetcher.budget_pool import TooSlow, cpu_seconds_of
 
 POLL_SECONDS = 0.1
+RESEND_SECONDS = 0.5  # CPU past the budget after which an unheeded exception is sent again
 
 
 class OverBudget(BaseException):
@@ -47,6 +51,7 @@ class _Watched:
     started_cpu: float | None
     seconds: float
     fired: bool = False
+    fired_at: float = 0.0  # the CPU seconds used when it was last sent
 
 
 def _thread_cpu(native: int) -> float | None:
@@ -96,18 +101,17 @@ class ThreadBudget:
                 now = time.monotonic()
                 wait: float | None = None
                 for watched in list(self._watched.values()):
-                    if watched.fired:
-                        continue
                     due = watched.started_wall + watched.seconds
                     if now < due:
                         wait = due - now if wait is None else min(wait, due - now)
                         continue
-                    if self._used(watched, now) > watched.seconds:
-                        watched.fired = True
+                    used = self._used(watched, now)
+                    if used > watched.seconds and (
+                            not watched.fired or used - watched.fired_at > RESEND_SECONDS):
+                        watched.fired, watched.fired_at = True, used
                         ctypes.pythonapi.PyThreadState_SetAsyncExc(
                             ctypes.c_ulong(watched.ident), ctypes.py_object(OverBudget))
-                    else:
-                        wait = POLL_SECONDS if wait is None else min(wait, POLL_SECONDS)
+                    wait = POLL_SECONDS if wait is None else min(wait, POLL_SECONDS)
                 self._lock.wait(wait)
 
     @staticmethod
