@@ -23,7 +23,7 @@ from operations.supervisor import Supervisor
 from tests.conftest import ROOT, migrated_sqlite_template, sqlite_copy
 from tests.polling import wait_until
 
-pytestmark = [pytest.mark.redis, pytest.mark.slow, pytest.mark.django_db]
+pytestmark = [pytest.mark.redis, pytest.mark.slow, pytest.mark.long, pytest.mark.django_db]
 
 
 def pool_pids(pid: int) -> set[int]:

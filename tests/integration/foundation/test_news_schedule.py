@@ -22,7 +22,7 @@ from tests.conftest import ROOT, migrated_sqlite_template, sqlite_copy
 from tests.polling import wait_until
 from tests.web.news_feeds import feed_server, rss
 
-pytestmark = [pytest.mark.redis, pytest.mark.slow, pytest.mark.django_db]
+pytestmark = [pytest.mark.redis, pytest.mark.slow, pytest.mark.long, pytest.mark.django_db]
 
 
 def items(database: Path) -> list[str]:
