@@ -4,17 +4,13 @@ narrow the tabs. Screenshots go to tmp_path (and to $SEARCH_SCREENSHOTS when set
 
 from __future__ import annotations
 
-import os
-import shutil
-
 import pytest
 
 from ranking.search_service import search_service
-from tests.browser.helpers import wait_for
+from tests.browser.helpers import shot, wait_for
 from tests.web.media_site import build_media_index
 
 pytestmark = pytest.mark.django_db(transaction=True)
-SCREENSHOT_COPY = os.environ.get("SEARCH_SCREENSHOTS")
 
 
 @pytest.fixture
@@ -30,13 +26,6 @@ def page(browser, live_server, tmp_path, settings):
     yield browser
     search_service().pool.close()
     search_service().lexicons.clear()
-
-
-def shot(browser, tmp_path, name):
-    path = tmp_path / f"{name}.png"
-    assert browser.save_screenshot(str(path))
-    if SCREENSHOT_COPY:
-        shutil.copy(path, f"{SCREENSHOT_COPY}/{name}.png")
 
 
 def test_images_and_videos_tabs(page, live_server, tmp_path):

@@ -5,8 +5,6 @@ error. Screenshots go to tmp_path (and to $SEARCH_SCREENSHOTS when set)."""
 
 from __future__ import annotations
 
-import os
-import shutil
 import time
 
 import pytest
@@ -14,12 +12,11 @@ import pytest
 from crawler.models import NewsSource
 from crawler.news.updates import news_update_due
 from ranking.search_service import search_service
-from tests.browser.helpers import wait_for
+from tests.browser.helpers import shot, wait_for
 from tests.web.media_site import build_media_index
 from tests.web.news_feeds import atom, feed_server, rss
 
 pytestmark = pytest.mark.django_db(transaction=True)
-SCREENSHOT_COPY = os.environ.get("SEARCH_SCREENSHOTS")
 DAY = 24 * 3600.0
 
 
@@ -50,13 +47,6 @@ def news_site(tmp_path, settings):
     yield work
     search_service().pool.close()
     search_service().lexicons.clear()
-
-
-def shot(browser, tmp_path, name):
-    path = tmp_path / f"{name}.png"
-    assert browser.save_screenshot(str(path))
-    if SCREENSHOT_COPY:
-        shutil.copy(path, f"{SCREENSHOT_COPY}/{name}.png")
 
 
 def test_news_tab_shows_items_by_recency_with_source_and_date(browser, live_server, news_site,

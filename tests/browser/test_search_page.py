@@ -4,22 +4,16 @@ use, suggestions as you type, and a hostile cached page whose scripts must not r
 
 from __future__ import annotations
 
-import os
-import shutil
 import time
 from urllib.parse import urlencode
 
 import pytest
 
 from ranking.search_service import search_service
-from tests.browser.helpers import wait_for
+from tests.browser.helpers import shot, wait_for
 from tests.web.test_search_page import ITS, build_site_index
 
 pytestmark = pytest.mark.django_db(transaction=True)
-# a folder to keep copies of the screenshots in, for a look (they are under tmp_path anyway)
-SCREENSHOT_COPY = os.environ.get("SEARCH_SCREENSHOTS")
-
-
 
 
 @pytest.fixture
@@ -40,15 +34,6 @@ def page(browser, live_server, site):
     browser.set_window_size(1280, 900)
     yield browser
     browser.set_window_size(1280, 900)
-
-
-def shot(browser, tmp_path, name):
-    path = tmp_path / f"{name}.png"
-    assert browser.save_screenshot(str(path))
-    assert path.stat().st_size > 1000
-    if SCREENSHOT_COPY:
-        shutil.copy(path, f"{SCREENSHOT_COPY}/{name}.png")
-    return path
 
 
 def test_search_why_toggle_and_pagination(page, live_server, tmp_path):

@@ -6,18 +6,14 @@ Screenshots go to tmp_path (and to $SEARCH_SCREENSHOTS when set, for a look)."""
 
 from __future__ import annotations
 
-import os
-import shutil
-
 import pytest
 
 from ranking.search_service import search_service
-from tests.browser.helpers import wait_for
+from tests.browser.helpers import shot, wait_for
 from tests.web.dated_site import build_dated_index
 from tests.web.test_appearance import png
 
 pytestmark = pytest.mark.django_db(transaction=True)
-SCREENSHOT_COPY = os.environ.get("SEARCH_SCREENSHOTS")
 
 
 @pytest.fixture
@@ -47,15 +43,6 @@ def page(browser, live_server, dated):
     browser.set_window_size(1280, 900)
     yield browser
     forget_cookies(browser, live_server)
-
-
-def shot(browser, tmp_path, name):
-    path = tmp_path / f"{name}.png"
-    assert browser.save_screenshot(str(path))
-    assert path.stat().st_size > 1000
-    if SCREENSHOT_COPY:
-        shutil.copy(path, f"{SCREENSHOT_COPY}/{name}.png")
-    return path
 
 
 def result_links(browser):
