@@ -134,8 +134,10 @@ def _lengths(texts: list[str]) -> int:
 
 def _link_lists(root: LexborNode) -> list[LexborNode]:
     """The outermost lists and tables under ``root`` that are mostly links."""
-    stop = root.mem_id
     out: list[LexborNode] = []
+    if len(root.css("a")) < MIN_LINKS:  # no list under it can have enough links: one walk,
+        return out                     # not one per nested list (deep nesting is quadratic)
+    stop = root.mem_id
     chosen = _Outermost(root)
     for node in islice((n for n in root.css(_LISTS) if n.mem_id != stop), MAX_SUBTREES):
         if chosen.inside(node):
